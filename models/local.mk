@@ -1,0 +1,7 @@
+# models/: hardware, architectures, step time, workloads, serving, cluster.
+noinst_LTLIBRARIES += models/libmodels.la
+models_libmodels_la_SOURCES =
+
+include models/physics.mk
+include models/workload.mk
+include models/cluster.mk

@@ -1,0 +1,1 @@
+# sim/stats: owned by the statistics module (see sim/stats.h).

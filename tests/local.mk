@@ -1,0 +1,1 @@
+# tests/ end-to-end
