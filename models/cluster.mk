@@ -1,1 +1,11 @@
-# models/cluster.mk
+# models/cluster: the cluster model, its replica engines and the run driver.
+models_libmodels_la_SOURCES += models/cluster/config.h \
+	models/cluster/results.h models/cluster/cluster.h \
+	models/cluster/cluster-int.h models/cluster/cluster.c \
+	models/cluster/abstract.c models/cluster/llm.c
+
+check_PROGRAMS += tests/check_models_cluster
+TESTS += tests/check_models_cluster
+tests_check_models_cluster_SOURCES = tests/check_models_cluster.c
+tests_check_models_cluster_CFLAGS = $(DSEC_TEST_CFLAGS)
+tests_check_models_cluster_LDADD = $(DSEC_TEST_LIBS)

@@ -80,8 +80,7 @@ char *sim_diag_format(const struct sim_diag *d, int i)
         return xasprintf("%s: %s: %s", e->file, sev, e->msg);
     if (e->col <= 0)
         return xasprintf("%s:%d: %s: %s", e->file, e->line, sev, e->msg);
-    return xasprintf("%s:%d:%d: %s: %s", e->file, e->line, e->col, sev,
-                     e->msg);
+    return xasprintf("%s:%d:%d: %s: %s", e->file, e->line, e->col, sev, e->msg);
 }
 
 void sim_diag_print(const struct sim_diag *d, FILE *fp)

@@ -19,10 +19,10 @@ struct sim_event;
 typedef void (*sim_handler_fn)(struct sim_loop *loop, struct sim_event *ev);
 
 struct sim_event {
-    int64_t time_ns;    /* when it fires; valid while scheduled */
-    size_t heap_index;  /* slot in the queue, SIM_HEAP_NONE if not queued */
-    sim_handler_fn fn;  /* handler */
-    void *arg;          /* borrowed owner pointer for the handler */
+    int64_t time_ns;   /* when it fires; valid while scheduled */
+    size_t heap_index; /* slot in the queue, SIM_HEAP_NONE if not queued */
+    sim_handler_fn fn; /* handler */
+    void *arg;         /* borrowed owner pointer for the handler */
 };
 
 /* Initialises an unscheduled event with its handler and owner. */

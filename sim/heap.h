@@ -58,7 +58,8 @@ struct sim_event *sim_heap_pop(struct sim_heap *h);
 
 /* Returns the least slot without removing it; borrowed, valid until the
  * next change to the heap. NULL when empty. */
-static inline const struct sim_heap_slot *sim_heap_peek(const struct sim_heap *h)
+static inline const struct sim_heap_slot *
+sim_heap_peek(const struct sim_heap *h)
 {
     return h->n ? &h->v[0] : NULL;
 }

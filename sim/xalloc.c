@@ -9,8 +9,8 @@
 
 static _Noreturn void oom(size_t size)
 {
-    fprintf(stderr, "dsec: internal error: out of memory allocating %zu bytes\n",
-            size);
+    fprintf(stderr,
+            "dsec: internal error: out of memory allocating %zu bytes\n", size);
     exit(3);
 }
 
@@ -38,7 +38,7 @@ void *xrealloc(void *p, size_t n, size_t size)
     void *q;
     if (size != 0 && n > SIZE_MAX / size)
         oom(SIZE_MAX);
-    q = realloc(p, n * size ? n * size : 1);
+    q = realloc(p, n * size != 0 ? n * size : 1);
     if (q == NULL)
         oom(n * size);
     return q;

@@ -39,7 +39,8 @@ struct cl_dist {
 enum cl_arrival_process {
     CL_ARR_POISSON,
     CL_ARR_DETERMINISTIC,
-    CL_ARR_GAMMA, /* gamma inter-arrival times with coefficient of variation cv */
+    CL_ARR_GAMMA, /* gamma inter-arrival times with coefficient of variation cv
+                   */
 };
 
 struct cl_arrival {
@@ -84,15 +85,15 @@ enum cl_server_kind {
 struct cl_server {
     int kind; /* enum cl_server_kind */
     /* abstract */
-    struct cl_dist service; /* seconds */
-    int concurrency;        /* requests served at once per replica */
+    struct cl_dist service;    /* seconds */
+    int concurrency;           /* requests served at once per replica */
     double price_usd_per_hour; /* abstract replicas: price of one replica */
     /* llm (vLLM-style knobs, FACTS §5.1) */
     int max_num_seqs;
     int64_t max_num_batched_tokens;
     double gpu_memory_utilization;
-    double efficiency_compute; /* achieved fraction of peak FLOP/s */
-    double efficiency_memory;  /* achieved fraction of peak HBM B/s */
+    double efficiency_compute;     /* achieved fraction of peak FLOP/s */
+    double efficiency_memory;      /* achieved fraction of peak HBM B/s */
     int64_t iteration_overhead_ns; /* fixed host overhead per iteration */
 };
 
@@ -121,8 +122,8 @@ struct cl_deploy {
 };
 
 struct cl_cluster {
-    int replicas;              /* static replica count, -1 if unset */
-    int min_gpus;              /* elastic bounds, -1 if unset */
+    int replicas; /* static replica count, -1 if unset */
+    int min_gpus; /* elastic bounds, -1 if unset */
     int max_gpus;
     int64_t target_latency_ns; /* -1 if unset */
     int kv_cache_offload;      /* 0/1 */
@@ -143,6 +144,24 @@ struct cl_metrics {
     int batches;            /* batch-means batches for confidence intervals */
 };
 
+/* A position in the scenario file, 1-based; line 0 means "not given". */
+struct cl_pos {
+    int line;
+    int col;
+};
+
+/* Where the loader found the values that later checks (catalog lookups,
+ * feasibility) report on: the position of each value, line 0 if absent. */
+struct cl_scenario_pos {
+    struct cl_pos model;
+    struct cl_pos deploy_model_path;
+    struct cl_pos deploy_tp;
+    struct cl_pos deploy_weight_dtype;
+    struct cl_pos hardware_gpu;
+    struct cl_pos cluster_min_gpus;
+    struct cl_pos workload_trace_path;
+};
+
 struct cl_scenario {
     char *file; /* path of the scenario file, for messages */
     char *name;
@@ -155,6 +174,8 @@ struct cl_scenario {
     struct cl_cluster cluster;
     struct cl_slo slo;
     struct cl_metrics metrics;
+    char *text; /* the scenario text as loaded, NUL-terminated (run rows) */
+    struct cl_scenario_pos pos; /* where some values were found */
 };
 
 /* Frees the strings of s and zeroes it. NULL is a no-op. */

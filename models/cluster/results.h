@@ -56,9 +56,9 @@ struct cl_results {
 
     uint64_t requests_arrived;
     uint64_t requests_completed;
-    uint64_t requests_dropped; /* rejected: could never be served */
-    uint64_t input_tokens;     /* of completed requests */
-    uint64_t output_tokens;    /* of completed requests */
+    uint64_t requests_dropped;      /* rejected: could never be served */
+    uint64_t input_tokens;          /* of completed requests */
+    uint64_t output_tokens;         /* of completed requests */
     double throughput_tokens_per_s; /* output tokens / simulated time */
     double requests_per_s;          /* completions / simulated time */
 
@@ -76,9 +76,9 @@ struct cl_results {
 
     /* Little's law on the simulator's own counters, after warm-up:
      * time-average number waiting vs. arrival rate x mean wait. */
-    double queue_len_mean;   /* time-weighted, whole run */
+    double queue_len_mean; /* time-weighted, whole run */
     double arrival_rate_per_s;
-    double utilization;      /* busy slots / slots, time-weighted */
+    double utilization; /* busy slots / slots, time-weighted */
 
     uint64_t sim_events;
     double wall_s;

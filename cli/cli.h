@@ -1,0 +1,43 @@
+/*
+ * The dsec command table, after tmux's cmd-*.c: each command is one entry
+ * { name, usage, summary, exec } in its own file, listed in cli/table.c.
+ * A command returns the process exit status: 0 success, 1 scenario or input
+ * error, 2 usage error, 3 internal error.
+ */
+#ifndef CLI_H
+#define CLI_H
+
+#include <stdio.h>
+
+enum cli_exit {
+    CLI_EXIT_OK = 0,
+    CLI_EXIT_INPUT = 1,
+    CLI_EXIT_USAGE = 2,
+    CLI_EXIT_INTERNAL = 3,
+};
+
+struct cli_entry {
+    const char *name;
+    const char *usage;                  /* arguments after the name */
+    const char *summary;                /* one line */
+    int (*exec)(int argc, char **argv); /* argv[0] is the command name */
+};
+
+extern const struct cli_entry cli_cmd_help;
+extern const struct cli_entry cli_cmd_run;
+extern const struct cli_entry cli_cmd_validate;
+extern const struct cli_entry cli_cmd_version;
+
+/* NULL-terminated, name-sorted. */
+extern const struct cli_entry *const cli_table[];
+
+/* Looks a command up by exact name; NULL on a miss. */
+const struct cli_entry *cli_find(const char *name);
+
+/* Prints the top-level usage (every command with its summary). */
+void cli_usage(FILE *fp);
+
+/* Prints "usage: dsec NAME USAGE" to stderr and returns CLI_EXIT_USAGE. */
+int cli_usage_error(const struct cli_entry *e, const char *why);
+
+#endif /* CLI_H */

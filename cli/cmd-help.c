@@ -1,0 +1,46 @@
+/* dsec help [COMMAND|scenario]. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "scenarios/load.h"
+
+static int exec_help(int argc, char **argv)
+{
+    const struct cli_entry *e;
+
+    if (argc < 2) {
+        cli_usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "scenario") == 0) {
+        scn_help_print(stdout);
+        return CLI_EXIT_OK;
+    }
+    e = cli_find(argv[1]);
+    if (e == NULL) {
+        fprintf(stderr, "dsec help: unknown topic '%s'; valid: scenario",
+                argv[1]);
+        for (int i = 0; cli_table[i] != NULL; i++)
+            fprintf(stderr, ", %s", cli_table[i]->name);
+        fprintf(stderr, "\n");
+        return CLI_EXIT_USAGE;
+    }
+    printf("usage: dsec %s %s\n\n%s\n", e->name, e->usage, e->summary);
+    if (e == &cli_cmd_run)
+        printf("\noptions:\n"
+               "  --seed N     override the scenario's seed\n"
+               "  --db FILE    results database (default dsec.db)\n"
+               "  --no-db      do not write a database\n"
+               "  --json       print one JSON object instead of the table\n"
+               "  --quiet      print nothing on success (no progress, no "
+               "table)\n");
+    return CLI_EXIT_OK;
+}
+
+const struct cli_entry cli_cmd_help = {
+    .name = "help",
+    .usage = "[COMMAND|scenario]",
+    .summary = "show help for a command, or every scenario key",
+    .exec = exec_help,
+};

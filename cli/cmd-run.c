@@ -1,0 +1,204 @@
+/* dsec run SCENARIO [--seed N] [--db FILE|--no-db] [--json] [--quiet]:
+ * load, check, simulate, store in SQLite (one transaction), print. */
+#include <getopt.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "config.h"
+#include "models/cluster/cluster.h"
+#include "reports/db.h"
+#include "reports/summary.h"
+#include "scenarios/load.h"
+#include "sim/errors.h"
+
+struct progress {
+    int on;
+    struct timespec t0;
+    double last_print;
+};
+
+static double wall_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) +
+           (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* Progress on stderr, at most twice a second, only on a terminal. */
+static void on_progress(void *ctx, double sim_s, uint64_t done,
+                        uint64_t expected)
+{
+    struct progress *p = ctx;
+    double wall = wall_since(&p->t0);
+
+    if (!p->on || wall - p->last_print < 0.5)
+        return;
+    p->last_print = wall;
+    if (expected > 0) {
+        double frac = (double)done / (double)expected;
+        double eta = frac > 0 ? wall * (1 - frac) / frac : 0;
+        fprintf(stderr,
+                "\r  %5.1f%%  %llu/%llu requests  sim %.0f s  "
+                "wall %.1f s  eta %.0f s   ",
+                100 * frac, (unsigned long long)done,
+                (unsigned long long)expected, sim_s, wall, eta);
+    } else {
+        fprintf(stderr, "\r  %llu requests  sim %.0f s  wall %.1f s   ",
+                (unsigned long long)done, sim_s, wall);
+    }
+}
+
+static int parse_seed(const char *s, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+    if (*s == '-' || *s == '\0')
+        return -1;
+    v = strtoull(s, &end, 10);
+    if (*end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int exec_run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"seed", required_argument, NULL, 's'},
+        {"db", required_argument, NULL, 'd'},
+        {"no-db", no_argument, NULL, 'n'},
+        {"json", no_argument, NULL, 'j'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *db_path = "dsec.db";
+    int json = 0, quiet = 0, no_db = 0, seed_set = 0, opt, rc, status;
+    uint64_t seed = 0;
+    struct cl_scenario scn;
+    struct cl_results res;
+    struct cl_run_opts ropts = {0};
+    struct sim_diag diag;
+    struct progress prog = {0};
+    char *dir_copy;
+
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "s:d:jqh", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 's':
+            if (parse_seed(optarg, &seed) != 0)
+                return cli_usage_error(&cli_cmd_run,
+                                       "--seed: expected a non-negative "
+                                       "integer");
+            seed_set = 1;
+            break;
+        case 'd':
+            db_path = optarg;
+            break;
+        case 'n':
+            no_db = 1;
+            break;
+        case 'j':
+            json = 1;
+            break;
+        case 'q':
+            quiet = 1;
+            break;
+        case 'h':
+            printf("usage: dsec run %s\n", cli_cmd_run.usage);
+            return CLI_EXIT_OK;
+        default:
+            return cli_usage_error(&cli_cmd_run, NULL);
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error(&cli_cmd_run, "expected one scenario file");
+
+    sim_diag_init(&diag);
+    if (scn_file_load(argv[optind], &scn, &diag) != 0 ||
+        cl_scenario_check(&scn, NULL, &diag) != 0) {
+        sim_diag_print(&diag, stderr);
+        sim_diag_fini(&diag);
+        cl_scenario_fini(&scn);
+        return CLI_EXIT_INPUT;
+    }
+    sim_diag_print(&diag, stderr); /* warnings and notes */
+    sim_diag_fini(&diag);
+    if (seed_set)
+        scn.seed = seed;
+
+    dir_copy = xstrdup(argv[optind]);
+    ropts.base_dir = dirname(dir_copy);
+    prog.on = !quiet && !json && isatty(STDERR_FILENO);
+    clock_gettime(CLOCK_MONOTONIC, &prog.t0);
+    ropts.progress = on_progress;
+    ropts.progress_ctx = &prog;
+
+    sim_diag_init(&diag);
+    rc = cl_run(&scn, &ropts, &res, &diag);
+    res.wall_s = wall_since(&prog.t0);
+    res.events_per_s = res.wall_s > 0 ? (double)res.sim_events / res.wall_s : 0;
+    if (prog.on)
+        fprintf(stderr, "\r%78s\r", "");
+    status = CLI_EXIT_OK;
+    if (rc != 0) {
+        sim_diag_print(&diag, stderr);
+        status = rc == SIM_EPARSE || rc == SIM_EIO || rc == SIM_EINVAL ||
+                         rc == SIM_EINFEASIBLE
+                     ? CLI_EXIT_INPUT
+                     : CLI_EXIT_INTERNAL;
+    }
+    sim_diag_fini(&diag);
+
+    if (status == CLI_EXIT_OK && !no_db) {
+        struct rpt_db *db;
+        struct rpt_run_info info = {0};
+        char stamp[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        int64_t run_id = 0;
+
+        gmtime_r(&now, &tm);
+        strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+        info.started_at = stamp;
+        info.scenario_name = scn.name;
+        info.scenario_file = argv[optind];
+        info.scenario_text = scn.text;
+        info.program_version = PACKAGE_VERSION;
+        info.seed = scn.seed;
+        sim_diag_init(&diag);
+        db = rpt_db_open(db_path, &diag);
+        if (db == NULL ||
+            rpt_db_write_run(db, &info, &res, &run_id, &diag) != 0) {
+            sim_diag_print(&diag, stderr);
+            status = CLI_EXIT_INPUT;
+        }
+        rpt_db_close(db);
+        sim_diag_fini(&diag);
+        if (status == CLI_EXIT_OK && !quiet && !json)
+            printf("results: %s, run %lld\n", db_path, (long long)run_id);
+    }
+    if (status == CLI_EXIT_OK && json) {
+        char *s = rpt_summary_json(&res, 1);
+        printf("%s\n", s);
+        free(s);
+    } else if (status == CLI_EXIT_OK && !quiet) {
+        rpt_summary_print(stdout, &res);
+    }
+    cl_results_fini(&res);
+    cl_scenario_fini(&scn);
+    free(dir_copy);
+    return status;
+}
+
+const struct cli_entry cli_cmd_run = {
+    .name = "run",
+    .usage = "SCENARIO.yaml [--seed N] [--db FILE|--no-db] [--json] [--quiet]",
+    .summary = "simulate a scenario, print a summary, store results in SQLite",
+    .exec = exec_run,
+};

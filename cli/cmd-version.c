@@ -1,0 +1,27 @@
+/* dsec version: program version and the library versions it was built
+ * with. */
+#include <gsl/gsl_version.h>
+#include <json-c/json_c_version.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <yaml.h>
+
+#include "cli/cli.h"
+#include "config.h"
+
+static int exec_version(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("dsec %s\n", PACKAGE_VERSION);
+    printf("built with GSL %s, SQLite %s, libyaml %s, json-c %s\n", GSL_VERSION,
+           sqlite3_libversion(), yaml_get_version_string(), json_c_version());
+    return CLI_EXIT_OK;
+}
+
+const struct cli_entry cli_cmd_version = {
+    .name = "version",
+    .usage = "",
+    .summary = "print the version and library versions",
+    .exec = exec_version,
+};

@@ -1,0 +1,168 @@
+/*
+ * Quantities derived from an architecture entry. Parameter counts follow
+ * FACTS.md §4.2 term by term (it states the per-layer formulas and the
+ * expected totals these functions reproduce exactly); KV bytes follow
+ * FACTS.md §4.3, FLOPs §4.4, expert coverage §4.5. Integer arithmetic in
+ * int64_t: the largest product here (DeepSeek-V3 total, 6.7e11) is far from
+ * overflow.
+ */
+#include "models/arch/arch.h"
+
+#include <math.h>
+#include <stddef.h>
+
+/* Attention parameters of one layer (projections only, no norms). */
+static int64_t attn_params(const struct arch_spec *a)
+{
+    int64_t h = a->hidden, nh = a->heads;
+
+    if (a->attn == ARCH_ATTN_MLA) {
+        const struct arch_mla *m = &a->mla;
+        int64_t qk = m->qk_nope_head_dim + m->qk_rope_head_dim;
+        int64_t q;
+
+        /* FACTS.md §4.2, MLA layer: h*q_lora + q_lora (norm) +
+         * q_lora*n_h*(d_nope+d_rope) + h*(kv_lora+d_rope) + kv_lora (norm)
+         * + kv_lora*n_h*(d_nope+d_v) + n_h*d_v*h. Without a q LoRA (as in
+         * DeepSeek-V2-Lite) the query is one h x n_h*(d_nope+d_rope)
+         * projection. */
+        if (m->q_lora_rank > 0)
+            q = h * m->q_lora_rank + m->q_lora_rank +
+                (int64_t)m->q_lora_rank * nh * qk;
+        else
+            q = h * nh * qk;
+        return q + h * (m->kv_lora_rank + m->qk_rope_head_dim) +
+               m->kv_lora_rank +
+               (int64_t)m->kv_lora_rank * nh *
+                   (m->qk_nope_head_dim + m->v_head_dim) +
+               nh * m->v_head_dim * h;
+    }
+    /* FACTS.md §4.2, dense layer: h*(n_h*d) [q] + 2*h*(n_kv*d) [k, v] +
+     * (n_h*d)*h [o]; no biases for Llama. */
+    return h * nh * a->head_dim + 2 * h * a->kv_heads * a->head_dim +
+           nh * a->head_dim * h;
+}
+
+/* Router parameters of one MoE layer: E*h, plus E bias terms (DeepSeek's
+ * e_score_correction_bias), FACTS.md §4.2. */
+static int64_t router_params(const struct arch_spec *a)
+{
+    int64_t e = a->moe.n_routed_experts;
+
+    return e * a->hidden + (a->moe.router_bias ? e : 0);
+}
+
+/* Shared by total and active: everything except the routed experts, plus
+ * experts_per_layer routed experts in each MoE layer. */
+static int64_t params_with_experts(const struct arch_spec *a,
+                                   int64_t experts_per_layer)
+{
+    int64_t h = a->hidden;
+    int64_t norms = 2 * h; /* FACTS.md §4.2: two RMSNorm vectors a layer */
+    int64_t dense_mlp = 3 * h * a->ffn; /* SwiGLU gate, up, down */
+    int moe_layers = arch_moe_layers(a);
+    int dense_layers = a->layers - moe_layers;
+    int64_t moe_layer =
+        router_params(a) +
+        (experts_per_layer + a->moe.n_shared_experts) * arch_params_expert(a);
+    int64_t n;
+
+    n = (int64_t)dense_layers * (attn_params(a) + dense_mlp + norms);
+    n += (int64_t)moe_layers * (attn_params(a) + moe_layer + norms);
+    n += arch_params_embedding(a); /* input embedding */
+    if (!a->tied_embeddings)
+        n += arch_params_embedding(a); /* LM head */
+    n += h;                            /* final norm */
+    return n;
+}
+
+int64_t arch_params_embedding(const struct arch_spec *a)
+{
+    return (int64_t)a->vocab * a->hidden;
+}
+
+int64_t arch_params_expert(const struct arch_spec *a)
+{
+    if (a->moe.n_routed_experts == 0)
+        return 0;
+    return 3 * (int64_t)a->hidden * a->moe.moe_ffn;
+}
+
+int arch_moe_layers(const struct arch_spec *a)
+{
+    if (a->moe.n_routed_experts == 0)
+        return 0;
+    return a->layers - a->moe.first_dense_layers;
+}
+
+int64_t arch_params_total(const struct arch_spec *a)
+{
+    return params_with_experts(a, a->moe.n_routed_experts);
+}
+
+int64_t arch_params_active(const struct arch_spec *a)
+{
+    return params_with_experts(a, a->moe.experts_per_token);
+}
+
+int64_t arch_params_always_read(const struct arch_spec *a)
+{
+    int64_t n = params_with_experts(a, 0);
+
+    if (!a->tied_embeddings)
+        n -= arch_params_embedding(a);
+    return n;
+}
+
+int64_t arch_kv_bytes_per_token(const struct arch_spec *a, int kv_dtype_bytes)
+{
+    if (a->attn == ARCH_ATTN_MLA) {
+        /* FACTS.md §4.3: only the latent and the shared RoPE key are
+         * cached, one copy for all heads. */
+        return (int64_t)a->layers *
+               (a->mla.kv_lora_rank + a->mla.qk_rope_head_dim) * kv_dtype_bytes;
+    }
+    /* FACTS.md §4.3: K and V for every KV head of every layer. */
+    return 2 * (int64_t)a->layers * a->kv_heads * a->head_dim * kv_dtype_bytes;
+}
+
+int64_t arch_linear_flops_per_token(const struct arch_spec *a)
+{
+    int64_t n = arch_params_active(a);
+
+    /* A tied head is the embedding matrix and does multiply; an untied
+     * embedding table is only indexed (FACTS.md §4.4). */
+    if (!a->tied_embeddings)
+        n -= arch_params_embedding(a);
+    return 2 * n;
+}
+
+double arch_attn_flops_per_pair(const struct arch_spec *a, int decode)
+{
+    double per_head;
+
+    if (a->attn == ARCH_ATTN_MLA) {
+        const struct arch_mla *m = &a->mla;
+
+        if (decode) /* absorbed: MQA over the 576-wide latent+rope key */
+            per_head = 2.0 * (m->kv_lora_rank + m->qk_rope_head_dim) +
+                       2.0 * m->kv_lora_rank;
+        else /* naive: per-head 192-wide keys and 128-wide values */
+            per_head = 2.0 * (m->qk_nope_head_dim + m->qk_rope_head_dim) +
+                       2.0 * m->v_head_dim;
+    } else {
+        per_head = 4.0 * a->head_dim; /* 2d for QK^T, 2d for PV */
+    }
+    return per_head * a->heads * a->layers;
+}
+
+double arch_moe_experts_touched(const struct arch_spec *a, int64_t tokens)
+{
+    double e = a->moe.n_routed_experts;
+    double k = a->moe.experts_per_token;
+
+    if (a->moe.n_routed_experts == 0 || tokens <= 0)
+        return 0.0;
+    /* FACTS.md §4.5. exp(T*log1p(-k/E)) keeps precision for large T. */
+    return e * -expm1((double)tokens * log1p(-k / e));
+}

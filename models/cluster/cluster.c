@@ -1,0 +1,622 @@
+/*
+ * The cluster: reads requests from the workload source one at a time
+ * (streamed: one arrival event is pending at any moment), hands them to the
+ * replica engine, and records metrics when they finish. Metrics cover the
+ * requests that arrive after the warm-up fraction; time-weighted averages
+ * and the time series cover the whole run.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+
+#include "models/arch/arch.h"
+#include "models/cluster/cluster-int.h"
+#include "models/gpu/gpu.h"
+#include "sim/errors.h"
+#include "sim/time.h"
+
+/* Upper bound on time-series rows, so that a tiny interval on a long run
+ * cannot grow the results without limit (a year at 1 s). */
+#define CL_SERIES_MAX (366u * 86400u)
+
+void cl__fifo_push(struct cl_fifo *q, struct cl_req *r)
+{
+    r->next = NULL;
+    if (q->tail != NULL)
+        q->tail->next = r;
+    else
+        q->head = r;
+    q->tail = r;
+    q->n++;
+}
+
+struct cl_req *cl__fifo_pop(struct cl_fifo *q)
+{
+    struct cl_req *r = q->head;
+    if (r == NULL)
+        return NULL;
+    q->head = r->next;
+    if (q->head == NULL)
+        q->tail = NULL;
+    q->n--;
+    r->next = NULL;
+    return r;
+}
+
+struct cl_req *cl__req_new(struct cl_world *w)
+{
+    struct cl_req *r = w->free_list;
+    if (r != NULL)
+        w->free_list = r->next;
+    else
+        r = xmalloc(sizeof(*r));
+    memset(r, 0, sizeof(*r));
+    r->first_token_ns = -1;
+    w->live++;
+    return r;
+}
+
+void cl__req_free(struct cl_world *w, struct cl_req *r)
+{
+    r->next = w->free_list;
+    w->free_list = r;
+    w->live--;
+}
+
+void cl__set_waiting(struct cl_world *w, int64_t delta)
+{
+    int64_t now = sim_loop_now(w->loop);
+    w->n_waiting += delta;
+    sim_tavg_set(&w->waiting, now, (double)w->n_waiting);
+    sim_tavg_set(&w->iv_waiting, now, (double)w->n_waiting);
+}
+
+void cl__set_running(struct cl_world *w, int64_t delta)
+{
+    int64_t now = sim_loop_now(w->loop);
+    w->n_running += delta;
+    sim_tavg_set(&w->running, now, (double)w->n_running);
+    sim_tavg_set(&w->iv_running, now, (double)w->n_running);
+}
+
+static void metric_init(struct cl_metric *m, int batches)
+{
+    if (sim_bmeans_init(&m->bm, (size_t)batches) != 0)
+        sim_bmeans_init(&m->bm, 32); /* the loader range-checks batches */
+    sim_hist_init(&m->all);
+    sim_hist_init(&m->interval);
+}
+
+static void metric_add(struct cl_metric *m, int64_t ns, int measured)
+{
+    if (ns < 0)
+        ns = 0;
+    sim_hist_add(&m->interval, ns);
+    if (!measured)
+        return;
+    sim_bmeans_add(&m->bm, sim_ns_to_ms(ns));
+    sim_hist_add(&m->all, ns);
+}
+
+static void metric_result(const struct cl_metric *m, struct cl_latency *out)
+{
+    out->n = sim_hist_count(&m->all);
+    if (out->n == 0) {
+        out->mean = out->ci95 = out->p50 = out->p90 = NAN;
+        out->p99 = out->max = NAN;
+        return;
+    }
+    out->mean = sim_bmeans_mean(&m->bm);
+    out->ci95 = sim_bmeans_ci95(&m->bm);
+    out->p50 = sim_hist_quantile(&m->all, 0.50) * 1e-6;
+    out->p90 = sim_hist_quantile(&m->all, 0.90) * 1e-6;
+    out->p99 = sim_hist_quantile(&m->all, 0.99) * 1e-6;
+    out->max = (double)sim_hist_max(&m->all) * 1e-6;
+}
+
+static double interval_q(const struct cl_metric *m, double q)
+{
+    if (sim_hist_count(&m->interval) == 0)
+        return NAN;
+    return sim_hist_quantile(&m->interval, q) * 1e-6;
+}
+
+void cl__complete(struct cl_world *w, struct cl_req *r)
+{
+    const struct cl_slo *slo = &w->scn->slo;
+    int64_t now = sim_loop_now(w->loop);
+    int measured = r->id >= w->warmup;
+    int64_t ttft = r->first_token_ns - r->arrival_ns;
+    int64_t e2e = now - r->arrival_ns;
+    int64_t tpot = -1;
+    int met = 1;
+
+    if (r->output_tokens >= 2 && w->scn->server.kind == CL_SRV_LLM)
+        tpot = (now - r->first_token_ns) / (r->output_tokens - 1);
+    metric_add(&w->ttft, ttft, measured);
+    metric_add(&w->e2e, e2e, measured);
+    metric_add(&w->queue_ms, r->start_ns - r->arrival_ns, measured);
+    if (tpot >= 0)
+        metric_add(&w->tpot, tpot, measured);
+    w->completed++;
+    w->iv_completions++;
+    w->iv_output_tokens += (uint64_t)r->output_tokens;
+    w->input_tokens += (uint64_t)r->prompt_tokens;
+    w->output_tokens += (uint64_t)r->output_tokens;
+    w->last_event_ns = now;
+    if (measured) {
+        w->measured++;
+        if (slo->ttft_ns >= 0 && ttft > slo->ttft_ns)
+            met = 0;
+        if (slo->tpot_ns >= 0 && tpot > slo->tpot_ns)
+            met = 0;
+        if (slo->e2e_ns >= 0 && e2e > slo->e2e_ns)
+            met = 0;
+        w->slo_met += (uint64_t)met;
+    }
+    cl__req_free(w, r);
+    if (w->opts->progress != NULL && w->completed % w->progress_every == 0)
+        w->opts->progress(w->opts->progress_ctx, sim_ns_to_s(now), w->completed,
+                          w->expected);
+}
+
+/* Draws one service time (ns) for an abstract server. Moments are matched
+ * to the scenario's mean and sd/cv; see docs/models.md. */
+static int64_t draw_service(struct cl_world *w)
+{
+    const struct cl_dist *d = &w->scn->server.service;
+    gsl_rng *rng = sim_loop_stream(w->loop, "service");
+    double s = d->mean;
+
+    switch (d->kind) {
+    case CL_DIST_EXPONENTIAL:
+        s = gsl_ran_exponential(rng, d->mean);
+        break;
+    case CL_DIST_FIXED:
+    case CL_DIST_DETERMINISTIC:
+        s = isnan(d->mean) ? d->value : d->mean;
+        break;
+    case CL_DIST_LOGNORMAL: {
+        double sd = !isnan(d->sd) ? d->sd : d->cv * d->mean;
+        double sig2 = log1p(sd * sd / (d->mean * d->mean));
+        s = gsl_ran_lognormal(rng, log(d->mean) - sig2 / 2, sqrt(sig2));
+        break;
+    }
+    case CL_DIST_GAMMA: {
+        double cv = !isnan(d->cv) ? d->cv : d->sd / d->mean;
+        double shape = 1.0 / (cv * cv);
+        s = gsl_ran_gamma(rng, shape, d->mean / shape);
+        break;
+    }
+    default:
+        assert(0 && "unknown service distribution");
+    }
+    return sim_s_to_ns(s);
+}
+
+static void close_interval(struct cl_world *w, int64_t end_ns)
+{
+    struct cl_results *res = w->res;
+    struct cl_series_row *row;
+    double len_s = sim_ns_to_s(end_ns - w->interval_start_ns);
+
+    if (end_ns <= w->interval_start_ns || res->nseries >= CL_SERIES_MAX)
+        return;
+    if (res->nseries == w->series_cap) {
+        w->series_cap = w->series_cap ? 2 * w->series_cap : 64;
+        res->series = xrealloc(res->series, w->series_cap, sizeof(*row));
+    }
+    row = &res->series[res->nseries++];
+    row->t_start_ns = w->interval_start_ns;
+    row->t_end_ns = end_ns;
+    row->arrivals = w->iv_arrivals;
+    row->completions = w->iv_completions;
+    row->output_tokens = w->iv_output_tokens;
+    row->throughput_tokens_per_s = (double)w->iv_output_tokens / len_s;
+    row->queue_len_mean = sim_tavg_mean(&w->iv_waiting, end_ns);
+    row->running_mean = sim_tavg_mean(&w->iv_running, end_ns);
+    row->replicas_mean = sim_tavg_mean(&w->iv_replicas, end_ns);
+    row->ttft_p50_ms = interval_q(&w->ttft, 0.5);
+    row->ttft_p99_ms = interval_q(&w->ttft, 0.99);
+    row->tpot_p50_ms = interval_q(&w->tpot, 0.5);
+    row->tpot_p99_ms = interval_q(&w->tpot, 0.99);
+    row->e2e_p50_ms = interval_q(&w->e2e, 0.5);
+    row->e2e_p99_ms = interval_q(&w->e2e, 0.99);
+
+    w->interval_start_ns = end_ns;
+    w->iv_arrivals = w->iv_completions = w->iv_output_tokens = 0;
+    sim_tavg_restart(&w->iv_waiting, end_ns);
+    sim_tavg_restart(&w->iv_running, end_ns);
+    sim_tavg_restart(&w->iv_replicas, end_ns);
+    sim_hist_reset(&w->ttft.interval);
+    sim_hist_reset(&w->tpot.interval);
+    sim_hist_reset(&w->e2e.interval);
+    sim_hist_reset(&w->queue_ms.interval);
+}
+
+static void on_interval(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct cl_world *w = ev->arg;
+    close_interval(w, sim_loop_now(loop));
+    /* Keep ticking only while something can still happen. */
+    if (!w->source_done || w->live > 0)
+        sim_loop_after(loop, ev, w->scn->metrics.interval_ns);
+}
+
+/* Reads the next request ahead and schedules its arrival. */
+static void read_next(struct cl_world *w)
+{
+    int rc = wl_source_next(w->src, &w->next_req, w->diag);
+    if (rc == SIM_EEOF) {
+        w->source_done = 1;
+        return;
+    }
+    if (rc < 0) {
+        w->source_done = 1;
+        w->failed = rc;
+        sim_loop_stop(w->loop);
+        return;
+    }
+    if (w->next_req.arrival_ns < sim_loop_now(w->loop))
+        w->next_req.arrival_ns = sim_loop_now(w->loop);
+    sim_loop_schedule(w->loop, &w->arrival_ev, w->next_req.arrival_ns);
+}
+
+static void on_arrival(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct cl_world *w = ev->arg;
+    struct cl_req *r = cl__req_new(w);
+
+    r->id = w->arrived++;
+    r->arrival_ns = sim_loop_now(loop);
+    r->prompt_tokens = w->next_req.prompt_tokens;
+    r->output_tokens = w->next_req.output_tokens;
+    w->iv_arrivals++;
+    w->last_event_ns = r->arrival_ns;
+    read_next(w);
+    if (w->scn->server.kind == CL_SRV_ABSTRACT) {
+        r->service_ns = draw_service(w);
+        cl__abstract_arrive(w, r);
+    } else {
+        cl__llm_arrive(w, r);
+    }
+}
+
+static const struct arch_spec *resolve_arch(const struct cl_scenario *s,
+                                            struct sim_diag *d)
+{
+    const struct arch_spec *a;
+    char *names;
+
+    if (s->model != NULL) {
+        a = arch_find(s->model);
+        if (a != NULL)
+            return a;
+        names = arch_names();
+        sim_diag_error(d, s->file, s->pos.model.line, s->pos.model.col,
+                       "model: unknown model '%s'; valid: %s", s->model, names);
+        free(names);
+        return NULL;
+    }
+    if (s->deploy.model_path == NULL) {
+        sim_diag_error(d, s->file, 0, 0,
+                       "model: an llm server needs 'model' or "
+                       "'deploy.model_path'");
+        return NULL;
+    }
+    a = arch_find_path(s->deploy.model_path);
+    if (a != NULL)
+        return a;
+    names = arch_names();
+    sim_diag_error(d, s->file, s->pos.deploy_model_path.line,
+                   s->pos.deploy_model_path.col,
+                   "deploy.model_path: no catalog model matches '%s'; set "
+                   "'model' to one of: %s",
+                   s->deploy.model_path, names);
+    free(names);
+    return NULL;
+}
+
+static int init_perf(const struct cl_scenario *s, const struct arch_spec *a,
+                     const struct gpu_spec *g, int tp, struct perf_replica *p,
+                     char *why, size_t whylen)
+{
+    const struct cl_server *sv = &s->server;
+    return perf_replica_init(
+        p, a, g, tp, s->hardware.gpus_per_node, s->deploy.weight_dtype,
+        s->deploy.kv_dtype, sv->gpu_memory_utilization, sv->efficiency_compute,
+        sv->efficiency_memory, sv->iteration_overhead_ns, why, whylen);
+}
+
+static int check_llm(const struct cl_scenario *s, struct cl_plan *plan,
+                     struct perf_replica *perf, struct sim_diag *d)
+{
+    const struct cl_cluster *c = &s->cluster;
+    const struct arch_spec *a = resolve_arch(s, d);
+    const struct gpu_spec *g = gpu_find(s->hardware.gpu);
+    char why[512];
+    int tp = s->deploy.tp;
+
+    if (g == NULL) {
+        char *names = gpu_names();
+        sim_diag_error(d, s->file, s->pos.hardware_gpu.line,
+                       s->pos.hardware_gpu.col,
+                       "hardware.gpu: unknown gpu '%s'; valid: %s",
+                       s->hardware.gpu, names);
+        free(names);
+    }
+    if (a == NULL || g == NULL)
+        return SIM_EINVAL;
+    if (tp < 1 && c->min_gpus >= 1 && c->min_gpus <= s->hardware.gpus_per_node)
+        tp = c->min_gpus; /* the smallest cluster is one replica */
+    if (tp < 1) {
+        /* The smallest power-of-two degree on one node that fits. */
+        for (tp = 1; tp <= s->hardware.gpus_per_node; tp *= 2)
+            if (init_perf(s, a, g, tp, perf, why, sizeof(why)) == 0)
+                break;
+        if (tp > s->hardware.gpus_per_node)
+            tp = s->hardware.gpus_per_node;
+    }
+    if (init_perf(s, a, g, tp, perf, why, sizeof(why)) != 0) {
+        struct cl_pos at = s->pos.deploy_weight_dtype.line
+                               ? s->pos.deploy_weight_dtype
+                           : s->pos.deploy_tp.line ? s->pos.deploy_tp
+                                                   : s->pos.hardware_gpu;
+        sim_diag_error(d, s->file, at.line, at.col, "deploy: %s", why);
+        return SIM_EINFEASIBLE;
+    }
+    if (c->min_gpus >= 1 && (c->min_gpus < tp || c->min_gpus % tp != 0)) {
+        sim_diag_error(d, s->file, s->pos.cluster_min_gpus.line,
+                       s->pos.cluster_min_gpus.col,
+                       "cluster.min_gpus: %d is not a whole number of "
+                       "replicas of %d gpus (tp=%d)",
+                       c->min_gpus, tp, tp);
+        return SIM_EINFEASIBLE;
+    }
+    plan->tp = tp;
+    plan->gpus_per_replica = tp;
+    plan->price_usd_per_gpu_hour = isnan(s->hardware.price_usd_per_gpu_hour)
+                                       ? g->price_usd_per_hour
+                                       : s->hardware.price_usd_per_gpu_hour;
+    if (c->replicas >= 1)
+        plan->replicas = c->replicas;
+    else if (c->max_gpus >= 1)
+        plan->replicas = c->max_gpus / tp;
+    else
+        plan->replicas = 1;
+    if (plan->replicas < 1) {
+        sim_diag_error(d, s->file, s->pos.cluster_min_gpus.line,
+                       s->pos.cluster_min_gpus.col,
+                       "cluster.max_gpus: %d gpus hold no replica of %d gpus",
+                       c->max_gpus, tp);
+        return SIM_EINFEASIBLE;
+    }
+    return 0;
+}
+
+static int check_all(const struct cl_scenario *s, struct cl_plan *plan,
+                     struct perf_replica *perf, struct sim_diag *d)
+{
+    const struct cl_cluster *c = &s->cluster;
+
+    memset(plan, 0, sizeof(*plan));
+    if (s->server.kind == CL_SRV_LLM)
+        return check_llm(s, plan, perf, d);
+    plan->tp = 1;
+    plan->gpus_per_replica = 1;
+    plan->price_usd_per_gpu_hour = s->server.price_usd_per_hour;
+    plan->replicas = c->replicas >= 1   ? c->replicas
+                     : c->max_gpus >= 1 ? c->max_gpus
+                                        : 1;
+    return 0;
+}
+
+int cl_scenario_check(const struct cl_scenario *s, struct cl_plan *plan,
+                      struct sim_diag *d)
+{
+    struct cl_plan p;
+    struct perf_replica perf;
+    int rc = check_all(s, &p, &perf, d);
+    if (rc == 0 && plan != NULL)
+        *plan = p;
+    return rc;
+}
+
+/* Counts the requests of a trace ahead of the run: it sets the warm-up
+ * boundary and the progress total, and validates every row before the
+ * simulation starts. Streams the file; no memory grows. */
+static int count_trace(const struct cl_scenario *s, const char *base_dir,
+                       uint64_t *n, struct sim_diag *d)
+{
+    struct sim_loop *tmp = sim_loop_new(s->seed);
+    struct wl_source *src = wl_source_new(&s->workload, base_dir, tmp, d);
+    struct wl_request rq;
+    int rc = SIM_EIO;
+
+    *n = 0;
+    if (src != NULL) {
+        while ((rc = wl_source_next(src, &rq, d)) == 0)
+            (*n)++;
+        if (rc == SIM_EEOF)
+            rc = 0;
+    }
+    wl_source_free(src);
+    sim_loop_free(tmp);
+    return rc;
+}
+
+static void add_notes(const struct cl_scenario *s, const struct cl_plan *p,
+                      struct cl_results *res)
+{
+    const struct cl_cluster *c = &s->cluster;
+    char *n;
+
+    if (c->min_gpus >= 1 && c->replicas < 1) {
+        n = xasprintf("elastic scaling between min_gpus %d and max_gpus %d "
+                      "is not simulated yet (TODO(#5)): this run holds a "
+                      "static cluster at max_gpus, %d replicas of %d gpus",
+                      c->min_gpus, c->max_gpus, p->replicas,
+                      p->gpus_per_replica);
+        cl_results_note(res, n);
+        free(n);
+    }
+    if (c->kv_cache_offload) {
+        cl_results_note(res, "kv_cache_offload: the host-memory kv tier is "
+                             "not simulated yet (TODO(#4)); kv stays in hbm");
+    }
+    if (c->rdma_interface != NULL) {
+        n = xasprintf("rdma_interface %s is used by calibration and ignored "
+                      "by the simulator",
+                      c->rdma_interface);
+        cl_results_note(res, n);
+        free(n);
+    }
+    if (s->server.kind == CL_SRV_LLM && s->deploy.tp < 1) {
+        n = xasprintf("deploy.tp not set: using tp=%d", p->tp);
+        cl_results_note(res, n);
+        free(n);
+    }
+}
+
+static int run_world(struct cl_world *w, const struct cl_scenario *s,
+                     const struct cl_run_opts *opts, struct cl_results *out,
+                     struct sim_diag *d)
+{
+    struct cl_plan plan;
+    const struct cl_workload *wl = &s->workload;
+    int64_t end_ns;
+    int rc;
+
+    rc = check_all(s, &plan, &w->perf, d);
+    if (rc != 0)
+        return rc;
+    out->scenario_name = xstrdup(s->name ? s->name : "");
+    out->seed = s->seed;
+
+    if (wl->kind == CL_WL_TRACE) {
+        rc = count_trace(s, opts->base_dir, &w->expected, d);
+        if (rc != 0)
+            return rc;
+    } else if (wl->synthetic.requests > 0) {
+        w->expected = (uint64_t)wl->synthetic.requests;
+    } else {
+        w->expected = (uint64_t)llround(wl->synthetic.arrival.rate_per_s *
+                                        sim_ns_to_s(wl->synthetic.duration_ns));
+    }
+    w->warmup =
+        (uint64_t)floor((double)w->expected * s->metrics.warmup_fraction);
+
+    w->scn = s;
+    w->opts = opts;
+    w->diag = d;
+    w->res = out;
+    w->loop = sim_loop_new(s->seed);
+    w->src = wl_source_new(wl, opts->base_dir, w->loop, d);
+    if (w->src == NULL) {
+        sim_loop_free(w->loop);
+        return SIM_EIO;
+    }
+    w->replicas = plan.replicas;
+    w->gpus_per_replica = plan.gpus_per_replica;
+    w->price_usd_per_gpu_hour = plan.price_usd_per_gpu_hour;
+    w->progress_every = w->expected > 100 ? w->expected / 100 : 1;
+    metric_init(&w->ttft, s->metrics.batches);
+    metric_init(&w->tpot, s->metrics.batches);
+    metric_init(&w->e2e, s->metrics.batches);
+    metric_init(&w->queue_ms, s->metrics.batches);
+    sim_tavg_init(&w->waiting, 0, 0.0);
+    sim_tavg_init(&w->running, 0, 0.0);
+    sim_tavg_init(&w->replicas_up, 0, (double)w->replicas);
+    sim_tavg_init(&w->iv_waiting, 0, 0.0);
+    sim_tavg_init(&w->iv_running, 0, 0.0);
+    sim_tavg_init(&w->iv_replicas, 0, (double)w->replicas);
+    if (s->server.kind == CL_SRV_ABSTRACT)
+        cl__abstract_init(w);
+    else
+        cl__llm_init(w);
+    add_notes(s, &plan, out);
+
+    sim_event_init(&w->arrival_ev, on_arrival, w);
+    sim_event_init(&w->interval_ev, on_interval, w);
+    read_next(w);
+    sim_loop_after(w->loop, &w->interval_ev, s->metrics.interval_ns);
+    sim_loop_run(w->loop, SIM_TIME_MAX);
+    rc = w->failed;
+
+    /* The run ends with the last request; the clock may have ticked on to
+     * the next interval boundary, which is not part of it. */
+    end_ns = w->last_event_ns;
+    close_interval(w, end_ns);
+
+    out->requests_arrived = w->arrived;
+    out->requests_completed = w->completed;
+    out->requests_dropped = w->dropped;
+    out->input_tokens = w->input_tokens;
+    out->output_tokens = w->output_tokens;
+    out->sim_time_s = sim_ns_to_s(end_ns);
+    if (end_ns > 0) {
+        out->throughput_tokens_per_s =
+            (double)w->output_tokens / out->sim_time_s;
+        out->requests_per_s = (double)w->completed / out->sim_time_s;
+        out->arrival_rate_per_s = (double)w->arrived / out->sim_time_s;
+    }
+    metric_result(&w->ttft, &out->ttft_ms);
+    metric_result(&w->tpot, &out->tpot_ms);
+    metric_result(&w->e2e, &out->e2e_ms);
+    metric_result(&w->queue_ms, &out->queue_ms);
+    out->gpus_per_replica = w->gpus_per_replica;
+    out->price_usd_per_gpu_hour = w->price_usd_per_gpu_hour;
+    out->replicas_min = out->replicas_max = w->replicas;
+    out->replicas_mean = end_ns > 0 ? sim_tavg_mean(&w->replicas_up, end_ns)
+                                    : (double)w->replicas;
+    out->gpu_hours =
+        out->replicas_mean * w->gpus_per_replica * out->sim_time_s / 3600.0;
+    out->cost_usd = out->gpu_hours * w->price_usd_per_gpu_hour;
+    out->slo_attainment = NAN;
+    if ((s->slo.ttft_ns >= 0 || s->slo.tpot_ns >= 0 || s->slo.e2e_ns >= 0) &&
+        w->measured > 0)
+        out->slo_attainment = (double)w->slo_met / (double)w->measured;
+    out->queue_len_mean = end_ns > 0 ? sim_tavg_mean(&w->waiting, end_ns) : 0;
+    if (s->server.kind == CL_SRV_ABSTRACT)
+        out->utilization = end_ns > 0 ? sim_tavg_mean(&w->busy, end_ns) /
+                                            (double)w->slots_total
+                                      : 0;
+    else
+        out->utilization = NAN;
+    out->scale_events = 0;
+    out->sim_events = sim_loop_events(w->loop);
+    if (w->dropped > 0) {
+        char *n = xasprintf("%llu requests dropped: prompt plus output "
+                            "exceeds one replica's kv cache",
+                            (unsigned long long)w->dropped);
+        cl_results_note(out, n);
+        free(n);
+    }
+
+    cl__llm_fini(w);
+    while (w->queue.head != NULL)
+        cl__req_free(w, cl__fifo_pop(&w->queue));
+    while (w->free_list != NULL) {
+        struct cl_req *r = w->free_list;
+        w->free_list = r->next;
+        free(r);
+    }
+    wl_source_free(w->src);
+    sim_loop_free(w->loop);
+    return rc;
+}
+
+int cl_run(const struct cl_scenario *s, const struct cl_run_opts *opts,
+           struct cl_results *out, struct sim_diag *d)
+{
+    /* The world holds eight histograms (about 460 KiB): heap, not stack. */
+    struct cl_world *w = xcalloc(1, sizeof(*w));
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    rc = run_world(w, s, opts, out, d);
+    free(w);
+    return rc;
+}

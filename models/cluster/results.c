@@ -1,0 +1,33 @@
+/* The results record's owned strings. Notes are capped at RESULTS_MAX_NOTES
+ * so that a model noting something per event cannot grow the list without
+ * bound; past the cap one marker note says that later ones were dropped. */
+#include "models/cluster/results.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/xalloc.h"
+
+#define RESULTS_MAX_NOTES 64
+
+void cl_results_note(struct cl_results *r, const char *note)
+{
+    if (r->nnotes > RESULTS_MAX_NOTES)
+        return;
+    if (r->nnotes == RESULTS_MAX_NOTES)
+        note = "further notes dropped";
+    r->notes = xrealloc(r->notes, (size_t)r->nnotes + 1, sizeof(*r->notes));
+    r->notes[r->nnotes++] = xstrdup(note);
+}
+
+void cl_results_fini(struct cl_results *r)
+{
+    if (r == NULL)
+        return;
+    free(r->scenario_name);
+    for (int i = 0; i < r->nnotes; i++)
+        free(r->notes[i]);
+    free(r->notes);
+    free(r->series);
+    memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,438 @@
+/* Results database writer. Every statement is prepared, run and finalized in
+ * the function that prepares it; a write is one IMMEDIATE transaction so that
+ * it takes the write lock up front (waiting up to the busy timeout) instead
+ * of failing halfway when another writer appears. Metric rows are bound with
+ * one reused statement: about 45 rows per run, a fraction of a millisecond,
+ * so no further batching is worth its code. */
+#include "reports/db.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "reports/schema.h"
+#include "sim/errors.h"
+#include "sim/xalloc.h"
+
+struct rpt_db {
+    sqlite3 *sql;
+    char *path;
+};
+
+/* Binds a double, with NAN as NULL (the schema's "not defined"). */
+static int bind_real(sqlite3_stmt *st, int i, double v)
+{
+    if (isnan(v))
+        return sqlite3_bind_null(st, i);
+    return sqlite3_bind_double(st, i, v);
+}
+
+static int bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+    if (s == NULL)
+        return sqlite3_bind_null(st, i);
+    return sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+}
+
+/* Runs a statement that returns one integer row (a PRAGMA or a count). */
+static int query_int(sqlite3 *sql, const char *q, int64_t *out)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(sql, q, -1, &st, NULL);
+
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            *out = sqlite3_column_int64(st, 0);
+            rc = SQLITE_OK;
+        } else if (rc == SQLITE_DONE) {
+            rc = SQLITE_ERROR;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Creates the schema in an empty database, or checks the version of an
+ * existing one. Inside one IMMEDIATE transaction, so two processes opening
+ * a new file at once create the schema only once. Returns 0, or -1 after
+ * adding a diagnostic. */
+static int db_prepare_schema(struct rpt_db *db, struct sim_diag *d)
+{
+    int64_t version = 0, ntables = 0, meta_version = 0;
+    int rc;
+
+    rc = sqlite3_exec(db->sql, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = query_int(db->sql, "PRAGMA user_version", &version);
+    if (rc == SQLITE_OK)
+        rc = query_int(db->sql, "SELECT count(*) FROM sqlite_master", &ntables);
+    if (rc != SQLITE_OK)
+        goto sql_error;
+
+    if (version == 0 && ntables == 0) {
+        rc = sqlite3_exec(db->sql, rpt_schema_sql, NULL, NULL, NULL);
+        if (rc != SQLITE_OK)
+            goto sql_error;
+        version = RPT_SCHEMA_VERSION;
+    } else if (version == 0) {
+        sim_diag_error(d, db->path, 0, 0, "not a dsec results database");
+        goto fail;
+    }
+    if (version > RPT_SCHEMA_VERSION) {
+        sim_diag_error(d, db->path, 0, 0,
+                       "database schema version %lld is newer than this "
+                       "program's %d; use a newer dsec",
+                       (long long)version, RPT_SCHEMA_VERSION);
+        goto fail;
+    }
+    if (version < RPT_SCHEMA_VERSION) {
+        sim_diag_error(d, db->path, 0, 0,
+                       "database schema version %lld is older than this "
+                       "program's %d; write to a new database file",
+                       (long long)version, RPT_SCHEMA_VERSION);
+        goto fail;
+    }
+    /* The header's user_version and the meta row must agree; a file whose
+     * meta table is missing or different was not written by us. */
+    if (query_int(db->sql, "SELECT schema_version FROM meta", &meta_version) !=
+            SQLITE_OK ||
+        meta_version != version) {
+        sim_diag_error(d, db->path, 0, 0,
+                       "not a dsec results database: meta.schema_version "
+                       "does not match user_version %lld",
+                       (long long)version);
+        goto fail;
+    }
+    rc = sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        goto sql_error;
+    return 0;
+
+sql_error:
+    sim_diag_error(d, db->path, 0, 0, "cannot open database: %s",
+                   sqlite3_errmsg(db->sql));
+fail:
+    if (!sqlite3_get_autocommit(db->sql))
+        sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+struct rpt_db *rpt_db_open(const char *path, struct sim_diag *d)
+{
+    struct rpt_db *db = xcalloc(1, sizeof(*db));
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    db->path = xstrdup(path);
+    rc = sqlite3_open_v2(path, &db->sql,
+                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    if (rc != SQLITE_OK) {
+        sim_diag_error(d, path, 0, 0, "cannot open database: %s",
+                       db->sql ? sqlite3_errmsg(db->sql) : sqlite3_errstr(rc));
+        goto fail;
+    }
+    sqlite3_extended_result_codes(db->sql, 1);
+    sqlite3_busy_timeout(db->sql, RPT_DB_BUSY_TIMEOUT_MS);
+    rc = sqlite3_exec(db->sql, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+    if (rc != SQLITE_OK)
+        goto sql_error;
+
+    /* journal_mode answers with the mode now in force: "wal", or "memory"
+     * for an in-memory database, which cannot use WAL and needs none. */
+    rc =
+        sqlite3_prepare_v2(db->sql, "PRAGMA journal_mode = WAL", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            const char *mode = (const char *)sqlite3_column_text(st, 0);
+            if (mode == NULL ||
+                (strcmp(mode, "wal") != 0 && strcmp(mode, "memory") != 0)) {
+                sim_diag_error(d, path, 0, 0,
+                               "cannot open database: journal mode is %s, "
+                               "not wal",
+                               mode ? mode : "unknown");
+                sqlite3_finalize(st);
+                goto fail;
+            }
+            rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK)
+        goto sql_error;
+
+    if (db_prepare_schema(db, d) != 0)
+        goto fail;
+    return db;
+
+sql_error:
+    sim_diag_error(d, path, 0, 0, "cannot open database: %s",
+                   sqlite3_errmsg(db->sql));
+fail:
+    rpt_db_close(db);
+    return NULL;
+}
+
+void rpt_db_close(struct rpt_db *db)
+{
+    if (db == NULL)
+        return;
+    /* Every statement was finalized by its preparer, so close cannot be
+     * refused with SQLITE_BUSY. */
+    sqlite3_close(db->sql);
+    free(db->path);
+    free(db);
+}
+
+/* Inserts one summary row; st is the prepared INSERT INTO summary. */
+static int put_metric(sqlite3_stmt *st, const char *metric, double value)
+{
+    int rc;
+
+    sqlite3_reset(st);
+    rc = sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = bind_real(st, 3, value);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int put_latency(sqlite3_stmt *st, const char *base,
+                       const struct cl_latency *l)
+{
+    const struct {
+        const char *suffix;
+        double value;
+    } f[] = {
+        {"mean", l->mean},   {"ci95", l->ci95}, {"p50", l->p50},
+        {"p90", l->p90},     {"p99", l->p99},   {"max", l->max},
+        {"n", (double)l->n},
+    };
+    char name[64];
+    int rc = SQLITE_OK;
+
+    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]) && rc == SQLITE_OK; i++) {
+        snprintf(name, sizeof(name), "%s.%s", base, f[i].suffix);
+        rc = put_metric(st, name, f[i].value);
+    }
+    return rc;
+}
+
+/* Every scalar of r, under the names listed in docs/results.md. Counters
+ * are exact as REAL up to 2^53. */
+static int write_summary(sqlite3 *sql, int64_t run_id,
+                         const struct cl_results *r)
+{
+    const struct {
+        const char *metric;
+        double value;
+    } m[] = {
+        {"requests_arrived", (double)r->requests_arrived},
+        {"requests_completed", (double)r->requests_completed},
+        {"requests_dropped", (double)r->requests_dropped},
+        {"input_tokens", (double)r->input_tokens},
+        {"output_tokens", (double)r->output_tokens},
+        {"throughput_tokens_per_s", r->throughput_tokens_per_s},
+        {"requests_per_s", r->requests_per_s},
+        {"sim_time_s", r->sim_time_s},
+        {"gpu_hours", r->gpu_hours},
+        {"cost_usd", r->cost_usd},
+        {"price_usd_per_gpu_hour", r->price_usd_per_gpu_hour},
+        {"gpus_per_replica", (double)r->gpus_per_replica},
+        {"slo_attainment", r->slo_attainment},
+        {"replicas.min", (double)r->replicas_min},
+        {"replicas.max", (double)r->replicas_max},
+        {"replicas.mean", r->replicas_mean},
+        {"scale_events", (double)r->scale_events},
+        {"queue_len_mean", r->queue_len_mean},
+        {"arrival_rate_per_s", r->arrival_rate_per_s},
+        {"utilization", r->utilization},
+        {"sim_events", (double)r->sim_events},
+        {"wall_s", r->wall_s},
+        {"events_per_s", r->events_per_s},
+    };
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    rc = sqlite3_prepare_v2(sql,
+                            "INSERT INTO summary (run_id, metric, value) "
+                            "VALUES (?1, ?2, ?3)",
+                            -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 1, run_id);
+    if (rc == SQLITE_OK)
+        rc = put_latency(st, "ttft_ms", &r->ttft_ms);
+    if (rc == SQLITE_OK)
+        rc = put_latency(st, "tpot_ms", &r->tpot_ms);
+    if (rc == SQLITE_OK)
+        rc = put_latency(st, "e2e_ms", &r->e2e_ms);
+    if (rc == SQLITE_OK)
+        rc = put_latency(st, "queue_ms", &r->queue_ms);
+    for (size_t i = 0; i < sizeof(m) / sizeof(m[0]) && rc == SQLITE_OK; i++)
+        rc = put_metric(st, m[i].metric, m[i].value);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int write_series(sqlite3 *sql, int64_t run_id,
+                        const struct cl_results *r)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    rc = sqlite3_prepare_v2(
+        sql,
+        "INSERT INTO timeseries (run_id, t_start_s, t_end_s, arrivals, "
+        "completions, output_tokens, throughput_tokens_per_s, "
+        "queue_len_mean, running_mean, replicas_mean, ttft_p50_ms, "
+        "ttft_p99_ms, tpot_p50_ms, tpot_p99_ms, e2e_p50_ms, e2e_p99_ms) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+        "?14, ?15, ?16)",
+        -1, &st, NULL);
+    for (size_t i = 0; i < r->nseries && rc == SQLITE_OK; i++) {
+        const struct cl_series_row *s = &r->series[i];
+        const double reals[] = {
+            (double)s->t_start_ns / 1e9,
+            (double)s->t_end_ns / 1e9,
+            s->throughput_tokens_per_s,
+            s->queue_len_mean,
+            s->running_mean,
+            s->replicas_mean,
+            s->ttft_p50_ms,
+            s->ttft_p99_ms,
+            s->tpot_p50_ms,
+            s->tpot_p99_ms,
+            s->e2e_p50_ms,
+            s->e2e_p99_ms,
+        };
+        /* Parameter numbers of reals[], in order. */
+        static const int col[] = {2, 3, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+
+        sqlite3_reset(st);
+        rc = sqlite3_bind_int64(st, 1, run_id);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int64(st, 4, (sqlite3_int64)s->arrivals);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int64(st, 5, (sqlite3_int64)s->completions);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int64(st, 6, (sqlite3_int64)s->output_tokens);
+        for (size_t j = 0; j < sizeof(col) / sizeof(col[0]); j++)
+            if (rc == SQLITE_OK)
+                rc = bind_real(st, col[j], reals[j]);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE)
+            rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int write_notes(sqlite3 *sql, int64_t run_id, const struct cl_results *r)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    rc = sqlite3_prepare_v2(sql,
+                            "INSERT INTO notes (run_id, seq, text) "
+                            "VALUES (?1, ?2, ?3)",
+                            -1, &st, NULL);
+    for (int i = 0; i < r->nnotes && rc == SQLITE_OK; i++) {
+        sqlite3_reset(st);
+        rc = sqlite3_bind_int64(st, 1, run_id);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int(st, 2, i);
+        if (rc == SQLITE_OK)
+            rc = bind_text(st, 3, r->notes[i] ? r->notes[i] : "");
+        if (rc == SQLITE_OK)
+            rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE)
+            rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int write_run_row(sqlite3 *sql, const struct rpt_run_info *info,
+                         const struct cl_results *r, int64_t *run_id)
+{
+    sqlite3_stmt *st = NULL;
+    const char *name =
+        info->scenario_name ? info->scenario_name : r->scenario_name;
+    int rc;
+
+    rc = sqlite3_prepare_v2(
+        sql,
+        "INSERT INTO runs (started_at, scenario_name, scenario_file, "
+        "scenario_text, seed, program_version, wall_s, sim_time_s, status) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'ok')",
+        -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 1, info->started_at);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 2, name);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 3, info->scenario_file);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 4, info->scenario_text);
+    /* SQLite integers are signed: a seed above INT64_MAX is stored as its
+     * two's-complement bit pattern and reads back the same through a cast
+     * to uint64_t. */
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 5, (sqlite3_int64)info->seed);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 6, info->program_version);
+    if (rc == SQLITE_OK)
+        rc = bind_real(st, 7, r->wall_s);
+    if (rc == SQLITE_OK)
+        rc = bind_real(st, 8, r->sim_time_s);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
+        rc = SQLITE_OK;
+        *run_id = sqlite3_last_insert_rowid(sql);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int rpt_db_write_run(struct rpt_db *db, const struct rpt_run_info *info,
+                     const struct cl_results *r, int64_t *run_id_out,
+                     struct sim_diag *d)
+{
+    int64_t run_id = 0;
+    int rc;
+
+    if (info->started_at == NULL) {
+        sim_diag_error(d, db->path, 0, 0,
+                       "cannot write run: started_at is not set");
+        return SIM_EINVAL;
+    }
+    rc = sqlite3_exec(db->sql, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = write_run_row(db->sql, info, r, &run_id);
+    if (rc == SQLITE_OK)
+        rc = write_summary(db->sql, run_id, r);
+    if (rc == SQLITE_OK)
+        rc = write_series(db->sql, run_id, r);
+    if (rc == SQLITE_OK)
+        rc = write_notes(db->sql, run_id, r);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        sim_diag_error(d, db->path, 0, 0, "cannot write run: %s",
+                       sqlite3_errmsg(db->sql));
+        /* SQLite may have rolled back already (on SQLITE_FULL, IOERR, ...);
+         * a failed COMMIT leaves the transaction open. */
+        if (!sqlite3_get_autocommit(db->sql))
+            sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+        return SIM_EDB;
+    }
+    if (run_id_out != NULL)
+        *run_id_out = run_id;
+    return 0;
+}

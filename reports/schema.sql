@@ -1,0 +1,65 @@
+-- dsec results database, schema version 1.
+--
+-- One row in runs per simulation run; its scalar metrics in summary (long
+-- format: one row per metric, names as in docs/results.md), its time series
+-- in timeseries (one row per metrics interval) and its notes in notes.
+-- Times are seconds, latencies milliseconds, as the column names say. A NULL
+-- value means "not defined" (NAN in the simulator: no samples, no SLO set).
+-- The writer turns on foreign keys on every connection it opens.
+--
+-- Changing this file means raising the version in both places below and
+-- RPT_SCHEMA_VERSION in reports/schema.h.
+
+PRAGMA user_version = 1;
+
+CREATE TABLE meta (
+    schema_version INTEGER NOT NULL
+);
+INSERT INTO meta (schema_version) VALUES (1);
+
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY,
+    started_at TEXT NOT NULL,       -- ISO-8601 UTC, from the caller
+    scenario_name TEXT,
+    scenario_file TEXT,
+    scenario_text TEXT,             -- the scenario as read, for re-running
+    seed INTEGER NOT NULL,          -- uint64 stored as its int64 bit pattern
+    program_version TEXT,
+    wall_s REAL,
+    sim_time_s REAL,
+    status TEXT NOT NULL            -- 'ok': written whole, in one transaction
+);
+
+CREATE TABLE summary (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    metric TEXT NOT NULL,
+    value REAL,
+    PRIMARY KEY (run_id, metric)
+);
+
+CREATE TABLE timeseries (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    t_start_s REAL NOT NULL,
+    t_end_s REAL NOT NULL,
+    arrivals INTEGER NOT NULL,
+    completions INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    throughput_tokens_per_s REAL,
+    queue_len_mean REAL,
+    running_mean REAL,
+    replicas_mean REAL,
+    ttft_p50_ms REAL,
+    ttft_p99_ms REAL,
+    tpot_p50_ms REAL,
+    tpot_p99_ms REAL,
+    e2e_p50_ms REAL,
+    e2e_p99_ms REAL
+);
+CREATE INDEX timeseries_run_id ON timeseries (run_id, t_start_s);
+
+CREATE TABLE notes (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,           -- 0-based, in the order noted
+    text TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);

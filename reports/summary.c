@@ -1,0 +1,193 @@
+/* Summary table and JSON. The JSON is built with json-c, never by hand, and
+ * doubles are given their text here (json_object_new_double_s) instead of
+ * through json-c's process-wide format setting, which would be global state;
+ * the shortest exact form keeps 0.1 as "0.1" rather than %.17g's
+ * "0.10000000000000001" and is still a pure function of the value. */
+#include "reports/summary.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "sim/xalloc.h"
+
+/* Formats v with prec decimals into buf, or "n/a" when v is NAN. Returns
+ * buf. */
+static const char *num(char *buf, size_t size, int prec, double v)
+{
+    if (isnan(v))
+        snprintf(buf, size, "n/a");
+    else
+        snprintf(buf, size, "%.*f", prec, v);
+    return buf;
+}
+
+static void print_latency(FILE *fp, const char *label,
+                          const struct cl_latency *l)
+{
+    char b[6][32];
+
+    fprintf(
+        fp, "  %-6s%11s \xc2\xb1 %-8s%11s%11s%11s%11s%9llu\n", label,
+        num(b[0], sizeof(b[0]), 2, l->mean),
+        num(b[1], sizeof(b[1]), 2, l->ci95), num(b[2], sizeof(b[2]), 2, l->p50),
+        num(b[3], sizeof(b[3]), 2, l->p90), num(b[4], sizeof(b[4]), 2, l->p99),
+        num(b[5], sizeof(b[5]), 2, l->max), (unsigned long long)l->n);
+}
+
+void rpt_summary_print(FILE *fp, const struct cl_results *r)
+{
+    char b[4][32];
+
+    fprintf(fp, "scenario %s, seed %llu\n",
+            r->scenario_name ? r->scenario_name : "(unnamed)",
+            (unsigned long long)r->seed);
+    fprintf(fp, "\n");
+    fprintf(fp, "%-16s%llu arrived, %llu completed, %llu dropped\n", "requests",
+            (unsigned long long)r->requests_arrived,
+            (unsigned long long)r->requests_completed,
+            (unsigned long long)r->requests_dropped);
+    fprintf(fp, "%-16s%llu input, %llu output (completed requests)\n", "tokens",
+            (unsigned long long)r->input_tokens,
+            (unsigned long long)r->output_tokens);
+    fprintf(fp, "\n");
+    fprintf(fp, "%-8s%11s \xc2\xb1 %-8s%11s%11s%11s%11s%9s\n", "latency",
+            "mean", "ci95", "p50", "p90", "p99", "max", "n");
+    print_latency(fp, "TTFT", &r->ttft_ms);
+    print_latency(fp, "TPOT", &r->tpot_ms);
+    print_latency(fp, "E2E", &r->e2e_ms);
+    print_latency(fp, "queue", &r->queue_ms);
+    fprintf(fp,
+            "%-8s(ms; ci95 is the half-width of the 95%% confidence "
+            "interval of the mean)\n",
+            "");
+    fprintf(fp, "\n");
+    fprintf(fp, "%-16s%s tokens/s, %s requests/s\n", "throughput",
+            num(b[0], sizeof(b[0]), 2, r->throughput_tokens_per_s),
+            num(b[1], sizeof(b[1]), 2, r->requests_per_s));
+    fprintf(fp,
+            "%-16smin %d, mean %s, max %d; %llu scale events, "
+            "%d GPUs each\n",
+            "replicas", r->replicas_min,
+            num(b[0], sizeof(b[0]), 2, r->replicas_mean), r->replicas_max,
+            (unsigned long long)r->scale_events, r->gpus_per_replica);
+    fprintf(fp, "%-16s%s\n", "GPU-hours",
+            num(b[0], sizeof(b[0]), 2, r->gpu_hours));
+    fprintf(fp, "%-16s$%s at $%s per GPU-hour\n", "cost",
+            num(b[0], sizeof(b[0]), 2, r->cost_usd),
+            num(b[1], sizeof(b[1]), 2, r->price_usd_per_gpu_hour));
+    if (isnan(r->slo_attainment))
+        fprintf(fp, "%-16sn/a (no SLO set)\n", "SLO attainment");
+    else
+        fprintf(fp, "%-16s%.2f%%\n", "SLO attainment",
+                100.0 * r->slo_attainment);
+    fprintf(fp, "%-16smean length %s, arrivals %s/s, utilization %s\n", "queue",
+            num(b[0], sizeof(b[0]), 2, r->queue_len_mean),
+            num(b[1], sizeof(b[1]), 2, r->arrival_rate_per_s),
+            num(b[2], sizeof(b[2]), 2, r->utilization));
+    fprintf(fp, "\n");
+    fprintf(fp, "%-16s%s s, %llu events\n", "simulated time",
+            num(b[0], sizeof(b[0]), 2, r->sim_time_s),
+            (unsigned long long)r->sim_events);
+    fprintf(fp, "%-16s%s s, %s events/s\n", "wall time",
+            num(b[0], sizeof(b[0]), 2, r->wall_s),
+            num(b[1], sizeof(b[1]), 0, r->events_per_s));
+    for (int i = 0; i < r->nnotes; i++)
+        fprintf(fp, "note: %s\n", r->notes[i]);
+}
+
+/* A JSON number with the shortest of 15 to 17 significant digits that reads
+ * back as v, or null for NAN and infinities, which JSON cannot hold. */
+static struct json_object *jdouble(double v)
+{
+    char buf[40];
+
+    if (!isfinite(v))
+        return NULL;
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, sizeof(buf), "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return json_object_new_double_s(v, buf);
+}
+
+static struct json_object *jlatency(const struct cl_latency *l)
+{
+    struct json_object *o = json_object_new_object();
+
+    json_object_object_add(o, "mean", jdouble(l->mean));
+    json_object_object_add(o, "ci95", jdouble(l->ci95));
+    json_object_object_add(o, "p50", jdouble(l->p50));
+    json_object_object_add(o, "p90", jdouble(l->p90));
+    json_object_object_add(o, "p99", jdouble(l->p99));
+    json_object_object_add(o, "max", jdouble(l->max));
+    json_object_object_add(o, "n", json_object_new_uint64(l->n));
+    return o;
+}
+
+char *rpt_summary_json(const struct cl_results *r, int pretty)
+{
+    struct json_object *o = json_object_new_object();
+    struct json_object *rep = json_object_new_object();
+    struct json_object *notes = json_object_new_array();
+    int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
+                (pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
+                        : JSON_C_TO_STRING_PLAIN);
+    char *s;
+
+    /* json-c keeps members in insertion order, so the order here is the
+     * order printed. */
+    json_object_object_add(
+        o, "scenario",
+        r->scenario_name ? json_object_new_string(r->scenario_name) : NULL);
+    json_object_object_add(o, "seed", json_object_new_uint64(r->seed));
+    json_object_object_add(o, "ttft_ms", jlatency(&r->ttft_ms));
+    json_object_object_add(o, "tpot_ms", jlatency(&r->tpot_ms));
+    json_object_object_add(o, "e2e_ms", jlatency(&r->e2e_ms));
+    json_object_object_add(o, "queue_ms", jlatency(&r->queue_ms));
+    json_object_object_add(o, "requests_arrived",
+                           json_object_new_uint64(r->requests_arrived));
+    json_object_object_add(o, "requests_completed",
+                           json_object_new_uint64(r->requests_completed));
+    json_object_object_add(o, "requests_dropped",
+                           json_object_new_uint64(r->requests_dropped));
+    json_object_object_add(o, "input_tokens",
+                           json_object_new_uint64(r->input_tokens));
+    json_object_object_add(o, "output_tokens",
+                           json_object_new_uint64(r->output_tokens));
+    json_object_object_add(o, "throughput_tokens_per_s",
+                           jdouble(r->throughput_tokens_per_s));
+    json_object_object_add(o, "requests_per_s", jdouble(r->requests_per_s));
+    json_object_object_add(o, "gpu_hours", jdouble(r->gpu_hours));
+    json_object_object_add(o, "cost_usd", jdouble(r->cost_usd));
+    json_object_object_add(o, "price_usd_per_gpu_hour",
+                           jdouble(r->price_usd_per_gpu_hour));
+    json_object_object_add(o, "gpus_per_replica",
+                           json_object_new_int(r->gpus_per_replica));
+    json_object_object_add(o, "slo_attainment", jdouble(r->slo_attainment));
+    json_object_object_add(rep, "min", json_object_new_int(r->replicas_min));
+    json_object_object_add(rep, "max", json_object_new_int(r->replicas_max));
+    json_object_object_add(rep, "mean", jdouble(r->replicas_mean));
+    json_object_object_add(o, "replicas", rep);
+    json_object_object_add(o, "scale_events",
+                           json_object_new_uint64(r->scale_events));
+    json_object_object_add(o, "queue_len_mean", jdouble(r->queue_len_mean));
+    json_object_object_add(o, "arrival_rate_per_s",
+                           jdouble(r->arrival_rate_per_s));
+    json_object_object_add(o, "utilization", jdouble(r->utilization));
+    json_object_object_add(o, "sim_events",
+                           json_object_new_uint64(r->sim_events));
+    json_object_object_add(o, "sim_time_s", jdouble(r->sim_time_s));
+    json_object_object_add(o, "wall_s", jdouble(r->wall_s));
+    json_object_object_add(o, "events_per_s", jdouble(r->events_per_s));
+    for (int i = 0; i < r->nnotes; i++)
+        json_object_array_add(notes, json_object_new_string(r->notes[i]));
+    json_object_object_add(o, "notes", notes);
+
+    s = xstrdup(json_object_to_json_string_ext(o, flags));
+    json_object_put(o);
+    return s;
+}

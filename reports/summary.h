@@ -1,0 +1,29 @@
+/*
+ * A run's results for people and for programs: a fixed-width summary table,
+ * and one JSON object (the output of "dsec run --json", members listed in
+ * docs/results.md). Latencies are in ms, times in s, money in USD, as the
+ * member names say. NAN means "not defined" and prints as "n/a" in the
+ * table and null in JSON. Both are pure functions of the results, so equal
+ * results give identical bytes. Single-threaded; no state.
+ */
+#ifndef RPT_SUMMARY_H
+#define RPT_SUMMARY_H
+
+#include <stdio.h>
+
+#include "models/cluster/results.h"
+
+/* Prints r as a table to fp: requests; latency (TTFT, TPOT, E2E, queue; mean
+ * +- ci95, p50, p90, p99, max in ms); throughput; replicas; GPU-hours and
+ * cost; SLO attainment; simulated time, events, wall time, events/s; then
+ * one "note: ..." line per note. r is borrowed. Write errors are left in
+ * fp's error indicator for the caller to check. */
+void rpt_summary_print(FILE *fp, const struct cl_results *r);
+
+/* Returns r as one JSON object, indented when pretty is non-zero, else on
+ * one line, without a trailing newline. Doubles print as the shortest of
+ * %.15g, %.16g and %.17g that reads back exactly; NAN and infinities are
+ * null. r is borrowed; the caller frees the string with free(). */
+char *rpt_summary_json(const struct cl_results *r, int pretty);
+
+#endif /* RPT_SUMMARY_H */

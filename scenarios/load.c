@@ -1,0 +1,754 @@
+/* The scenario loader. libyaml's document API (yaml_parser_load) builds the
+ * node graph first, so every node keeps its start mark and the walk can be
+ * driven by the tables rather than by the order of events. An alias is just
+ * another reference to a node, so alias "bombs" cost nothing: the walk only
+ * follows table rows, whose depth is fixed. Defaults are applied to the
+ * whole struct first and given values overwrite them; the keys that were
+ * given are remembered (path and positions) for the cross-field checks. */
+#include "scenarios/load.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "scenarios/schema.h"
+#include "sim/errors.h"
+#include "sim/param.h"
+#include "sim/xalloc.h"
+
+/* A key that was given: its full path and where its key and value are. */
+struct seen {
+    char *path;
+    int kline, kcol;
+    int vline, vcol;
+};
+
+struct ctx {
+    const char *file;
+    yaml_document_t *doc;
+    struct sim_diag *d;
+    int errors;
+    /* Bounded by the number of rows in the tables: unknown and duplicate
+     * keys are not recorded. */
+    struct seen *seen;
+    int nseen, capseen;
+    int root_line, root_col;
+};
+
+static void error_at(struct ctx *c, int line, int col, const char *fmt, ...)
+    SIM_PRINTF(4, 5);
+
+static void error_at(struct ctx *c, int line, int col, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    sim_diag_vadd(c->d, SIM_SEV_ERROR, c->file, line, col, fmt, ap);
+    va_end(ap);
+    c->errors++;
+}
+
+static const struct seen *find_seen(const struct ctx *c, const char *path)
+{
+    for (int i = 0; i < c->nseen; i++)
+        if (strcmp(c->seen[i].path, path) == 0)
+            return &c->seen[i];
+    return NULL;
+}
+
+static void add_seen(struct ctx *c, const char *path, const yaml_node_t *key,
+                     const yaml_node_t *val)
+{
+    struct seen *s;
+
+    if (c->nseen == c->capseen) {
+        c->capseen = c->capseen ? 2 * c->capseen : 32;
+        c->seen = xrealloc(c->seen, (size_t)c->capseen, sizeof(*c->seen));
+    }
+    s = &c->seen[c->nseen++];
+    s->path = xstrdup(path);
+    s->kline = (int)key->start_mark.line + 1;
+    s->kcol = (int)key->start_mark.column + 1;
+    s->vline = (int)val->start_mark.line + 1;
+    s->vcol = (int)val->start_mark.column + 1;
+}
+
+/* Is path (a printf format) given? */
+static const struct seen *seenf(const struct ctx *c, const char *fmt, ...)
+    SIM_PRINTF(2, 3);
+
+static const struct seen *seenf(const struct ctx *c, const char *fmt, ...)
+{
+    char path[256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(path, sizeof(path), fmt, ap);
+    va_end(ap);
+    return find_seen(c, path);
+}
+
+static int is_null(const yaml_node_t *n)
+{
+    const char *v;
+
+    if (n->type != YAML_SCALAR_NODE ||
+        n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+        return 0;
+    v = (const char *)n->data.scalar.value;
+    return v[0] == '\0' || strcmp(v, "~") == 0 || strcmp(v, "null") == 0 ||
+           strcmp(v, "Null") == 0 || strcmp(v, "NULL") == 0;
+}
+
+static const char *node_kind(const yaml_node_t *n)
+{
+    switch (n->type) {
+    case YAML_MAPPING_NODE:
+        return "a mapping";
+    case YAML_SEQUENCE_NODE:
+        return "a sequence";
+    default:
+        return "a scalar";
+    }
+}
+
+/* What a value of row p looks like, for "expected ..." messages. */
+static void describe_row(const struct sim_param *p, char *buf, size_t len)
+{
+    char valid[200];
+
+    switch (p->type) {
+    case SIM_PT_INT:
+    case SIM_PT_INT64:
+    case SIM_PT_UINT64:
+        snprintf(buf, len, "an integer");
+        return;
+    case SIM_PT_DOUBLE:
+        snprintf(buf, len, "%s",
+                 p->unit == SIM_U_NONE || p->unit == SIM_U_TOKENS
+                     ? "a number"
+                     : sim_unit_describe(p->unit));
+        return;
+    case SIM_PT_DURATION:
+        snprintf(buf, len, "%s", sim_unit_describe(p->unit));
+        return;
+    case SIM_PT_BOOL:
+        snprintf(buf, len, "true or false");
+        return;
+    case SIM_PT_STRING:
+        snprintf(buf, len, "a string");
+        return;
+    case SIM_PT_ENUM:
+        sim_param_choices_format(p, valid, sizeof(valid));
+        snprintf(buf, len, "one of %s", valid);
+        return;
+    case SIM_PT_SECTION:
+        snprintf(buf, len, "a mapping");
+        return;
+    }
+    buf[0] = '\0';
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Reports an unknown key with the closest valid key (edit distance <= 2,
+ * or one being a prefix of the other), else the sorted list of keys. */
+static void unknown_key(struct ctx *c, const struct sim_param *rows,
+                        const char *path, const char *key, int line, int col)
+{
+    const char *best = NULL, *names[64] = {NULL};
+    int best_d = 3;
+    size_t n = 0, klen = strlen(key), used = 0;
+    char list[512];
+
+    for (const struct sim_param *p = rows; p->key != NULL; p++) {
+        int dist = sim_param_edit_distance(key, p->key, 2);
+        size_t plen = strlen(p->key);
+        if (dist < best_d && dist < (int)klen) {
+            best_d = dist;
+            best = p->key;
+        }
+        if (best == NULL && klen >= 2 &&
+            strncmp(key, p->key, klen < plen ? klen : plen) == 0)
+            best = p->key;
+        if (n < 64)
+            names[n++] = p->key;
+    }
+    if (best != NULL) {
+        error_at(c, line, col, "%s: unknown key; did you mean '%s'?", path,
+                 best);
+        return;
+    }
+    qsort(names, n, sizeof(names[0]), cmp_str);
+    list[0] = '\0';
+    for (size_t i = 0; i < n && used < sizeof(list); i++) {
+        int w = snprintf(list + used, sizeof(list) - used, "%s%s",
+                         i ? ", " : "", names[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    error_at(c, line, col, "%s: unknown key; valid: %s", path, list);
+}
+
+static char *join_path(const char *parent, const char *key)
+{
+    return parent[0] ? xasprintf("%s.%s", parent, key) : xstrdup(key);
+}
+
+/* Fills the struct at base from the mapping node by the rows. path is the
+ * key path of the mapping ("" at the root); (line, col) is where its key is,
+ * for "missing key" messages. */
+static void walk_section(struct ctx *c, const struct sim_param *rows,
+                         yaml_node_t *node, void *base, const char *path,
+                         int line, int col)
+{
+    unsigned char given[64] = {0};
+    char err[SIM_PARAM_ERRLEN], what[256];
+
+    if (is_null(node))
+        goto required;
+    if (node->type != YAML_MAPPING_NODE) {
+        const char *v = node->type == YAML_SCALAR_NODE
+                            ? (const char *)node->data.scalar.value
+                            : NULL;
+        if (v != NULL)
+            error_at(c, (int)node->start_mark.line + 1,
+                     (int)node->start_mark.column + 1,
+                     "%s: expected a mapping, got '%s'", path, v);
+        else
+            error_at(c, (int)node->start_mark.line + 1,
+                     (int)node->start_mark.column + 1,
+                     "%s: expected a mapping, got %s", path, node_kind(node));
+        return;
+    }
+    for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
+         pair < node->data.mapping.pairs.top; pair++) {
+        yaml_node_t *k = yaml_document_get_node(c->doc, pair->key);
+        yaml_node_t *v = yaml_document_get_node(c->doc, pair->value);
+        int kl = (int)k->start_mark.line + 1,
+            kc = (int)k->start_mark.column + 1;
+        int vl = (int)v->start_mark.line + 1,
+            vc = (int)v->start_mark.column + 1;
+        const struct sim_param *p;
+        const char *key;
+        char *child;
+        size_t idx;
+        int rc;
+
+        if (k->type != YAML_SCALAR_NODE) {
+            error_at(c, kl, kc, "%s%sexpected a key name, got %s", path,
+                     path[0] ? ": " : "", node_kind(k));
+            continue;
+        }
+        key = (const char *)k->data.scalar.value;
+        child = join_path(path, key);
+        p = sim_param_find(rows, key);
+        if (p == NULL || strlen(key) != k->data.scalar.length) {
+            unknown_key(c, rows, child, key, kl, kc);
+            free(child);
+            continue;
+        }
+        idx = (size_t)(p - rows);
+        if (idx < sizeof(given) && given[idx]) {
+            error_at(c, kl, kc, "%s: duplicate key", child);
+            free(child);
+            continue;
+        }
+        if (idx < sizeof(given))
+            given[idx] = 1;
+        add_seen(c, child, k, v);
+        if (p->type == SIM_PT_SECTION) {
+            walk_section(c, p->sub, v, (char *)base + p->offset, child, kl, kc);
+            free(child);
+            continue;
+        }
+        describe_row(p, what, sizeof(what));
+        if (v->type != YAML_SCALAR_NODE) {
+            error_at(c, vl, vc, "%s: expected %s, got %s", child, what,
+                     node_kind(v));
+        } else if (is_null(v)) {
+            error_at(c, kl, kc, "%s: missing value; expected %s", child, what);
+        } else if (strlen((const char *)v->data.scalar.value) !=
+                   v->data.scalar.length) {
+            error_at(c, vl, vc, "%s: expected %s, got a NUL byte", child, what);
+        } else {
+            rc = sim_param_parse(p, (const char *)v->data.scalar.value, base,
+                                 err, sizeof(err));
+            if (rc != 0)
+                error_at(c, vl, vc, "%s: %s", child, err);
+        }
+        free(child);
+    }
+required:
+    for (const struct sim_param *p = rows; p->key != NULL; p++) {
+        size_t idx = (size_t)(p - rows);
+        if ((p->flags & SIM_PF_REQUIRED) && idx < sizeof(given) && !given[idx])
+            error_at(c, line, col, "%s%smissing key '%s'", path,
+                     path[0] ? ": " : "", p->key);
+    }
+}
+
+/* Where a section's key is, or the root when the section was not given. */
+static void section_pos(const struct ctx *c, const char *path, int *line,
+                        int *col)
+{
+    const struct seen *s = find_seen(c, path);
+
+    *line = s ? s->kline : c->root_line;
+    *col = s ? s->kcol : c->root_col;
+}
+
+/* Reports path.key as "not used by <what>" when it was given. */
+static void not_used(struct ctx *c, const char *path, const char *key,
+                     const char *what)
+{
+    const struct seen *s = seenf(c, "%s.%s", path, key);
+
+    if (s != NULL)
+        error_at(c, s->kline, s->kcol, "%s.%s: not used by %s", path, key,
+                 what);
+}
+
+static const char *choice_name(const struct sim_param *rows, const char *key,
+                               int value)
+{
+    const struct sim_param *p = sim_param_find(rows, key);
+    const struct sim_param_choice *ch =
+        p ? sim_param_choice_by_value(p, value) : NULL;
+
+    return ch ? ch->name : "?";
+}
+
+/* Checks that a distribution section holds exactly the keys its kind uses.
+ * keys lists the optional keys of the section; used is a bit mask over it
+ * of the keys the kind needs. */
+static void check_dist_keys(struct ctx *c, const char *path,
+                            const char *const *keys, unsigned used,
+                            const char *what)
+{
+    int line, col;
+
+    section_pos(c, path, &line, &col);
+    for (int i = 0; keys[i] != NULL; i++) {
+        if (used & (1u << i)) {
+            if (seenf(c, "%s.%s", path, keys[i]) == NULL)
+                error_at(c, line, col, "%s: missing key '%s' (required by %s)",
+                         path, keys[i], what);
+        } else {
+            not_used(c, path, keys[i], what);
+        }
+    }
+}
+
+static void check_length_dist(struct ctx *c, const char *path,
+                              struct cl_dist *dist,
+                              const struct sim_param *rows)
+{
+    static const char *const keys[] = {"value", "min", "max",
+                                       "mean",  "sd",  NULL};
+    char what[64];
+    unsigned used;
+
+    dist->cv = NAN;
+    if (seenf(c, "%s.dist", path) == NULL || dist->kind < 0)
+        return; /* already reported */
+    switch (dist->kind) {
+    case CL_DIST_FIXED:
+        used = 1u << 0;
+        break;
+    case CL_DIST_UNIFORM:
+        used = 1u << 1 | 1u << 2;
+        break;
+    default:
+        used = 1u << 3 | 1u << 4;
+        break;
+    }
+    snprintf(what, sizeof(what), "dist %s",
+             choice_name(rows, "dist", dist->kind));
+    check_dist_keys(c, path, keys, used, what);
+    if (dist->kind == CL_DIST_UNIFORM && dist->min > dist->max) {
+        const struct seen *s = seenf(c, "%s.min", path);
+        error_at(c, s->vline, s->vcol, "%s.min: %g greater than max %g", path,
+                 dist->min, dist->max);
+    }
+}
+
+/* Finds the rows of a section by its dotted path from the root. */
+static const struct sim_param *rows_of(const char *path)
+{
+    const struct sim_param *rows = scn_schema;
+    char buf[128], *save = NULL, *tok;
+
+    snprintf(buf, sizeof(buf), "%s", path);
+    for (tok = strtok_r(buf, ".", &save); tok != NULL && rows != NULL;
+         tok = strtok_r(NULL, ".", &save)) {
+        const struct sim_param *p = sim_param_find(rows, tok);
+        rows = p ? p->sub : NULL;
+    }
+    return rows;
+}
+
+/* Exactly one of path.a and path.b. */
+static void exactly_one(struct ctx *c, const char *path, const char *a,
+                        const char *b)
+{
+    const struct seen *sa = seenf(c, "%s.%s", path, a);
+    const struct seen *sb = seenf(c, "%s.%s", path, b);
+    int line, col;
+
+    if (sa != NULL && sb != NULL) {
+        const struct seen *later =
+            (sb->kline > sa->kline ||
+             (sb->kline == sa->kline && sb->kcol > sa->kcol))
+                ? sb
+                : sa;
+        error_at(c, later->kline, later->kcol,
+                 "%s: give exactly one of '%s' or '%s'", later->path, a, b);
+    } else if (sa == NULL && sb == NULL) {
+        section_pos(c, path, &line, &col);
+        error_at(c, line, col, "%s: missing key '%s' or '%s'", path, a, b);
+    }
+}
+
+static void check_workload(struct ctx *c, struct cl_scenario *s)
+{
+    struct cl_workload *w = &s->workload;
+    const struct seen *syn, *trc;
+    int line, col;
+
+    if (find_seen(c, "workload") == NULL)
+        return; /* reported as a missing key */
+    syn = find_seen(c, "workload.synthetic");
+    trc = find_seen(c, "workload.trace");
+    exactly_one(c, "workload", "synthetic", "trace");
+    w->kind = trc != NULL && syn == NULL ? CL_WL_TRACE : CL_WL_SYNTHETIC;
+    w->synthetic.prompt_tokens.cv = NAN;
+    w->synthetic.output_tokens.cv = NAN;
+    if (syn == NULL)
+        return;
+
+    exactly_one(c, "workload.synthetic", "requests", "duration");
+    if (find_seen(c, "workload.synthetic.arrival") != NULL) {
+        struct cl_arrival *a = &w->synthetic.arrival;
+        const char *proc = choice_name(rows_of("workload.synthetic.arrival"),
+                                       "process", a->process);
+        char what[64];
+        snprintf(what, sizeof(what), "process %s", proc);
+        if (a->process == CL_ARR_GAMMA) {
+            if (find_seen(c, "workload.synthetic.arrival.cv") == NULL) {
+                section_pos(c, "workload.synthetic.arrival", &line, &col);
+                error_at(c, line, col,
+                         "workload.synthetic.arrival: missing key 'cv' "
+                         "(required by process gamma)");
+            }
+        } else {
+            not_used(c, "workload.synthetic.arrival", "cv", what);
+            a->cv = NAN;
+        }
+    }
+
+    static const char *const lens[] = {"prompt_tokens", "output_tokens"};
+    struct cl_dist *dists[] = {&w->synthetic.prompt_tokens,
+                               &w->synthetic.output_tokens};
+    const struct sim_param *rows = rows_of("workload.synthetic.prompt_tokens");
+    for (int i = 0; i < 2; i++) {
+        char path[64];
+        snprintf(path, sizeof(path), "workload.synthetic.%s", lens[i]);
+        if (find_seen(c, path) != NULL) {
+            check_length_dist(c, path, dists[i], rows);
+        } else if (s->server.kind == CL_SRV_LLM) {
+            error_at(c, syn->kline, syn->kcol,
+                     "workload.synthetic: missing key '%s' (required by "
+                     "server kind llm)",
+                     lens[i]);
+        } else {
+            dists[i]->kind = CL_DIST_FIXED;
+            dists[i]->value = 1;
+        }
+    }
+}
+
+static void check_server(struct ctx *c, struct cl_scenario *s)
+{
+    static const char *const llm_keys[] = {"max_num_seqs",
+                                           "max_num_batched_tokens",
+                                           "gpu_memory_utilization",
+                                           "efficiency_compute",
+                                           "efficiency_memory",
+                                           "iteration_overhead",
+                                           NULL};
+    static const char *const abstract_keys[] = {"service", "concurrency",
+                                                "price", NULL};
+    static const char *const service_keys[] = {"sd_s", "cv", NULL};
+    struct cl_server *sv = &s->server;
+    int line, col;
+
+    if (find_seen(c, "server.kind") == NULL)
+        sv->kind = s->model != NULL || s->deploy.model_path != NULL
+                       ? CL_SRV_LLM
+                       : CL_SRV_ABSTRACT;
+    sv->service.value = sv->service.min = sv->service.max = NAN;
+    if (sv->kind < 0)
+        return; /* an unknown kind, already reported */
+    if (sv->kind == CL_SRV_LLM) {
+        for (int i = 0; abstract_keys[i] != NULL; i++)
+            not_used(c, "server", abstract_keys[i], "kind llm");
+        return;
+    }
+    for (int i = 0; llm_keys[i] != NULL; i++)
+        not_used(c, "server", llm_keys[i], "kind abstract");
+    if (find_seen(c, "server.service") == NULL) {
+        section_pos(c, "server", &line, &col);
+        error_at(c, line, col,
+                 "server: missing key 'service' (required by kind abstract)");
+        return;
+    }
+    if (find_seen(c, "server.service.dist") != NULL && sv->service.kind >= 0) {
+        unsigned used = 0;
+        char what[64];
+        if (sv->service.kind == CL_DIST_LOGNORMAL)
+            used = 1u << 0;
+        else if (sv->service.kind == CL_DIST_GAMMA)
+            used = 1u << 1;
+        snprintf(
+            what, sizeof(what), "dist %s",
+            choice_name(rows_of("server.service"), "dist", sv->service.kind));
+        check_dist_keys(c, "server.service", service_keys, used, what);
+    }
+}
+
+static void check_cluster(struct ctx *c, struct cl_scenario *s)
+{
+    struct cl_cluster *cl = &s->cluster;
+    const struct seen *r = find_seen(c, "cluster.replicas");
+    const struct seen *mn = find_seen(c, "cluster.min_gpus");
+    const struct seen *mx = find_seen(c, "cluster.max_gpus");
+    int line, col;
+
+    if (r != NULL && (mn != NULL || mx != NULL)) {
+        error_at(c, r->kline, r->kcol,
+                 "cluster.replicas: give either replicas or min_gpus and "
+                 "max_gpus, not both");
+    } else if ((mn == NULL) != (mx == NULL)) {
+        section_pos(c, "cluster", &line, &col);
+        error_at(c, line, col,
+                 "cluster: missing key '%s' (min_gpus and max_gpus go "
+                 "together)",
+                 mn == NULL ? "min_gpus" : "max_gpus");
+    } else if (mn != NULL && cl->min_gpus > 0 && cl->max_gpus > 0 &&
+               cl->min_gpus > cl->max_gpus) {
+        error_at(c, mn->vline, mn->vcol,
+                 "cluster.min_gpus: %d greater than max_gpus %d", cl->min_gpus,
+                 cl->max_gpus);
+    } else if (r == NULL && mn == NULL) {
+        cl->replicas = 1;
+    }
+    if (s->slo.tpot_ns < 0 && cl->target_latency_ns > 0)
+        s->slo.tpot_ns = cl->target_latency_ns;
+}
+
+static struct cl_pos pos_of(const struct ctx *c, const char *path)
+{
+    const struct seen *s = find_seen(c, path);
+    struct cl_pos p = {0, 0};
+
+    if (s != NULL) {
+        p.line = s->vline;
+        p.col = s->vcol;
+    }
+    return p;
+}
+
+static char *default_name(const char *file)
+{
+    const char *b = strrchr(file, '/');
+    size_t n;
+
+    b = b ? b + 1 : file;
+    n = strlen(b);
+    if (n > 5 && strcmp(b + n - 5, ".yaml") == 0)
+        n -= 5;
+    else if (n > 4 && strcmp(b + n - 4, ".yml") == 0)
+        n -= 4;
+    return xstrndup(b, n);
+}
+
+/* Line and column (1-based) of byte offset off in text. */
+static void offset_pos(const char *text, size_t len, size_t off, int *line,
+                       int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off && i < len; i++) {
+        if (text[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
+        }
+    }
+}
+
+static void syntax_error(const char *file, const yaml_parser_t *parser,
+                         const char *text, size_t len, struct sim_diag *d)
+{
+    int line, col;
+
+    if (parser->error == YAML_READER_ERROR) {
+        offset_pos(text, len, parser->problem_offset, &line, &col);
+    } else {
+        line = (int)parser->problem_mark.line + 1;
+        col = (int)parser->problem_mark.column + 1;
+    }
+    sim_diag_error(d, file, line, col, "%s",
+                   parser->problem ? parser->problem : "invalid YAML");
+}
+
+int scn_string_load(const char *name, const char *text, size_t len,
+                    struct cl_scenario *out, struct sim_diag *d)
+{
+    struct cl_scenario s;
+    struct ctx c;
+    yaml_parser_t parser;
+    yaml_document_t doc, extra;
+    yaml_node_t *root;
+    char err[SIM_PARAM_ERRLEN];
+    int rc = 0;
+
+    memset(out, 0, sizeof(*out));
+    memset(&s, 0, sizeof(s));
+    memset(&c, 0, sizeof(c));
+    c.file = name;
+    c.d = d;
+    c.doc = &doc;
+    c.root_line = c.root_col = 1;
+
+    if (len > SCN_MAX_TEXT_BYTES) {
+        sim_diag_error(d, name, 0, 0, "larger than %u bytes",
+                       SCN_MAX_TEXT_BYTES);
+        return SIM_EIO;
+    }
+    if (!yaml_parser_initialize(&parser))
+        sim_fatal("yaml_parser_initialize failed");
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    if (!yaml_parser_load(&parser, &doc)) {
+        syntax_error(name, &parser, text, len, d);
+        yaml_parser_delete(&parser);
+        return SIM_EPARSE;
+    }
+    root = yaml_document_get_root_node(&doc);
+    if (root != NULL) {
+        if (!yaml_parser_load(&parser, &extra)) {
+            syntax_error(name, &parser, text, len, d);
+            rc = SIM_EPARSE;
+            goto out_doc;
+        }
+        if (yaml_document_get_root_node(&extra) != NULL) {
+            yaml_node_t *r2 = yaml_document_get_root_node(&extra);
+            error_at(&c, (int)r2->start_mark.line + 1,
+                     (int)r2->start_mark.column + 1,
+                     "expected one YAML document, got a second");
+        }
+        yaml_document_delete(&extra);
+    }
+
+    for (const struct sim_param *p = scn_schema; p->key != NULL; p++)
+        if (sim_param_default(p, &s, err, sizeof(err)) != 0)
+            sim_fatal("scenario table default of %s: %s", p->key, err);
+
+    if (root == NULL) {
+        error_at(&c, 1, 1,
+                 "expected a mapping of scenario keys, got an "
+                 "empty document");
+    } else if (root->type != YAML_MAPPING_NODE) {
+        error_at(&c, (int)root->start_mark.line + 1,
+                 (int)root->start_mark.column + 1,
+                 "expected a mapping of scenario keys, got %s",
+                 node_kind(root));
+    } else {
+        c.root_line = (int)root->start_mark.line + 1;
+        c.root_col = (int)root->start_mark.column + 1;
+        walk_section(&c, scn_schema, root, &s, "", c.root_line, c.root_col);
+        check_server(&c, &s);
+        check_workload(&c, &s);
+        check_cluster(&c, &s);
+    }
+
+    if (c.errors > 0) {
+        rc = SIM_EINVAL;
+        goto out_doc;
+    }
+    if (s.name == NULL)
+        s.name = default_name(name);
+    s.file = xstrdup(name);
+    s.text = xstrndup(text, len);
+    s.pos.model = pos_of(&c, "model");
+    s.pos.deploy_model_path = pos_of(&c, "deploy.model_path");
+    s.pos.deploy_tp = pos_of(&c, "deploy.tp");
+    s.pos.deploy_weight_dtype = pos_of(&c, "deploy.weight_dtype");
+    s.pos.hardware_gpu = pos_of(&c, "hardware.gpu");
+    s.pos.cluster_min_gpus = pos_of(&c, "cluster.min_gpus");
+    s.pos.workload_trace_path = pos_of(&c, "workload.trace.path");
+    *out = s;
+    memset(&s, 0, sizeof(s));
+
+out_doc:
+    cl_scenario_fini(&s);
+    for (int i = 0; i < c.nseen; i++)
+        free(c.seen[i].path);
+    free(c.seen);
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
+int scn_file_load(const char *path, struct cl_scenario *out, struct sim_diag *d)
+{
+    FILE *fp;
+    char *buf;
+    size_t len = 0, cap = 4096;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    fp = fopen(path, "rb");
+    if (fp == NULL) {
+        sim_diag_error(d, path, 0, 0, "cannot open: %s", strerror(errno));
+        return SIM_EIO;
+    }
+    buf = xmalloc(cap);
+    for (;;) {
+        size_t n;
+        if (len == cap) {
+            if (cap > SCN_MAX_TEXT_BYTES) {
+                sim_diag_error(d, path, 0, 0, "larger than %u bytes",
+                               SCN_MAX_TEXT_BYTES);
+                free(buf);
+                fclose(fp);
+                return SIM_EIO;
+            }
+            cap *= 2;
+            buf = xrealloc(buf, cap, 1);
+        }
+        n = fread(buf + len, 1, cap - len, fp);
+        len += n;
+        if (n == 0)
+            break;
+    }
+    if (ferror(fp)) {
+        sim_diag_error(d, path, 0, 0, "cannot read: %s", strerror(errno));
+        free(buf);
+        fclose(fp);
+        return SIM_EIO;
+    }
+    fclose(fp);
+    rc = scn_string_load(path, buf, len, out, d);
+    free(buf);
+    return rc;
+}

@@ -1,0 +1,338 @@
+/* The scenario tables. Rows are listed in the order `dsec help scenario`
+ * prints them; enum choices are written in alphabetical order, the order
+ * messages list them in. Defaults for the llm server come from FACTS.md
+ * §5.1 (vLLM knobs), §5.4 (host overhead per iteration) and §1.3
+ * (achieved-vs-peak anchors). */
+#include "scenarios/schema.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#include "models/cluster/config.h"
+
+#define NOMIN (-INFINITY)
+#define NOMAX INFINITY
+#define GT SIM_PF_MIN_EXCL
+#define REQ SIM_PF_REQUIRED
+
+/* Offsets inside the unnamed structs of struct cl_workload. */
+#define SYN(f)                                                                 \
+    (offsetof(struct cl_workload, synthetic.f) -                               \
+     offsetof(struct cl_workload, synthetic))
+#define TRC(f)                                                                 \
+    (offsetof(struct cl_workload, trace.f) -                                   \
+     offsetof(struct cl_workload, trace))
+
+static const struct sim_param_choice length_dists[] = {
+    {"fixed", CL_DIST_FIXED},
+    {"lognormal", CL_DIST_LOGNORMAL},
+    {"uniform", CL_DIST_UNIFORM},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice service_dists[] = {
+    {"deterministic", CL_DIST_DETERMINISTIC},
+    {"exponential", CL_DIST_EXPONENTIAL},
+    {"gamma", CL_DIST_GAMMA},
+    {"lognormal", CL_DIST_LOGNORMAL},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice processes[] = {
+    {"deterministic", CL_ARR_DETERMINISTIC},
+    {"gamma", CL_ARR_GAMMA},
+    {"poisson", CL_ARR_POISSON},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice trace_formats[] = {
+    {"azure", CL_TRACE_AZURE},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice server_kinds[] = {
+    {"abstract", CL_SRV_ABSTRACT},
+    {"llm", CL_SRV_LLM},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice strategies[] = {
+    {"tensor_parallel", CL_STRAT_TENSOR_PARALLEL},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice weight_dtypes[] = {
+    {"bf16", CL_DTYPE_BF16},
+    {"fp8", CL_DTYPE_FP8},
+    {"int4", CL_DTYPE_INT4},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice kv_dtypes[] = {
+    {"bf16", CL_DTYPE_BF16},
+    {"fp8", CL_DTYPE_FP8},
+    {NULL, 0},
+};
+
+static const struct sim_param length_dist_rows[] = {
+    {"dist", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "length distribution: fixed (value), uniform (min, max), lognormal "
+     "(mean, sd)",
+     offsetof(struct cl_dist, kind), length_dists, NULL},
+    {"value", SIM_PT_DOUBLE, SIM_U_TOKENS, 1, NOMAX, 0, NULL,
+     "fixed: every request has this many tokens",
+     offsetof(struct cl_dist, value), NULL, NULL},
+    {"min", SIM_PT_DOUBLE, SIM_U_TOKENS, 1, NOMAX, 0, NULL,
+     "uniform: smallest length (integers in [min, max])",
+     offsetof(struct cl_dist, min), NULL, NULL},
+    {"max", SIM_PT_DOUBLE, SIM_U_TOKENS, 1, NOMAX, 0, NULL,
+     "uniform: largest length, >= min", offsetof(struct cl_dist, max), NULL,
+     NULL},
+    {"mean", SIM_PT_DOUBLE, SIM_U_TOKENS, 0, NOMAX, GT, NULL,
+     "lognormal: mean of the length itself (not of its logarithm)",
+     offsetof(struct cl_dist, mean), NULL, NULL},
+    {"sd", SIM_PT_DOUBLE, SIM_U_TOKENS, 0, NOMAX, GT, NULL,
+     "lognormal: standard deviation of the length itself",
+     offsetof(struct cl_dist, sd), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param arrival_rows[] = {
+    {"process", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "poisson",
+     "inter-arrival process: poisson (exponential gaps), deterministic "
+     "(equal gaps), gamma (gaps with coefficient of variation cv)",
+     offsetof(struct cl_arrival, process), processes, NULL},
+    {"rate_per_s", SIM_PT_DOUBLE, SIM_U_PER_S, 0, 1e6, GT | REQ, NULL,
+     "mean arrival rate", offsetof(struct cl_arrival, rate_per_s), NULL, NULL},
+    {"cv", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT, NULL,
+     "gamma only (and required there): coefficient of variation of the gaps; "
+     "1 is poisson, > 1 bursty",
+     offsetof(struct cl_arrival, cv), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param synthetic_rows[] = {
+    {"arrival", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "when requests arrive", SYN(arrival), NULL, arrival_rows},
+    {"requests", SIM_PT_INT64, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "stop after this many requests (give exactly one of requests, duration)",
+     SYN(requests), NULL, NULL},
+    {"duration", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, NULL,
+     "stop arrivals after this much simulated time (exactly one of requests, "
+     "duration)",
+     SYN(duration_ns), NULL, NULL},
+    {"prompt_tokens", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "prompt length distribution; required by server kind llm, fixed 1 "
+     "otherwise",
+     SYN(prompt_tokens), NULL, length_dist_rows},
+    {"output_tokens", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "output length distribution; required by server kind llm, fixed 1 "
+     "otherwise",
+     SYN(output_tokens), NULL, length_dist_rows},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param trace_rows[] = {
+    {"format", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "azure",
+     "trace format; azure: CSV TIMESTAMP,ContextTokens,GeneratedTokens",
+     TRC(format), trace_formats, NULL},
+    {"path", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "trace file; a relative path is relative to the scenario file", TRC(path),
+     NULL, NULL},
+    {"time_scale", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT, "1",
+     "multiplies the gaps between arrivals", TRC(time_scale), NULL, NULL},
+    {"rate_scale", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT, "1",
+     "multiplies the arrival rate (divides the gaps)", TRC(rate_scale), NULL,
+     NULL},
+    {"requests", SIM_PT_INT64, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "stop after this many rows (default: all)", TRC(requests), NULL, NULL},
+    {"duration", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, NULL,
+     "stop after this much (scaled) trace time (default: all)",
+     TRC(duration_ns), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param workload_rows[] = {
+    {"synthetic", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "generated traffic (give exactly one of synthetic, trace)",
+     offsetof(struct cl_workload, synthetic), NULL, synthetic_rows},
+    {"trace", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "replayed traffic (give exactly one of synthetic, trace)",
+     offsetof(struct cl_workload, trace), NULL, trace_rows},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param service_rows[] = {
+    {"dist", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "service-time distribution: exponential (mean_s), deterministic "
+     "(mean_s), lognormal (mean_s, sd_s), gamma (mean_s, cv)",
+     offsetof(struct cl_dist, kind), service_dists, NULL},
+    {"mean_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, NOMAX, GT | REQ, NULL,
+     "mean service time", offsetof(struct cl_dist, mean), NULL, NULL},
+    {"sd_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, NOMAX, GT, NULL,
+     "lognormal only: standard deviation of the service time",
+     offsetof(struct cl_dist, sd), NULL, NULL},
+    {"cv", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT, NULL,
+     "gamma only: coefficient of variation of the service time",
+     offsetof(struct cl_dist, cv), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param server_rows[] = {
+    {"kind", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "abstract: a queueing server with a service-time distribution; llm: an "
+     "LLM replica with continuous batching. Default: llm when a model is "
+     "given (model or deploy.model_path), else abstract",
+     offsetof(struct cl_server, kind), server_kinds, NULL},
+    {"service", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "abstract only (and required there): service time of one request",
+     offsetof(struct cl_server, service), NULL, service_rows},
+    {"concurrency", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, "1",
+     "abstract only: requests served at once per replica",
+     offsetof(struct cl_server, concurrency), NULL, NULL},
+    {"price", SIM_PT_DOUBLE, SIM_U_USD_PER_HOUR, 0, NOMAX, 0, "0",
+     "abstract only: price of one replica per hour",
+     offsetof(struct cl_server, price_usd_per_hour), NULL, NULL},
+    {"max_num_seqs", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, "256",
+     "llm only: most sequences in one batch (vLLM max_num_seqs; 256 is "
+     "vLLM's default below 70 GiB or on A100, 1024 above, FACTS.md §5.1)",
+     offsetof(struct cl_server, max_num_seqs), NULL, NULL},
+    {"max_num_batched_tokens", SIM_PT_INT64, SIM_U_TOKENS, 1, NOMAX, 0, "8192",
+     "llm only: token budget of one iteration (vLLM API-server default on "
+     ">= 70 GiB GPUs, FACTS.md §5.1)",
+     offsetof(struct cl_server, max_num_batched_tokens), NULL, NULL},
+    {"gpu_memory_utilization", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT, "0.9",
+     "llm only: fraction of HBM the engine may use (vLLM 0.90 in older "
+     "releases, 0.92 at newer commits, FACTS.md §5.1)",
+     offsetof(struct cl_server, gpu_memory_utilization), NULL, NULL},
+    {"efficiency_compute", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT, "0.6",
+     "llm only: achieved fraction of peak FLOP/s (kernel anchors 67-78%, "
+     "FACTS.md §1.3; lower for whole models)",
+     offsetof(struct cl_server, efficiency_compute), NULL, NULL},
+    {"efficiency_memory", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT, "0.8",
+     "llm only: achieved fraction of peak HBM bandwidth (FlashMLA decode ~90%, "
+     "FACTS.md §1.3)",
+     offsetof(struct cl_server, efficiency_memory), NULL, NULL},
+    {"iteration_overhead", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "2ms",
+     "llm only: fixed host time per iteration (measured 1.2-6.2 ms per "
+     "iteration in Vidur's CPU overheads, FACTS.md §5.4)",
+     offsetof(struct cl_server, iteration_overhead_ns), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param hardware_rows[] = {
+    {"gpu", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, "h100",
+     "GPU catalog name (see dsec --list-gpus)",
+     offsetof(struct cl_hardware, gpu), NULL, NULL},
+    {"gpus_per_node", SIM_PT_INT, SIM_U_NONE, 1, 72, 0, "8",
+     "GPUs joined by NVLink in one node",
+     offsetof(struct cl_hardware, gpus_per_node), NULL, NULL},
+    {"price_per_gpu_hour", SIM_PT_DOUBLE, SIM_U_USD_PER_HOUR, 0, NOMAX, 0, NULL,
+     "price of one GPU per hour (default: the GPU catalog's price)",
+     offsetof(struct cl_hardware, price_usd_per_gpu_hour), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param deploy_rows[] = {
+    {"model_path", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "where the weights live, e.g. s3://models/deepseek-v3; the model is "
+     "recognised from the last path component",
+     offsetof(struct cl_deploy, model_path), NULL, NULL},
+    {"strategy", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "tensor_parallel",
+     "parallel layout of one replica", offsetof(struct cl_deploy, strategy),
+     strategies, NULL},
+    {"tp", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "tensor-parallel degree (default: the smallest that fits)",
+     offsetof(struct cl_deploy, tp), NULL, NULL},
+    {"weight_dtype", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "bf16",
+     "data type of the weights (int4: 4-bit weights, 16-bit activations)",
+     offsetof(struct cl_deploy, weight_dtype), weight_dtypes, NULL},
+    {"kv_dtype", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "bf16",
+     "data type of the KV cache", offsetof(struct cl_deploy, kv_dtype),
+     kv_dtypes, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param cluster_rows[] = {
+    {"replicas", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "static replica count (give replicas, or min_gpus and max_gpus; 1 when "
+     "neither is given)",
+     offsetof(struct cl_cluster, replicas), NULL, NULL},
+    {"min_gpus", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "elastic pool: fewest GPUs (with max_gpus, <= max_gpus)",
+     offsetof(struct cl_cluster, min_gpus), NULL, NULL},
+    {"max_gpus", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "elastic pool: most GPUs (with min_gpus)",
+     offsetof(struct cl_cluster, max_gpus), NULL, NULL},
+    {"target_latency_ms", SIM_PT_DURATION, SIM_U_MILLISECONDS, 0, NOMAX, GT,
+     NULL,
+     "per-output-token latency target of the scaler; also slo.tpot_ms when "
+     "that is not given",
+     offsetof(struct cl_cluster, target_latency_ns), NULL, NULL},
+    {"kv_cache_offload", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, 0, "false",
+     "offload KV cache to host memory over PCIe",
+     offsetof(struct cl_cluster, kv_cache_offload), NULL, NULL},
+    {"rdma_interface", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "RDMA device for calibration (e.g. mlx5_0); ignored by the simulator",
+     offsetof(struct cl_cluster, rdma_interface), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param slo_rows[] = {
+    {"ttft_ms", SIM_PT_DURATION, SIM_U_MILLISECONDS, 0, NOMAX, GT, NULL,
+     "time-to-first-token target", offsetof(struct cl_slo, ttft_ns), NULL,
+     NULL},
+    {"tpot_ms", SIM_PT_DURATION, SIM_U_MILLISECONDS, 0, NOMAX, GT, NULL,
+     "time-per-output-token target (default: cluster.target_latency_ms)",
+     offsetof(struct cl_slo, tpot_ns), NULL, NULL},
+    {"e2e_ms", SIM_PT_DURATION, SIM_U_MILLISECONDS, 0, NOMAX, GT, NULL,
+     "end-to-end latency target", offsetof(struct cl_slo, e2e_ns), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param metrics_rows[] = {
+    {"interval", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, "60s",
+     "width of a time-series bucket", offsetof(struct cl_metrics, interval_ns),
+     NULL, NULL},
+    {"warmup_fraction", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 0.5, SIM_PF_MAX_EXCL,
+     "0.1", "leading fraction of requests left out of the statistics",
+     offsetof(struct cl_metrics, warmup_fraction), NULL, NULL},
+    {"batches", SIM_PT_INT, SIM_U_NONE, 10, 256, 0, "32",
+     "batch-means batches for confidence intervals",
+     offsetof(struct cl_metrics, batches), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+const struct sim_param scn_schema[] = {
+    {"name", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "scenario name (default: the file name without .yaml)",
+     offsetof(struct cl_scenario, name), NULL, NULL},
+    {"seed", SIM_PT_UINT64, SIM_U_NONE, 0, NOMAX, 0, "1",
+     "seed of every random stream", offsetof(struct cl_scenario, seed), NULL,
+     NULL},
+    {"model", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "model catalog name (default: from deploy.model_path)",
+     offsetof(struct cl_scenario, model), NULL, NULL},
+    {"workload", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "the traffic", offsetof(struct cl_scenario, workload), NULL,
+     workload_rows},
+    {"server", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "what one replica is", offsetof(struct cl_scenario, server), NULL,
+     server_rows},
+    {"hardware", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL, "the GPUs",
+     offsetof(struct cl_scenario, hardware), NULL, hardware_rows},
+    {"deploy", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "how the model is laid out on the GPUs",
+     offsetof(struct cl_scenario, deploy), NULL, deploy_rows},
+    {"cluster", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "how many replicas, static or elastic",
+     offsetof(struct cl_scenario, cluster), NULL, cluster_rows},
+    {"slo", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "service-level objective; a request meets it when every target set "
+     "holds",
+     offsetof(struct cl_scenario, slo), NULL, slo_rows},
+    {"metrics", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "what the statistics cover", offsetof(struct cl_scenario, metrics), NULL,
+     metrics_rows},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};

@@ -1,0 +1,146 @@
+/*
+ * Parameter rows and unit parsing: the generic half of every parameter table
+ * (the scenario schema, model parameters). A row names a key, its type, the
+ * unit a plain number is read in, the accepted range, a default written as
+ * YAML text, a help line and the offset of the field it fills in a section
+ * struct. Tables are NULL-terminated arrays of rows (key == NULL ends them);
+ * a SIM_PT_SECTION row points to the rows of a nested struct. Nothing here
+ * knows about YAML: callers hand in scalar text and get the value stored or a
+ * message (lower case, no key path, no trailing period) saying what was
+ * expected. Durations are stored as int64 nanoseconds; double fields are
+ * stored in the plain-number unit of their row (seconds, bytes, bytes/s,
+ * USD per hour, per second, tokens). Single-threaded; no global state.
+ */
+#ifndef SIM_PARAM_H
+#define SIM_PARAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The C type of the field a row fills. */
+enum sim_param_type {
+    SIM_PT_INT,      /* int */
+    SIM_PT_INT64,    /* int64_t */
+    SIM_PT_UINT64,   /* uint64_t */
+    SIM_PT_DOUBLE,   /* double */
+    SIM_PT_BOOL,     /* int, 0 or 1 */
+    SIM_PT_STRING,   /* char *, owned by the struct (xstrdup) */
+    SIM_PT_ENUM,     /* int, the value of the matching choice */
+    SIM_PT_DURATION, /* int64_t nanoseconds */
+    SIM_PT_SECTION,  /* a nested struct described by sub */
+};
+
+/* The dimension of a value and the unit a plain number is read in. */
+enum sim_unit {
+    SIM_U_NONE,         /* a plain number */
+    SIM_U_SECONDS,      /* 90s, 500ms, 2h; plain number = seconds */
+    SIM_U_MILLISECONDS, /* as seconds, but a plain number = milliseconds */
+    SIM_U_BYTES,        /* 80GiB, 512MB; plain number = bytes */
+    SIM_U_BYTES_PER_S,  /* 900GB/s, 400Gbps (bits); plain = bytes per s */
+    SIM_U_USD_PER_HOUR, /* $2.10/h, 2.10/h; plain = US dollars per hour */
+    SIM_U_PER_S,        /* 10/s, 600/min; plain = events per second */
+    SIM_U_TOKENS,       /* a plain number of tokens */
+    SIM_U_FRACTION,     /* 0.9 or 90% */
+};
+
+/* Row flags. */
+#define SIM_PF_REQUIRED 0x1u /* the key must be given */
+#define SIM_PF_MIN_EXCL 0x2u /* the value must be > min (else >= min) */
+#define SIM_PF_MAX_EXCL 0x4u /* the value must be < max (else <= max) */
+
+/* One name of an enum row and the value stored for it. */
+struct sim_param_choice {
+    const char *name;
+    int value;
+};
+
+/* One key of a section. min and max bound the value in the row's plain unit
+ * (-INFINITY/INFINITY for none); they apply to every numeric type. def is
+ * the default as YAML text, parsed like user input; NULL means "unset", which
+ * stores NAN (double), -1 (integers, durations), NULL (strings) or -1
+ * (enums). choices (enums only) ends with a NULL name; sub (sections only)
+ * is the nested table, and offset is then the offset of the nested struct. */
+struct sim_param {
+    const char *key;
+    enum sim_param_type type;
+    enum sim_unit unit;
+    double min;
+    double max;
+    unsigned flags; /* SIM_PF_* */
+    const char *def;
+    const char *help;
+    size_t offset;
+    const struct sim_param_choice *choices;
+    const struct sim_param *sub;
+};
+
+/* Size of the message buffers the functions below fill. */
+#define SIM_PARAM_ERRLEN 256
+
+/* Parses text as a quantity of dimension unit and stores it in *out, in the
+ * unit's plain-number unit (seconds for SIM_U_SECONDS, milliseconds for
+ * SIM_U_MILLISECONDS, bytes, bytes/s, USD/h, 1/s, tokens, fraction). Accepts
+ * a plain number or a number followed by a suffix of that dimension (see
+ * docs/scenario.md). Returns 0, or SIM_EINVAL with err (errlen bytes) saying
+ * what was expected; *out is unchanged on failure. */
+int sim_unit_parse(enum sim_unit unit, const char *text, double *out, char *err,
+                   size_t errlen);
+
+/* Parses text as a duration and stores it in *out_ns (nanoseconds, rounded
+ * to the nearest). A plain number is read in plain (SIM_U_SECONDS or
+ * SIM_U_MILLISECONDS). Returns 0, or SIM_EINVAL (not a duration) or
+ * SIM_ERANGE (beyond int64 nanoseconds) with err filled; *out_ns is unchanged
+ * on failure. */
+int sim_duration_parse(const char *text, enum sim_unit plain, int64_t *out_ns,
+                       char *err, size_t errlen);
+
+/* Parses text for row p (any type but SIM_PT_SECTION), checks its range or
+ * choices and stores it at (char *)base + p->offset. A string replaces (and
+ * frees) the previous string there. Returns 0, or SIM_EINVAL (wrong form or
+ * unknown choice) or SIM_ERANGE (out of range) with err filled ("-1 out of
+ * range (0, 1e+06]", "unknown process 'x'; valid: a, b"); the field is
+ * unchanged on failure. */
+int sim_param_parse(const struct sim_param *p, const char *text, void *base,
+                    char *err, size_t errlen);
+
+/* Stores the default of row p at base (parsing p->def), or the "unset" value
+ * when p->def is NULL. For a section, applies the defaults of every row of
+ * p->sub to the nested struct. Returns 0, or the code of
+ * sim_param_parse() when a default in a table is invalid (a bug, which the
+ * table test catches), with err filled. */
+int sim_param_default(const struct sim_param *p, void *base, char *err,
+                      size_t errlen);
+
+/* Returns the row of rows whose key is key, or NULL. */
+const struct sim_param *sim_param_find(const struct sim_param *rows,
+                                       const char *key);
+
+/* Returns the choice of enum row p whose value is value, or NULL. */
+const struct sim_param_choice *
+sim_param_choice_by_value(const struct sim_param *p, int value);
+
+/* Writes the valid choice names of p, sorted, separated by ", ", into buf
+ * (len bytes, truncated if needed). */
+void sim_param_choices_format(const struct sim_param *p, char *buf, size_t len);
+
+/* Writes p's range in interval notation, such as "(0, 1e+06]" or
+ * "[1, inf)", into buf (len bytes). Writes "" when p has no bounds. */
+void sim_param_range_format(const struct sim_param *p, char *buf, size_t len);
+
+/* Static, lower-case names for help text: "integer", "duration", ... */
+const char *sim_param_type_name(enum sim_param_type type);
+
+/* Static description of what a value of unit looks like, such as
+ * "a duration (e.g. 90s, 500ms, 2h)"; "" for SIM_U_NONE. */
+const char *sim_unit_describe(enum sim_unit unit);
+
+/* Static name of the plain-number unit of unit, such as "seconds" or
+ * "milliseconds"; "" for SIM_U_NONE. */
+const char *sim_unit_plain_name(enum sim_unit unit);
+
+/* Returns the Levenshtein distance between a and b, capped at cap + 1 (the
+ * work stops early once every path exceeds cap). Used for "did you mean". */
+int sim_param_edit_distance(const char *a, const char *b, int cap);
+
+#endif /* SIM_PARAM_H */

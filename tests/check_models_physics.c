@@ -1,0 +1,585 @@
+/*
+ * The "physics" suite: the GPU and architecture catalogs, the derived
+ * parameter, KV and FLOP counts, replica feasibility and the roofline step
+ * time. Expected values are worked by hand in the comments, from the
+ * figures in FACTS.md, so that a change to a formula or a datasheet figure
+ * shows up here.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/arch/arch.h"
+#include "models/gpu/gpu.h"
+#include "models/perf/roofline.h"
+#include "sim/errors.h"
+
+/* Efficiencies and overhead used throughout: the suggested defaults. */
+#define EFF_C 0.67
+#define EFF_M 0.90
+#define OVH INT64_C(126000)
+
+static const struct arch_spec *must_arch(const char *name)
+{
+    const struct arch_spec *a = arch_find(name);
+
+    ck_assert_ptr_nonnull(a);
+    return a;
+}
+
+static const struct gpu_spec *must_gpu(const char *name)
+{
+    const struct gpu_spec *g = gpu_find(name);
+
+    ck_assert_ptr_nonnull(g);
+    return g;
+}
+
+/* A replica that must be feasible. */
+static void must_init(struct perf_replica *r, const char *model,
+                      const char *gpu, int tp, int wdt, int kvdt)
+{
+    char why[512] = "";
+    int rc = perf_replica_init(r, must_arch(model), must_gpu(gpu), tp, 8, wdt,
+                               kvdt, 0.9, EFF_C, EFF_M, OVH, why, sizeof(why));
+
+    ck_assert_msg(rc == 0, "%s on %d x %s: %s", model, tp, gpu, why);
+}
+
+/* ---- registries ---- */
+
+START_TEST(test_gpu_table_sorted_unique_summaries)
+{
+    size_t i;
+
+    ck_assert_ptr_nonnull(gpu_table[0]);
+    for (i = 0; gpu_table[i] != NULL; i++) {
+        const struct gpu_spec *g = gpu_table[i];
+        ck_assert_msg(g->summary != NULL && g->summary[0] != '\0', "%s",
+                      g->name);
+        ck_assert_msg(g->source != NULL && g->source[0] != '\0', "%s", g->name);
+        ck_assert_msg(g->price_source != NULL &&
+                          strstr(g->price_source, "default") != NULL,
+                      "%s price must be marked as a default", g->name);
+        ck_assert(g->flops_bf16 > 0 && g->flops_fp8 >= g->flops_bf16);
+        ck_assert(g->hbm_bytes > 0 && g->hbm_bytes_per_s > 0);
+        ck_assert(g->nvlink_bytes_per_s > 0 && g->nvlink_latency_ns > 0);
+        if (gpu_table[i + 1] != NULL)
+            ck_assert_msg(strcmp(g->name, gpu_table[i + 1]->name) < 0,
+                          "%s before %s", g->name, gpu_table[i + 1]->name);
+    }
+}
+END_TEST
+
+START_TEST(test_gpu_find_exact_case_and_miss)
+{
+    ck_assert_str_eq(must_gpu("h200")->name, "h200");
+    ck_assert_str_eq(must_gpu("H100")->name, "h100");
+    ck_assert_ptr_null(gpu_find("h20"));
+    ck_assert_ptr_null(gpu_find(NULL));
+    /* FACTS.md §1.1: H200 141 GB, 4.8 TB/s, 989.4 TFLOP/s bf16 dense. */
+    ck_assert_int_eq(must_gpu("h200")->hbm_bytes, INT64_C(141000000000));
+    ck_assert_double_eq(must_gpu("h200")->flops_bf16, 989.4e12);
+}
+END_TEST
+
+START_TEST(test_gpu_names_list)
+{
+    char *s = gpu_names();
+
+    ck_assert_str_eq(s, "b200, h100, h200");
+    free(s);
+}
+END_TEST
+
+START_TEST(test_arch_table_sorted_unique_summaries)
+{
+    size_t i;
+
+    ck_assert_ptr_nonnull(arch_table[0]);
+    for (i = 0; arch_table[i] != NULL; i++) {
+        const struct arch_spec *a = arch_table[i];
+        ck_assert_msg(a->summary != NULL && a->summary[0] != '\0', "%s",
+                      a->name);
+        ck_assert_msg(a->source != NULL && a->source[0] != '\0', "%s", a->name);
+        ck_assert(a->layers > 0 && a->hidden > 0 && a->heads > 0);
+        if (arch_table[i + 1] != NULL)
+            ck_assert_msg(strcmp(a->name, arch_table[i + 1]->name) < 0,
+                          "%s before %s", a->name, arch_table[i + 1]->name);
+    }
+}
+END_TEST
+
+START_TEST(test_arch_names_list)
+{
+    char *s = arch_names();
+
+    ck_assert_str_eq(s, "deepseek-v3, llama-3.1-70b, llama-3.1-8b");
+    free(s);
+}
+END_TEST
+
+START_TEST(test_arch_find_path_url_basename)
+{
+    ck_assert_ptr_eq(arch_find_path("s3://models/deepseek-v3"),
+                     must_arch("deepseek-v3"));
+    /* "llama3170binstruct" starts with "llama3170b". */
+    ck_assert_ptr_eq(arch_find_path("/models/Llama-3.1-70B-Instruct/"),
+                     must_arch("llama-3.1-70b"));
+    ck_assert_ptr_eq(arch_find_path("hf://meta-llama/Llama-3.1-8B"),
+                     must_arch("llama-3.1-8b"));
+    ck_assert_ptr_eq(arch_find_path("DeepSeek-V3"), must_arch("deepseek-v3"));
+}
+END_TEST
+
+START_TEST(test_arch_find_path_miss)
+{
+    ck_assert_ptr_null(arch_find_path("s3://models/mistral-7b"));
+    ck_assert_ptr_null(arch_find_path("s3://models/"));
+    ck_assert_ptr_null(arch_find_path(""));
+    ck_assert_ptr_null(arch_find_path(NULL));
+    /* The catalog name must be a prefix, not just a substring. */
+    ck_assert_ptr_null(arch_find_path("/m/my-llama-3.1-8b"));
+}
+END_TEST
+
+/* ---- parameter counts (FACTS.md §4.2 worked values) ---- */
+
+START_TEST(test_arch_params_total_llama_8b)
+{
+    /* 32 * (4096*4096 + 2*4096*1024 + 4096*4096 + 3*4096*14336 + 2*4096)
+     * + 2 * 128256*4096 + 4096 = 32 * 218,112,000 + 1,050,673,152 + 4096
+     * = 8,030,261,248. */
+    const struct arch_spec *a = must_arch("llama-3.1-8b");
+
+    ck_assert_int_eq(arch_params_total(a), INT64_C(8030261248));
+    ck_assert_int_eq(arch_params_active(a), INT64_C(8030261248));
+}
+END_TEST
+
+START_TEST(test_arch_params_total_llama_70b)
+{
+    /* 80 * (2*8192*8192 + 2*8192*1024 + 3*8192*28672 + 2*8192)
+     * + 2 * 128256*8192 + 8192 = 70,553,706,496. */
+    const struct arch_spec *a = must_arch("llama-3.1-70b");
+
+    ck_assert_int_eq(arch_params_total(a), INT64_C(70553706496));
+    ck_assert_int_eq(arch_params_active(a), INT64_C(70553706496));
+}
+END_TEST
+
+START_TEST(test_arch_params_total_deepseek_v3)
+{
+    /* Per FACTS.md §4.2: MLA 187,107,328; dense MLP 396,361,728; expert
+     * 44,040,192; router 256*7168 + 256 = 1,835,264; norms 14,336.
+     * total = 3*(187,107,328 + 396,361,728 + 14,336)
+     *       + 58*(187,107,328 + 1,835,264 + 257*44,040,192 + 14,336)
+     *       + 2*926,679,040 + 7168 = 671,026,419,200.
+     * active: 9 experts instead of 257 = 37,552,297,472. */
+    const struct arch_spec *a = must_arch("deepseek-v3");
+
+    ck_assert_int_eq(arch_params_expert(a), INT64_C(44040192));
+    ck_assert_int_eq(arch_params_embedding(a), INT64_C(926679040));
+    ck_assert_int_eq(arch_moe_layers(a), 58);
+    ck_assert_int_eq(arch_params_total(a), INT64_C(671026419200));
+    ck_assert_int_eq(arch_params_active(a), INT64_C(37552297472));
+}
+END_TEST
+
+START_TEST(test_arch_params_always_read_excludes_experts_and_embedding)
+{
+    /* 671,026,419,200 - 58*256*44,040,192 - 926,679,040
+     * = 671,026,419,200 - 653,908,770,816 - 926,679,040 = 16,190,969,344. */
+    ck_assert_int_eq(arch_params_always_read(must_arch("deepseek-v3")),
+                     INT64_C(16190969344));
+    /* 8,030,261,248 - 525,336,576 = 7,504,924,672. */
+    ck_assert_int_eq(arch_params_always_read(must_arch("llama-3.1-8b")),
+                     INT64_C(7504924672));
+}
+END_TEST
+
+/* ---- KV bytes and FLOPs (FACTS.md §4.3, §4.4) ---- */
+
+START_TEST(test_arch_kv_bytes_per_token_gqa)
+{
+    /* 2*32*8*128*2 = 131,072; fp8 65,536; 2*80*8*128*2 = 327,680. */
+    ck_assert_int_eq(arch_kv_bytes_per_token(must_arch("llama-3.1-8b"), 2),
+                     131072);
+    ck_assert_int_eq(arch_kv_bytes_per_token(must_arch("llama-3.1-8b"), 1),
+                     65536);
+    ck_assert_int_eq(arch_kv_bytes_per_token(must_arch("llama-3.1-70b"), 2),
+                     327680);
+}
+END_TEST
+
+START_TEST(test_arch_kv_bytes_per_token_mla)
+{
+    /* 61 * (512 + 64) * 2 = 70,272. */
+    ck_assert_int_eq(arch_kv_bytes_per_token(must_arch("deepseek-v3"), 2),
+                     70272);
+}
+END_TEST
+
+START_TEST(test_arch_linear_flops_per_token_excludes_embedding)
+{
+    /* 2 * (37,552,297,472 - 926,679,040) = 73,251,236,864 (FACTS.md §4.4:
+     * about 75 GFLOP/token with the embedding). */
+    ck_assert_int_eq(arch_linear_flops_per_token(must_arch("deepseek-v3")),
+                     INT64_C(73251236864));
+}
+END_TEST
+
+START_TEST(test_arch_attn_flops_per_pair_mla_absorbed)
+{
+    /* Decode: (2*576 + 2*512) * 128 heads * 61 layers = 16,990,208.
+     * Prefill: (2*192 + 2*128) * 128 * 61 = 4,997,120.
+     * GQA 8B: 4*128 * 32 heads * 32 layers = 524,288 both ways. */
+    const struct arch_spec *ds = must_arch("deepseek-v3");
+    const struct arch_spec *l8 = must_arch("llama-3.1-8b");
+
+    ck_assert_double_eq(arch_attn_flops_per_pair(ds, 1), 16990208.0);
+    ck_assert_double_eq(arch_attn_flops_per_pair(ds, 0), 4997120.0);
+    ck_assert_double_eq(arch_attn_flops_per_pair(l8, 1), 524288.0);
+    ck_assert_double_eq(arch_attn_flops_per_pair(l8, 0), 524288.0);
+}
+END_TEST
+
+START_TEST(test_arch_moe_experts_touched_limits)
+{
+    const struct arch_spec *ds = must_arch("deepseek-v3");
+
+    /* T = 1: 256 * (1 - (1 - 8/256)) = 8, a fraction k/E = 1/32. */
+    ck_assert_double_eq_tol(arch_moe_experts_touched(ds, 1) / 256.0,
+                            8.0 / 256.0, 1e-12);
+    /* T = 2: 256 * (1 - (31/32)^2) = 256 * 63/1024 = 15.75. */
+    ck_assert_double_eq_tol(arch_moe_experts_touched(ds, 2), 15.75, 1e-9);
+    /* T = 10,000: (31/32)^10000 ~ e^-317, all 256 experts. */
+    ck_assert_double_eq_tol(arch_moe_experts_touched(ds, 10000), 256.0, 1e-9);
+    ck_assert_double_eq(arch_moe_experts_touched(ds, 0), 0.0);
+    ck_assert_double_eq(
+        arch_moe_experts_touched(must_arch("llama-3.1-8b"), 100), 0.0);
+}
+END_TEST
+
+/* ---- feasibility ---- */
+
+START_TEST(test_perf_replica_init_deepseek_fp8_4xh200_refused)
+{
+    /* Weights 671,026,419,200 * (1 + 4/16384) = 671.19 GB; 4 x 141 GB =
+     * 564.0 GB, 507.6 GB at 0.9: does not fit. int4 (0.515625 B/param)
+     * needs 346.0 GB: fits. tp 8 in fp8: per GPU 126.9e9 - 83.9e9 - 2.1e9
+     * = 40.9 GB left: fits. B200 at tp 4: 162e9 - 167.8e9 < 0: no. */
+    struct perf_replica r;
+    char why[512] = "";
+    int rc = perf_replica_init(&r, must_arch("deepseek-v3"), must_gpu("h200"),
+                               4, 8, CL_DTYPE_FP8, CL_DTYPE_BF16, 0.9, EFF_C,
+                               EFF_M, OVH, why, sizeof(why));
+
+    ck_assert_int_eq(rc, SIM_EINFEASIBLE);
+    ck_assert_msg(strstr(why, "int4") != NULL, "%s", why);
+    ck_assert_msg(strstr(why, "tp >= 8") != NULL, "%s", why);
+    ck_assert_msg(strstr(why, "needs 671.2 GB of weights but 4 x h200 hold "
+                              "564.0 GB") != NULL,
+                  "%s", why);
+    ck_assert_msg(strstr(why, "507.6 GB usable") != NULL, "%s", why);
+    ck_assert_msg(strstr(why, "b200") == NULL, "%s", why);
+    ck_assert_msg(strchr(why, '\n') == NULL, "%s", why);
+}
+END_TEST
+
+START_TEST(test_perf_replica_init_deepseek_int4_4xh200_accepted)
+{
+    /* Weights 671,026,419,200 * 0.515625 = 345,997,997,400 B; per GPU
+     * 86,499,499,350. Free = 0.9 * 141e9 - 86,499,499,350 - 2,147,483,648
+     * = 38,253,017,002 B; / 70,272 B/token (latent replicated on every
+     * rank) = 544,356.46 -> 544,356 tokens. */
+    struct perf_replica r;
+
+    must_init(&r, "deepseek-v3", "h200", 4, CL_DTYPE_INT4, CL_DTYPE_BF16);
+    ck_assert_double_eq_tol(perf_weight_bytes_per_gpu(&r), 86499499350.0, 1.0);
+    ck_assert_int_eq(perf_kv_capacity_tokens(&r), 544356);
+}
+END_TEST
+
+START_TEST(test_perf_replica_init_llama_8b_1xh100_kv_capacity)
+{
+    /* Weights 8,030,261,248 * 2 = 16,060,522,496 B. Free = 0.9 * 80e9 -
+     * 16,060,522,496 - 2,147,483,648 = 53,791,993,856 B; / 131,072
+     * = 410,400.34 -> 410,400 tokens. */
+    struct perf_replica r;
+
+    must_init(&r, "llama-3.1-8b", "h100", 1, CL_DTYPE_BF16, CL_DTYPE_BF16);
+    ck_assert_double_eq(perf_weight_bytes_per_gpu(&r), 16060522496.0);
+    ck_assert_int_eq(perf_kv_capacity_tokens(&r), 410400);
+}
+END_TEST
+
+START_TEST(test_perf_replica_init_gqa_heads_split_and_replicated)
+{
+    /* 70B tp 4: 327,680 / 4 = 81,920 B/token/GPU. 8B tp 8 = kv_heads: one
+     * head each, 131,072 / 8 = 16,384. */
+    struct perf_replica r;
+
+    must_init(&r, "llama-3.1-70b", "h100", 4, CL_DTYPE_BF16, CL_DTYPE_BF16);
+    ck_assert_double_eq(r.kv_bytes_per_token_per_gpu, 81920.0);
+    must_init(&r, "llama-3.1-8b", "h100", 8, CL_DTYPE_BF16, CL_DTYPE_FP8);
+    ck_assert_double_eq(r.kv_bytes_per_token_per_gpu, 8192.0);
+}
+END_TEST
+
+START_TEST(test_perf_replica_init_tp_not_dividing_heads)
+{
+    struct perf_replica r;
+    char why[512] = "";
+    int rc = perf_replica_init(&r, must_arch("llama-3.1-8b"), must_gpu("h100"),
+                               3, 8, CL_DTYPE_BF16, CL_DTYPE_BF16, 0.9, EFF_C,
+                               EFF_M, OVH, why, sizeof(why));
+
+    ck_assert_int_eq(rc, SIM_EINFEASIBLE);
+    ck_assert_msg(strstr(why, "use tp 1, 2, 4, or 8") != NULL, "%s", why);
+}
+END_TEST
+
+START_TEST(test_perf_replica_init_tp_beyond_node)
+{
+    struct perf_replica r;
+    char why[512] = "";
+    int rc = perf_replica_init(&r, must_arch("llama-3.1-70b"), must_gpu("h100"),
+                               16, 8, CL_DTYPE_BF16, CL_DTYPE_BF16, 0.9, EFF_C,
+                               EFF_M, OVH, why, sizeof(why));
+
+    ck_assert_int_eq(rc, SIM_EINFEASIBLE);
+    ck_assert_msg(strstr(why, "gpus_per_node 8") != NULL, "%s", why);
+}
+END_TEST
+
+START_TEST(test_perf_replica_init_bad_arguments)
+{
+    struct perf_replica r;
+    char why[256];
+    const struct arch_spec *a = must_arch("llama-3.1-8b");
+    const struct gpu_spec *g = must_gpu("h100");
+
+    ck_assert_int_eq(perf_replica_init(&r, a, g, 1, 8, CL_DTYPE_BF16,
+                                       CL_DTYPE_INT4, 0.9, EFF_C, EFF_M, OVH,
+                                       why, sizeof(why)),
+                     SIM_EINVAL);
+    ck_assert_int_eq(perf_replica_init(&r, a, g, 1, 8, CL_DTYPE_BF16,
+                                       CL_DTYPE_BF16, 1.5, EFF_C, EFF_M, OVH,
+                                       why, sizeof(why)),
+                     SIM_EINVAL);
+    ck_assert_int_eq(perf_replica_init(&r, a, g, 1, 8, CL_DTYPE_BF16,
+                                       CL_DTYPE_BF16, 0.9, 0.0, EFF_M, OVH, why,
+                                       sizeof(why)),
+                     SIM_EINVAL);
+    ck_assert_int_eq(perf_replica_init(&r, a, g, 0, 8, CL_DTYPE_BF16,
+                                       CL_DTYPE_BF16, 0.9, EFF_C, EFF_M, OVH,
+                                       NULL, 0),
+                     SIM_EINVAL);
+}
+END_TEST
+
+START_TEST(test_perf_replica_init_70b_1xh100_no_room)
+{
+    /* 70,553,706,496 * 2 = 141.1 GB on one 80 GB GPU (72e9 usable): int4
+     * (36.4 GB) fits; fp8 (70.57 GB) does not (72e9 - 70.57e9 - 2.15e9 <
+     * 0); tp 2 does not (70.55e9 + 2.15e9 > 72e9), tp 4 does (35.3 GB per
+     * GPU); b200 does (162e9 - 141.1e9 - 2.15e9 = 18.8 GB left), h200
+     * (126.9e9 usable) does not. */
+    struct perf_replica r;
+    char why[512] = "";
+    int rc = perf_replica_init(&r, must_arch("llama-3.1-70b"), must_gpu("h100"),
+                               1, 8, CL_DTYPE_BF16, CL_DTYPE_BF16, 0.9, EFF_C,
+                               EFF_M, OVH, why, sizeof(why));
+
+    ck_assert_int_eq(rc, SIM_EINFEASIBLE);
+    ck_assert_msg(strstr(why, "; use int4 weights, tp >= 4, or a larger "
+                              "gpu (b200)") != NULL,
+                  "%s", why);
+}
+END_TEST
+
+/* ---- step time ---- */
+
+START_TEST(test_perf_iteration_ns_empty_batch)
+{
+    struct perf_replica r;
+    struct perf_batch b = {0};
+
+    must_init(&r, "llama-3.1-8b", "h100", 1, CL_DTYPE_BF16, CL_DTYPE_BF16);
+    ck_assert_int_eq(perf_iteration_ns(&r, &b), 0);
+}
+END_TEST
+
+START_TEST(test_perf_iteration_ns_decode_memory_bound)
+{
+    /* 32 sequences of 1,024 context tokens on Llama-3.1-8B, 1 x H100.
+     * Compute: linear 2 * 7,504,924,672 * 32 = 480,315,179,008 FLOPs,
+     * attention 524,288 * 32,768 = 17,179,869,184 FLOPs;
+     * (497,495,048,192) / (0.67 * 989.4e12) s = 750,485.06 ns.
+     * Memory: weights 7,504,924,672 * 2 = 15,009,849,344 B; KV read
+     * 32,768 + written 32 tokens * 131,072 = 4,299,161,600 B;
+     * 19,309,010,944 / (0.9 * 3.35e12) s = 6,404,315.40 ns.
+     * Total = 6,404,315 + 126,000 = 6,530,315 ns. */
+    struct perf_replica r;
+    struct perf_batch b = {0};
+    struct perf_breakdown bd;
+    double mem;
+
+    must_init(&r, "llama-3.1-8b", "h100", 1, CL_DTYPE_BF16, CL_DTYPE_BF16);
+    b.decode_seqs = 32;
+    b.decode_ctx_tokens = 32 * 1024;
+    perf_iteration_breakdown(&r, &b, &bd);
+    mem = (15009849344.0 + 131072.0 * (32768 + 32)) / (0.9 * 3.35e12) * 1e9;
+    ck_assert(bd.memory_ns > bd.compute_ns);
+    ck_assert_double_eq_tol(bd.compute_ns, 750485.06, 0.01);
+    ck_assert_double_eq_tol(bd.memory_ns, mem, 1e-3);
+    ck_assert_double_eq(bd.comm_ns, 0.0);
+    ck_assert(llabs(perf_iteration_ns(&r, &b) - (int64_t)(mem + 126000.0)) <=
+              1);
+    ck_assert_int_eq(perf_iteration_ns(&r, &b), 6530315);
+}
+END_TEST
+
+START_TEST(test_perf_iteration_ns_prefill_compute_bound)
+{
+    /* One 8,192-token prompt from scratch on Llama-3.1-8B, 1 x H100.
+     * Pairs 8,192 * (0 + 8,192/2) = 33,554,432. Linear 2 * 7,504,924,672 *
+     * 8,192 = 122,960,685,826,048 FLOPs; attention 524,288 * 33,554,432 =
+     * 17,592,186,044,416 FLOPs; sum / (0.67 * 989.4e12) s
+     * = 212,027,901.53 ns. Memory (15,009,849,344 + 8,192 * 131,072) B /
+     * 3.015e12 B/s = 5,334,524 ns. Total 212,027,902 + 126,000. */
+    struct perf_replica r;
+    struct perf_batch b = {0};
+    struct perf_breakdown bd;
+    double c;
+
+    must_init(&r, "llama-3.1-8b", "h100", 1, CL_DTYPE_BF16, CL_DTYPE_BF16);
+    b.prefill_tokens = 8192;
+    b.prefill_attn_pairs = 8192.0 * (0 + 8192 / 2);
+    perf_iteration_breakdown(&r, &b, &bd);
+    c = (2.0 * 7504924672.0 * 8192 + 524288.0 * 33554432.0) /
+        (0.67 * 989.4e12) * 1e9;
+    ck_assert(bd.compute_ns > bd.memory_ns);
+    ck_assert_double_eq_tol(bd.compute_ns, c, 1e-3);
+    ck_assert_double_eq_tol(bd.memory_ns, 5334524.43, 0.01);
+    ck_assert_int_eq(perf_iteration_ns(&r, &b), 212027902 + 126000);
+}
+END_TEST
+
+START_TEST(test_perf_iteration_ns_tp8_adds_allreduce)
+{
+    /* 64 decoding sequences of 2,048 tokens on Llama-3.1-70B, 8 x H100.
+     * All-reduce payload 64 * 8,192 * 2 = 1,048,576 B. Per all-reduce:
+     * 2 * 7 * 1,900 ns = 26,600 ns of latency + 2 * 7/8 * 1,048,576 /
+     * 450e9 s = 4,077.80 ns; 2 * 80 layers = 160 of them:
+     * 160 * 30,677.80 = 4,908,447.29 ns. */
+    struct perf_replica r;
+    struct perf_batch b = {0};
+    struct perf_breakdown bd;
+
+    must_init(&r, "llama-3.1-70b", "h100", 8, CL_DTYPE_BF16, CL_DTYPE_BF16);
+    b.decode_seqs = 64;
+    b.decode_ctx_tokens = 64 * 2048;
+    perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert_double_eq(bd.allreduce_bytes, 1048576.0);
+    ck_assert_double_eq_tol(bd.comm_ns, 4908447.29, 0.01);
+    ck_assert_int_eq(bd.total_ns,
+                     llround(fmax(bd.compute_ns, bd.memory_ns) + bd.comm_ns) +
+                         OVH);
+}
+END_TEST
+
+START_TEST(test_perf_iteration_ns_moe_reads_touched_experts)
+{
+    /* DeepSeek-V3 int4 on 4 x H200, one decoding token: weight bytes per
+     * GPU = (16,190,969,344 + 58 * 8 * 44,040,192) * 0.515625 / 4 =
+     * (16,190,969,344 + 20,434,649,088) * 0.515625 / 4
+     * = 4,721,271,126 B; a 4,096-token batch touches all 256 experts
+     * (1 - (31/32)^4096 ~ 1). */
+    struct perf_replica r;
+    struct perf_batch b = {0};
+    struct perf_breakdown bd;
+
+    must_init(&r, "deepseek-v3", "h200", 4, CL_DTYPE_INT4, CL_DTYPE_BF16);
+    b.decode_seqs = 1;
+    b.decode_ctx_tokens = 100;
+    perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert_double_eq_tol(bd.experts_touched, 8.0, 1e-9);
+    ck_assert_double_eq_tol(bd.weight_bytes, 4721271126.0, 1.0);
+    b.decode_seqs = 4096;
+    perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert_double_eq_tol(bd.experts_touched, 256.0, 1e-9);
+    /* All weights but the embedding table: (671,026,419,200 -
+     * 926,679,040) * 0.515625 / 4 = 86,380,044,630 B. */
+    ck_assert_double_eq_tol(bd.weight_bytes, 86380044630.0, 1.0);
+}
+END_TEST
+
+static Suite *physics_suite(void)
+{
+    Suite *s = suite_create("physics");
+    TCase *tc;
+
+    tc = tcase_create("gpu_table");
+    tcase_add_test(tc, test_gpu_table_sorted_unique_summaries);
+    tcase_add_test(tc, test_gpu_find_exact_case_and_miss);
+    tcase_add_test(tc, test_gpu_names_list);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("arch_table");
+    tcase_add_test(tc, test_arch_table_sorted_unique_summaries);
+    tcase_add_test(tc, test_arch_names_list);
+    tcase_add_test(tc, test_arch_find_path_url_basename);
+    tcase_add_test(tc, test_arch_find_path_miss);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("arch_params");
+    tcase_add_test(tc, test_arch_params_total_llama_8b);
+    tcase_add_test(tc, test_arch_params_total_llama_70b);
+    tcase_add_test(tc, test_arch_params_total_deepseek_v3);
+    tcase_add_test(tc,
+                   test_arch_params_always_read_excludes_experts_and_embedding);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("arch_kv_flops");
+    tcase_add_test(tc, test_arch_kv_bytes_per_token_gqa);
+    tcase_add_test(tc, test_arch_kv_bytes_per_token_mla);
+    tcase_add_test(tc, test_arch_linear_flops_per_token_excludes_embedding);
+    tcase_add_test(tc, test_arch_attn_flops_per_pair_mla_absorbed);
+    tcase_add_test(tc, test_arch_moe_experts_touched_limits);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("perf_replica_init");
+    tcase_add_test(tc, test_perf_replica_init_deepseek_fp8_4xh200_refused);
+    tcase_add_test(tc, test_perf_replica_init_deepseek_int4_4xh200_accepted);
+    tcase_add_test(tc, test_perf_replica_init_llama_8b_1xh100_kv_capacity);
+    tcase_add_test(tc, test_perf_replica_init_gqa_heads_split_and_replicated);
+    tcase_add_test(tc, test_perf_replica_init_tp_not_dividing_heads);
+    tcase_add_test(tc, test_perf_replica_init_tp_beyond_node);
+    tcase_add_test(tc, test_perf_replica_init_bad_arguments);
+    tcase_add_test(tc, test_perf_replica_init_70b_1xh100_no_room);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("perf_iteration_ns");
+    tcase_add_test(tc, test_perf_iteration_ns_empty_batch);
+    tcase_add_test(tc, test_perf_iteration_ns_decode_memory_bound);
+    tcase_add_test(tc, test_perf_iteration_ns_prefill_compute_bound);
+    tcase_add_test(tc, test_perf_iteration_ns_tp8_adds_allreduce);
+    tcase_add_test(tc, test_perf_iteration_ns_moe_reads_touched_experts);
+    suite_add_tcase(s, tc);
+
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(physics_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

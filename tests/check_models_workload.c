@@ -1,0 +1,665 @@
+/* Tests for models/workload/: synthetic arrival and length statistics,
+ * determinism and stream independence, the Azure trace reader on hand-made
+ * fixtures (exact values and exact diagnostics), and the public Azure 2023
+ * traces when the shared folder is present. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "models/workload/source.h"
+#include "sim/errors.h"
+#include "sim/time.h"
+#include "sim/xalloc.h"
+
+/* Set once in main() before the forks; read-only afterwards. */
+static char *fixture_dir;
+static char *shared_dir;
+
+/* A synthetic configuration with every optional field unset. */
+static struct cl_workload synth_cfg(int process, double rate_per_s,
+                                    int64_t requests)
+{
+    struct cl_workload w;
+    struct cl_dist unset = {CL_DIST_FIXED, NAN, NAN, NAN, NAN, NAN, NAN};
+
+    memset(&w, 0, sizeof(w));
+    w.kind = CL_WL_SYNTHETIC;
+    w.synthetic.arrival.process = process;
+    w.synthetic.arrival.rate_per_s = rate_per_s;
+    w.synthetic.arrival.cv = NAN;
+    w.synthetic.requests = requests;
+    w.synthetic.duration_ns = -1;
+    w.synthetic.prompt_tokens = unset;
+    w.synthetic.prompt_tokens.value = 100;
+    w.synthetic.output_tokens = unset;
+    w.synthetic.output_tokens.value = 10;
+    return w;
+}
+
+static struct cl_workload trace_cfg(const char *path)
+{
+    struct cl_workload w;
+
+    memset(&w, 0, sizeof(w));
+    w.kind = CL_WL_TRACE;
+    w.trace.format = CL_TRACE_AZURE;
+    w.trace.path = (char *)path;
+    w.trace.time_scale = 1.0;
+    w.trace.rate_scale = 1.0;
+    w.trace.requests = -1;
+    w.trace.duration_ns = -1;
+    return w;
+}
+
+/* Running mean and variance (Welford). */
+struct moments {
+    double n, mean, m2;
+};
+
+static void moments_add(struct moments *m, double x)
+{
+    m->n += 1;
+    double delta = x - m->mean;
+    m->mean += delta / m->n;
+    m->m2 += delta * (x - m->mean);
+}
+
+static double moments_sd(const struct moments *m)
+{
+    return sqrt(m->m2 / (m->n - 1));
+}
+
+/* Draws every request of cfg under seed, checking that arrivals never
+ * decrease; fills the moments of gaps (s), prompts and outputs. Returns the
+ * number of requests. */
+static uint64_t drain(const struct cl_workload *cfg, uint64_t seed,
+                      struct moments *gaps, struct moments *prompts,
+                      struct moments *outputs)
+{
+    struct sim_diag d;
+    struct sim_loop *loop = sim_loop_new(seed);
+    struct wl_request r;
+    int64_t prev = 0;
+    uint64_t bad = 0;
+    int rc;
+
+    sim_diag_init(&d);
+    struct wl_source *s = wl_source_new(cfg, NULL, loop, &d);
+    ck_assert_ptr_nonnull(s);
+    /* Violations are counted, not asserted one by one: each Check assertion
+     * costs a write to the parent process. */
+    while ((rc = wl_source_next(s, &r, &d)) == 0) {
+        bad +=
+            r.arrival_ns < prev || r.prompt_tokens < 1 || r.output_tokens < 1;
+        if (gaps)
+            moments_add(gaps, (double)(r.arrival_ns - prev) * 1e-9);
+        if (prompts)
+            moments_add(prompts, (double)r.prompt_tokens);
+        if (outputs)
+            moments_add(outputs, (double)r.output_tokens);
+        prev = r.arrival_ns;
+    }
+    ck_assert_int_eq(rc, SIM_EEOF);
+    ck_assert_uint_eq(bad, 0);
+    ck_assert_int_eq(sim_diag_errors(&d), 0);
+    uint64_t n = wl_source_count(s);
+    wl_source_free(s);
+    sim_loop_free(loop);
+    sim_diag_fini(&d);
+    return n;
+}
+
+/* Asserts that creating a source for cfg fails with exactly want. */
+static void expect_new_error(const struct cl_workload *cfg, const char *want)
+{
+    struct sim_diag d;
+    struct sim_loop *loop = sim_loop_new(1);
+
+    sim_diag_init(&d);
+    ck_assert_ptr_null(wl_source_new(cfg, fixture_dir, loop, &d));
+    ck_assert_int_eq(sim_diag_errors(&d), 1);
+    char *got = sim_diag_format(&d, 0);
+    ck_assert_str_eq(got, want);
+    free(got);
+    sim_diag_fini(&d);
+    sim_loop_free(loop);
+}
+
+START_TEST(test_next_poisson_moments)
+{
+    struct cl_workload w = synth_cfg(CL_ARR_POISSON, 50.0, 200000);
+    struct moments g = {0};
+
+    ck_assert_uint_eq(drain(&w, 42, &g, NULL, NULL), 200000);
+    ck_assert_double_eq_tol(g.mean, 1.0 / 50.0, 0.01 / 50.0);
+    ck_assert_double_eq_tol(moments_sd(&g) / g.mean, 1.0, 0.02);
+}
+END_TEST
+
+START_TEST(test_next_gamma_cv)
+{
+    struct cl_workload w = synth_cfg(CL_ARR_GAMMA, 20.0, 200000);
+    struct moments g = {0};
+
+    w.synthetic.arrival.cv = 2.0;
+    ck_assert_uint_eq(drain(&w, 43, &g, NULL, NULL), 200000);
+    ck_assert_double_eq_tol(g.mean, 1.0 / 20.0, 0.02 / 20.0);
+    ck_assert_double_eq_tol(moments_sd(&g) / g.mean, 2.0, 0.05 * 2.0);
+}
+END_TEST
+
+START_TEST(test_next_deterministic_exact)
+{
+    struct cl_workload w = synth_cfg(CL_ARR_DETERMINISTIC, 3.0, 300000);
+    struct sim_diag d;
+    struct sim_loop *loop = sim_loop_new(1);
+    struct wl_request r;
+    int64_t bad = 0;
+
+    sim_diag_init(&d);
+    struct wl_source *s = wl_source_new(&w, NULL, loop, &d);
+    ck_assert_ptr_nonnull(s);
+    for (int64_t k = 1; k <= 300000; k++) {
+        if (wl_source_next(s, &r, &d) != 0)
+            break;
+        /* round(k * 1e9 / 3), computed in integers. */
+        bad += r.arrival_ns != (k * INT64_C(1000000000) + 1) / 3 ||
+               r.prompt_tokens != 100 || r.output_tokens != 10;
+    }
+    ck_assert_int_eq(bad, 0);
+    ck_assert_int_eq(r.arrival_ns, INT64_C(100000000000000));
+    ck_assert_int_eq(wl_source_next(s, &r, &d), SIM_EEOF);
+    ck_assert_int_eq(wl_source_next(s, &r, &d), SIM_EEOF);
+    ck_assert_uint_eq(wl_source_count(s), 300000);
+    wl_source_free(s);
+    sim_loop_free(loop);
+    sim_diag_fini(&d);
+}
+END_TEST
+
+START_TEST(test_next_lognormal_moments)
+{
+    struct cl_workload w = synth_cfg(CL_ARR_POISSON, 10.0, 200000);
+    struct moments p = {0}, o = {0};
+
+    w.synthetic.prompt_tokens.kind = CL_DIST_LOGNORMAL;
+    w.synthetic.prompt_tokens.mean = 1000;
+    w.synthetic.prompt_tokens.sd = 500;
+    w.synthetic.output_tokens.kind = CL_DIST_LOGNORMAL;
+    w.synthetic.output_tokens.mean = 200;
+    w.synthetic.output_tokens.sd = 300;
+    drain(&w, 44, NULL, &p, &o);
+    ck_assert_double_eq_tol(p.mean, 1000, 20);
+    ck_assert_double_eq_tol(moments_sd(&p), 500, 10);
+    ck_assert_double_eq_tol(o.mean, 200, 4);
+    ck_assert_double_eq_tol(moments_sd(&o), 300, 6);
+}
+END_TEST
+
+START_TEST(test_next_uniform_bounds)
+{
+    struct cl_workload w = synth_cfg(CL_ARR_POISSON, 10.0, 20000);
+    struct sim_diag d;
+    struct sim_loop *loop = sim_loop_new(5);
+    struct wl_request r;
+    int seen[10] = {0};
+
+    w.synthetic.prompt_tokens.kind = CL_DIST_UNIFORM;
+    w.synthetic.prompt_tokens.min = 5;
+    w.synthetic.prompt_tokens.max = 9;
+    sim_diag_init(&d);
+    struct wl_source *s = wl_source_new(&w, NULL, loop, &d);
+    ck_assert_ptr_nonnull(s);
+    while (wl_source_next(s, &r, &d) == 0)
+        seen[r.prompt_tokens >= 5 && r.prompt_tokens <= 9 ? r.prompt_tokens
+                                                          : 0]++;
+    ck_assert_int_eq(seen[0], 0);
+    for (int v = 5; v <= 9; v++)
+        ck_assert_int_gt(seen[v], 3600); /* 4000 expected, sd 57 */
+    wl_source_free(s);
+    sim_loop_free(loop);
+    sim_diag_fini(&d);
+}
+END_TEST
+
+/* Collects n requests of cfg under seed into v. */
+static void collect(const struct cl_workload *cfg, uint64_t seed,
+                    struct wl_request *v, int n)
+{
+    struct sim_diag d;
+    struct sim_loop *loop = sim_loop_new(seed);
+
+    sim_diag_init(&d);
+    struct wl_source *s = wl_source_new(cfg, NULL, loop, &d);
+    ck_assert_ptr_nonnull(s);
+    for (int i = 0; i < n; i++)
+        ck_assert_int_eq(wl_source_next(s, &v[i], &d), 0);
+    wl_source_free(s);
+    sim_loop_free(loop);
+    sim_diag_fini(&d);
+}
+
+static struct cl_workload varied_cfg(int process)
+{
+    struct cl_workload w = synth_cfg(process, 5.0, 1000);
+
+    w.synthetic.arrival.cv = 3.0;
+    w.synthetic.prompt_tokens.kind = CL_DIST_LOGNORMAL;
+    w.synthetic.prompt_tokens.mean = 1000;
+    w.synthetic.prompt_tokens.sd = 800;
+    w.synthetic.output_tokens.kind = CL_DIST_UNIFORM;
+    w.synthetic.output_tokens.min = 1;
+    w.synthetic.output_tokens.max = 1000;
+    return w;
+}
+
+START_TEST(test_next_same_seed_identical)
+{
+    struct cl_workload w = varied_cfg(CL_ARR_GAMMA);
+    static struct wl_request a[1000], b[1000], c[1000];
+
+    collect(&w, 7, a, 1000);
+    collect(&w, 7, b, 1000);
+    collect(&w, 8, c, 1000);
+    ck_assert_int_eq(memcmp(a, b, sizeof(a)), 0);
+    ck_assert_int_ne(memcmp(a, c, sizeof(a)), 0);
+}
+END_TEST
+
+START_TEST(test_next_streams_independent)
+{
+    struct cl_workload wp = varied_cfg(CL_ARR_POISSON);
+    struct cl_workload wg = varied_cfg(CL_ARR_GAMMA);
+    static struct wl_request a[1000], b[1000];
+    int same_arrivals = 0;
+
+    collect(&wp, 11, a, 1000);
+    collect(&wg, 11, b, 1000);
+    for (int i = 0; i < 1000; i++) {
+        ck_assert_int_eq(a[i].prompt_tokens, b[i].prompt_tokens);
+        ck_assert_int_eq(a[i].output_tokens, b[i].output_tokens);
+        same_arrivals += a[i].arrival_ns == b[i].arrival_ns;
+    }
+    ck_assert_int_lt(same_arrivals, 10);
+}
+END_TEST
+
+START_TEST(test_next_duration_stop)
+{
+    struct cl_workload w = synth_cfg(CL_ARR_DETERMINISTIC, 4.0, -1);
+    struct cl_workload p = synth_cfg(CL_ARR_POISSON, 10.0, -1);
+    struct moments g = {0};
+
+    w.synthetic.duration_ns = 10 * SIM_NS_PER_S;
+    ck_assert_uint_eq(drain(&w, 1, NULL, NULL, NULL), 40); /* 0.25 .. 10 s */
+    w.synthetic.requests = 7; /* whichever comes first */
+    ck_assert_uint_eq(drain(&w, 1, NULL, NULL, NULL), 7);
+
+    p.synthetic.duration_ns = 1000 * SIM_NS_PER_S;
+    uint64_t n = drain(&p, 3, &g, NULL, NULL);
+    ck_assert_uint_gt(n, 9700); /* Poisson(10000): sd 100 */
+    ck_assert_uint_lt(n, 10300);
+    ck_assert_double_le(g.mean * (double)n, 1000.0);
+}
+END_TEST
+
+START_TEST(test_new_synthetic_bad_config)
+{
+    struct cl_workload w = synth_cfg(CL_ARR_POISSON, 0.0, 10);
+
+    expect_new_error(&w, "error: workload.synthetic.arrival.rate_per_s: "
+                         "expected a positive number, got 0");
+    w = synth_cfg(CL_ARR_GAMMA, 1.0, 10);
+    expect_new_error(&w, "error: workload.synthetic.arrival.cv: expected a "
+                         "positive number, got nan");
+    w = synth_cfg(CL_ARR_POISSON, 1.0, -1);
+    expect_new_error(&w, "error: workload.synthetic: set requests or "
+                         "duration_ns");
+    w = synth_cfg(CL_ARR_POISSON, 1.0, 10);
+    w.synthetic.output_tokens.kind = CL_DIST_LOGNORMAL;
+    expect_new_error(&w, "error: workload.synthetic.output_tokens.mean: "
+                         "expected a positive number, got nan");
+    w = synth_cfg(CL_ARR_POISSON, 1.0, 10);
+    w.synthetic.prompt_tokens.kind = CL_DIST_UNIFORM;
+    w.synthetic.prompt_tokens.min = 9;
+    w.synthetic.prompt_tokens.max = 5;
+    expect_new_error(&w, "error: workload.synthetic.prompt_tokens: uniform "
+                         "needs 1 <= min <= max <= 2147483647 with an integer "
+                         "between them, got min 9, max 5");
+}
+END_TEST
+
+/* Opens fixture name with limits and scales, and reads every row. */
+static int read_all(const char *name, double time_scale, double rate_scale,
+                    int64_t requests, int64_t duration_ns, struct wl_request *v,
+                    int cap, int *n, struct sim_diag *d)
+{
+    struct cl_workload w = trace_cfg(name);
+    int rc;
+
+    w.trace.time_scale = time_scale;
+    w.trace.rate_scale = rate_scale;
+    w.trace.requests = requests;
+    w.trace.duration_ns = duration_ns;
+    struct wl_source *s = wl_source_new(&w, fixture_dir, NULL, d);
+    ck_assert_ptr_nonnull(s);
+    *n = 0;
+    while ((rc = wl_source_next(s, &v[*n], d)) == 0) {
+        ck_assert_int_lt(*n, cap - 1);
+        (*n)++;
+    }
+    ck_assert_int_eq(wl_source_next(s, &v[*n], d), rc); /* sticky */
+    ck_assert_uint_eq(wl_source_count(s), (uint64_t)*n);
+    wl_source_free(s);
+    return rc;
+}
+
+static void expect_request(const struct wl_request *r, int64_t arrival_ns,
+                           int64_t prompt, int64_t output)
+{
+    ck_assert_int_eq(r->arrival_ns, arrival_ns);
+    ck_assert_int_eq(r->prompt_tokens, prompt);
+    ck_assert_int_eq(r->output_tokens, output);
+}
+
+START_TEST(test_next_azure_exact)
+{
+    struct sim_diag d;
+    struct wl_request v[8];
+    int n;
+
+    sim_diag_init(&d);
+    /* 23:59:59.9999999 -> 00:00:00.0000001 (+200 ns, next day) ->
+     * 00:01:01.5 (+61.5000001 s). */
+    ck_assert_int_eq(read_all("three.csv", 1, 1, -1, -1, v, 8, &n, &d),
+                     SIM_EEOF);
+    ck_assert_int_eq(n, 3);
+    expect_request(&v[0], 0, 4808, 10);
+    expect_request(&v[1], 200, 3180, 8);
+    expect_request(&v[2], INT64_C(61500000100), 17, 1);
+
+    /* 2024 form, CRLF, byte-order mark, offsets, no final line end; zero
+     * token counts are replayed as 1. */
+    ck_assert_int_eq(read_all("crlf-2024.csv", 1, 1, -1, -1, v, 8, &n, &d),
+                     SIM_EEOF);
+    ck_assert_int_eq(n, 3);
+    expect_request(&v[0], 0, 100, 20);
+    expect_request(&v[1], INT64_C(1000000000), 5, 1);
+    expect_request(&v[2], INT64_C(1990070000), 1, 3);
+
+    /* 2023-12-31 23:59:59 -> 2024-03-01 00:00:00 is 31 + 29 days and 1 s;
+     * blank lines are skipped; equal times are allowed. */
+    ck_assert_int_eq(read_all("leap-blank.csv", 1, 1, -1, -1, v, 8, &n, &d),
+                     SIM_EEOF);
+    ck_assert_int_eq(n, 3);
+    expect_request(&v[0], 0, 1, 1);
+    expect_request(&v[1], INT64_C(5184001000000000), 2, 2);
+    expect_request(&v[2], INT64_C(5184001000000000), 3, 3);
+    ck_assert_int_eq(sim_diag_errors(&d), 0);
+    sim_diag_fini(&d);
+}
+END_TEST
+
+START_TEST(test_next_azure_scales_and_limits)
+{
+    struct sim_diag d;
+    struct wl_request v[8];
+    int n;
+
+    sim_diag_init(&d);
+    /* time_scale 2 and rate_scale 4: gaps times 0.5. */
+    ck_assert_int_eq(read_all("three.csv", 2, 4, -1, -1, v, 8, &n, &d),
+                     SIM_EEOF);
+    ck_assert_int_eq(n, 3);
+    expect_request(&v[1], 100, 3180, 8);
+    expect_request(&v[2], INT64_C(30750000050), 17, 1);
+    ck_assert_int_eq(read_all("three.csv", 3, 1, -1, -1, v, 8, &n, &d),
+                     SIM_EEOF);
+    expect_request(&v[2], INT64_C(184500000300), 17, 1);
+
+    ck_assert_int_eq(read_all("three.csv", 1, 1, 2, -1, v, 8, &n, &d),
+                     SIM_EEOF);
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(read_all("three.csv", 1, 1, 0, -1, v, 8, &n, &d),
+                     SIM_EEOF);
+    ck_assert_int_eq(n, 0);
+    /* The duration limit applies to the scaled arrival time, inclusive. */
+    ck_assert_int_eq(read_all("three.csv", 1, 1, -1, 200, v, 8, &n, &d),
+                     SIM_EEOF);
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(read_all("three.csv", 1, 2, -1, 99, v, 8, &n, &d),
+                     SIM_EEOF);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(sim_diag_errors(&d), 0);
+    sim_diag_fini(&d);
+}
+END_TEST
+
+/* Reads fixture name to its end and asserts the one diagnostic is exactly
+ * "<fixture_dir>/<name><tail>". */
+static void expect_row_error(const char *name, int want_rc, int want_rows,
+                             const char *tail)
+{
+    struct sim_diag d;
+    struct wl_request v[8];
+    int n;
+
+    sim_diag_init(&d);
+    ck_assert_int_eq(read_all(name, 1, 1, -1, -1, v, 8, &n, &d), want_rc);
+    ck_assert_int_eq(n, want_rows);
+    ck_assert_int_eq(sim_diag_errors(&d), 1);
+    char *got = sim_diag_format(&d, 0);
+    char *want = xasprintf("%s/%s%s", fixture_dir, name, tail);
+    ck_assert_str_eq(got, want);
+    free(got);
+    free(want);
+    sim_diag_fini(&d);
+}
+
+START_TEST(test_next_azure_row_errors)
+{
+    expect_row_error("few-fields.csv", SIM_EPARSE, 1,
+                     ":3:1: error: row 2: expected 3 fields "
+                     "(TIMESTAMP,ContextTokens,GeneratedTokens), got 2");
+    expect_row_error("many-fields.csv", SIM_EPARSE, 0,
+                     ":2:1: error: row 1: expected 3 fields "
+                     "(TIMESTAMP,ContextTokens,GeneratedTokens), got 4");
+    expect_row_error("bad-time.csv", SIM_EPARSE, 0,
+                     ":2:1: error: row 1: TIMESTAMP: expected 'YYYY-MM-DD "
+                     "HH:MM:SS[.fffffff][+HH:MM]', got '2023-11-16 "
+                     "24:00:00.0000000'");
+    expect_row_error("bad-date.csv", SIM_EPARSE, 1,
+                     ":3:1: error: row 2: TIMESTAMP: expected 'YYYY-MM-DD "
+                     "HH:MM:SS[.fffffff][+HH:MM]', got '2023-02-29 "
+                     "18:17:04.0000000'");
+    expect_row_error("bad-tokens.csv", SIM_EPARSE, 2,
+                     ":4:32: error: row 3: GeneratedTokens: expected a "
+                     "non-negative integer, got 'abc'");
+    expect_row_error("negative-tokens.csv", SIM_EPARSE, 0,
+                     ":2:29: error: row 1: ContextTokens: expected a "
+                     "non-negative integer, got '-5'");
+    expect_row_error("big-tokens.csv", SIM_EPARSE, 0,
+                     ":2:29: error: row 1: ContextTokens: 99999999999 out of "
+                     "range [0, 2147483647]");
+    expect_row_error("backwards.csv", SIM_EPARSE, 2,
+                     ":4:1: error: row 3: TIMESTAMP: '2023-11-16 "
+                     "18:17:04.0319600' is earlier than row 2 ('2023-11-16 "
+                     "18:17:05.0000000'); the trace must be sorted by time");
+    expect_row_error("long-line.csv", SIM_EPARSE, 1,
+                     ":3:1: error: row 2: line longer than 4096 bytes");
+}
+END_TEST
+
+START_TEST(test_new_azure_errors)
+{
+    struct cl_workload w = trace_cfg("empty.csv");
+    char *want;
+
+    want = xasprintf("%s/empty.csv:1:1: error: header: expected "
+                     "'TIMESTAMP,ContextTokens,GeneratedTokens', got end of "
+                     "file",
+                     fixture_dir);
+    expect_new_error(&w, want);
+    free(want);
+
+    w = trace_cfg("bad-header.csv");
+    want = xasprintf("%s/bad-header.csv:1:1: error: header: expected "
+                     "'TIMESTAMP,ContextTokens,GeneratedTokens', got "
+                     "'Timestamp,ContextTokens,GeneratedTokens'",
+                     fixture_dir);
+    expect_new_error(&w, want);
+    free(want);
+
+    w = trace_cfg("no-such-file.csv");
+    want = xasprintf("%s/no-such-file.csv: error: cannot open trace: No such "
+                     "file or directory",
+                     fixture_dir);
+    expect_new_error(&w, want);
+    free(want);
+
+    w = trace_cfg("three.csv");
+    w.trace.rate_scale = 0;
+    expect_new_error(&w, "error: workload.trace.rate_scale: expected a "
+                         "positive number, got 0");
+}
+END_TEST
+
+START_TEST(test_new_azure_absolute_path)
+{
+    struct sim_diag d;
+    char *path = xasprintf("%s/three.csv", fixture_dir);
+    struct cl_workload w = trace_cfg(path);
+    struct wl_request r;
+
+    sim_diag_init(&d);
+    /* An absolute path ignores base_dir (a relative fixture_dir is made
+     * absolute by the path's own prefix only when it starts with '/'). */
+    struct wl_source *s =
+        wl_source_new(&w, path[0] == '/' ? "/nonexistent" : NULL, NULL, &d);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(wl_source_next(s, &r, &d), 0);
+    expect_request(&r, 0, 4808, 10);
+    wl_source_free(s);
+    wl_source_free(NULL);
+    free(path);
+    sim_diag_fini(&d);
+}
+END_TEST
+
+/* Replays a public trace file and checks its count, means and span. */
+static void check_public(const char *file, uint64_t rows, double prompt_mean,
+                         double output_mean, int64_t span_ns)
+{
+    struct sim_diag d;
+    struct cl_workload w = trace_cfg(file);
+    struct wl_request r = {0};
+    struct moments p = {0}, o = {0};
+    int64_t prev = 0;
+    int rc;
+
+    sim_diag_init(&d);
+    struct wl_source *s = wl_source_new(&w, shared_dir, NULL, &d);
+    if (s == NULL)
+        sim_diag_print(&d, stderr);
+    ck_assert_ptr_nonnull(s);
+    int64_t back = 0;
+    while ((rc = wl_source_next(s, &r, &d)) == 0) {
+        back += r.arrival_ns < prev;
+        prev = r.arrival_ns;
+        moments_add(&p, (double)r.prompt_tokens);
+        moments_add(&o, (double)r.output_tokens);
+    }
+    sim_diag_print(&d, stderr);
+    ck_assert_int_eq(rc, SIM_EEOF);
+    ck_assert_uint_eq(wl_source_count(s), rows);
+    ck_assert_int_eq(back, 0);
+    ck_assert_double_eq_tol(p.mean, prompt_mean, 0.1);
+    ck_assert_double_eq_tol(o.mean, output_mean, 0.1);
+    ck_assert_int_eq(prev, span_ns);
+    wl_source_free(s);
+    sim_diag_fini(&d);
+}
+
+START_TEST(test_next_azure_public_conv)
+{
+    /* 18:15:46.6805900 -> 19:14:08.4025270 */
+    check_public("AzureLLMInferenceTrace_conv.csv", 19366, 1154.7, 211.1,
+                 INT64_C(3501721937000));
+}
+END_TEST
+
+START_TEST(test_next_azure_public_code)
+{
+    /* 18:17:03.9799600 -> 19:14:19.9280160 */
+    check_public("AzureLLMInferenceTrace_code.csv", 8819, 2047.8, 27.9,
+                 INT64_C(3435948056000));
+}
+END_TEST
+
+static Suite *workload_suite(void)
+{
+    Suite *s = suite_create("workload");
+    TCase *tc;
+
+    tc = tcase_create("synthetic");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_next_poisson_moments);
+    tcase_add_test(tc, test_next_gamma_cv);
+    tcase_add_test(tc, test_next_deterministic_exact);
+    tcase_add_test(tc, test_next_lognormal_moments);
+    tcase_add_test(tc, test_next_uniform_bounds);
+    tcase_add_test(tc, test_next_same_seed_identical);
+    tcase_add_test(tc, test_next_streams_independent);
+    tcase_add_test(tc, test_next_duration_stop);
+    tcase_add_test(tc, test_new_synthetic_bad_config);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("azure");
+    tcase_add_test(tc, test_next_azure_exact);
+    tcase_add_test(tc, test_next_azure_scales_and_limits);
+    tcase_add_test(tc, test_next_azure_row_errors);
+    tcase_add_test(tc, test_new_azure_errors);
+    tcase_add_test(tc, test_new_azure_absolute_path);
+    suite_add_tcase(s, tc);
+
+    /* The public traces live outside the repository; register their tests
+     * only when the folder is there, so a bare checkout still passes. */
+    struct stat st;
+    if (stat(shared_dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+        tc = tcase_create("azure_public");
+        tcase_set_timeout(tc, 60);
+        tcase_add_test(tc, test_next_azure_public_conv);
+        tcase_add_test(tc, test_next_azure_public_code);
+        suite_add_tcase(s, tc);
+    } else {
+        printf("# SKIP shared traces not found in %s (set DSEC_SHARED)\n",
+               shared_dir);
+        fflush(stdout);
+    }
+    return s;
+}
+
+int main(void)
+{
+    const char *top = getenv("top_srcdir");
+    const char *shared = getenv("DSEC_SHARED");
+
+    if (top == NULL || top[0] == '\0')
+        top = ".";
+    fixture_dir = xasprintf("%s/tests/data/trace", top);
+    if (shared != NULL && shared[0] != '\0')
+        shared_dir = xasprintf("%s/traces/azure-llm-2023", shared);
+    else
+        shared_dir = xasprintf("%s/../shared/traces/azure-llm-2023", top);
+
+    SRunner *sr = srunner_create(workload_suite());
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    free(fixture_dir);
+    free(shared_dir);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

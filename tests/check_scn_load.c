@@ -1,0 +1,1034 @@
+/* Tests of the scenario language: unit parsing (sim/param.c), the tables
+ * (scenarios/schema.c) and the loader (scenarios/load.c). Fixtures are in
+ * tests/data/scn/; their paths are built from $top_srcdir (default ".") so
+ * that messages can be compared exactly, file prefix included. */
+#include <check.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/cluster/config.h"
+#include "scenarios/load.h"
+#include "scenarios/schema.h"
+#include "sim/diag.h"
+#include "sim/errors.h"
+#include "sim/param.h"
+#include "sim/xalloc.h"
+
+/* A valid abstract-server scenario of 6 lines; cases append lines 7+. */
+#define BASE                                                                   \
+    "workload:\n"                                                              \
+    "  synthetic:\n"                                                           \
+    "    arrival: {rate_per_s: 5}\n"                                           \
+    "    requests: 10\n"                                                       \
+    "server:\n"                                                                \
+    "  service: {dist: exponential, mean_s: 1}\n"
+
+static struct sim_diag diag;
+static struct cl_scenario scn;
+
+static void setup(void)
+{
+    sim_diag_init(&diag);
+    memset(&scn, 0, sizeof(scn));
+}
+
+static void teardown(void)
+{
+    cl_scenario_fini(&scn);
+    sim_diag_fini(&diag);
+}
+
+static char *fixture(const char *name)
+{
+    const char *top = getenv("top_srcdir");
+
+    return xasprintf("%s/tests/data/scn/%s", top ? top : ".", name);
+}
+
+static int is_zeroed(const struct cl_scenario *s)
+{
+    static const struct cl_scenario zero;
+
+    return memcmp(s, &zero, sizeof(zero)) == 0;
+}
+
+/* Asserts that the diagnostics are exactly want[] (NULL-terminated), each
+ * prefixed with file and ":". */
+static void assert_diags(const char *file, const char *const *want)
+{
+    int n = 0;
+
+    for (; want[n] != NULL; n++) {
+        char *exp = xasprintf("%s:%s", file, want[n]);
+        char *got;
+        ck_assert_msg(n < diag.n, "missing diagnostic %d: %s", n, exp);
+        got = sim_diag_format(&diag, n);
+        ck_assert_str_eq(got, exp);
+        free(got);
+        free(exp);
+    }
+    if (diag.n != n) {
+        char *extra = sim_diag_format(&diag, n);
+        ck_abort_msg("%d diagnostics, expected %d; next: %s", diag.n, n, extra);
+        free(extra);
+    }
+}
+
+/* Loads fixture name, expects rc and exactly the messages in want. */
+static void load_fixture_expect(const char *name, int rc,
+                                const char *const *want)
+{
+    char *path = fixture(name);
+
+    ck_assert_int_eq(scn_file_load(path, &scn, &diag), rc);
+    if (rc != 0)
+        ck_assert(is_zeroed(&scn));
+    assert_diags(path, want);
+    free(path);
+}
+
+static void load_string_expect(const char *text, int rc,
+                               const char *const *want)
+{
+    ck_assert_int_eq(
+        scn_string_load("inline.yaml", text, strlen(text), &scn, &diag), rc);
+    if (rc != 0)
+        ck_assert(is_zeroed(&scn));
+    assert_diags("inline.yaml", want);
+}
+
+/* sim_unit_parse */
+
+START_TEST(test_sim_unit_parse_suffixes)
+{
+    char err[SIM_PARAM_ERRLEN];
+    double v;
+
+    ck_assert_int_eq(sim_unit_parse(SIM_U_BYTES, "80GiB", &v, err, sizeof(err)),
+                     0);
+    ck_assert(v == 80.0 * 1073741824.0);
+    ck_assert_int_eq(sim_unit_parse(SIM_U_BYTES, "512MB", &v, err, sizeof(err)),
+                     0);
+    ck_assert(v == 512e6);
+    ck_assert_int_eq(
+        sim_unit_parse(SIM_U_BYTES_PER_S, "400Gbps", &v, err, sizeof(err)), 0);
+    ck_assert(v == 5e10);
+    ck_assert_int_eq(
+        sim_unit_parse(SIM_U_BYTES_PER_S, "400Gb/s", &v, err, sizeof(err)), 0);
+    ck_assert(v == 5e10);
+    ck_assert_int_eq(
+        sim_unit_parse(SIM_U_BYTES_PER_S, "900GB/s", &v, err, sizeof(err)), 0);
+    ck_assert(v == 9e11);
+    ck_assert_int_eq(
+        sim_unit_parse(SIM_U_USD_PER_HOUR, "$2.10/h", &v, err, sizeof(err)), 0);
+    ck_assert(v == 2.10);
+    ck_assert_int_eq(
+        sim_unit_parse(SIM_U_USD_PER_HOUR, "2.10/h", &v, err, sizeof(err)), 0);
+    ck_assert(v == 2.10);
+    ck_assert_int_eq(
+        sim_unit_parse(SIM_U_USD_PER_HOUR, "2.1", &v, err, sizeof(err)), 0);
+    ck_assert(v == 2.1);
+    ck_assert_int_eq(
+        sim_unit_parse(SIM_U_PER_S, "600/min", &v, err, sizeof(err)), 0);
+    ck_assert(fabs(v - 10.0) < 1e-12);
+    ck_assert_int_eq(
+        sim_unit_parse(SIM_U_FRACTION, "90%", &v, err, sizeof(err)), 0);
+    ck_assert(fabs(v - 0.9) < 1e-15);
+    ck_assert_int_eq(
+        sim_unit_parse(SIM_U_SECONDS, "500ms", &v, err, sizeof(err)), 0);
+    ck_assert(v == 0.5);
+    ck_assert_int_eq(
+        sim_unit_parse(SIM_U_MILLISECONDS, "2s", &v, err, sizeof(err)), 0);
+    ck_assert(v == 2000.0);
+}
+END_TEST
+
+START_TEST(test_sim_unit_parse_wrong_dimension)
+{
+    char err[SIM_PARAM_ERRLEN];
+    double v = 7;
+
+    ck_assert_int_eq(
+        sim_unit_parse(SIM_U_SECONDS, "80GiB", &v, err, sizeof(err)),
+        SIM_EINVAL);
+    ck_assert_str_eq(err, "expected a duration (e.g. 90s, 500ms, 2h; plain "
+                          "number = seconds), got a size '80GiB'");
+    ck_assert(v == 7);
+    ck_assert_int_eq(sim_unit_parse(SIM_U_BYTES, "90s", &v, err, sizeof(err)),
+                     SIM_EINVAL);
+    ck_assert_str_eq(err, "expected a size (e.g. 80GiB, 512MB; plain number = "
+                          "bytes), got a duration '90s'");
+    ck_assert_int_eq(
+        sim_unit_parse(SIM_U_NONE, "3 apples", &v, err, sizeof(err)),
+        SIM_EINVAL);
+    ck_assert_str_eq(err, "expected a number, got '3 apples'");
+}
+END_TEST
+
+START_TEST(test_sim_unit_parse_rejects_non_numbers)
+{
+    static const char *const bad[] = {"inf", "nan", "0x10", "",  "e5",
+                                      ".",   "1e",  "--1",  "$", "1..2"};
+    char err[SIM_PARAM_ERRLEN];
+    double v;
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        ck_assert_msg(sim_unit_parse(SIM_U_NONE, bad[i], &v, err,
+                                     sizeof(err)) == SIM_EINVAL,
+                      "accepted '%s'", bad[i]);
+    ck_assert_int_eq(sim_unit_parse(SIM_U_NONE, "1e999", &v, err, sizeof(err)),
+                     SIM_ERANGE);
+}
+END_TEST
+
+/* sim_duration_parse */
+
+START_TEST(test_sim_duration_parse_units)
+{
+    static const struct {
+        const char *text;
+        enum sim_unit plain;
+        int64_t ns;
+    } cases[] = {
+        {"90s", SIM_U_SECONDS, 90000000000LL},
+        {"2h", SIM_U_SECONDS, 7200000000000LL},
+        {"500ms", SIM_U_SECONDS, 500000000LL},
+        {"45ms", SIM_U_MILLISECONDS, 45000000LL},
+        {"45", SIM_U_MILLISECONDS, 45000000LL},
+        {"90", SIM_U_SECONDS, 90000000000LL},
+        {"1.5us", SIM_U_SECONDS, 1500LL},
+        {"250ns", SIM_U_MILLISECONDS, 250LL},
+        {"2min", SIM_U_SECONDS, 120000000000LL},
+        {"1d", SIM_U_SECONDS, 86400000000000LL},
+        {"0.1s", SIM_U_SECONDS, 100000000LL},
+        {"1.5 s", SIM_U_SECONDS, 1500000000LL},
+    };
+    char err[SIM_PARAM_ERRLEN];
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int64_t ns = -7;
+        ck_assert_int_eq(sim_duration_parse(cases[i].text, cases[i].plain, &ns,
+                                            err, sizeof(err)),
+                         0);
+        ck_assert_msg(ns == cases[i].ns, "%s: %lld", cases[i].text,
+                      (long long)ns);
+    }
+}
+END_TEST
+
+START_TEST(test_sim_duration_parse_too_long)
+{
+    char err[SIM_PARAM_ERRLEN];
+    int64_t ns = -7;
+
+    ck_assert_int_eq(
+        sim_duration_parse("1000000d", SIM_U_SECONDS, &ns, err, sizeof(err)),
+        SIM_ERANGE);
+    ck_assert_str_eq(err, "'1000000d' is too long a duration");
+    ck_assert(ns == -7);
+}
+END_TEST
+
+/* sim_param_edit_distance */
+
+START_TEST(test_sim_param_edit_distance_values)
+{
+    ck_assert_int_eq(sim_param_edit_distance("arival", "arrival", 2), 1);
+    ck_assert_int_eq(sim_param_edit_distance("kitten", "sitting", 5), 3);
+    ck_assert_int_eq(sim_param_edit_distance("abc", "abc", 2), 0);
+    ck_assert_int_eq(sim_param_edit_distance("workload", "xyz", 2), 3);
+}
+END_TEST
+
+/* scn_schema */
+
+static void check_rows(const struct sim_param *rows, const char *path)
+{
+    struct cl_scenario tmp;
+    char err[SIM_PARAM_ERRLEN];
+
+    for (const struct sim_param *p = rows; p->key != NULL; p++) {
+        ck_assert_msg(p->help != NULL && p->help[0] != '\0', "%s.%s: no help",
+                      path, p->key);
+        ck_assert_msg(!(p->min > p->max), "%s.%s: min > max", path, p->key);
+        ck_assert_msg(sim_param_find(rows, p->key) == p, "%s.%s: duplicate",
+                      path, p->key);
+        if (p->type == SIM_PT_ENUM)
+            ck_assert_msg(p->choices != NULL && p->choices[0].name != NULL,
+                          "%s.%s: no choices", path, p->key);
+        if (p->type == SIM_PT_SECTION) {
+            ck_assert_msg(p->sub != NULL, "%s.%s: no rows", path, p->key);
+            check_rows(p->sub, p->key);
+            continue;
+        }
+        if (p->def != NULL) {
+            /* The defaults pass their own row's checks; the field is
+             * written into a scratch struct large enough for any section. */
+            memset(&tmp, 0, sizeof(tmp));
+            ck_assert_msg(p->offset < sizeof(tmp), "%s.%s", path, p->key);
+            ck_assert_msg(sim_param_parse(p, p->def, &tmp, err, sizeof(err)) ==
+                              0,
+                          "%s.%s: default %s: %s", path, p->key, p->def, err);
+            if (p->type == SIM_PT_STRING)
+                free(*(char **)(void *)((char *)&tmp + p->offset));
+        }
+    }
+}
+
+START_TEST(test_scn_schema_rows_sane)
+{
+    check_rows(scn_schema, "");
+}
+END_TEST
+
+START_TEST(test_scn_help_print_every_key)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+
+    ck_assert_ptr_nonnull(fp);
+    scn_help_print(fp);
+    fclose(fp);
+    ck_assert_ptr_nonnull(
+        strstr(buf, "  workload.synthetic.arrival.rate_per_s: number, per "
+                    "second, range (0, 1e+06], required\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "  cluster.target_latency_ms: duration, "
+                                      "milliseconds for a plain number"));
+    ck_assert_ptr_nonnull(strstr(buf, "FACTS.md §5.4"));
+    ck_assert_ptr_nonnull(strstr(buf, "  metrics.batches: integer, range "
+                                      "[10, 256], default 32\n"));
+    free(buf);
+}
+END_TEST
+
+/* scn_file_load */
+
+START_TEST(test_scn_file_load_full_llm)
+{
+    /* rdma_interface is noted in the run's results, not by the loader. */
+    static const char *const want[] = {NULL};
+    char *path = fixture("full-llm.yaml");
+    const struct cl_workload *w = &scn.workload;
+
+    load_fixture_expect("full-llm.yaml", 0, want);
+    ck_assert_str_eq(scn.file, path);
+    ck_assert_str_eq(scn.name, "full");
+    ck_assert(scn.seed == 42);
+    ck_assert_str_eq(scn.model, "deepseek-v3");
+    ck_assert_int_eq(w->kind, CL_WL_SYNTHETIC);
+    ck_assert_int_eq(w->synthetic.arrival.process, CL_ARR_GAMMA);
+    ck_assert(w->synthetic.arrival.rate_per_s == 12.5);
+    ck_assert(w->synthetic.arrival.cv == 2);
+    ck_assert(w->synthetic.requests == -1);
+    ck_assert(w->synthetic.duration_ns == 90000000000LL);
+    ck_assert_int_eq(w->synthetic.prompt_tokens.kind, CL_DIST_LOGNORMAL);
+    ck_assert(w->synthetic.prompt_tokens.mean == 1024);
+    ck_assert(w->synthetic.prompt_tokens.sd == 512);
+    ck_assert(isnan(w->synthetic.prompt_tokens.value));
+    ck_assert(isnan(w->synthetic.prompt_tokens.cv));
+    ck_assert_int_eq(w->synthetic.output_tokens.kind, CL_DIST_UNIFORM);
+    ck_assert(w->synthetic.output_tokens.min == 16);
+    ck_assert(w->synthetic.output_tokens.max == 256);
+    ck_assert_int_eq(scn.server.kind, CL_SRV_LLM);
+    ck_assert_int_eq(scn.server.max_num_seqs, 128);
+    ck_assert(scn.server.max_num_batched_tokens == 4096);
+    ck_assert(scn.server.gpu_memory_utilization == 0.92);
+    ck_assert(fabs(scn.server.efficiency_compute - 0.55) < 1e-15);
+    ck_assert(scn.server.efficiency_memory == 0.85);
+    ck_assert(scn.server.iteration_overhead_ns == 1500);
+    ck_assert_str_eq(scn.hardware.gpu, "h200");
+    ck_assert_int_eq(scn.hardware.gpus_per_node, 8);
+    ck_assert(scn.hardware.price_usd_per_gpu_hour == 2.10);
+    ck_assert_str_eq(scn.deploy.model_path, "s3://models/deepseek-v3");
+    ck_assert_int_eq(scn.deploy.strategy, CL_STRAT_TENSOR_PARALLEL);
+    ck_assert_int_eq(scn.deploy.tp, 8);
+    ck_assert_int_eq(scn.deploy.weight_dtype, CL_DTYPE_FP8);
+    ck_assert_int_eq(scn.deploy.kv_dtype, CL_DTYPE_FP8);
+    ck_assert_int_eq(scn.cluster.replicas, -1);
+    ck_assert_int_eq(scn.cluster.min_gpus, 4);
+    ck_assert_int_eq(scn.cluster.max_gpus, 32);
+    ck_assert(scn.cluster.target_latency_ns == 45000000LL);
+    ck_assert_int_eq(scn.cluster.kv_cache_offload, 1);
+    ck_assert_str_eq(scn.cluster.rdma_interface, "mlx5_0");
+    ck_assert(scn.slo.ttft_ns == 500000000LL);
+    ck_assert(scn.slo.tpot_ns == 45000000LL); /* from target_latency_ms */
+    ck_assert(scn.slo.e2e_ns == 7200000000000LL);
+    ck_assert(scn.metrics.interval_ns == 500000000LL);
+    ck_assert(scn.metrics.warmup_fraction == 0.2);
+    ck_assert_int_eq(scn.metrics.batches, 20);
+    ck_assert_ptr_nonnull(strstr(scn.text, "rdma_interface: mlx5_0\n"));
+    ck_assert_int_eq(scn.pos.model.line, 4);
+    ck_assert_int_eq(scn.pos.model.col, 8);
+    ck_assert_int_eq(scn.pos.hardware_gpu.line, 23);
+    ck_assert_int_eq(scn.pos.hardware_gpu.col, 8);
+    ck_assert_int_eq(scn.pos.deploy_model_path.line, 27);
+    ck_assert_int_eq(scn.pos.deploy_model_path.col, 15);
+    ck_assert_int_eq(scn.pos.deploy_tp.line, 29);
+    ck_assert_int_eq(scn.pos.deploy_weight_dtype.line, 30);
+    ck_assert_int_eq(scn.pos.cluster_min_gpus.line, 33);
+    ck_assert_int_eq(scn.pos.cluster_min_gpus.col, 13);
+    ck_assert_int_eq(scn.pos.workload_trace_path.line, 0);
+    free(path);
+}
+END_TEST
+
+START_TEST(test_scn_file_load_full_abstract_trace)
+{
+    static const char *const want[] = {NULL};
+    const struct cl_workload *w = &scn.workload;
+
+    load_fixture_expect("full-abstract-trace.yaml", 0, want);
+    ck_assert_str_eq(scn.name, "mm4");
+    ck_assert(scn.seed == 7);
+    ck_assert_ptr_null(scn.model);
+    ck_assert_int_eq(w->kind, CL_WL_TRACE);
+    ck_assert_int_eq(w->trace.format, CL_TRACE_AZURE);
+    ck_assert_str_eq(w->trace.path, "traces/azure-conv.csv");
+    ck_assert(w->trace.time_scale == 0.5);
+    ck_assert(w->trace.rate_scale == 2);
+    ck_assert(w->trace.requests == 1000);
+    ck_assert(w->trace.duration_ns == 7200000000000LL);
+    ck_assert_int_eq(scn.server.kind, CL_SRV_ABSTRACT);
+    ck_assert_int_eq(scn.server.service.kind, CL_DIST_GAMMA);
+    ck_assert(scn.server.service.mean == 0.5);
+    ck_assert(scn.server.service.cv == 0.5);
+    ck_assert(isnan(scn.server.service.sd));
+    ck_assert(isnan(scn.server.service.value));
+    ck_assert_int_eq(scn.server.concurrency, 4);
+    ck_assert(scn.server.price_usd_per_hour == 3.5);
+    ck_assert_int_eq(scn.cluster.replicas, 3);
+    ck_assert_int_eq(scn.cluster.min_gpus, -1);
+    ck_assert(scn.slo.tpot_ns == 20000000LL);
+    ck_assert(scn.slo.ttft_ns == -1);
+    ck_assert_int_eq(scn.pos.workload_trace_path.line, 7);
+    ck_assert_int_eq(scn.pos.workload_trace_path.col, 11);
+}
+END_TEST
+
+START_TEST(test_scn_file_load_defaults)
+{
+    static const char *const want[] = {NULL};
+    const struct cl_workload *w = &scn.workload;
+
+    load_fixture_expect("minimal.yaml", 0, want);
+    ck_assert_str_eq(scn.name, "minimal");
+    ck_assert(scn.seed == 1);
+    ck_assert_ptr_null(scn.model);
+    ck_assert_int_eq(w->synthetic.arrival.process, CL_ARR_POISSON);
+    ck_assert(isnan(w->synthetic.arrival.cv));
+    ck_assert(w->synthetic.requests == 100);
+    ck_assert(w->synthetic.duration_ns == -1);
+    ck_assert_int_eq(w->synthetic.prompt_tokens.kind, CL_DIST_FIXED);
+    ck_assert(w->synthetic.prompt_tokens.value == 1);
+    ck_assert_int_eq(w->synthetic.output_tokens.kind, CL_DIST_FIXED);
+    ck_assert(w->trace.time_scale == 1);
+    ck_assert(w->trace.requests == -1);
+    ck_assert_ptr_null(w->trace.path);
+    ck_assert_int_eq(scn.server.kind, CL_SRV_ABSTRACT);
+    ck_assert_int_eq(scn.server.service.kind, CL_DIST_EXPONENTIAL);
+    ck_assert(scn.server.service.mean == 0.1);
+    ck_assert_int_eq(scn.server.concurrency, 1);
+    ck_assert(scn.server.price_usd_per_hour == 0);
+    ck_assert_int_eq(scn.server.max_num_seqs, 256);
+    ck_assert(scn.server.max_num_batched_tokens == 8192);
+    ck_assert(scn.server.gpu_memory_utilization == 0.9);
+    ck_assert(scn.server.efficiency_compute == 0.6);
+    ck_assert(scn.server.efficiency_memory == 0.8);
+    ck_assert(scn.server.iteration_overhead_ns == 2000000);
+    ck_assert_str_eq(scn.hardware.gpu, "h100");
+    ck_assert_int_eq(scn.hardware.gpus_per_node, 8);
+    ck_assert(isnan(scn.hardware.price_usd_per_gpu_hour));
+    ck_assert_ptr_null(scn.deploy.model_path);
+    ck_assert_int_eq(scn.deploy.strategy, CL_STRAT_TENSOR_PARALLEL);
+    ck_assert_int_eq(scn.deploy.tp, -1);
+    ck_assert_int_eq(scn.deploy.weight_dtype, CL_DTYPE_BF16);
+    ck_assert_int_eq(scn.deploy.kv_dtype, CL_DTYPE_BF16);
+    ck_assert_int_eq(scn.cluster.replicas, 1);
+    ck_assert_int_eq(scn.cluster.min_gpus, -1);
+    ck_assert_int_eq(scn.cluster.max_gpus, -1);
+    ck_assert(scn.cluster.target_latency_ns == -1);
+    ck_assert_int_eq(scn.cluster.kv_cache_offload, 0);
+    ck_assert_ptr_null(scn.cluster.rdma_interface);
+    ck_assert(scn.slo.ttft_ns == -1);
+    ck_assert(scn.slo.tpot_ns == -1);
+    ck_assert(scn.slo.e2e_ns == -1);
+    ck_assert(scn.metrics.interval_ns == 60000000000LL);
+    ck_assert(scn.metrics.warmup_fraction == 0.1);
+    ck_assert_int_eq(scn.metrics.batches, 32);
+    ck_assert_int_eq(scn.pos.hardware_gpu.line, 0);
+}
+END_TEST
+
+START_TEST(test_scn_file_load_seed_example)
+{
+    /* rdma_interface is noted in the run's results, not by the loader. */
+    static const char *const want[] = {NULL};
+
+    load_fixture_expect("seed.yaml", 0, want);
+    ck_assert_str_eq(scn.name, "seed");
+    ck_assert_ptr_null(scn.model);
+    ck_assert_int_eq(scn.server.kind, CL_SRV_LLM); /* from model_path */
+    ck_assert_int_eq(scn.cluster.min_gpus, 4);
+    ck_assert_int_eq(scn.cluster.max_gpus, 32);
+    ck_assert_int_eq(scn.cluster.replicas, -1);
+    ck_assert(scn.cluster.target_latency_ns == 45000000LL);
+    ck_assert(scn.slo.tpot_ns == 45000000LL);
+    ck_assert_int_eq(scn.cluster.kv_cache_offload, 1);
+    ck_assert(scn.workload.synthetic.duration_ns == 7200000000000LL);
+}
+END_TEST
+
+START_TEST(test_scn_file_load_unknown_key_did_you_mean)
+{
+    static const char *const want[] = {
+        "4:5: error: workload.synthetic.arival: unknown key; did you mean "
+        "'arrival'?",
+        "2:3: error: workload.synthetic: missing key 'arrival'", NULL};
+
+    load_fixture_expect("bad-unknown-key.yaml", SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_file_load_unknown_key_lists_valid)
+{
+    static const char *const want[] = {
+        "8:3: error: metrics.bucket: unknown key; valid: batches, interval, "
+        "warmup_fraction",
+        NULL};
+
+    load_fixture_expect("bad-unknown-key-list.yaml", SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_file_load_out_of_range)
+{
+    static const char *const want[] = {
+        "4:19: error: workload.synthetic.arrival.rate_per_s: -1 out of range "
+        "(0, 1e+06]",
+        NULL};
+
+    load_fixture_expect("bad-range.yaml", SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_file_load_bad_enum)
+{
+    static const char *const want[] = {
+        "4:16: error: workload.synthetic.arrival.process: unknown process "
+        "'poison'; valid: deterministic, gamma, poisson",
+        NULL};
+
+    load_fixture_expect("bad-enum.yaml", SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_file_load_wrong_dimension)
+{
+    static const char *const want[] = {
+        "4:15: error: workload.synthetic.duration: expected a duration (e.g. "
+        "90s, 500ms, 2h; plain number = seconds), got a size '80GiB'",
+        NULL};
+
+    load_fixture_expect("bad-unit.yaml", SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_file_load_missing_required)
+{
+    static const char *const want[] = {
+        "2:3: error: workload.synthetic: missing key 'arrival'", NULL};
+
+    load_fixture_expect("bad-missing.yaml", SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_file_load_exactly_one)
+{
+    static const char *const want[] = {
+        "6:3: error: workload.trace: give exactly one of 'synthetic' or "
+        "'trace'",
+        "5:5: error: workload.synthetic.duration: give exactly one of "
+        "'requests' or 'duration'",
+        NULL};
+
+    load_fixture_expect("bad-exactly-one.yaml", SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_file_load_syntax_indent)
+{
+    static const char *const want[] = {"4:4: error: did not find expected key",
+                                       NULL};
+
+    load_fixture_expect("bad-syntax-indent.yaml", SIM_EPARSE, want);
+}
+END_TEST
+
+START_TEST(test_scn_file_load_syntax_bracket)
+{
+    static const char *const want[] = {
+        "4:13: error: did not find expected ',' or '}'", NULL};
+
+    load_fixture_expect("bad-syntax-bracket.yaml", SIM_EPARSE, want);
+}
+END_TEST
+
+START_TEST(test_scn_file_load_many_errors)
+{
+    static const char *const want[] = {
+        "1:7: error: seed: -3 out of range [0, inf)",
+        "4:43: error: workload.synthetic.arrival.rate_per_s: 2e6 out of range "
+        "(0, 1e+06]",
+        "5:15: error: workload.synthetic.requests: 0 out of range [1, inf)",
+        "10:27: error: server.gpu_memory_utilization: 1.5 out of range (0, 1]",
+        "13:18: error: hardware.gpus_per_node: 128 out of range [1, 72]",
+        "14:23: error: hardware.price_per_gpu_hour: expected a price (e.g. "
+        "$2.10/h; plain number = USD per hour), got a size '80GiB'",
+        "19:20: error: metrics.warmup_fraction: 0.5 out of range [0, 0.5)",
+        "20:12: error: metrics.batches: expected an integer, got 'lots'",
+        "11:3: error: server.concurrency: not used by kind llm",
+        "4:5: error: workload.synthetic.arrival: missing key 'cv' (required "
+        "by process gamma)",
+        "6:45: error: workload.synthetic.prompt_tokens.sd: not used by dist "
+        "fixed",
+        "7:41: error: workload.synthetic.output_tokens.min: 100 greater than "
+        "max 10",
+        "16:3: error: cluster.replicas: give either replicas or min_gpus and "
+        "max_gpus, not both",
+        NULL};
+
+    load_fixture_expect("bad-many.yaml", SIM_EINVAL, want);
+    ck_assert_int_eq(sim_diag_errors(&diag), 13);
+}
+END_TEST
+
+START_TEST(test_scn_file_load_missing_file)
+{
+    char *path = fixture("no-such-file.yaml");
+    char *msg;
+    char *want =
+        xasprintf("%s: error: cannot open: No such file or directory", path);
+
+    ck_assert_int_eq(scn_file_load(path, &scn, &diag), SIM_EIO);
+    ck_assert(is_zeroed(&scn));
+    ck_assert_int_eq(diag.n, 1);
+    msg = sim_diag_format(&diag, 0);
+    ck_assert_str_eq(msg, want);
+    free(msg);
+    free(want);
+    free(path);
+}
+END_TEST
+
+/* scn_string_load */
+
+START_TEST(test_scn_string_load_name_from_file)
+{
+    static const char *const want[] = {NULL};
+    const char *text = BASE;
+
+    ck_assert_int_eq(
+        scn_string_load("dir/x.y/run-1.yml", text, strlen(text), &scn, &diag),
+        0);
+    assert_diags("dir/x.y/run-1.yml", want);
+    ck_assert_str_eq(scn.name, "run-1");
+    ck_assert_str_eq(scn.file, "dir/x.y/run-1.yml");
+    ck_assert_str_eq(scn.text, text);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_not_nul_terminated)
+{
+    static const char *const want[] = {NULL};
+    char *buf = xasprintf("%sseed: 99", BASE);
+
+    /* Only "seed: 9" is inside len; the last byte must not be read. */
+    ck_assert_int_eq(
+        scn_string_load("inline.yaml", buf, strlen(buf) - 1, &scn, &diag), 0);
+    assert_diags("inline.yaml", want);
+    ck_assert(scn.seed == 9);
+    ck_assert_uint_eq(strlen(scn.text), strlen(buf) - 1);
+    free(buf);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_dist_keys)
+{
+    static const char *const want[] = {
+        "4:5: error: workload.synthetic.prompt_tokens: missing key 'value' "
+        "(required by dist fixed)",
+        "5:5: error: workload.synthetic.output_tokens: missing key 'sd' "
+        "(required by dist lognormal)",
+        NULL};
+
+    load_string_expect("model: llama-3.1-8b\n"
+                       "workload:\n"
+                       "  synthetic: {arrival: {rate_per_s: 1}, requests: 1,\n"
+                       "    prompt_tokens: {dist: fixed},\n"
+                       "    output_tokens: {dist: lognormal, mean: 10}}\n",
+                       SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_tokens_required_by_llm)
+{
+    static const char *const want[] = {
+        "3:3: error: workload.synthetic: missing key 'prompt_tokens' "
+        "(required by server kind llm)",
+        "3:3: error: workload.synthetic: missing key 'output_tokens' "
+        "(required by server kind llm)",
+        NULL};
+
+    load_string_expect("model: llama-3.1-8b\n"
+                       "workload:\n"
+                       "  synthetic:\n"
+                       "    arrival: {rate_per_s: 1}\n"
+                       "    requests: 1\n",
+                       SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_arrival_cv)
+{
+    static const char *const want[] = {
+        "3:30: error: workload.synthetic.arrival.cv: not used by process "
+        "poisson",
+        NULL};
+
+    load_string_expect("workload:\n"
+                       "  synthetic:\n"
+                       "    arrival: {rate_per_s: 5, cv: 1.5}\n"
+                       "    requests: 10\n"
+                       "server:\n"
+                       "  service: {dist: exponential, mean_s: 1}\n",
+                       SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_service_keys)
+{
+    static const char *const want[] = {
+        "9:3: error: server.max_num_seqs: not used by kind abstract",
+        "7:3: error: server.service: missing key 'sd_s' (required by dist "
+        "lognormal)",
+        "7:41: error: server.service.cv: not used by dist lognormal", NULL};
+
+    load_string_expect("workload:\n"
+                       "  synthetic:\n"
+                       "    arrival: {rate_per_s: 5}\n"
+                       "    requests: 10\n"
+                       "server:\n"
+                       "  kind: abstract\n"
+                       "  service: {dist: lognormal, mean_s: 1, cv: 2}\n"
+                       "  concurrency: 2\n"
+                       "  max_num_seqs: 4\n",
+                       SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_service_missing)
+{
+    static const char *const want[] = {
+        "1:1: error: server: missing key 'service' (required by kind "
+        "abstract)",
+        NULL};
+
+    load_string_expect("workload:\n"
+                       "  synthetic:\n"
+                       "    arrival: {rate_per_s: 5}\n"
+                       "    requests: 10\n",
+                       SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_cluster_bounds)
+{
+    static const char *const want[] = {
+        "8:13: error: cluster.min_gpus: 40 greater than max_gpus 32", NULL};
+
+    load_string_expect(BASE "cluster:\n"
+                            "  min_gpus: 40\n"
+                            "  max_gpus: 32\n",
+                       SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_cluster_min_only)
+{
+    static const char *const want[] = {
+        "7:1: error: cluster: missing key 'max_gpus' (min_gpus and max_gpus "
+        "go together)",
+        NULL};
+
+    load_string_expect(BASE "cluster:\n"
+                            "  min_gpus: 4\n",
+                       SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_types)
+{
+    static const char *const want[] = {
+        "7:7: error: seed: expected an integer, got a sequence",
+        "8:6: error: slo: expected a mapping, got 'fast'",
+        "10:21: error: cluster.kv_cache_offload: expected true or false, got "
+        "'maybe'",
+        "11:3: error: cluster.replicas: missing value; expected an integer",
+        "12:14: error: deploy.tp: expected an integer, got '2.5'",
+        "13:13: error: deploy.kv_dtype: unknown kv_dtype 'int4'; valid: bf16, "
+        "fp8",
+        NULL};
+
+    load_string_expect(BASE "seed: [1, 2]\n"
+                            "slo: fast\n"
+                            "cluster:\n"
+                            "  kv_cache_offload: maybe\n"
+                            "  replicas:\n"
+                            "deploy: {tp: 2.5,\n"
+                            "  kv_dtype: int4}\n",
+                       SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_duplicate_key)
+{
+    static const char *const want[] = {"8:1: error: seed: duplicate key", NULL};
+
+    load_string_expect(BASE "seed: 1\n"
+                            "seed: 2\n",
+                       SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_root_did_you_mean)
+{
+    static const char *const want[] = {
+        "7:1: error: seeds: unknown key; did you mean 'seed'?",
+        "8:1: error: metric: unknown key; did you mean 'metrics'?", NULL};
+
+    load_string_expect(BASE "seeds: 1\n"
+                            "metric: {}\n",
+                       SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_missing_workload)
+{
+    static const char *const want[] = {
+        "1:1: error: missing key 'workload'",
+        "1:1: error: server: missing key 'service' (required by kind "
+        "abstract)",
+        NULL};
+
+    load_string_expect("seed: 3\n", SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_workload_empty)
+{
+    static const char *const want[] = {
+        "1:1: error: workload: missing key 'synthetic' or 'trace'", NULL};
+
+    load_string_expect("workload:\n"
+                       "server:\n"
+                       "  service: {dist: exponential, mean_s: 1}\n",
+                       SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_trace_path_required)
+{
+    static const char *const want[] = {
+        "2:3: error: workload.trace: missing key 'path'", NULL};
+
+    load_string_expect("workload:\n"
+                       "  trace: {format: azure}\n"
+                       "server:\n"
+                       "  service: {dist: exponential, mean_s: 1}\n",
+                       SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_empty_document)
+{
+    static const char *const want[] = {
+        "1:1: error: expected a mapping of scenario keys, got an empty "
+        "document",
+        NULL};
+
+    load_string_expect("# nothing\n", SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_root_not_mapping)
+{
+    static const char *const want[] = {
+        "1:1: error: expected a mapping of scenario keys, got a sequence",
+        NULL};
+
+    load_string_expect("- a\n- b\n", SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_two_documents)
+{
+    static const char *const want[] = {
+        "8:1: error: expected one YAML document, got a second", NULL};
+
+    load_string_expect(BASE "---\n"
+                            "seed: 2\n",
+                       SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_tpot_not_overwritten)
+{
+    static const char *const want[] = {NULL};
+
+    load_string_expect(BASE "cluster: {target_latency_ms: 45}\n"
+                            "slo: {tpot_ms: 0.5s}\n",
+                       0, want);
+    ck_assert(scn.slo.tpot_ns == 500000000LL);
+    ck_assert(scn.cluster.target_latency_ns == 45000000LL);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_quoted_and_alias)
+{
+    static const char *const want[] = {NULL};
+
+    load_string_expect("workload:\n"
+                       "  synthetic:\n"
+                       "    arrival: {rate_per_s: \"2.5\"}\n"
+                       "    duration: '90s'\n"
+                       "    prompt_tokens: &len {dist: fixed, value: 64}\n"
+                       "    output_tokens: *len\n"
+                       "server:\n"
+                       "  kind: abstract\n"
+                       "  service: {dist: deterministic, mean_s: 20ms}\n",
+                       0, want);
+    ck_assert(scn.workload.synthetic.arrival.rate_per_s == 2.5);
+    ck_assert(scn.workload.synthetic.duration_ns == 90000000000LL);
+    ck_assert(scn.workload.synthetic.output_tokens.value == 64);
+    ck_assert(scn.server.service.mean == 0.02);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_error_cap)
+{
+    char *text = xstrdup(BASE "hardware:\n");
+    int i;
+
+    for (i = 0; i < 30; i++) {
+        char *next = xasprintf("%s  k%02d: 1\n", text, i);
+        free(text);
+        text = next;
+    }
+    ck_assert_int_eq(
+        scn_string_load("inline.yaml", text, strlen(text), &scn, &diag),
+        SIM_EINVAL);
+    ck_assert_int_eq(sim_diag_errors(&diag), 30);
+    ck_assert_int_eq(diag.n, SIM_DIAG_MAX_ERRORS);
+    free(text);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_reader_error)
+{
+    static const char text[] = "workload: \x01\n";
+
+    ck_assert_int_eq(
+        scn_string_load("inline.yaml", text, sizeof(text) - 1, &scn, &diag),
+        SIM_EPARSE);
+    ck_assert(is_zeroed(&scn));
+    ck_assert_int_eq(diag.n, 1);
+    ck_assert_int_eq(diag.v[0].line, 1);
+    ck_assert_int_eq(diag.v[0].col, 11);
+}
+END_TEST
+
+static Suite *scn_load_suite(void)
+{
+    Suite *s = suite_create("scn_load");
+    TCase *tc;
+
+    tc = tcase_create("sim_unit_parse");
+    tcase_add_test(tc, test_sim_unit_parse_suffixes);
+    tcase_add_test(tc, test_sim_unit_parse_wrong_dimension);
+    tcase_add_test(tc, test_sim_unit_parse_rejects_non_numbers);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("sim_duration_parse");
+    tcase_add_test(tc, test_sim_duration_parse_units);
+    tcase_add_test(tc, test_sim_duration_parse_too_long);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("sim_param_edit_distance");
+    tcase_add_test(tc, test_sim_param_edit_distance_values);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("scn_schema");
+    tcase_add_test(tc, test_scn_schema_rows_sane);
+    tcase_add_test(tc, test_scn_help_print_every_key);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("scn_file_load");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_scn_file_load_full_llm);
+    tcase_add_test(tc, test_scn_file_load_full_abstract_trace);
+    tcase_add_test(tc, test_scn_file_load_defaults);
+    tcase_add_test(tc, test_scn_file_load_seed_example);
+    tcase_add_test(tc, test_scn_file_load_unknown_key_did_you_mean);
+    tcase_add_test(tc, test_scn_file_load_unknown_key_lists_valid);
+    tcase_add_test(tc, test_scn_file_load_out_of_range);
+    tcase_add_test(tc, test_scn_file_load_bad_enum);
+    tcase_add_test(tc, test_scn_file_load_wrong_dimension);
+    tcase_add_test(tc, test_scn_file_load_missing_required);
+    tcase_add_test(tc, test_scn_file_load_exactly_one);
+    tcase_add_test(tc, test_scn_file_load_syntax_indent);
+    tcase_add_test(tc, test_scn_file_load_syntax_bracket);
+    tcase_add_test(tc, test_scn_file_load_many_errors);
+    tcase_add_test(tc, test_scn_file_load_missing_file);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("scn_string_load");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_scn_string_load_name_from_file);
+    tcase_add_test(tc, test_scn_string_load_not_nul_terminated);
+    tcase_add_test(tc, test_scn_string_load_dist_keys);
+    tcase_add_test(tc, test_scn_string_load_tokens_required_by_llm);
+    tcase_add_test(tc, test_scn_string_load_arrival_cv);
+    tcase_add_test(tc, test_scn_string_load_service_keys);
+    tcase_add_test(tc, test_scn_string_load_service_missing);
+    tcase_add_test(tc, test_scn_string_load_cluster_bounds);
+    tcase_add_test(tc, test_scn_string_load_cluster_min_only);
+    tcase_add_test(tc, test_scn_string_load_types);
+    tcase_add_test(tc, test_scn_string_load_duplicate_key);
+    tcase_add_test(tc, test_scn_string_load_root_did_you_mean);
+    tcase_add_test(tc, test_scn_string_load_missing_workload);
+    tcase_add_test(tc, test_scn_string_load_workload_empty);
+    tcase_add_test(tc, test_scn_string_load_trace_path_required);
+    tcase_add_test(tc, test_scn_string_load_empty_document);
+    tcase_add_test(tc, test_scn_string_load_root_not_mapping);
+    tcase_add_test(tc, test_scn_string_load_two_documents);
+    tcase_add_test(tc, test_scn_string_load_tpot_not_overwritten);
+    tcase_add_test(tc, test_scn_string_load_quoted_and_alias);
+    tcase_add_test(tc, test_scn_string_load_error_cap);
+    tcase_add_test(tc, test_scn_string_load_reader_error);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(scn_load_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

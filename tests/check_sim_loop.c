@@ -1,0 +1,214 @@
+/* Check suite for sim/loop.c: ordering, ties, past scheduling, cancel,
+ * reschedule, run limits, two loops in one process, and random streams. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/errors.h"
+#include "sim/loop.h"
+#include "sim/time.h"
+
+struct rec {
+    int log[16];
+    int64_t when[16];
+    int n;
+    struct sim_event extra;
+};
+
+struct tagged {
+    struct sim_event ev;
+    struct rec *rec;
+    int tag;
+};
+
+static void record(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct tagged *t = ev->arg;
+    t->rec->when[t->rec->n] = sim_loop_now(loop);
+    t->rec->log[t->rec->n++] = t->tag;
+}
+
+static void tagged_init(struct tagged *t, struct rec *rec, int tag)
+{
+    sim_event_init(&t->ev, record, t);
+    t->rec = rec;
+    t->tag = tag;
+}
+
+START_TEST(test_sim_loop_run_order_and_ties)
+{
+    struct sim_loop *loop = sim_loop_new(1);
+    struct rec rec = {0};
+    struct tagged t[4];
+    for (int i = 0; i < 4; i++)
+        tagged_init(&t[i], &rec, i);
+    ck_assert_int_eq(sim_loop_schedule(loop, &t[0].ev, 30), 0);
+    ck_assert_int_eq(sim_loop_schedule(loop, &t[1].ev, 10), 0);
+    ck_assert_int_eq(sim_loop_schedule(loop, &t[2].ev, 30), 0);
+    ck_assert_int_eq(sim_loop_schedule(loop, &t[3].ev, 20), 0);
+    ck_assert_int_eq(sim_loop_schedule(loop, &t[3].ev, 25), SIM_EBUSY);
+    ck_assert_uint_eq(sim_loop_run(loop, SIM_TIME_MAX), 4);
+    ck_assert_int_eq(rec.log[0], 1);
+    ck_assert_int_eq(rec.log[1], 3);
+    ck_assert_int_eq(rec.log[2], 0); /* same time: scheduling order */
+    ck_assert_int_eq(rec.log[3], 2);
+    ck_assert_int_eq(sim_loop_now(loop), 30);
+    ck_assert_int_eq(sim_loop_schedule(loop, &t[0].ev, 29), SIM_EPAST);
+    sim_loop_free(loop);
+}
+END_TEST
+
+static void chain(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct tagged *t = ev->arg;
+    record(loop, ev);
+    /* Same-time event created by a handler runs after those queued. */
+    if (t->tag == 0)
+        ck_assert_int_eq(sim_loop_after(loop, &t->rec->extra, 0), 0);
+}
+
+START_TEST(test_sim_loop_after_same_time_runs_last)
+{
+    struct sim_loop *loop = sim_loop_new(1);
+    struct rec rec = {0};
+    struct tagged a, b, c;
+    tagged_init(&a, &rec, 0);
+    tagged_init(&b, &rec, 1);
+    a.ev.fn = chain;
+    c.rec = &rec;
+    c.tag = 9;
+    sim_event_init(&rec.extra, record, &c);
+    sim_loop_schedule(loop, &a.ev, 5);
+    sim_loop_schedule(loop, &b.ev, 5);
+    sim_loop_run(loop, SIM_TIME_MAX);
+    ck_assert_int_eq(rec.n, 3);
+    ck_assert_int_eq(rec.log[0], 0);
+    ck_assert_int_eq(rec.log[1], 1);
+    ck_assert_int_eq(rec.log[2], 9);
+    sim_loop_free(loop);
+}
+END_TEST
+
+START_TEST(test_sim_loop_cancel_reschedule)
+{
+    struct sim_loop *loop = sim_loop_new(1);
+    struct rec rec = {0};
+    struct tagged t[3];
+    for (int i = 0; i < 3; i++)
+        tagged_init(&t[i], &rec, i);
+    sim_loop_schedule(loop, &t[0].ev, 10);
+    sim_loop_schedule(loop, &t[1].ev, 20);
+    sim_loop_schedule(loop, &t[2].ev, 30);
+    sim_loop_cancel(loop, &t[1].ev);
+    ck_assert(!sim_event_pending(&t[1].ev));
+    sim_loop_cancel(loop, &t[1].ev); /* no-op */
+    ck_assert_int_eq(sim_loop_reschedule(loop, &t[2].ev, 5), 0);
+    ck_assert_int_eq(sim_loop_reschedule(loop, &t[1].ev, 7), 0);
+    ck_assert_uint_eq(sim_loop_pending(loop), 3);
+    sim_loop_run(loop, SIM_TIME_MAX);
+    ck_assert_int_eq(rec.log[0], 2);
+    ck_assert_int_eq(rec.log[1], 1);
+    ck_assert_int_eq(rec.log[2], 0);
+    ck_assert_int_eq(rec.when[0], 5);
+    ck_assert_uint_eq(sim_loop_events(loop), 3);
+    sim_loop_free(loop);
+}
+END_TEST
+
+START_TEST(test_sim_loop_run_until_limit)
+{
+    struct sim_loop *loop = sim_loop_new(1);
+    struct rec rec = {0};
+    struct tagged t[2];
+    tagged_init(&t[0], &rec, 0);
+    tagged_init(&t[1], &rec, 1);
+    sim_loop_schedule(loop, &t[0].ev, 10);
+    sim_loop_schedule(loop, &t[1].ev, 100);
+    ck_assert_uint_eq(sim_loop_run(loop, 50), 1);
+    ck_assert_int_eq(sim_loop_now(loop), 10);
+    ck_assert_uint_eq(sim_loop_run(loop, 100), 1);
+    ck_assert_int_eq(sim_loop_now(loop), 100);
+    sim_loop_free(loop);
+}
+END_TEST
+
+START_TEST(test_sim_loop_two_loops_independent)
+{
+    struct sim_loop *a = sim_loop_new(3), *b = sim_loop_new(3);
+    struct rec ra = {0}, rb = {0};
+    struct tagged ta, tb;
+    tagged_init(&ta, &ra, 1);
+    tagged_init(&tb, &rb, 2);
+    sim_loop_schedule(a, &ta.ev, 40);
+    sim_loop_schedule(b, &tb.ev, 80);
+    sim_loop_run(a, SIM_TIME_MAX);
+    ck_assert_int_eq(sim_loop_now(a), 40);
+    ck_assert_int_eq(sim_loop_now(b), 0);
+    sim_loop_run(b, SIM_TIME_MAX);
+    ck_assert_int_eq(rb.log[0], 2);
+    ck_assert_int_eq(ra.n, 1);
+    sim_loop_free(a);
+    sim_loop_free(b);
+}
+END_TEST
+
+START_TEST(test_sim_loop_stream_common_random_numbers)
+{
+    struct sim_loop *a = sim_loop_new(11), *b = sim_loop_new(11);
+    struct sim_loop *c = sim_loop_new(12);
+    unsigned long x[4];
+    /* Creating other streams first, in another order, changes nothing. */
+    (void)sim_loop_stream(b, "service");
+    (void)sim_loop_stream(b, "failures");
+    for (int i = 0; i < 4; i++)
+        x[i] = gsl_rng_get(sim_loop_stream(a, "arrivals"));
+    for (int i = 0; i < 4; i++)
+        ck_assert_uint_eq(gsl_rng_get(sim_loop_stream(b, "arrivals")), x[i]);
+    ck_assert_ptr_eq(sim_loop_stream(a, "arrivals"),
+                     sim_loop_stream(a, "arrivals"));
+    ck_assert_uint_ne(gsl_rng_get(sim_loop_stream(c, "arrivals")),
+                      gsl_rng_get(sim_loop_stream(a, "x")));
+    ck_assert(sim_stream_seed(11, "arrivals") !=
+              sim_stream_seed(11, "service"));
+    ck_assert(sim_stream_seed(11, "arrivals") !=
+              sim_stream_seed(12, "arrivals"));
+    sim_loop_free(a);
+    sim_loop_free(b);
+    sim_loop_free(c);
+}
+END_TEST
+
+START_TEST(test_sim_strerror_names)
+{
+    ck_assert_str_eq(sim_errname(SIM_EPAST), "SIM_EPAST");
+    ck_assert_str_eq(sim_strerror(SIM_EPAST), "event scheduled in the past");
+    ck_assert_str_eq(sim_strerror(-9999), "unknown error");
+}
+END_TEST
+
+static Suite *loop_suite(void)
+{
+    Suite *s = suite_create("loop");
+    TCase *tc = tcase_create("sim_loop");
+    tcase_add_test(tc, test_sim_loop_run_order_and_ties);
+    tcase_add_test(tc, test_sim_loop_after_same_time_runs_last);
+    tcase_add_test(tc, test_sim_loop_cancel_reschedule);
+    tcase_add_test(tc, test_sim_loop_run_until_limit);
+    tcase_add_test(tc, test_sim_loop_two_loops_independent);
+    tcase_add_test(tc, test_sim_loop_stream_common_random_numbers);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("sim_errors");
+    tcase_add_test(tc, test_sim_strerror_names);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(loop_suite());
+    int failed;
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,123 @@
+#!/bin/sh
+# End-to-end tests of the dsec binary on bundled scenarios and fixtures,
+# printing TAP. Run by `make check` (top_srcdir, top_builddir, DSEC set by
+# the harness) or by hand from the build directory.
+set -u
+srcdir=${top_srcdir:-.}
+dsec=${DSEC:-./dsec}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fails=0
+echo "1..14"
+
+ok() { # ok DESCRIPTION STATUS
+    n=$((n + 1))
+    if [ "$2" -eq 0 ]; then
+        echo "ok $n - $1"
+    else
+        echo "not ok $n - $1"
+        fails=$((fails + 1))
+    fi
+}
+skip() {
+    n=$((n + 1))
+    echo "ok $n - $1 # SKIP $2"
+}
+expect_err() { # expect_err DESCRIPTION EXPECTED-LINE CMD...: exit 1 + line
+    desc=$1
+    want=$2
+    shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    st=$?
+    if [ "$st" -eq 1 ] && grep -qxF "$want" "$tmp/err"; then
+        ok "$desc" 0
+    else
+        echo "# exit $st; wanted line: $want"
+        sed 's/^/# /' "$tmp/err"
+        ok "$desc" 1
+    fi
+}
+
+$dsec --version >"$tmp/v" && grep -q '^dsec ' "$tmp/v"
+ok "dsec --version" $?
+$dsec --help >"$tmp/h" && grep -q 'validate' "$tmp/h" &&
+    $dsec help scenario >"$tmp/hs" && grep -q 'target_latency_ms' "$tmp/hs"
+ok "dsec --help and dsec help scenario" $?
+
+$dsec validate "$srcdir"/scenarios/*.yaml >"$tmp/val" 2>&1
+st=$?
+[ $st -ne 0 ] && sed 's/^/# /' "$tmp/val"
+ok "every bundled scenario validates" $st
+
+$dsec run "$srcdir/scenarios/seed-dsec.yaml" --db "$tmp/r.db" >"$tmp/seed" 2>&1
+st=$?
+grep -q 'TTFT' "$tmp/seed" && grep -q 'elastic scaling' "$tmp/seed" || st=1
+[ $st -ne 0 ] && sed 's/^/# /' "$tmp/seed"
+ok "dsec run seed-dsec.yaml prints a summary with the fixed-size note" $st
+
+runs=$(sqlite3 "$tmp/r.db" 'select count(*) from runs' 2>/dev/null)
+rows=$(sqlite3 "$tmp/r.db" 'select count(*) from timeseries' 2>/dev/null)
+[ "$runs" = 1 ] && [ "${rows:-0}" -ge 10 ]
+ok "results stored in SQLite (runs=$runs, timeseries rows=$rows)" $?
+
+for i in 1 2; do
+    $dsec run "$srcdir/scenarios/mm8.yaml" --json --no-db --seed 3 |
+        grep -vE '"(wall_s|events_per_s)"' >"$tmp/j$i"
+done
+cmp -s "$tmp/j1" "$tmp/j2" && grep -q '"ttft_ms"' "$tmp/j1"
+ok "same seed gives byte-identical JSON (wall_s aside)" $?
+
+$dsec run "$srcdir/scenarios/mm8.yaml" --json --no-db --seed 4 |
+    grep -vE '"(wall_s|events_per_s)"' >"$tmp/j3"
+! cmp -s "$tmp/j1" "$tmp/j3"
+ok "another seed gives other results" $?
+
+f=$srcdir/tests/data/e2e/bad-syntax.yaml
+expect_err "corrupted YAML gives file:line:col" \
+    "$f:5:15: error: did not find expected ',' or '}'" \
+    $dsec run "$f" --no-db
+
+f=$srcdir/tests/data/e2e/bad-trace-row.yaml
+t=$srcdir/tests/data/e2e/bad-row.csv
+expect_err "corrupted trace row names the row" \
+    "$t:4:31: error: row 3: GeneratedTokens: expected a non-negative integer, got 'x12'" \
+    $dsec run "$f" --no-db
+
+f=$srcdir/tests/data/e2e/infeasible.yaml
+$dsec run "$f" --no-db >"$tmp/out" 2>"$tmp/err"
+st=$?
+[ $st -eq 1 ] && grep -q "^$f:[0-9]*:[0-9]*: error: deploy: .*int4" "$tmp/err"
+ok "infeasible replica refused with why and what would fit" $?
+sed 's/^/# /' "$tmp/err"
+
+f=$srcdir/tests/data/e2e/unknown-model.yaml
+$dsec validate "$f" >"$tmp/out" 2>"$tmp/err"
+st=$?
+[ $st -eq 1 ] && grep -q "unknown model 'llama-9'; valid: .*deepseek-v3" "$tmp/err"
+ok "unknown model lists the valid ones" $?
+
+$dsec run >/dev/null 2>&1
+[ $? -eq 2 ]
+ok "usage error exits 2" $?
+
+$dsec run "$tmp/missing.yaml" --no-db >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "missing.yaml" "$tmp/err"
+ok "missing file exits 1 naming it" $?
+
+shared=${DSEC_SHARED:-$srcdir/../shared}
+trace=$shared/traces/azure-llm-2023/AzureLLMInferenceTrace_conv.csv
+if [ -r "$trace" ]; then
+    # The scenario resolves relative paths against its own folder.
+    trace=$(cd "$(dirname "$trace")" && pwd)/$(basename "$trace")
+    sed "s|path: .*|path: $trace|" "$srcdir/scenarios/azure-conv-trace.yaml" \
+        >"$tmp/azure.yaml"
+    $dsec run "$tmp/azure.yaml" --json --no-db >"$tmp/az.json" 2>"$tmp/err"
+    st=$?
+    grep -q '"requests_completed": 19366' "$tmp/az.json" || st=1
+    [ $st -ne 0 ] && sed 's/^/# /' "$tmp/err" "$tmp/az.json"
+    ok "Azure conversation trace: all 19,366 requests served" $st
+else
+    skip "Azure conversation trace" "shared traces not found at $shared"
+fi
+[ "$fails" -eq 0 ]
