@@ -328,10 +328,10 @@ static const char *choice_name(const struct sim_param *rows, const char *key,
 
 /* Checks that a distribution section holds exactly the keys its kind uses.
  * keys lists the optional keys of the section; used is a bit mask over it
- * of the keys the kind needs. */
+ * of the keys the kind needs, optional a mask of those it may have. */
 static void check_dist_keys(struct ctx *c, const char *path,
                             const char *const *keys, unsigned used,
-                            const char *what)
+                            unsigned optional, const char *what)
 {
     int line, col;
 
@@ -341,7 +341,7 @@ static void check_dist_keys(struct ctx *c, const char *path,
             if (seenf(c, "%s.%s", path, keys[i]) == NULL)
                 error_at(c, line, col, "%s: missing key '%s' (required by %s)",
                          path, keys[i], what);
-        } else {
+        } else if (!(optional & (1u << i))) {
             not_used(c, path, keys[i], what);
         }
     }
@@ -354,7 +354,7 @@ static void check_length_dist(struct ctx *c, const char *path,
     static const char *const keys[] = {"value", "min", "max",
                                        "mean",  "sd",  NULL};
     char what[64];
-    unsigned used;
+    unsigned used, optional = 0;
 
     dist->cv = NAN;
     if (seenf(c, "%s.dist", path) == NULL || dist->kind < 0)
@@ -368,11 +368,12 @@ static void check_length_dist(struct ctx *c, const char *path,
         break;
     default:
         used = 1u << 3 | 1u << 4;
+        optional = 1u << 2; /* max: a cap, as an API's max_tokens */
         break;
     }
     snprintf(what, sizeof(what), "dist %s",
              choice_name(rows, "dist", dist->kind));
-    check_dist_keys(c, path, keys, used, what);
+    check_dist_keys(c, path, keys, used, optional, what);
     if (dist->kind == CL_DIST_UNIFORM && dist->min > dist->max) {
         const struct seen *s = seenf(c, "%s.min", path);
         error_at(c, s->vline, s->vcol, "%s.min: %g greater than max %g", path,
@@ -520,7 +521,7 @@ static void check_server(struct ctx *c, struct cl_scenario *s)
         snprintf(
             what, sizeof(what), "dist %s",
             choice_name(rows_of("server.service"), "dist", sv->service.kind));
-        check_dist_keys(c, "server.service", service_keys, used, what);
+        check_dist_keys(c, "server.service", service_keys, used, 0, what);
     }
 }
 

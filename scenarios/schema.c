@@ -86,8 +86,9 @@ static const struct sim_param length_dist_rows[] = {
      "uniform: smallest length (integers in [min, max])",
      offsetof(struct cl_dist, min), NULL, NULL},
     {"max", SIM_PT_DOUBLE, SIM_U_TOKENS, 1, NOMAX, 0, NULL,
-     "uniform: largest length, >= min", offsetof(struct cl_dist, max), NULL,
-     NULL},
+     "uniform: largest length, >= min; lognormal: optional cap, longer "
+     "draws are cut to it (as an API's max_tokens)",
+     offsetof(struct cl_dist, max), NULL, NULL},
     {"mean", SIM_PT_DOUBLE, SIM_U_TOKENS, 0, NOMAX, GT, NULL,
      "lognormal: mean of the length itself (not of its logarithm)",
      offsetof(struct cl_dist, mean), NULL, NULL},

@@ -56,12 +56,14 @@ static struct cl_workload trace_cfg(const char *path)
 
 /* Running mean and variance (Welford). */
 struct moments {
-    double n, mean, m2;
+    double n, mean, m2, max;
 };
 
 static void moments_add(struct moments *m, double x)
 {
     m->n += 1;
+    if (x > m->max)
+        m->max = x;
     double delta = x - m->mean;
     m->mean += delta / m->n;
     m->m2 += delta * (x - m->mean);
@@ -196,6 +198,24 @@ START_TEST(test_next_lognormal_moments)
     ck_assert_double_eq_tol(moments_sd(&p), 500, 10);
     ck_assert_double_eq_tol(o.mean, 200, 4);
     ck_assert_double_eq_tol(moments_sd(&o), 300, 6);
+}
+END_TEST
+
+START_TEST(test_next_lognormal_cap)
+{
+    struct cl_workload w = synth_cfg(CL_ARR_POISSON, 10.0, 100000);
+    struct moments p = {0}, o = {0};
+
+    /* The seed scenario's output lengths, cut at 1,000 tokens as the Azure
+     * conversation trace's are: P(X > 1000) is about 1.5 %, so the cap is
+     * hit, never passed, and the mean drops a little below 211. */
+    w.synthetic.output_tokens.kind = CL_DIST_LOGNORMAL;
+    w.synthetic.output_tokens.mean = 211;
+    w.synthetic.output_tokens.sd = 273;
+    w.synthetic.output_tokens.max = 1000;
+    drain(&w, 45, NULL, &p, &o);
+    ck_assert_double_eq(o.max, 1000);
+    ck_assert(o.mean < 211 && o.mean > 190);
 }
 END_TEST
 
@@ -610,6 +630,7 @@ static Suite *workload_suite(void)
     tcase_add_test(tc, test_next_gamma_cv);
     tcase_add_test(tc, test_next_deterministic_exact);
     tcase_add_test(tc, test_next_lognormal_moments);
+    tcase_add_test(tc, test_next_lognormal_cap);
     tcase_add_test(tc, test_next_uniform_bounds);
     tcase_add_test(tc, test_next_same_seed_identical);
     tcase_add_test(tc, test_next_streams_independent);

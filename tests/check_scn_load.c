@@ -673,6 +673,35 @@ START_TEST(test_scn_string_load_dist_keys)
 }
 END_TEST
 
+START_TEST(test_scn_string_load_dist_cap)
+{
+    static const char *const want[] = {
+        "4:44: error: workload.synthetic.prompt_tokens.max: not used by dist "
+        "fixed",
+        NULL};
+    static const char *const none[] = {NULL};
+    const char *ok = "model: llama-3.1-8b\n"
+                     "workload:\n"
+                     "  synthetic: {arrival: {rate_per_s: 1}, requests: 1,\n"
+                     "    prompt_tokens: {dist: fixed, value: 5},\n"
+                     "    output_tokens: {dist: lognormal, mean: 10, sd: 5, "
+                     "max: 40}}\n";
+
+    /* A lognormal may carry a cap; a fixed length may not. */
+    load_string_expect(ok, 0, none);
+    ck_assert(scn.workload.synthetic.output_tokens.max == 40);
+    cl_scenario_fini(&scn);
+    sim_diag_fini(&diag);
+    sim_diag_init(&diag);
+    load_string_expect("model: llama-3.1-8b\n"
+                       "workload:\n"
+                       "  synthetic: {arrival: {rate_per_s: 1}, requests: 1,\n"
+                       "    prompt_tokens: {dist: fixed, value: 5, max: 9},\n"
+                       "    output_tokens: {dist: lognormal, mean: 10, sd: 5}}\n",
+                       SIM_EINVAL, want);
+}
+END_TEST
+
 START_TEST(test_scn_string_load_tokens_required_by_llm)
 {
     static const char *const want[] = {
@@ -999,6 +1028,7 @@ static Suite *scn_load_suite(void)
     tcase_add_test(tc, test_scn_string_load_name_from_file);
     tcase_add_test(tc, test_scn_string_load_not_nul_terminated);
     tcase_add_test(tc, test_scn_string_load_dist_keys);
+    tcase_add_test(tc, test_scn_string_load_dist_cap);
     tcase_add_test(tc, test_scn_string_load_tokens_required_by_llm);
     tcase_add_test(tc, test_scn_string_load_arrival_cv);
     tcase_add_test(tc, test_scn_string_load_service_keys);

@@ -131,7 +131,6 @@ void cl__complete(struct cl_world *w, struct cl_req *r)
     int64_t ttft = r->first_token_ns - r->arrival_ns;
     int64_t e2e = now - r->arrival_ns;
     int64_t tpot = -1;
-    int met = 1;
 
     if (r->output_tokens >= 2 && w->scn->server.kind == CL_SRV_LLM)
         tpot = (now - r->first_token_ns) / (r->output_tokens - 1);
@@ -147,6 +146,7 @@ void cl__complete(struct cl_world *w, struct cl_req *r)
     w->output_tokens += (uint64_t)r->output_tokens;
     w->last_event_ns = now;
     if (measured) {
+        int met = 1;
         w->measured++;
         if (slo->ttft_ns >= 0 && ttft > slo->ttft_ns)
             met = 0;

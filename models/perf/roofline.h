@@ -22,19 +22,10 @@
 #include "models/arch/arch.h"
 #include "models/gpu/gpu.h"
 
-/* Suggested efficiency defaults, from the kernel-level anchors of FACTS.md
- * §1.3: FlashMLA reaches 660 of 989.4 TFLOP/s BF16 compute-bound (67 %) and
- * 3,000 of 3,350 GB/s memory-bound (90 %) on H800. They are best-kernel
- * figures, so whole-iteration estimates made with them are optimistic;
- * callers pass their own (the scenario's efficiency_compute and
- * efficiency_memory) and calibration should replace them. */
-#define PERF_EFF_COMPUTE_DEFAULT 0.67
-#define PERF_EFF_MEMORY_DEFAULT 0.90
-
-/* Suggested per-iteration host overhead: 126 us, the fixed per-step term
- * beta7 of BLIS's H100 fit (inference-sim/inference-sim @ f90a1e3
- * docs/guide/latency-models.md via FACTS.md §5.4). */
-#define PERF_OVERHEAD_NS_DEFAULT INT64_C(126000)
+/* Efficiencies and the per-iteration overhead are the caller's: the
+ * scenario's server.efficiency_compute, efficiency_memory and
+ * iteration_overhead, whose defaults and their sources live in one place,
+ * the scenario schema (scenarios/schema.c, docs/hardware.md). */
 
 /* Memory kept back on every GPU for activations, CUDA graphs, NCCL buffers
  * and allocator slack, outside the KV cache: 2 GiB. An assumption (FACTS.md

@@ -26,6 +26,8 @@
  *                  vol. 1, ch. 14): sigma^2 = ln(1 + s^2/m^2),
  *                  mu = ln(m) - sigma^2/2, X = exp(mu + sigma*Z);
  *   exponential    mean;
+ * lognormal, exponential and gamma take an optional cap `max`: a longer
+ * draw is cut to it (an API's max_tokens), which lowers the mean a little;
  *   gamma          mean and cv (or sd, cv = sd/mean), as for arrivals.
  * Rounding shifts the mean by well under a token when the mean is large;
  * the clamp at 1 raises it when much mass lies below 0.5.
@@ -112,6 +114,9 @@ static int dist_init(struct len_dist *ld, const struct cl_dist *cd,
                            m);
             return -1;
         }
+        /* An optional cap (scenario key max): lengths above it are set to
+         * it, as an API's max_tokens ends generation. */
+        ld->hi = isnan(cd->max) ? WL_TOKENS_MAX : wl__tokens_round(cd->max);
         break;
     default:
         sim_diag_error(d, NULL, 0, 0,
@@ -147,6 +152,11 @@ static int dist_init(struct len_dist *ld, const struct cl_dist *cd,
     return 0;
 }
 
+static int64_t capped(int64_t v, int64_t cap)
+{
+    return v < cap ? v : cap;
+}
+
 static int64_t dist_sample(const struct len_dist *ld)
 {
     switch (ld->kind) {
@@ -156,11 +166,15 @@ static int64_t dist_sample(const struct len_dist *ld)
         return ld->lo + (int64_t)gsl_rng_uniform_int(
                             ld->rng, (unsigned long)(ld->hi - ld->lo) + 1UL);
     case CL_DIST_LOGNORMAL:
-        return wl__tokens_round(gsl_ran_lognormal(ld->rng, ld->a, ld->b));
+        return capped(
+            wl__tokens_round(gsl_ran_lognormal(ld->rng, ld->a, ld->b)),
+            ld->hi);
     case CL_DIST_EXPONENTIAL:
-        return wl__tokens_round(gsl_ran_exponential(ld->rng, ld->a));
+        return capped(wl__tokens_round(gsl_ran_exponential(ld->rng, ld->a)),
+                      ld->hi);
     default:
-        return wl__tokens_round(gsl_ran_gamma(ld->rng, ld->a, ld->b));
+        return capped(
+            wl__tokens_round(gsl_ran_gamma(ld->rng, ld->a, ld->b)), ld->hi);
     }
 }
 
