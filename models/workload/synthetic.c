@@ -167,14 +167,13 @@ static int64_t dist_sample(const struct len_dist *ld)
                             ld->rng, (unsigned long)(ld->hi - ld->lo) + 1UL);
     case CL_DIST_LOGNORMAL:
         return capped(
-            wl__tokens_round(gsl_ran_lognormal(ld->rng, ld->a, ld->b)),
-            ld->hi);
+            wl__tokens_round(gsl_ran_lognormal(ld->rng, ld->a, ld->b)), ld->hi);
     case CL_DIST_EXPONENTIAL:
         return capped(wl__tokens_round(gsl_ran_exponential(ld->rng, ld->a)),
                       ld->hi);
     default:
-        return capped(
-            wl__tokens_round(gsl_ran_gamma(ld->rng, ld->a, ld->b)), ld->hi);
+        return capped(wl__tokens_round(gsl_ran_gamma(ld->rng, ld->a, ld->b)),
+                      ld->hi);
     }
 }
 
