@@ -1,5 +1,5 @@
 # models/workload.mk: request sources (synthetic and Azure trace replay).
-models_libmodels_la_SOURCES += models/workload/source.c \
+models_libmodels_la_SOURCES += models/workload/dist.c models/workload/dist.h models/workload/source.c \
 	models/workload/source.h models/workload/workload-int.h \
 	models/workload/synthetic.c models/workload/azure.c
 

@@ -10,6 +10,7 @@
 
 #include "models/cluster/cluster.h"
 #include "models/perf/roofline.h"
+#include "models/workload/dist.h"
 #include "models/workload/source.h"
 #include "sim/heap.h"
 #include "sim/loop.h"
@@ -74,6 +75,7 @@ struct cl_world {
     /* Abstract servers: one central FCFS queue, replicas x concurrency
      * slots, which is what M/M/c means. */
     struct cl_fifo queue;
+    struct wl_dist service; /* seconds, drawn at arrival */
     int64_t slots_free;
     int64_t slots_total;
 

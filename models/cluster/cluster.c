@@ -9,11 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_randist.h>
-
 #include "models/arch/arch.h"
 #include "models/cluster/cluster-int.h"
 #include "models/gpu/gpu.h"
+#include "models/workload/dist.h"
 #include "sim/errors.h"
 #include "sim/time.h"
 
@@ -162,40 +161,6 @@ void cl__complete(struct cl_world *w, struct cl_req *r)
                           w->expected);
 }
 
-/* Draws one service time (ns) for an abstract server. Moments are matched
- * to the scenario's mean and sd/cv; see docs/models.md. */
-static int64_t draw_service(struct cl_world *w)
-{
-    const struct cl_dist *d = &w->scn->server.service;
-    gsl_rng *rng = sim_loop_stream(w->loop, "service");
-    double s = d->mean;
-
-    switch (d->kind) {
-    case CL_DIST_EXPONENTIAL:
-        s = gsl_ran_exponential(rng, d->mean);
-        break;
-    case CL_DIST_FIXED:
-    case CL_DIST_DETERMINISTIC:
-        s = isnan(d->mean) ? d->value : d->mean;
-        break;
-    case CL_DIST_LOGNORMAL: {
-        double sd = !isnan(d->sd) ? d->sd : d->cv * d->mean;
-        double sig2 = log1p(sd * sd / (d->mean * d->mean));
-        s = gsl_ran_lognormal(rng, log(d->mean) - sig2 / 2, sqrt(sig2));
-        break;
-    }
-    case CL_DIST_GAMMA: {
-        double cv = !isnan(d->cv) ? d->cv : d->sd / d->mean;
-        double shape = 1.0 / (cv * cv);
-        s = gsl_ran_gamma(rng, shape, d->mean / shape);
-        break;
-    }
-    default:
-        assert(0 && "unknown service distribution");
-    }
-    return sim_s_to_ns(s);
-}
-
 static void close_interval(struct cl_world *w, int64_t end_ns)
 {
     struct cl_results *res = w->res;
@@ -277,7 +242,8 @@ static void on_arrival(struct sim_loop *loop, struct sim_event *ev)
     w->last_event_ns = r->arrival_ns;
     read_next(w);
     if (w->scn->server.kind == CL_SRV_ABSTRACT) {
-        r->service_ns = draw_service(w);
+        r->service_ns = sim_s_to_ns(
+            wl_dist_draw(&w->service, sim_loop_stream(loop, "service")));
         cl__abstract_arrive(w, r);
     } else {
         cl__llm_arrive(w, r);
@@ -490,6 +456,9 @@ static int run_world(struct cl_world *w, const struct cl_scenario *s,
     int rc;
 
     rc = check_all(s, &plan, &w->perf, d);
+    if (rc == 0 && s->server.kind == CL_SRV_ABSTRACT &&
+        wl_dist_init(&w->service, &s->server.service, "server.service", d) != 0)
+        rc = SIM_EINVAL;
     if (rc != 0)
         return rc;
     out->scenario_name = xstrdup(s->name ? s->name : "");

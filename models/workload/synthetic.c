@@ -16,19 +16,9 @@
  * Deterministic arrivals are computed as round(k * 1e9 / lambda) directly,
  * so even that rounding does not accumulate.
  *
- * Lengths (tokens), rounded to the nearest integer and clamped to
- * [1, WL_TOKENS_MAX]:
- *   fixed          value (deterministic: mean, or value);
- *   uniform        integers in [ceil(min), floor(max)], each equally likely;
- *   lognormal      with mean m and sd s of the variable itself, moment
- *                  matching (Law and Kelton, table 6.3; Johnson, Kotz and
- *                  Balakrishnan, "Continuous Univariate Distributions",
- *                  vol. 1, ch. 14): sigma^2 = ln(1 + s^2/m^2),
- *                  mu = ln(m) - sigma^2/2, X = exp(mu + sigma*Z);
- *   exponential    mean;
- * lognormal, exponential and gamma take an optional cap `max`: a longer
- * draw is cut to it (an API's max_tokens), which lowers the mean a little;
- *   gamma          mean and cv (or sd, cv = sd/mean), as for arrivals.
+ * Lengths (tokens) are drawn by the shared sampler of dist.h (fixed,
+ * uniform, lognormal, exponential, gamma, with an optional cap), then
+ * rounded to the nearest integer and clamped to [1, WL_TOKENS_MAX].
  * Rounding shifts the mean by well under a token when the mean is large;
  * the clamp at 1 raises it when much mass lies below 0.5.
  */
@@ -38,18 +28,15 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "models/workload/dist.h"
 #include "models/workload/workload-int.h"
 #include "sim/errors.h"
 #include "sim/time.h"
 #include "sim/xalloc.h"
 
-/* A length distribution, reduced to what sampling needs. */
+/* A length distribution and its stream. */
 struct len_dist {
-    int kind;     /* enum cl_dist_kind, FIXED covers DETERMINISTIC */
-    double a;     /* lognormal mu, gamma shape, exponential mean */
-    double b;     /* lognormal sigma, gamma scale */
-    int64_t lo;   /* fixed value; uniform lower bound */
-    int64_t hi;   /* uniform upper bound */
+    struct wl_dist d;
     gsl_rng *rng; /* borrowed from the loop */
 };
 
@@ -72,109 +59,9 @@ static int positive(double x)
     return isfinite(x) && x > 0.0;
 }
 
-static int dist_init(struct len_dist *ld, const struct cl_dist *cd,
-                     const char *key, struct sim_diag *d)
-{
-    double m = cd->mean;
-
-    ld->kind = cd->kind;
-    switch (cd->kind) {
-    case CL_DIST_FIXED:
-    case CL_DIST_DETERMINISTIC: {
-        double v = isnan(cd->value) ? cd->mean : cd->value;
-        if (!positive(v)) {
-            sim_diag_error(d, NULL, 0, 0,
-                           "%s.value: expected a positive number, got %g", key,
-                           v);
-            return -1;
-        }
-        ld->kind = CL_DIST_FIXED;
-        ld->lo = wl__tokens_round(v);
-        return 0;
-    }
-    case CL_DIST_UNIFORM: {
-        double lo = ceil(cd->min), hi = floor(cd->max);
-        if (!(lo >= 1.0 && lo <= hi && hi <= (double)WL_TOKENS_MAX)) {
-            sim_diag_error(d, NULL, 0, 0,
-                           "%s: uniform needs 1 <= min <= max <= %lld with an "
-                           "integer between them, got min %g, max %g",
-                           key, (long long)WL_TOKENS_MAX, cd->min, cd->max);
-            return -1;
-        }
-        ld->lo = (int64_t)lo;
-        ld->hi = (int64_t)hi;
-        return 0;
-    }
-    case CL_DIST_LOGNORMAL:
-    case CL_DIST_EXPONENTIAL:
-    case CL_DIST_GAMMA:
-        if (!positive(m)) {
-            sim_diag_error(d, NULL, 0, 0,
-                           "%s.mean: expected a positive number, got %g", key,
-                           m);
-            return -1;
-        }
-        /* An optional cap (scenario key max): lengths above it are set to
-         * it, as an API's max_tokens ends generation. */
-        ld->hi = isnan(cd->max) ? WL_TOKENS_MAX : wl__tokens_round(cd->max);
-        break;
-    default:
-        sim_diag_error(d, NULL, 0, 0,
-                       "%s: unknown distribution %d; valid: deterministic, "
-                       "exponential, fixed, gamma, lognormal, uniform",
-                       key, cd->kind);
-        return -1;
-    }
-
-    if (cd->kind == CL_DIST_EXPONENTIAL) {
-        ld->a = m;
-    } else if (cd->kind == CL_DIST_LOGNORMAL) {
-        if (!(isfinite(cd->sd) && cd->sd >= 0.0)) {
-            sim_diag_error(d, NULL, 0, 0,
-                           "%s.sd: expected a non-negative number, got %g", key,
-                           cd->sd);
-            return -1;
-        }
-        double s2 = log1p(cd->sd * cd->sd / (m * m));
-        ld->a = log(m) - s2 / 2.0;
-        ld->b = sqrt(s2);
-    } else {
-        double cv = isnan(cd->cv) ? cd->sd / m : cd->cv;
-        if (!positive(cv)) {
-            sim_diag_error(d, NULL, 0, 0,
-                           "%s.cv: expected a positive number, got %g", key,
-                           cv);
-            return -1;
-        }
-        ld->a = 1.0 / (cv * cv);
-        ld->b = m * cv * cv;
-    }
-    return 0;
-}
-
-static int64_t capped(int64_t v, int64_t cap)
-{
-    return v < cap ? v : cap;
-}
-
 static int64_t dist_sample(const struct len_dist *ld)
 {
-    switch (ld->kind) {
-    case CL_DIST_FIXED:
-        return ld->lo;
-    case CL_DIST_UNIFORM:
-        return ld->lo + (int64_t)gsl_rng_uniform_int(
-                            ld->rng, (unsigned long)(ld->hi - ld->lo) + 1UL);
-    case CL_DIST_LOGNORMAL:
-        return capped(
-            wl__tokens_round(gsl_ran_lognormal(ld->rng, ld->a, ld->b)), ld->hi);
-    case CL_DIST_EXPONENTIAL:
-        return capped(wl__tokens_round(gsl_ran_exponential(ld->rng, ld->a)),
-                      ld->hi);
-    default:
-        return capped(wl__tokens_round(gsl_ran_gamma(ld->rng, ld->a, ld->b)),
-                      ld->hi);
-    }
+    return wl__tokens_round(wl_dist_draw(&ld->d, ld->rng));
 }
 
 struct wl__synthetic *wl__synthetic_new(const struct cl_workload *cfg,
@@ -232,10 +119,10 @@ struct wl__synthetic *wl__synthetic_new(const struct cl_workload *cfg,
                        "workload.synthetic: set requests or duration_ns");
         return NULL;
     }
-    if (dist_init(&s.prompt, &cfg->synthetic.prompt_tokens,
-                  "workload.synthetic.prompt_tokens", d) != 0 ||
-        dist_init(&s.output, &cfg->synthetic.output_tokens,
-                  "workload.synthetic.output_tokens", d) != 0)
+    if (wl_dist_init(&s.prompt.d, &cfg->synthetic.prompt_tokens,
+                     "workload.synthetic.prompt_tokens", d) != 0 ||
+        wl_dist_init(&s.output.d, &cfg->synthetic.output_tokens,
+                     "workload.synthetic.output_tokens", d) != 0)
         return NULL;
 
     s.arrivals = sim_loop_stream(loop, "arrivals");
