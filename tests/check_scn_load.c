@@ -693,12 +693,13 @@ START_TEST(test_scn_string_load_dist_cap)
     cl_scenario_fini(&scn);
     sim_diag_fini(&diag);
     sim_diag_init(&diag);
-    load_string_expect("model: llama-3.1-8b\n"
-                       "workload:\n"
-                       "  synthetic: {arrival: {rate_per_s: 1}, requests: 1,\n"
-                       "    prompt_tokens: {dist: fixed, value: 5, max: 9},\n"
-                       "    output_tokens: {dist: lognormal, mean: 10, sd: 5}}\n",
-                       SIM_EINVAL, want);
+    load_string_expect(
+        "model: llama-3.1-8b\n"
+        "workload:\n"
+        "  synthetic: {arrival: {rate_per_s: 1}, requests: 1,\n"
+        "    prompt_tokens: {dist: fixed, value: 5, max: 9},\n"
+        "    output_tokens: {dist: lognormal, mean: 10, sd: 5}}\n",
+        SIM_EINVAL, want);
 }
 END_TEST
 
