@@ -9,3 +9,12 @@ TESTS += tests/check_models_cluster
 tests_check_models_cluster_SOURCES = tests/check_models_cluster.c
 tests_check_models_cluster_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_models_cluster_LDADD = $(DSEC_TEST_LIBS)
+models_libmodels_la_SOURCES += models/cluster/replica.c \
+	models/cluster/orchestrator.c models/policy/promhist.c \
+	models/policy/promhist.h
+
+check_PROGRAMS += tests/check_models_orchestrator
+TESTS += tests/check_models_orchestrator
+tests_check_models_orchestrator_SOURCES = tests/check_models_orchestrator.c
+tests_check_models_orchestrator_CFLAGS = $(DSEC_TEST_CFLAGS)
+tests_check_models_orchestrator_LDADD = $(DSEC_TEST_LIBS)

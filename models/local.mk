@@ -5,3 +5,4 @@ models_libmodels_la_SOURCES =
 include models/physics.mk
 include models/workload.mk
 include models/cluster.mk
+include models/policy/local.mk

@@ -248,6 +248,16 @@ static int write_summary(sqlite3 *sql, int64_t run_id,
         {"replicas.max", (double)r->replicas_max},
         {"replicas.mean", r->replicas_mean},
         {"scale_events", (double)r->scale_events},
+        {"cold_starts", (double)r->cold_starts},
+        {"failures", (double)r->failures},
+        {"requests_retried", (double)r->requests_retried},
+        {"recovery_s_mean", r->recovery_s_mean},
+        {"borrowed_gpu_hours", r->borrowed_gpu_hours},
+        {"gpu_hours.provisioning", r->gpu_hours_by_state[CL_GS_PROVISIONING]},
+        {"gpu_hours.loading", r->gpu_hours_by_state[CL_GS_LOADING]},
+        {"gpu_hours.serving", r->gpu_hours_by_state[CL_GS_SERVING]},
+        {"gpu_hours.idle", r->gpu_hours_by_state[CL_GS_IDLE]},
+        {"gpu_hours.draining", r->gpu_hours_by_state[CL_GS_DRAINING]},
         {"queue_len_mean", r->queue_len_mean},
         {"arrival_rate_per_s", r->arrival_rate_per_s},
         {"utilization", r->utilization},
@@ -289,9 +299,10 @@ static int write_series(sqlite3 *sql, int64_t run_id,
         "INSERT INTO timeseries (run_id, t_start_s, t_end_s, arrivals, "
         "completions, output_tokens, throughput_tokens_per_s, "
         "queue_len_mean, running_mean, replicas_mean, ttft_p50_ms, "
-        "ttft_p99_ms, tpot_p50_ms, tpot_p99_ms, e2e_p50_ms, e2e_p99_ms) "
+        "ttft_p99_ms, tpot_p50_ms, tpot_p99_ms, e2e_p50_ms, e2e_p99_ms, "
+        "gpus_mean, desired_replicas) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-        "?14, ?15, ?16)",
+        "?14, ?15, ?16, ?17, ?18)",
         -1, &st, NULL);
     for (size_t i = 0; i < r->nseries && rc == SQLITE_OK; i++) {
         const struct cl_series_row *s = &r->series[i];
@@ -308,9 +319,11 @@ static int write_series(sqlite3 *sql, int64_t run_id,
             s->tpot_p99_ms,
             s->e2e_p50_ms,
             s->e2e_p99_ms,
+            s->gpus_mean,
         };
         /* Parameter numbers of reals[], in order. */
-        static const int col[] = {2, 3, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+        static const int col[] = {2,  3,  7,  8,  9,  10, 11,
+                                  12, 13, 14, 15, 16, 17};
 
         sqlite3_reset(st);
         rc = sqlite3_bind_int64(st, 1, run_id);
@@ -320,9 +333,64 @@ static int write_series(sqlite3 *sql, int64_t run_id,
             rc = sqlite3_bind_int64(st, 5, (sqlite3_int64)s->completions);
         if (rc == SQLITE_OK)
             rc = sqlite3_bind_int64(st, 6, (sqlite3_int64)s->output_tokens);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int(st, 18, s->desired_replicas);
         for (size_t j = 0; j < sizeof(col) / sizeof(col[0]); j++)
             if (rc == SQLITE_OK)
                 rc = bind_real(st, col[j], reals[j]);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE)
+            rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int write_pools(sqlite3 *sql, int64_t run_id, const struct cl_results *r)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    rc = sqlite3_prepare_v2(
+        sql,
+        "INSERT INTO pools (run_id, name, gpu, capacity_gpus, borrowable, "
+        "reserved, price_usd_per_gpu_hour, gpu_hours_provisioning, "
+        "gpu_hours_loading, gpu_hours_serving, gpu_hours_idle, "
+        "gpu_hours_draining, gpu_hours_used, gpu_hours_paid, cost_usd, "
+        "replicas_started) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+        "?11, ?12, ?13, ?14, ?15, ?16)",
+        -1, &st, NULL);
+    for (int i = 0; i < r->npools && rc == SQLITE_OK; i++) {
+        const struct cl_pool_result *p = &r->pools[i];
+        const double reals[] = {
+            p->price_usd_per_gpu_hour,
+            p->gpu_hours_by_state[CL_GS_PROVISIONING],
+            p->gpu_hours_by_state[CL_GS_LOADING],
+            p->gpu_hours_by_state[CL_GS_SERVING],
+            p->gpu_hours_by_state[CL_GS_IDLE],
+            p->gpu_hours_by_state[CL_GS_DRAINING],
+            p->gpu_hours_used,
+            p->gpu_hours_paid,
+            p->cost_usd,
+        };
+
+        sqlite3_reset(st);
+        rc = sqlite3_bind_int64(st, 1, run_id);
+        if (rc == SQLITE_OK)
+            rc = bind_text(st, 2, p->name);
+        if (rc == SQLITE_OK)
+            rc = bind_text(st, 3, p->gpu);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int(st, 4, p->capacity_gpus);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int(st, 5, p->borrowable);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int(st, 6, p->reserved);
+        for (int j = 0; j < 9 && rc == SQLITE_OK; j++)
+            rc = bind_real(st, 7 + j, reals[j]);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int64(st, 16, (sqlite3_int64)p->replicas_started);
         if (rc == SQLITE_OK)
             rc = sqlite3_step(st);
         if (rc == SQLITE_DONE)
@@ -368,8 +436,8 @@ static int write_run_row(sqlite3 *sql, const struct rpt_run_info *info,
     rc = sqlite3_prepare_v2(
         sql,
         "INSERT INTO runs (started_at, scenario_name, scenario_file, "
-        "scenario_text, seed, program_version, wall_s, sim_time_s, status) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'ok')",
+        "scenario_text, seed, program_version, wall_s, sim_time_s, status, "
+        "policy) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'ok', ?9)",
         -1, &st, NULL);
     if (rc == SQLITE_OK)
         rc = bind_text(st, 1, info->started_at);
@@ -390,6 +458,8 @@ static int write_run_row(sqlite3 *sql, const struct rpt_run_info *info,
         rc = bind_real(st, 7, r->wall_s);
     if (rc == SQLITE_OK)
         rc = bind_real(st, 8, r->sim_time_s);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 9, r->policy);
     if (rc == SQLITE_OK)
         rc = sqlite3_step(st);
     if (rc == SQLITE_DONE) {
@@ -421,6 +491,8 @@ int rpt_db_write_run(struct rpt_db *db, const struct rpt_run_info *info,
         rc = write_series(db->sql, run_id, r);
     if (rc == SQLITE_OK)
         rc = write_notes(db->sql, run_id, r);
+    if (rc == SQLITE_OK)
+        rc = write_pools(db->sql, run_id, r);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {

@@ -1,4 +1,4 @@
--- dsec results database, schema version 1.
+-- dsec results database, schema version 2.
 --
 -- One row in runs per simulation run; its scalar metrics in summary (long
 -- format: one row per metric, names as in docs/results.md), its time series
@@ -10,12 +10,12 @@
 -- Changing this file means raising the version in both places below and
 -- RPT_SCHEMA_VERSION in reports/schema.h.
 
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 
 CREATE TABLE meta (
     schema_version INTEGER NOT NULL
 );
-INSERT INTO meta (schema_version) VALUES (1);
+INSERT INTO meta (schema_version) VALUES (2);
 
 CREATE TABLE runs (
     id INTEGER PRIMARY KEY,
@@ -27,7 +27,8 @@ CREATE TABLE runs (
     program_version TEXT,
     wall_s REAL,
     sim_time_s REAL,
-    status TEXT NOT NULL            -- 'ok': written whole, in one transaction
+    status TEXT NOT NULL,           -- 'ok': written whole, in one transaction
+    policy TEXT                     -- scaling policy; NULL for a static cluster
 );
 
 CREATE TABLE summary (
@@ -53,9 +54,33 @@ CREATE TABLE timeseries (
     tpot_p50_ms REAL,
     tpot_p99_ms REAL,
     e2e_p50_ms REAL,
-    e2e_p99_ms REAL
+    e2e_p99_ms REAL,
+    gpus_mean REAL,                 -- GPUs held in any state
+    desired_replicas INTEGER        -- the orchestrator's target at the end
 );
 CREATE INDEX timeseries_run_id ON timeseries (run_id, t_start_s);
+
+-- GPU pools: GPU-hours by state (provisioning, loading, serving, idle,
+-- draining), what was paid (a reserved pool's whole capacity) and the cost.
+CREATE TABLE pools (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    gpu TEXT,
+    capacity_gpus INTEGER,
+    borrowable INTEGER NOT NULL,
+    reserved INTEGER NOT NULL,
+    price_usd_per_gpu_hour REAL,
+    gpu_hours_provisioning REAL,
+    gpu_hours_loading REAL,
+    gpu_hours_serving REAL,
+    gpu_hours_idle REAL,
+    gpu_hours_draining REAL,
+    gpu_hours_used REAL,
+    gpu_hours_paid REAL,
+    cost_usd REAL,
+    replicas_started INTEGER,
+    PRIMARY KEY (run_id, name)
+);
 
 CREATE TABLE notes (
     run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,

@@ -73,11 +73,41 @@ void rpt_summary_print(FILE *fp, const struct cl_results *r)
             "replicas", r->replicas_min,
             num(b[0], sizeof(b[0]), 2, r->replicas_mean), r->replicas_max,
             (unsigned long long)r->scale_events, r->gpus_per_replica);
+    if (r->policy != NULL || r->failures > 0)
+        fprintf(fp,
+                "%-16spolicy %s; %llu cold starts, %llu failures, "
+                "%llu requests retried, recovery %s s\n",
+                "scaling", r->policy ? r->policy : "none (static)",
+                (unsigned long long)r->cold_starts,
+                (unsigned long long)r->failures,
+                (unsigned long long)r->requests_retried,
+                num(b[0], sizeof(b[0]), 1, r->recovery_s_mean));
     fprintf(fp, "%-16s%s\n", "GPU-hours",
             num(b[0], sizeof(b[0]), 2, r->gpu_hours));
-    fprintf(fp, "%-16s$%s at $%s per GPU-hour\n", "cost",
-            num(b[0], sizeof(b[0]), 2, r->cost_usd),
-            num(b[1], sizeof(b[1]), 2, r->price_usd_per_gpu_hour));
+    if (r->npools > 1 || r->borrowed_gpu_hours > 0 ||
+        r->gpu_hours_by_state[CL_GS_PROVISIONING] > 0) {
+        fprintf(fp, "%-16s", "  by state");
+        for (int st = 0; st < CL_GS_COUNT; st++)
+            fprintf(fp, "%s%s %s", st ? ", " : "", cl_gpu_state_name(st),
+                    num(b[0], sizeof(b[0]), 2, r->gpu_hours_by_state[st]));
+        fprintf(fp, "\n");
+        for (int i = 0; i < r->npools; i++) {
+            const struct cl_pool_result *p = &r->pools[i];
+            fprintf(fp, "  pool %-10s%s GPU-hours%s, $%s at $%s/GPU-h%s\n",
+                    p->name, num(b[0], sizeof(b[0]), 2, p->gpu_hours_paid),
+                    p->reserved ? " (reserved)" : "",
+                    num(b[1], sizeof(b[1]), 2, p->cost_usd),
+                    num(b[2], sizeof(b[2]), 2, p->price_usd_per_gpu_hour),
+                    p->borrowable ? ", borrowed" : "");
+        }
+    }
+    if (r->npools > 1)
+        fprintf(fp, "%-16s$%s\n", "cost",
+                num(b[0], sizeof(b[0]), 2, r->cost_usd));
+    else
+        fprintf(fp, "%-16s$%s at $%s per GPU-hour\n", "cost",
+                num(b[0], sizeof(b[0]), 2, r->cost_usd),
+                num(b[1], sizeof(b[1]), 2, r->price_usd_per_gpu_hour));
     if (isnan(r->slo_attainment))
         fprintf(fp, "%-16sn/a (no SLO set)\n", "SLO attainment");
     else
@@ -128,6 +158,42 @@ static struct json_object *jlatency(const struct cl_latency *l)
     return o;
 }
 
+static struct json_object *jstates(const double *hours)
+{
+    struct json_object *o = json_object_new_object();
+    for (int st = 0; st < CL_GS_COUNT; st++)
+        json_object_object_add(o, cl_gpu_state_name(st), jdouble(hours[st]));
+    return o;
+}
+
+static struct json_object *jpools(const struct cl_results *r)
+{
+    struct json_object *a = json_object_new_array();
+    for (int i = 0; i < r->npools; i++) {
+        const struct cl_pool_result *p = &r->pools[i];
+        struct json_object *o = json_object_new_object();
+        json_object_object_add(o, "name", json_object_new_string(p->name));
+        json_object_object_add(o, "gpu", json_object_new_string(p->gpu));
+        json_object_object_add(o, "capacity_gpus",
+                               json_object_new_int(p->capacity_gpus));
+        json_object_object_add(o, "borrowable",
+                               json_object_new_boolean(p->borrowable));
+        json_object_object_add(o, "reserved",
+                               json_object_new_boolean(p->reserved));
+        json_object_object_add(o, "price_usd_per_gpu_hour",
+                               jdouble(p->price_usd_per_gpu_hour));
+        json_object_object_add(o, "gpu_hours_by_state",
+                               jstates(p->gpu_hours_by_state));
+        json_object_object_add(o, "gpu_hours_used", jdouble(p->gpu_hours_used));
+        json_object_object_add(o, "gpu_hours_paid", jdouble(p->gpu_hours_paid));
+        json_object_object_add(o, "cost_usd", jdouble(p->cost_usd));
+        json_object_object_add(o, "replicas_started",
+                               json_object_new_uint64(p->replicas_started));
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
 char *rpt_summary_json(const struct cl_results *r, int pretty)
 {
     struct json_object *o = json_object_new_object();
@@ -174,6 +240,19 @@ char *rpt_summary_json(const struct cl_results *r, int pretty)
     json_object_object_add(o, "replicas", rep);
     json_object_object_add(o, "scale_events",
                            json_object_new_uint64(r->scale_events));
+    json_object_object_add(
+        o, "policy", r->policy ? json_object_new_string(r->policy) : NULL);
+    json_object_object_add(o, "cold_starts",
+                           json_object_new_uint64(r->cold_starts));
+    json_object_object_add(o, "failures", json_object_new_uint64(r->failures));
+    json_object_object_add(o, "requests_retried",
+                           json_object_new_uint64(r->requests_retried));
+    json_object_object_add(o, "recovery_s_mean", jdouble(r->recovery_s_mean));
+    json_object_object_add(o, "borrowed_gpu_hours",
+                           jdouble(r->borrowed_gpu_hours));
+    json_object_object_add(o, "gpu_hours_by_state",
+                           jstates(r->gpu_hours_by_state));
+    json_object_object_add(o, "pools", jpools(r));
     json_object_object_add(o, "queue_len_mean", jdouble(r->queue_len_mean));
     json_object_object_add(o, "arrival_rate_per_s",
                            jdouble(r->arrival_rate_per_s));

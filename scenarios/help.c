@@ -44,6 +44,22 @@ static void print_rows(FILE *fp, const struct sim_param *rows,
             print_rows(fp, p->sub, path);
             continue;
         }
+        if (p->type == SIM_PT_LIST) {
+            /* Element keys print as path[].key. */
+            fprintf(fp, "\n  %s: list of mappings, at most %g entries\n", path,
+                    p->max);
+            print_wrapped(fp, p->help);
+            snprintf(path, sizeof(path), "%s%s%s[]", prefix,
+                     prefix[0] ? "." : "", p->key);
+            print_rows(fp, p->sub, path);
+            continue;
+        }
+        if (p->type == SIM_PT_MAP) {
+            fprintf(fp, "  %s: mapping of key: scalar, at most %g entries\n",
+                    path, p->max);
+            print_wrapped(fp, p->help);
+            continue;
+        }
         fprintf(fp, "  %s: %s", path, sim_param_type_name(p->type));
         if (p->type == SIM_PT_ENUM) {
             char valid[200];

@@ -31,8 +31,8 @@ struct ctx {
     yaml_document_t *doc;
     struct sim_diag *d;
     int errors;
-    /* Bounded by the number of rows in the tables: unknown and duplicate
-     * keys are not recorded. */
+    /* Bounded by the number of rows in the tables times the list caps:
+     * unknown and duplicate keys are not recorded. */
     struct seen *seen;
     int nseen, capseen;
     int root_line, root_col;
@@ -146,7 +146,11 @@ static void describe_row(const struct sim_param *p, char *buf, size_t len)
         snprintf(buf, len, "one of %s", valid);
         return;
     case SIM_PT_SECTION:
+    case SIM_PT_MAP:
         snprintf(buf, len, "a mapping");
+        return;
+    case SIM_PT_LIST:
+        snprintf(buf, len, "a sequence of mappings");
         return;
     }
     buf[0] = '\0';
@@ -200,6 +204,144 @@ static void unknown_key(struct ctx *c, const struct sim_param *rows,
 static char *join_path(const char *parent, const char *key)
 {
     return parent[0] ? xasprintf("%s.%s", parent, key) : xstrdup(key);
+}
+
+static void walk_section(struct ctx *c, const struct sim_param *rows,
+                         yaml_node_t *node, void *base, const char *path,
+                         int line, int col);
+
+static int node_line(const yaml_node_t *n)
+{
+    return (int)n->start_mark.line + 1;
+}
+
+static int node_col(const yaml_node_t *n)
+{
+    return (int)n->start_mark.column + 1;
+}
+
+/* Fills list row p at base from the sequence node v: each element gets the
+ * defaults of p->sub, then the keys given, with the path "path[i]" and its
+ * missing keys reported at the element's node. (kl, kc) is the list's key. */
+static void walk_list(struct ctx *c, const struct sim_param *p, yaml_node_t *v,
+                      void *base, const char *path, int kl, int kc)
+{
+    char err[SIM_PARAM_ERRLEN];
+    int i = 0;
+
+    if (is_null(v)) {
+        error_at(c, kl, kc,
+                 "%s: missing value; expected a sequence of "
+                 "mappings",
+                 path);
+        return;
+    }
+    if (v->type != YAML_SEQUENCE_NODE) {
+        if (v->type == YAML_SCALAR_NODE)
+            error_at(c, node_line(v), node_col(v),
+                     "%s: expected a sequence of mappings, got '%s'", path,
+                     (const char *)v->data.scalar.value);
+        else
+            error_at(c, node_line(v), node_col(v),
+                     "%s: expected a sequence of mappings, got %s", path,
+                     node_kind(v));
+        return;
+    }
+    for (yaml_node_item_t *it = v->data.sequence.items.start;
+         it < v->data.sequence.items.top; it++, i++) {
+        yaml_node_t *e = yaml_document_get_node(c->doc, *it);
+        char *child;
+        void *elem =
+            sim_param_list_append(p, base, sim_param_list_elem_size(p));
+
+        if (elem == NULL) {
+            error_at(c, node_line(e), node_col(e), "%s: more than %g entries",
+                     path, p->max);
+            return;
+        }
+        for (const struct sim_param *q = p->sub; q->key != NULL; q++)
+            if (sim_param_default(q, elem, err, sizeof(err)) != 0)
+                sim_fatal("scenario table default of %s: %s", q->key, err);
+        child = xasprintf("%s[%d]", path, i);
+        walk_section(c, p->sub, e, elem, child, node_line(e), node_col(e));
+        free(child);
+    }
+}
+
+/* Fills map row p at base from the mapping node v: every pair of scalars is
+ * kept as a struct cl_policy_param (the only map layout the scenario has),
+ * in document order; nested values are errors. */
+static void walk_map(struct ctx *c, const struct sim_param *p, yaml_node_t *v,
+                     void *base, const char *path)
+{
+    if (is_null(v))
+        return; /* an empty mapping */
+    if (v->type != YAML_MAPPING_NODE) {
+        if (v->type == YAML_SCALAR_NODE)
+            error_at(c, node_line(v), node_col(v),
+                     "%s: expected a mapping, got '%s'", path,
+                     (const char *)v->data.scalar.value);
+        else
+            error_at(c, node_line(v), node_col(v),
+                     "%s: expected a mapping, got %s", path, node_kind(v));
+        return;
+    }
+    for (yaml_node_pair_t *pair = v->data.mapping.pairs.start;
+         pair < v->data.mapping.pairs.top; pair++) {
+        yaml_node_t *k = yaml_document_get_node(c->doc, pair->key);
+        yaml_node_t *val = yaml_document_get_node(c->doc, pair->value);
+        struct cl_policy_param *pp, *all;
+        const char *key;
+        char *child;
+        int n;
+
+        if (k->type != YAML_SCALAR_NODE ||
+            strlen((const char *)k->data.scalar.value) !=
+                k->data.scalar.length) {
+            error_at(c, node_line(k), node_col(k),
+                     "%s: expected a key name, got %s", path, node_kind(k));
+            continue;
+        }
+        key = (const char *)k->data.scalar.value;
+        child = join_path(path, key);
+        all = *(struct cl_policy_param **)(void *)((char *)base + p->offset);
+        n = sim_param_list_count(p, base);
+        for (int i = 0; i < n; i++)
+            if (strcmp(all[i].key, key) == 0) {
+                error_at(c, node_line(k), node_col(k), "%s: duplicate key",
+                         child);
+                goto next;
+            }
+        if (val->type != YAML_SCALAR_NODE) {
+            error_at(c, node_line(val), node_col(val),
+                     "%s: expected a scalar, got %s", child, node_kind(val));
+            goto next;
+        }
+        if (is_null(val)) {
+            error_at(c, node_line(k), node_col(k),
+                     "%s: missing value; expected a scalar", child);
+            goto next;
+        }
+        if (strlen((const char *)val->data.scalar.value) !=
+            val->data.scalar.length) {
+            error_at(c, node_line(val), node_col(val),
+                     "%s: expected a scalar, got a NUL byte", child);
+            goto next;
+        }
+        pp = sim_param_list_append(p, base, sizeof(*pp));
+        if (pp == NULL) {
+            error_at(c, node_line(k), node_col(k), "%s: more than %g entries",
+                     path, p->max);
+            free(child);
+            return;
+        }
+        pp->key = xstrdup(key);
+        pp->value = xstrdup((const char *)val->data.scalar.value);
+        pp->pos.line = node_line(val);
+        pp->pos.col = node_col(val);
+    next:
+        free(child);
+    }
 }
 
 /* Fills the struct at base from the mapping node by the rows. path is the
@@ -266,6 +408,16 @@ static void walk_section(struct ctx *c, const struct sim_param *rows,
         add_seen(c, child, k, v);
         if (p->type == SIM_PT_SECTION) {
             walk_section(c, p->sub, v, (char *)base + p->offset, child, kl, kc);
+            free(child);
+            continue;
+        }
+        if (p->type == SIM_PT_LIST) {
+            walk_list(c, p, v, base, child, kl, kc);
+            free(child);
+            continue;
+        }
+        if (p->type == SIM_PT_MAP) {
+            walk_map(c, p, v, base, child);
             free(child);
             continue;
         }
@@ -418,6 +570,44 @@ static void exactly_one(struct ctx *c, const char *path, const char *a,
     }
 }
 
+/* At most one of diurnal and steps; steps strictly sorted by at. Sets the
+ * profile's kind from what was given. */
+static void check_profile(struct ctx *c, struct cl_rate_profile *pr)
+{
+    static const char arr[] = "workload.synthetic.arrival";
+    const struct seen *di = seenf(c, "%s.diurnal", arr);
+    const struct seen *st = seenf(c, "%s.steps", arr);
+
+    pr->kind = CL_PROF_NONE;
+    if (di != NULL && st != NULL) {
+        const struct seen *later =
+            (st->kline > di->kline ||
+             (st->kline == di->kline && st->kcol > di->kcol))
+                ? st
+                : di;
+        error_at(c, later->kline, later->kcol,
+                 "%s: give at most one of 'diurnal' or 'steps'", later->path);
+        return;
+    }
+    if (di != NULL)
+        pr->kind = CL_PROF_DIURNAL;
+    if (st == NULL)
+        return;
+    pr->kind = CL_PROF_STEPS;
+    for (int i = 1; i < pr->nsteps; i++) {
+        const struct seen *at = seenf(c, "%s.steps[%d].at", arr, i);
+        const struct seen *prev = seenf(c, "%s.steps[%d].at", arr, i - 1);
+        if (at == NULL || prev == NULL)
+            continue; /* a missing at, already reported */
+        if (pr->steps[i].at_ns <= pr->steps[i - 1].at_ns)
+            error_at(c, at->vline, at->vcol,
+                     "%s.steps[%d].at: %gs not after steps[%d].at %gs; "
+                     "steps must be sorted by at",
+                     arr, i, (double)pr->steps[i].at_ns * 1e-9, i - 1,
+                     (double)pr->steps[i - 1].at_ns * 1e-9);
+    }
+}
+
 static void check_workload(struct ctx *c, struct cl_scenario *s)
 {
     struct cl_workload *w = &s->workload;
@@ -454,6 +644,8 @@ static void check_workload(struct ctx *c, struct cl_scenario *s)
             a->cv = NAN;
         }
     }
+
+    check_profile(c, &w->synthetic.arrival.profile);
 
     static const char *const lens[] = {"prompt_tokens", "output_tokens"};
     struct cl_dist *dists[] = {&w->synthetic.prompt_tokens,
@@ -553,6 +745,82 @@ static void check_cluster(struct ctx *c, struct cl_scenario *s)
     }
     if (s->slo.tpot_ns < 0 && cl->target_latency_ns > 0)
         s->slo.tpot_ns = cl->target_latency_ns;
+
+    const struct seen *ig = find_seen(c, "cluster.initial_gpus");
+    if (ig != NULL && mn == NULL && mx == NULL) {
+        error_at(c, ig->kline, ig->kcol,
+                 "cluster.initial_gpus: not used by a static cluster (give "
+                 "min_gpus and max_gpus)");
+    } else if (ig != NULL && cl->initial_gpus > 0 && cl->min_gpus > 0 &&
+               cl->max_gpus > 0 &&
+               (cl->initial_gpus < cl->min_gpus ||
+                cl->initial_gpus > cl->max_gpus)) {
+        error_at(c, ig->vline, ig->vcol,
+                 "cluster.initial_gpus: %d outside [min_gpus, max_gpus] = "
+                 "[%d, %d]",
+                 cl->initial_gpus, cl->min_gpus, cl->max_gpus);
+    }
+}
+
+/* Pools: only for elastic clusters; names unique; provisioning keys fit the
+ * distribution; grace only for borrowable pools; total capacity covers
+ * min_gpus. */
+static void check_pools(struct ctx *c, struct cl_scenario *s)
+{
+    static const char *const prov_keys[] = {"sd_s", "cv", NULL};
+    const struct seen *pk = find_seen(c, "pools");
+    long total = 0;
+
+    if (pk == NULL)
+        return;
+    if (find_seen(c, "cluster.min_gpus") == NULL ||
+        find_seen(c, "cluster.max_gpus") == NULL) {
+        error_at(c, pk->kline, pk->kcol,
+                 "pools: needs an elastic cluster (cluster.min_gpus and "
+                 "max_gpus)");
+        return;
+    }
+    for (int i = 0; i < s->npools; i++) {
+        struct cl_pool *pl = &s->pools[i];
+        char path[64];
+
+        total += pl->capacity_gpus > 0 ? pl->capacity_gpus : 0;
+        for (int j = 0; j < i && pl->name != NULL; j++)
+            if (s->pools[j].name != NULL &&
+                strcmp(s->pools[j].name, pl->name) == 0) {
+                const struct seen *n = seenf(c, "pools[%d].name", i);
+                error_at(c, n->vline, n->vcol,
+                         "pools[%d].name: duplicate pool name '%s' (also "
+                         "pools[%d])",
+                         i, pl->name, j);
+                break;
+            }
+        if (!pl->borrowable) {
+            snprintf(path, sizeof(path), "pools[%d]", i);
+            not_used(c, path, "grace", "a pool that is not borrowable");
+        }
+        snprintf(path, sizeof(path), "pools[%d].provision", i);
+        if (find_seen(c, path) != NULL && pl->provision.kind >= 0) {
+            unsigned used = 0;
+            char what[64];
+            if (pl->provision.kind == CL_DIST_LOGNORMAL)
+                used = 1u << 0;
+            else if (pl->provision.kind == CL_DIST_GAMMA)
+                used = 1u << 1;
+            snprintf(what, sizeof(what), "dist %s",
+                     choice_name(rows_of("pools.provision"), "dist",
+                                 pl->provision.kind));
+            check_dist_keys(c, path, prov_keys, used, 0, what);
+        }
+        pl->provision.value =
+            pl->provision.kind == CL_DIST_FIXED ? pl->provision.mean : NAN;
+        pl->provision.min = pl->provision.max = NAN;
+    }
+    if (s->cluster.min_gpus > 0 && total < s->cluster.min_gpus)
+        error_at(c, pk->kline, pk->kcol,
+                 "pools: total capacity_gpus %ld less than cluster.min_gpus "
+                 "%d",
+                 total, s->cluster.min_gpus);
 }
 
 static struct cl_pos pos_of(const struct ctx *c, const char *path)
@@ -680,6 +948,7 @@ int scn_string_load(const char *name, const char *text, size_t len,
         check_server(&c, &s);
         check_workload(&c, &s);
         check_cluster(&c, &s);
+        check_pools(&c, &s);
     }
 
     if (c.errors > 0) {
@@ -697,6 +966,11 @@ int scn_string_load(const char *name, const char *text, size_t len,
     s.pos.hardware_gpu = pos_of(&c, "hardware.gpu");
     s.pos.cluster_min_gpus = pos_of(&c, "cluster.min_gpus");
     s.pos.workload_trace_path = pos_of(&c, "workload.trace.path");
+    s.pos.policy_name = pos_of(&c, "policy.name");
+    if (find_seen(&c, "pools") != NULL) {
+        s.pos.pools.line = find_seen(&c, "pools")->kline;
+        s.pos.pools.col = find_seen(&c, "pools")->kcol;
+    }
     *out = s;
     memset(&s, 0, sizeof(s));
 

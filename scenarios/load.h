@@ -3,8 +3,11 @@
  * cl_scenario (models/cluster/config.h) through the tables of
  * scenarios/schema.h, which supply types, units, ranges and defaults. It then
  * runs the cross-field checks that need no catalog (exactly one of, keys a
- * kind uses, min <= max) and records where the values that catalog checks
- * need were found (struct cl_scenario_pos). Diagnostics are
+ * kind uses, min <= max, sorted rate steps, pool names and capacity) and
+ * records where the values that catalog and policy checks need were found
+ * (struct cl_scenario_pos). Lists (pools, steps, scripted faults) are owned
+ * arrays capped at SIM_PARAM_LIST_MAX elements; policy.params is kept as
+ * text for the policy's own rows. Diagnostics are
  * "file:line:col: error: key.path: what was expected", 1-based. A YAML
  * syntax error stops the load; semantic errors are all collected. Model and
  * GPU names are not looked up here. Single-threaded.

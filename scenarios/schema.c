@@ -45,6 +45,42 @@ static const struct sim_param_choice processes[] = {
     {NULL, 0},
 };
 
+static const struct sim_param_choice provision_dists[] = {
+    {"exponential", CL_DIST_EXPONENTIAL},
+    {"fixed", CL_DIST_FIXED},
+    {"gamma", CL_DIST_GAMMA},
+    {"lognormal", CL_DIST_LOGNORMAL},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice weights_sources[] = {
+    {"auto", CL_SRC_AUTO},
+    {"host_memory", CL_SRC_HOST_MEMORY},
+    {"nvme", CL_SRC_NVME},
+    {"object_store", CL_SRC_OBJECT_STORE},
+    {"peer_nvlink", CL_SRC_PEER_NVLINK},
+    {"peer_rdma", CL_SRC_PEER_RDMA},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice drains[] = {
+    {"finish", CL_DRAIN_FINISH},
+    {"migrate", CL_DRAIN_MIGRATE},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice fault_kinds[] = {
+    {"gpu", CL_FAULT_GPU},
+    {"node", CL_FAULT_NODE},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice recoveries[] = {
+    {"memory", CL_RECOVER_MEMORY},
+    {"storage", CL_RECOVER_STORAGE},
+    {NULL, 0},
+};
+
 static const struct sim_param_choice trace_formats[] = {
     {"azure", CL_TRACE_AZURE},
     {NULL, 0},
@@ -98,6 +134,49 @@ static const struct sim_param length_dist_rows[] = {
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
+#define PROF(f) offsetof(struct cl_rate_profile, f)
+
+/* A list's count is the int right after its pointer (sim/param.h). */
+#define COUNT_AFTER(type, ptr, count)                                          \
+    _Static_assert(offsetof(type, count) ==                                    \
+                       offsetof(type, ptr) + sizeof(void *),                   \
+                   #count " must follow " #ptr)
+COUNT_AFTER(struct cl_rate_profile, steps, nsteps);
+COUNT_AFTER(struct cl_scenario, pools, npools);
+COUNT_AFTER(struct cl_faults, scripted, nscripted);
+COUNT_AFTER(struct cl_policy, params, nparams);
+
+static const struct sim_param diurnal_rows[] = {
+    {"period", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, "24h",
+     "length of one cycle (a compressed day, e.g. 2h, replays a daily "
+     "pattern faster)",
+     PROF(period_ns), NULL, NULL},
+    {"amplitude", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, SIM_PF_MAX_EXCL | REQ,
+     NULL,
+     "relative swing a: the rate multiplier is 1 + a cos(2 pi (t - "
+     "peak_at) / period), so the peak is (1 + a) and the trough (1 - a) "
+     "times rate_per_s",
+     PROF(amplitude), NULL, NULL},
+    {"peak_at", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "14h",
+     "time of the peak within the cycle, from the start of the run",
+     PROF(peak_at_ns), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param step_rows[] = {
+    {"at", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, REQ, NULL,
+     "when the change starts; steps must be sorted by at, strictly",
+     offsetof(struct cl_rate_step, at_ns), NULL, NULL},
+    {"multiplier", SIM_PT_DOUBLE, SIM_U_NONE, 0, 1e6, GT | REQ, NULL,
+     "rate multiplier reached (the rate becomes multiplier x rate_per_s)",
+     offsetof(struct cl_rate_step, multiplier), NULL, NULL},
+    {"ramp", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "0s",
+     "time over which the multiplier moves linearly from its current value "
+     "to the new one; 0 is a jump",
+     offsetof(struct cl_rate_step, ramp_ns), NULL, NULL},
+    SIM_PARAM_END_LIST(struct cl_rate_step),
+};
+
 static const struct sim_param arrival_rows[] = {
     {"process", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "poisson",
      "inter-arrival process: poisson (exponential gaps), deterministic "
@@ -109,6 +188,19 @@ static const struct sim_param arrival_rows[] = {
      "gamma only (and required there): coefficient of variation of the gaps; "
      "1 is poisson, > 1 bursty",
      offsetof(struct cl_arrival, cv), NULL, NULL},
+    {"diurnal", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "a daily cycle of the rate (at most one of diurnal, steps); any process "
+     "is time-rescaled to follow it",
+     offsetof(struct cl_arrival, profile), NULL, diurnal_rows},
+    {.key = "steps",
+     .type = SIM_PT_LIST,
+     .unit = SIM_U_NONE,
+     .min = NOMIN,
+     .max = SIM_PARAM_LIST_MAX,
+     .help = "changes of the rate multiplier over time, e.g. a flash crowd "
+             "(at most one of diurnal, steps); the multiplier starts at 1",
+     .offset = offsetof(struct cl_arrival, profile.steps),
+     .sub = step_rows},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -251,6 +343,20 @@ static const struct sim_param deploy_rows[] = {
     {"kv_dtype", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "bf16",
      "data type of the KV cache", offsetof(struct cl_deploy, kv_dtype),
      kv_dtypes, NULL},
+    {"weights_source", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "auto",
+     "where a starting replica reads its weights: auto (object_store for "
+     "s3://, gs://, http(s):// model paths, else nvme), object_store, nvme, "
+     "host_memory (a snapshot over PCIe), peer_nvlink, peer_rdma",
+     offsetof(struct cl_deploy, weights_source), weights_sources, NULL},
+    {"load_bandwidth", SIM_PT_DOUBLE, SIM_U_BYTES_PER_S, 0, NOMAX, GT, NULL,
+     "weight-loading bandwidth per replica (default: the source's, "
+     "docs/orchestrator.md; FACTS.md §8.1 gives the ceilings)",
+     offsetof(struct cl_deploy, load_bytes_per_s), NULL, NULL},
+    {"engine_init", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "30s",
+     "time after loading before a replica serves: container start, CUDA "
+     "graph capture and warm-up (FACTS.md §8.1 puts a whole LLM pod start "
+     "at 2-7 min)",
+     offsetof(struct cl_deploy, engine_init_ns), NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -276,6 +382,15 @@ static const struct sim_param cluster_rows[] = {
     {"rdma_interface", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "RDMA device for calibration (e.g. mlx5_0); ignored by the simulator",
      offsetof(struct cl_cluster, rdma_interface), NULL, NULL},
+    {"initial_gpus", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "elastic pool: GPUs serving at the start, in [min_gpus, max_gpus] "
+     "(default: min_gpus)",
+     offsetof(struct cl_cluster, initial_gpus), NULL, NULL},
+    {"drain", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "finish",
+     "what a replica being removed does with its requests: finish (admit no "
+     "more, finish the running ones) or migrate (move them and their KV "
+     "cache to other replicas)",
+     offsetof(struct cl_cluster, drain), drains, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -301,6 +416,133 @@ static const struct sim_param metrics_rows[] = {
     {"batches", SIM_PT_INT, SIM_U_NONE, 10, 256, 0, "32",
      "batch-means batches for confidence intervals",
      offsetof(struct cl_metrics, batches), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param provision_rows[] = {
+    {"dist", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "fixed",
+     "provisioning-time distribution: fixed (mean_s), exponential (mean_s), "
+     "lognormal (mean_s, sd_s), gamma (mean_s, cv)",
+     offsetof(struct cl_dist, kind), provision_dists, NULL},
+    {"mean_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, NOMAX, 0, "120",
+     "mean time from a request for a node to the node being ready (BLIS "
+     "demo: node provisioning 120 +- 30 s, FACTS.md §8.1)",
+     offsetof(struct cl_dist, mean), NULL, NULL},
+    {"sd_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, NOMAX, GT, NULL,
+     "lognormal only: standard deviation of the provisioning time",
+     offsetof(struct cl_dist, sd), NULL, NULL},
+    {"cv", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT, NULL,
+     "gamma only: coefficient of variation of the provisioning time",
+     offsetof(struct cl_dist, cv), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param pool_rows[] = {
+    {"name", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "pool name, unique", offsetof(struct cl_pool, name), NULL, NULL},
+    {"gpu", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "GPU catalog name (default: hardware.gpu)", offsetof(struct cl_pool, gpu),
+     NULL, NULL},
+    {"capacity_gpus", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, REQ, NULL,
+     "most GPUs the pool can give", offsetof(struct cl_pool, capacity_gpus),
+     NULL, NULL},
+    {"price_per_gpu_hour", SIM_PT_DOUBLE, SIM_U_USD_PER_HOUR, 0, NOMAX, 0, NULL,
+     "price of one GPU per hour in this pool (default: "
+     "hardware.price_per_gpu_hour, else the catalog's)",
+     offsetof(struct cl_pool, price_usd_per_gpu_hour), NULL, NULL},
+    {"provision", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "time from asking for a node to the node being ready (default fixed "
+     "120 s)",
+     offsetof(struct cl_pool, provision), NULL, provision_rows},
+    {"preemptible", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, 0, "false",
+     "the provider may take GPUs back (spot)",
+     offsetof(struct cl_pool, preemptible), NULL, NULL},
+    {"borrowable", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, 0, "false",
+     "a pool lent to us (e.g. a test cluster) that its owner takes back "
+     "with notice",
+     offsetof(struct cl_pool, borrowable), NULL, NULL},
+    {"grace", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "30s",
+     "borrowable only: notice given before borrowed GPUs are taken back",
+     offsetof(struct cl_pool, grace_ns), NULL, NULL},
+    {"priority", SIM_PT_INT, SIM_U_NONE, NOMIN, NOMAX, 0, "0",
+     "order in which pools are used; lower is preferred",
+     offsetof(struct cl_pool, priority), NULL, NULL},
+    {"reserved", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, 0, "false",
+     "capacity paid for whether used or not (a reservation)",
+     offsetof(struct cl_pool, reserved), NULL, NULL},
+    SIM_PARAM_END_LIST(struct cl_pool),
+};
+
+static const struct sim_param fault_rows[] = {
+    {"at", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, REQ, NULL,
+     "when the failure happens", offsetof(struct cl_fault, at_ns), NULL, NULL},
+    {"kind", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "gpu",
+     "gpu: one GPU (and its replica) fails; node: a whole node fails",
+     offsetof(struct cl_fault, kind), fault_kinds, NULL},
+    {"replica", SIM_PT_INT, SIM_U_NONE, -1, NOMAX, 0, "-1",
+     "index of the replica hit among those serving then; -1: chosen by the "
+     "fault stream",
+     offsetof(struct cl_fault, replica), NULL, NULL},
+    SIM_PARAM_END_LIST(struct cl_fault),
+};
+
+static const struct sim_param faults_rows[] = {
+    {"gpu_mtbf", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, NOMAX, GT, NULL,
+     "mean time between failures of one GPU, e.g. 50000h (default: no "
+     "random failures)",
+     offsetof(struct cl_faults, gpu_mtbf_s), NULL, NULL},
+    {.key = "scripted",
+     .type = SIM_PT_LIST,
+     .unit = SIM_U_NONE,
+     .min = NOMIN,
+     .max = SIM_PARAM_LIST_MAX,
+     .help = "failures at given times",
+     .offset = offsetof(struct cl_faults, scripted),
+     .sub = fault_rows},
+    {"recovery", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "memory",
+     "where a restarted replica reloads its weights: memory (a surviving "
+     "host or peer copy) or storage (deploy.weights_source)",
+     offsetof(struct cl_faults, recovery), recoveries, NULL},
+    {"detect", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "10s",
+     "time from a failure to its detection",
+     offsetof(struct cl_faults, detect_ns), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param policy_rows[] = {
+    {"name", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "scaling policy (see dsec --list-policies; default: none, the cluster "
+     "keeps its size)",
+     offsetof(struct cl_policy, name), NULL, NULL},
+    {"interval", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, "15s",
+     "time between decisions (Kubernetes HPA sync period 15 s, FACTS.md §8)",
+     offsetof(struct cl_policy, interval_ns), NULL, NULL},
+    {"window", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, "60s",
+     "span of the windowed rates and quantiles the policy sees (Knative "
+     "stable window 60 s, FACTS.md §8)",
+     offsetof(struct cl_policy, window_ns), NULL, NULL},
+    {"scale_up_cooldown", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "0s",
+     "no scale-up sooner than this after a scale-up (HPA scale-up window 0, "
+     "FACTS.md §8)",
+     offsetof(struct cl_policy, scale_up_cooldown_ns), NULL, NULL},
+    {"scale_down_cooldown", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "300s",
+     "no scale-down sooner than this after any change (HPA scale-down "
+     "stabilisation window 300 s, FACTS.md §8)",
+     offsetof(struct cl_policy, scale_down_cooldown_ns), NULL, NULL},
+    {"max_step_up", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, "8",
+     "most replicas added by one decision",
+     offsetof(struct cl_policy, max_step_up), NULL, NULL},
+    {"max_step_down", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, "1",
+     "most replicas removed by one decision",
+     offsetof(struct cl_policy, max_step_down), NULL, NULL},
+    {.key = "params",
+     .type = SIM_PT_MAP,
+     .unit = SIM_U_NONE,
+     .min = NOMIN,
+     .max = SIM_PARAM_LIST_MAX,
+     .help = "the policy's own parameters, key: value (checked against the "
+             "policy's table; see dsec --list-policies)",
+     .offset = offsetof(struct cl_policy, params)},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -335,5 +577,21 @@ const struct sim_param scn_schema[] = {
     {"metrics", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "what the statistics cover", offsetof(struct cl_scenario, metrics), NULL,
      metrics_rows},
+    {.key = "pools",
+     .type = SIM_PT_LIST,
+     .unit = SIM_U_NONE,
+     .min = NOMIN,
+     .max = SIM_PARAM_LIST_MAX,
+     .help = "GPU pools an elastic cluster grows into (needs "
+             "cluster.min_gpus and max_gpus); their capacity must cover "
+             "min_gpus",
+     .offset = offsetof(struct cl_scenario, pools),
+     .sub = pool_rows},
+    {"faults", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "GPU and node failures, random and scripted",
+     offsetof(struct cl_scenario, faults), NULL, faults_rows},
+    {"policy", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "the scaling policy of an elastic cluster and its guard rails",
+     offsetof(struct cl_scenario, policy), NULL, policy_rows},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,6 +181,10 @@ const char *sim_param_type_name(enum sim_param_type type)
         return "duration";
     case SIM_PT_SECTION:
         return "section";
+    case SIM_PT_LIST:
+        return "list";
+    case SIM_PT_MAP:
+        return "mapping";
     }
     return "?";
 }
@@ -543,11 +548,88 @@ int sim_param_parse(const struct sim_param *p, const char *text, void *base,
                      valid);
         }
         return SIM_EINVAL;
+    case SIM_PT_LIST:
+        snprintf(err, errlen, "expected a sequence");
+        return SIM_EINVAL;
     case SIM_PT_SECTION:
+    case SIM_PT_MAP:
         break;
     }
     snprintf(err, errlen, "expected a mapping");
     return SIM_EINVAL;
+}
+
+static int *list_count(const struct sim_param *p, void *base)
+{
+    return (int *)(void *)((char *)base + p->offset + sizeof(void *));
+}
+
+static void **list_items(const struct sim_param *p, void *base)
+{
+    return (void **)(void *)((char *)base + p->offset);
+}
+
+int sim_param_list_count(const struct sim_param *p, const void *base)
+{
+    return *list_count(p, (void *)(uintptr_t)base);
+}
+
+size_t sim_param_list_elem_size(const struct sim_param *p)
+{
+    const struct sim_param *q = p->sub;
+
+    while (q != NULL && q->key != NULL)
+        q++;
+    return q != NULL ? q->offset : 0;
+}
+
+/* Frees the strings that rows own in the struct at base. */
+static void free_strings(const struct sim_param *rows, void *base)
+{
+    for (const struct sim_param *q = rows; q != NULL && q->key != NULL; q++) {
+        char *field = (char *)base + q->offset;
+        if (q->type == SIM_PT_STRING) {
+            free(*(char **)(void *)field);
+            *(char **)(void *)field = NULL;
+        } else if (q->type == SIM_PT_SECTION) {
+            free_strings(q->sub, field);
+        } else if (q->type == SIM_PT_LIST) {
+            sim_param_list_clear(q, base);
+        }
+    }
+}
+
+void sim_param_list_clear(const struct sim_param *p, void *base)
+{
+    void **items = list_items(p, base);
+    int *n = list_count(p, base);
+
+    if (p->type == SIM_PT_LIST && *items != NULL) {
+        size_t size = sim_param_list_elem_size(p);
+        for (int i = 0; i < *n; i++)
+            free_strings(p->sub, (char *)*items + (size_t)i * size);
+    }
+    free(*items);
+    *items = NULL;
+    *n = 0;
+}
+
+void *sim_param_list_append(const struct sim_param *p, void *base,
+                            size_t elem_size)
+{
+    void **items = list_items(p, base);
+    int *n = list_count(p, base);
+    char *elem;
+
+    if (!(*n < p->max))
+        return NULL;
+    /* Room for a power of two: grow when the count reaches one. */
+    if (*n == 0 || (*n & (*n - 1)) == 0)
+        *items = xrealloc(*items, (size_t)(*n == 0 ? 1 : 2 * *n), elem_size);
+    elem = (char *)*items + (size_t)*n * elem_size;
+    memset(elem, 0, elem_size);
+    (*n)++;
+    return elem;
 }
 
 int sim_param_default(const struct sim_param *p, void *base, char *err,
@@ -555,6 +637,10 @@ int sim_param_default(const struct sim_param *p, void *base, char *err,
 {
     char *field = (char *)base + p->offset;
 
+    if (p->type == SIM_PT_LIST || p->type == SIM_PT_MAP) {
+        sim_param_list_clear(p, base);
+        return 0;
+    }
     if (p->type == SIM_PT_SECTION) {
         for (const struct sim_param *q = p->sub; q != NULL && q->key != NULL;
              q++) {
@@ -589,6 +675,8 @@ int sim_param_default(const struct sim_param *p, void *base, char *err,
         *(char **)(void *)field = NULL;
         break;
     case SIM_PT_SECTION:
+    case SIM_PT_LIST:
+    case SIM_PT_MAP:
         break;
     }
     return 0;

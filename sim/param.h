@@ -4,7 +4,8 @@
  * unit a plain number is read in, the accepted range, a default written as
  * YAML text, a help line and the offset of the field it fills in a section
  * struct. Tables are NULL-terminated arrays of rows (key == NULL ends them);
- * a SIM_PT_SECTION row points to the rows of a nested struct. Nothing here
+ * a SIM_PT_SECTION row points to the rows of a nested struct, and a
+ * SIM_PT_LIST row to the rows of each element of an owned array. Nothing here
  * knows about YAML: callers hand in scalar text and get the value stored or a
  * message (lower case, no key path, no trailing period) saying what was
  * expected. Durations are stored as int64 nanoseconds; double fields are
@@ -29,6 +30,8 @@ enum sim_param_type {
     SIM_PT_ENUM,     /* int, the value of the matching choice */
     SIM_PT_DURATION, /* int64_t nanoseconds */
     SIM_PT_SECTION,  /* a nested struct described by sub */
+    SIM_PT_LIST,     /* an owned array of structs described by sub */
+    SIM_PT_MAP,      /* free-form scalar pairs; layout is the caller's */
 };
 
 /* The dimension of a value and the unit a plain number is read in. */
@@ -55,12 +58,33 @@ struct sim_param_choice {
     int value;
 };
 
+/* Lists and maps. The field of a SIM_PT_LIST or SIM_PT_MAP row at offset is
+ * an owned element pointer (xmalloc'd, NULL when empty) and the int right
+ * after it (offset + sizeof(void *)) is the element count; max is the most
+ * elements accepted (growth is bounded). A list's sub rows fill each
+ * element, and the terminating row of sub (key NULL) gives the size of one
+ * element in its offset: end element tables with SIM_PARAM_END_LIST(type).
+ * A map keeps free-form scalar pairs; its element layout is defined by the
+ * code that reads the table (the scenario loader stores struct
+ * cl_policy_param) and is passed to sim_param_list_append() as elem_size.
+ * These conventions reuse the row's fields so that tables written with
+ * positional initialisers stay valid. */
+#define SIM_PARAM_END_LIST(type)                                               \
+    {                                                                          \
+        NULL, SIM_PT_LIST, SIM_U_NONE, 0, 0, 0, NULL, NULL, sizeof(type),      \
+            NULL, NULL                                                         \
+    }
+
+/* Default cap on the length of a list, in elements. */
+#define SIM_PARAM_LIST_MAX 256
+
 /* One key of a section. min and max bound the value in the row's plain unit
  * (-INFINITY/INFINITY for none); they apply to every numeric type. def is
  * the default as YAML text, parsed like user input; NULL means "unset", which
  * stores NAN (double), -1 (integers, durations), NULL (strings) or -1
- * (enums). choices (enums only) ends with a NULL name; sub (sections only)
- * is the nested table, and offset is then the offset of the nested struct. */
+ * (enums), an empty array (lists, maps). choices (enums only) ends with a
+ * NULL name; sub (sections and lists) is the nested table, and offset is
+ * then the offset of the nested struct or of the element pointer. */
 struct sim_param {
     const char *key;
     enum sim_param_type type;
@@ -106,11 +130,31 @@ int sim_param_parse(const struct sim_param *p, const char *text, void *base,
 
 /* Stores the default of row p at base (parsing p->def), or the "unset" value
  * when p->def is NULL. For a section, applies the defaults of every row of
- * p->sub to the nested struct. Returns 0, or the code of
+ * p->sub to the nested struct. For a list or map, frees what the field holds
+ * (sim_param_list_clear()) and leaves it empty. Returns 0, or the code of
  * sim_param_parse() when a default in a table is invalid (a bug, which the
  * table test catches), with err filled. */
 int sim_param_default(const struct sim_param *p, void *base, char *err,
                       size_t errlen);
+
+/* Frees the elements of list row p at base (the strings their rows own,
+ * recursively through sections) and the array, and sets the pointer to NULL
+ * and the count to 0. For a map row only the array is freed: its elements'
+ * strings belong to the caller's layout. */
+void sim_param_list_clear(const struct sim_param *p, void *base);
+
+/* Appends a zeroed element of elem_size bytes to list or map row p at base
+ * and returns it (borrowed, valid until the next append or clear), or NULL
+ * when the list already holds p->max elements (nothing changes then). The
+ * array grows by doubling. */
+void *sim_param_list_append(const struct sim_param *p, void *base,
+                            size_t elem_size);
+
+/* Size of one element of list row p (from the terminator of p->sub). */
+size_t sim_param_list_elem_size(const struct sim_param *p);
+
+/* Number of elements of list or map row p at base. */
+int sim_param_list_count(const struct sim_param *p, const void *base);
 
 /* Returns the row of rows whose key is key, or NULL. */
 const struct sim_param *sim_param_find(const struct sim_param *rows,

@@ -352,6 +352,216 @@ START_TEST(test_new_synthetic_bad_config)
 }
 END_TEST
 
+/* Time-varying rates. */
+
+/* Counts the arrivals of cfg under seed into nb buckets of width_s seconds
+ * from 0; returns the total. */
+static uint64_t bucket_counts(const struct cl_workload *cfg, uint64_t seed,
+                              double width_s, uint64_t *counts, int nb)
+{
+    struct sim_diag d;
+    struct sim_loop *loop = sim_loop_new(seed);
+    struct wl_request r;
+    int64_t prev = 0;
+    uint64_t n = 0, bad = 0;
+
+    sim_diag_init(&d);
+    struct wl_source *s = wl_source_new(cfg, NULL, loop, &d);
+    ck_assert_ptr_nonnull(s);
+    memset(counts, 0, (size_t)nb * sizeof(*counts));
+    while (wl_source_next(s, &r, &d) == 0) {
+        int b = (int)((double)r.arrival_ns * 1e-9 / width_s);
+        bad += r.arrival_ns < prev;
+        prev = r.arrival_ns;
+        if (b >= 0 && b < nb)
+            counts[b]++;
+        n++;
+    }
+    ck_assert_uint_eq(bad, 0);
+    wl_source_free(s);
+    sim_loop_free(loop);
+    sim_diag_fini(&d);
+    return n;
+}
+
+static void set_steps(struct cl_workload *w, struct cl_rate_step *steps, int n)
+{
+    w->synthetic.arrival.profile.kind = CL_PROF_STEPS;
+    w->synthetic.arrival.profile.steps = steps;
+    w->synthetic.arrival.profile.nsteps = n;
+}
+
+/* Asserts |got / want - 1| <= tol. */
+static void assert_rel(double got, double want, double tol, const char *what)
+{
+    ck_assert_msg(fabs(got / want - 1.0) <= tol, "%s: got %g, want %g (+-%g%%)",
+                  what, got, want, tol * 100);
+}
+
+START_TEST(test_next_steps_jump_triples)
+{
+    static const int procs[] = {CL_ARR_POISSON, CL_ARR_GAMMA,
+                                CL_ARR_DETERMINISTIC};
+    struct cl_rate_step st[] = {{200 * SIM_NS_PER_S, 3.0, 0}};
+    uint64_t c[2];
+
+    for (int i = 0; i < 3; i++) {
+        struct cl_workload w = synth_cfg(procs[i], 100.0, -1);
+        w.synthetic.arrival.cv = 2.0;
+        w.synthetic.duration_ns = 400 * SIM_NS_PER_S;
+        set_steps(&w, st, 1);
+        bucket_counts(&w, 5, 200.0, c, 2);
+        /* 20000 before, 60000 after; gamma cv 2: sd 0.8% of 60000. */
+        assert_rel((double)c[0], 20000, 0.03, "before the jump");
+        assert_rel((double)c[1], 60000, 0.03, "after the jump");
+        assert_rel((double)c[1] / (double)c[0], 3.0, 0.03, "ratio");
+    }
+}
+END_TEST
+
+START_TEST(test_next_steps_ramp)
+{
+    /* m: 1 until 100 s, linearly to 3 at 200 s, then 3. Expected counts per
+     * 50 s bucket: 50 m-bar rate, m-bar 1, 1, 1.5, 2.5, 3, 3. */
+    static const double mbar[] = {1, 1, 1.5, 2.5, 3, 3};
+    struct cl_rate_step st[] = {{100 * SIM_NS_PER_S, 3.0, 100 * SIM_NS_PER_S}};
+    struct cl_workload w = synth_cfg(CL_ARR_POISSON, 200.0, -1);
+    uint64_t c[6];
+
+    w.synthetic.duration_ns = 300 * SIM_NS_PER_S;
+    set_steps(&w, st, 1);
+    bucket_counts(&w, 9, 50.0, c, 6);
+    for (int i = 0; i < 6; i++)
+        assert_rel((double)c[i], 200.0 * 50 * mbar[i], 0.03, "ramp bucket");
+}
+END_TEST
+
+START_TEST(test_next_steps_flash_crowd_integral)
+{
+    /* The docs' flash crowd: Lambda(40 min) = 10 + 2 + 14*3 + 10 + 10 =
+     * 74 min, so 10/s gives 44400 arrivals (sd 0.5%). */
+    struct cl_rate_step st[] = {
+        {600 * SIM_NS_PER_S, 3.0, 60 * SIM_NS_PER_S},
+        {1500 * SIM_NS_PER_S, 1.0, 300 * SIM_NS_PER_S},
+    };
+    struct cl_workload w = synth_cfg(CL_ARR_POISSON, 10.0, -1);
+    uint64_t c[1];
+
+    w.synthetic.duration_ns = 2400 * SIM_NS_PER_S;
+    set_steps(&w, st, 2);
+    assert_rel((double)bucket_counts(&w, 3, 2400.0, c, 1), 44400, 0.02,
+               "total");
+}
+END_TEST
+
+START_TEST(test_next_steps_overlapping_ramps)
+{
+    /* A ramp to 5 over 100 s cut at 50 s (m = 3 there) by a jump to 1:
+     * Lambda(100 s) = 50 + 50 * (1 + 3) / 2 = 150, Lambda(150 s) = 200. */
+    struct cl_rate_step st[] = {
+        {50 * SIM_NS_PER_S, 5.0, 100 * SIM_NS_PER_S},
+        {100 * SIM_NS_PER_S, 1.0, 0},
+    };
+    struct cl_workload w = synth_cfg(CL_ARR_DETERMINISTIC, 10.0, -1);
+    uint64_t c[1];
+
+    w.synthetic.duration_ns = 150 * SIM_NS_PER_S;
+    set_steps(&w, st, 2);
+    ck_assert_uint_eq(bucket_counts(&w, 1, 100.0, c, 1), 2000);
+    ck_assert_uint_eq(c[0], 1499); /* arrival 1500 is at 100 s exactly */
+}
+END_TEST
+
+START_TEST(test_next_steps_deterministic_exact)
+{
+    /* 10/s doubled at 10 s: k/10 s up to k = 100, then 10 + (k - 100)/20. */
+    struct cl_rate_step st[] = {{10 * SIM_NS_PER_S, 2.0, 0}};
+    struct cl_workload w = synth_cfg(CL_ARR_DETERMINISTIC, 10.0, 300);
+    static struct wl_request v[300];
+
+    set_steps(&w, st, 1);
+    collect(&w, 1, v, 300);
+    for (int k = 1; k <= 300; k++) {
+        int64_t want =
+            k <= 100 ? k * INT64_C(100000000)
+                     : INT64_C(10000000000) + (k - 100) * INT64_C(50000000);
+        ck_assert_msg(llabs(v[k - 1].arrival_ns - want) <= 1,
+                      "arrival %d at %lld, want %lld", k,
+                      (long long)v[k - 1].arrival_ns, (long long)want);
+    }
+}
+END_TEST
+
+START_TEST(test_next_diurnal_follows_cosine)
+{
+    /* period 1 h, a = 0.5, peak at 15 min; 12 buckets of 5 min over 40
+     * periods. Each bucket expects rate * (Lambda(b1) - Lambda(b0)). */
+    const double period = 3600, a = 0.5, peak = 900,
+                 w_ = 2 * 3.14159265358979323846 / period;
+    struct cl_workload w = synth_cfg(CL_ARR_POISSON, 4.0, -1);
+    uint64_t c[480], hour[12] = {0};
+
+    w.synthetic.duration_ns = 40 * 3600 * SIM_NS_PER_S;
+    w.synthetic.arrival.profile.kind = CL_PROF_DIURNAL;
+    w.synthetic.arrival.profile.amplitude = a;
+    w.synthetic.arrival.profile.period_ns = 3600 * SIM_NS_PER_S;
+    w.synthetic.arrival.profile.peak_at_ns = 900 * SIM_NS_PER_S;
+    uint64_t n = bucket_counts(&w, 21, 300.0, c, 480);
+    for (int i = 0; i < 480; i++)
+        hour[i % 12] += c[i];
+    for (int b = 0; b < 12; b++) {
+        double t0 = 300.0 * b, t1 = t0 + 300;
+        double lam = (t1 - t0) +
+                     a / w_ * (sin(w_ * (t1 - peak)) - sin(w_ * (t0 - peak)));
+        assert_rel((double)hour[b], 40 * 4.0 * lam, 0.05, "diurnal bucket");
+    }
+    /* The whole periods integrate to rate * duration. */
+    assert_rel((double)n, 4.0 * 40 * 3600, 0.01, "diurnal total");
+    /* The peak bucket holds about 3x the trough bucket ((1+a)/(1-a)). */
+    ck_assert_uint_gt(hour[2] + hour[3], 2 * (hour[8] + hour[9]));
+}
+END_TEST
+
+START_TEST(test_next_profile_same_seed_identical)
+{
+    struct cl_workload w = varied_cfg(CL_ARR_GAMMA);
+    struct cl_rate_step st[] = {{60 * SIM_NS_PER_S, 4.0, 30 * SIM_NS_PER_S}};
+    static struct wl_request a[1000], b[1000];
+
+    w.synthetic.arrival.profile.kind = CL_PROF_DIURNAL;
+    w.synthetic.arrival.profile.amplitude = 0.9;
+    w.synthetic.arrival.profile.period_ns = 120 * SIM_NS_PER_S;
+    w.synthetic.arrival.profile.peak_at_ns = 0;
+    collect(&w, 7, a, 1000);
+    collect(&w, 7, b, 1000);
+    ck_assert_int_eq(memcmp(a, b, sizeof(a)), 0);
+    set_steps(&w, st, 1);
+    collect(&w, 7, a, 1000);
+    collect(&w, 7, b, 1000);
+    ck_assert_int_eq(memcmp(a, b, sizeof(a)), 0);
+}
+END_TEST
+
+START_TEST(test_new_profile_bad_config)
+{
+    struct cl_workload w = synth_cfg(CL_ARR_POISSON, 1.0, 10);
+    struct cl_rate_step st[] = {{10 * SIM_NS_PER_S, 2.0, 0},
+                                {5 * SIM_NS_PER_S, 1.0, 0}};
+
+    set_steps(&w, st, 2);
+    expect_new_error(&w, "error: workload.synthetic.arrival.steps[1]: expected "
+                         "at after the previous step, multiplier > 0 and ramp "
+                         ">= 0, got 5000000000 ns, 1 and 0 ns");
+    w = synth_cfg(CL_ARR_POISSON, 1.0, 10);
+    w.synthetic.arrival.profile.kind = CL_PROF_DIURNAL;
+    w.synthetic.arrival.profile.amplitude = 1.0;
+    w.synthetic.arrival.profile.period_ns = SIM_NS_PER_S;
+    expect_new_error(&w, "error: workload.synthetic.arrival.diurnal: expected "
+                         "0 <= amplitude < 1, period > 0 and peak_at >= 0, "
+                         "got 1, 1000000000 ns and 0 ns");
+}
+END_TEST
+
 /* Opens fixture name with limits and scales, and reads every row. */
 static int read_all(const char *name, double time_scale, double rate_scale,
                     int64_t requests, int64_t duration_ns, struct wl_request *v,
@@ -636,6 +846,18 @@ static Suite *workload_suite(void)
     tcase_add_test(tc, test_next_streams_independent);
     tcase_add_test(tc, test_next_duration_stop);
     tcase_add_test(tc, test_new_synthetic_bad_config);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("profile");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_next_steps_jump_triples);
+    tcase_add_test(tc, test_next_steps_ramp);
+    tcase_add_test(tc, test_next_steps_flash_crowd_integral);
+    tcase_add_test(tc, test_next_steps_overlapping_ramps);
+    tcase_add_test(tc, test_next_steps_deterministic_exact);
+    tcase_add_test(tc, test_next_diurnal_follows_cosine);
+    tcase_add_test(tc, test_next_profile_same_seed_identical);
+    tcase_add_test(tc, test_new_profile_bad_config);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("azure");

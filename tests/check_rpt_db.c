@@ -125,6 +125,32 @@ static void fill_results(struct cl_results *r)
     r->series[1].tpot_p99_ms = NAN;
     r->series[1].e2e_p50_ms = NAN;
     r->series[1].e2e_p99_ms = NAN;
+
+    /* Two pools: an on-demand one and a borrowed test pool. */
+    r->policy = xstrdup("target-latency");
+    r->cold_starts = 5;
+    r->failures = 1;
+    r->requests_retried = 7;
+    r->recovery_s_mean = 180.5;
+    r->npools = 2;
+    r->pools = xcalloc(2, sizeof(*r->pools));
+    for (int i = 0; i < 2; i++) {
+        struct cl_pool_result *p = &r->pools[i];
+        p->name = xstrdup(i == 0 ? "on-demand" : "test");
+        p->gpu = xstrdup("h200");
+        p->capacity_gpus = 32 - 16 * i;
+        p->borrowable = i;
+        p->price_usd_per_gpu_hour = 6.31 - i;
+        for (int st = 0; st < CL_GS_COUNT; st++) {
+            p->gpu_hours_by_state[st] = 0.25 * (st + 1) + i;
+            r->gpu_hours_by_state[st] += p->gpu_hours_by_state[st];
+        }
+        p->gpu_hours_used = 3.75 + 5 * i;
+        p->gpu_hours_paid = p->gpu_hours_used;
+        p->cost_usd = p->gpu_hours_paid * p->price_usd_per_gpu_hour;
+        p->replicas_started = (uint64_t)(3 + i);
+    }
+    r->borrowed_gpu_hours = r->pools[1].gpu_hours_used;
 }
 
 static const struct rpt_run_info run_info = {
@@ -405,8 +431,21 @@ START_TEST(test_rpt_db_write_run_roundtrip)
     ck_assert_int_eq(sqlite3_step(st), SQLITE_DONE);
     sqlite3_finalize(st);
 
-    /* 4 latencies x 7 fields + 23 scalars. */
-    ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM summary"), 51);
+    /* 4 latencies x 7 fields + 33 scalars. */
+    ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM summary"), 61);
+    assert_metric(sql, "cold_starts", 5);
+    assert_metric(sql, "recovery_s_mean", 180.5);
+    assert_metric(sql, "gpu_hours.idle", 3.0); /* 1.0 + 2.0 */
+    ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM pools"), 2);
+    ck_assert_int_eq(raw_int(sql, "SELECT borrowable FROM pools WHERE "
+                                  "name = 'test'"),
+                     1);
+    ck_assert_int_eq(raw_int(sql, "SELECT replicas_started FROM pools "
+                                  "WHERE name = 'on-demand'"),
+                     3);
+    ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM runs WHERE policy = "
+                                  "'target-latency'"),
+                     1);
     assert_latency_metrics(sql, "ttft_ms", &r.ttft_ms);
     assert_latency_metrics(sql, "tpot_ms", &r.tpot_ms);
     assert_latency_metrics(sql, "e2e_ms", &r.e2e_ms);
@@ -520,7 +559,7 @@ START_TEST(test_rpt_db_write_run_two_runs)
     ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM runs"), 2);
     ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM summary "
                                   "GROUP BY run_id HAVING run_id = 2"),
-                     51);
+                     61);
     ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM timeseries "
                                   "WHERE run_id = 2"),
                      3);
@@ -797,8 +836,13 @@ START_TEST(test_rpt_summary_print_key_lines)
     ck_assert_ptr_nonnull(strstr(s, "replicas        min 1, mean 0.67, max "
                                     "3; 4 scale events, 8 GPUs each\n"));
     ck_assert_ptr_nonnull(strstr(s, "GPU-hours       1.60\n"));
+    ck_assert_ptr_nonnull(strstr(s, "cost            $4.80\n"));
     ck_assert_ptr_nonnull(
-        strstr(s, "cost            $4.80 at $3.00 per GPU-hour\n"));
+        strstr(s, "scaling         policy target-latency; 5 cold starts, 1 "
+                  "failures, 7 requests retried, recovery 180.5 s\n"));
+    ck_assert_ptr_nonnull(
+        strstr(s, "  pool test      8.75 GPU-hours, $46.46 at $5.31/GPU-h, "
+                  "borrowed\n"));
     ck_assert_ptr_nonnull(strstr(s, "SLO attainment  n/a (no SLO set)\n"));
     ck_assert_ptr_nonnull(strstr(s, "simulated time  360.00 s, "
                                     "123456 events\n"));

@@ -52,9 +52,10 @@ ok "every bundled scenario validates" $st
 
 $dsec run "$srcdir/scenarios/seed-dsec.yaml" --db "$tmp/r.db" >"$tmp/seed" 2>&1
 st=$?
-grep -q 'TTFT' "$tmp/seed" && grep -q 'elastic scaling' "$tmp/seed" || st=1
+grep -q 'TTFT' "$tmp/seed" && grep -q 'policy target-latency' "$tmp/seed" &&
+    grep -qE 'replicas +min [0-9]+, mean [0-9.]+, max [0-9]+; [1-9][0-9]* scale events' "$tmp/seed" || st=1
 [ $st -ne 0 ] && sed 's/^/# /' "$tmp/seed"
-ok "dsec run seed-dsec.yaml prints a summary with the fixed-size note" $st
+ok "dsec run seed-dsec.yaml scales with target-latency and prints a summary" $st
 
 runs=$(sqlite3 "$tmp/r.db" 'select count(*) from runs' 2>/dev/null)
 rows=$(sqlite3 "$tmp/r.db" 'select count(*) from timeseries' 2>/dev/null)

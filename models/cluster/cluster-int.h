@@ -1,7 +1,8 @@
 /*
- * Internals shared by the files of models/cluster/: the request record, the
- * world of one run, and the hooks by which a replica engine (abstract.c,
- * llm.c) hands finished requests back to the cluster. Not installed.
+ * Internals shared by the files of models/cluster/: the request record,
+ * replicas and their life cycle, the world of one run, and the hooks by
+ * which a replica engine (abstract.c, llm.c) and the orchestrator
+ * (orchestrator.c, replica.c) talk to the cluster. Not installed.
  */
 #ifndef CL_CLUSTER_INT_H
 #define CL_CLUSTER_INT_H
@@ -10,18 +11,25 @@
 
 #include "models/cluster/cluster.h"
 #include "models/perf/roofline.h"
+#include "models/policy/guard.h"
+#include "models/policy/policy.h"
+#include "models/policy/promhist.h"
 #include "models/workload/dist.h"
 #include "models/workload/source.h"
 #include "sim/heap.h"
 #include "sim/loop.h"
 #include "sim/stats.h"
 
+struct cl_replica;
+
 /* One request. Allocated from the world's free list; lives from arrival to
  * completion or drop. */
 struct cl_req {
-    struct sim_event ev; /* abstract: completion; llm: slot in done heap */
-    struct cl_req *next; /* FIFO link or free-list link */
-    uint64_t id;         /* arrival index, 0-based */
+    struct sim_event ev;    /* abstract: completion; llm: slot in done heap */
+    struct cl_req *next;    /* FIFO link, in-service link or free-list link */
+    struct cl_req *prev;    /* abstract in-service list */
+    struct cl_replica *rep; /* where it is being served, NULL if queued */
+    uint64_t id;            /* arrival index, 0-based */
     int64_t arrival_ns;
     int64_t start_ns;       /* first admitted to service */
     int64_t first_token_ns; /* -1 until the first output token */
@@ -30,6 +38,7 @@ struct cl_req {
     int64_t prefilled;  /* llm: prompt tokens processed so far */
     int64_t chunk;      /* llm: prompt tokens in the in-flight iteration */
     int64_t service_ns; /* abstract: drawn at arrival (common random nums) */
+    int retries;        /* times its replica failed under it */
 };
 
 struct cl_fifo {
@@ -39,6 +48,7 @@ struct cl_fifo {
 };
 
 void cl__fifo_push(struct cl_fifo *q, struct cl_req *r);
+void cl__fifo_push_front(struct cl_fifo *q, struct cl_req *r);
 struct cl_req *cl__fifo_pop(struct cl_fifo *q);
 
 /* A latency metric: batch means for the mean and its CI, a histogram for
@@ -49,7 +59,85 @@ struct cl_metric {
     struct sim_hist interval;
 };
 
+/* Cumulative counters a live system would scrape from a replica (or the
+ * router, for arrivals); windows are differences of snapshots. */
+struct cl_counters {
+    uint64_t arrivals;
+    uint64_t arrival_prompt_tokens;
+    uint64_t arrival_output_tokens;
+    uint64_t completed;
+    uint64_t prompt_tokens;
+    uint64_t output_tokens;
+    struct pol_ph ttft;
+    struct pol_ph itl;
+};
+
+/* Snapshots of counters taken at each policy evaluation; the window is
+ * the newest minus the one CL_WIN_SLOTS-ago-or-less. */
+#define CL_WIN_MAX 64
+
+struct cl_window {
+    struct cl_counters snap[CL_WIN_MAX];
+    int64_t at_ns[CL_WIN_MAX];
+    int head; /* next slot to write */
+    int n;    /* snapshots held */
+};
+
+enum cl_rstate {
+    CL_R_PROVISIONING,
+    CL_R_LOADING,
+    CL_R_SERVING,
+    CL_R_DRAINING,
+    CL_R_GONE,
+};
+
 struct cl_llm_replica;
+
+struct cl_replica {
+    struct cl_world *w;
+    int slot;        /* index in w->reps */
+    uint64_t serial; /* start order, for scripted faults */
+    int pool;
+    int state; /* enum cl_rstate */
+    int borrowed;
+    int64_t failed_at_ns; /* a replacement: when its predecessor failed;
+                             -1 otherwise */
+    int64_t requested_ns;
+    int64_t state_since_ns;
+    int64_t ready_ns;
+    int64_t load_ns; /* weights + engine init, set when requested */
+    struct sim_event life_ev;
+    /* Idle accounting while serving: idle when it holds no request. */
+    int busy;
+    int64_t idle_since_ns;
+    int64_t idle_acc_ns;
+    /* Engines. */
+    struct cl_llm_replica *llm; /* LLM engine, NULL for abstract */
+    int slots_free;             /* abstract */
+    int slots_busy;
+    struct cl_req *inservice; /* abstract: doubly linked */
+    /* Metrics a live system would see. */
+    struct cl_counters ctr;
+    struct cl_window win;
+};
+
+struct cl_pool_rt {
+    const char *name;
+    int gpus;      /* capacity */
+    int gpus_live; /* held by replicas not yet gone */
+    double price;  /* USD per GPU-hour */
+    int borrowable;
+    int preemptible;
+    int reserved;
+    int priority;
+    int64_t grace_ns;
+    struct wl_dist provision; /* seconds */
+    double provision_mean_s;
+    struct perf_replica perf; /* the model on this pool's GPU kind */
+    const char *gpu;
+    double gpu_s[CL_GS_COUNT]; /* GPU-seconds by state */
+    uint64_t started;
+};
 
 struct cl_world {
     const struct cl_scenario *scn;
@@ -68,38 +156,75 @@ struct cl_world {
     struct cl_req *free_list;
     uint64_t live; /* requests allocated and not yet freed */
 
-    int replicas;
     int gpus_per_replica;
-    double price_usd_per_gpu_hour;
+    int64_t kv_cap_max; /* tokens: the largest replica KV cache of any pool */
+    int elastic;
+    int min_replicas;
+    int max_replicas;
 
-    /* Abstract servers: one central FCFS queue, replicas x concurrency
-     * slots, which is what M/M/c means. */
+    /* Replicas: a table of slots; GONE slots are reused. */
+    struct cl_replica **reps;
+    int nreps; /* slots in use (some may be GONE) */
+    int cap_reps;
+    uint64_t next_serial;
+    int n_serving; /* SERVING */
+    int n_pending; /* PROVISIONING or LOADING */
+    int n_draining;
+
+    struct cl_pool_rt *pools;
+    int npools;
+
+    /* Abstract servers: one central FCFS queue. */
     struct cl_fifo queue;
     struct wl_dist service; /* seconds, drawn at arrival */
-    int64_t slots_free;
-    int64_t slots_total;
 
-    /* LLM replicas: join-shortest-queue routing at arrival. */
-    struct cl_llm_replica *llm;
-    struct perf_replica perf;
+    /* LLM replicas: join-shortest-queue routing at arrival; the model's
+     * figures per GPU kind live in each pool's perf. */
+
+    /* Orchestrator. */
+    const struct pol_entry *policy;
+    void *policy_state;
+    void *policy_params;
+    struct pol_guard guard;
+    struct sim_event policy_ev;
+    struct cl_counters cl_ctr; /* cluster-wide cumulative counters */
+    struct cl_window cl_win;
+    int win_slots;
+    int desired;
+    struct pol_replica *snap_reps;
+    struct pol_pool *snap_pools;
+
+    /* Faults. */
+    struct sim_event mtbf_ev;
+    struct sim_event script_ev;
+    int next_script;
+    double recovery_s_sum;
+    uint64_t recoveries;
 
     /* Counters and statistics. */
     uint64_t arrived, completed, dropped, measured, slo_met;
     uint64_t input_tokens, output_tokens;
+    uint64_t retried, failures, cold_starts, scale_events;
+    uint64_t policy_holds;
     struct cl_metric ttft, tpot, e2e, queue_ms;
     struct sim_tavg waiting; /* requests queued, not yet admitted */
     struct sim_tavg running; /* requests admitted, not complete */
     struct sim_tavg replicas_up;
     struct sim_tavg busy; /* abstract: busy slots */
+    struct sim_tavg gpus_held;
+    int64_t slots_busy_total;
+    int64_t slots_total;
     int64_t n_waiting;
     int64_t n_running;
     int64_t last_event_ns;
+    int replicas_min_seen;
+    int replicas_max_seen;
 
     /* Time series. */
     struct sim_event interval_ev;
     int64_t interval_start_ns;
     uint64_t iv_arrivals, iv_completions, iv_output_tokens;
-    struct sim_tavg iv_waiting, iv_running, iv_replicas;
+    struct sim_tavg iv_waiting, iv_running, iv_replicas, iv_gpus;
     struct cl_results *res;
     size_t series_cap;
 
@@ -107,10 +232,8 @@ struct cl_world {
     const struct cl_run_opts *opts;
 };
 
-/* Returns a zeroed request from the free list. */
+/* Requests. */
 struct cl_req *cl__req_new(struct cl_world *w);
-
-/* Returns r to the free list. */
 void cl__req_free(struct cl_world *w, struct cl_req *r);
 
 /* Books a change in the number waiting or running (time-weighted). */
@@ -120,13 +243,45 @@ void cl__set_running(struct cl_world *w, int64_t delta);
 /* Records a finished request at the current time and frees it. */
 void cl__complete(struct cl_world *w, struct cl_req *r);
 
+/* Hands a request (new, or retried after a failure) to the engine. */
+void cl__dispatch(struct cl_world *w, struct cl_req *r);
+
+/* Replicas (replica.c). */
+/* Requests a replica in pool. warm: serving at once (the cluster at t =
+ * 0). failed_at_ns >= 0: a replacement for one that failed then (adds the
+ * detection delay, loads from the recovery source). */
+struct cl_replica *cl__replica_request(struct cl_world *w, int pool, int warm,
+                                       int64_t failed_at_ns);
+void cl__replica_drain(struct cl_world *w, struct cl_replica *rep);
+void cl__replica_cancel(struct cl_world *w, struct cl_replica *rep);
+void cl__replica_fail(struct cl_world *w, struct cl_replica *rep);
+void cl__replica_set_busy(struct cl_world *w, struct cl_replica *rep, int busy);
+/* Called by an engine when a draining replica has emptied. */
+void cl__replica_drained(struct cl_world *w, struct cl_replica *rep);
+/* Closes the accounting of every replica at the end of the run. */
+void cl__replicas_close(struct cl_world *w, int64_t end_ns);
+void cl__replicas_free(struct cl_world *w);
+
+/* Orchestrator and faults (orchestrator.c). */
+int cl__orch_init(struct cl_world *w, struct sim_diag *d);
+void cl__orch_start(struct cl_world *w);
+void cl__orch_fini(struct cl_world *w);
+void cl__counters_init(struct cl_counters *c);
+
 /* Abstract engine (abstract.c). */
-void cl__abstract_init(struct cl_world *w);
 void cl__abstract_arrive(struct cl_world *w, struct cl_req *r);
+void cl__abstract_ready(struct cl_world *w, struct cl_replica *rep);
+void cl__abstract_drain(struct cl_world *w, struct cl_replica *rep);
+void cl__abstract_fail(struct cl_world *w, struct cl_replica *rep);
 
 /* LLM engine (llm.c). */
-void cl__llm_init(struct cl_world *w);
-void cl__llm_fini(struct cl_world *w);
+void cl__llm_ready(struct cl_world *w, struct cl_replica *rep);
+void cl__llm_drain(struct cl_world *w, struct cl_replica *rep);
+void cl__llm_fail(struct cl_world *w, struct cl_replica *rep);
+void cl__llm_free(struct cl_replica *rep);
 void cl__llm_arrive(struct cl_world *w, struct cl_req *r);
+/* Gauges of an LLM replica for the policy snapshot. */
+void cl__llm_gauges(const struct cl_replica *rep, double *running,
+                    double *waiting, double *kv_usage);
 
 #endif /* CL_CLUSTER_INT_H */

@@ -13,6 +13,7 @@
 #include "models/cluster/cluster-int.h"
 #include "models/gpu/gpu.h"
 #include "models/workload/dist.h"
+#include "models/policy/policy.h"
 #include "sim/errors.h"
 #include "sim/time.h"
 
@@ -28,6 +29,15 @@ void cl__fifo_push(struct cl_fifo *q, struct cl_req *r)
     else
         q->head = r;
     q->tail = r;
+    q->n++;
+}
+
+void cl__fifo_push_front(struct cl_fifo *q, struct cl_req *r)
+{
+    r->next = q->head;
+    q->head = r;
+    if (q->tail == NULL)
+        q->tail = r;
     q->n++;
 }
 
@@ -183,6 +193,8 @@ static void close_interval(struct cl_world *w, int64_t end_ns)
     row->queue_len_mean = sim_tavg_mean(&w->iv_waiting, end_ns);
     row->running_mean = sim_tavg_mean(&w->iv_running, end_ns);
     row->replicas_mean = sim_tavg_mean(&w->iv_replicas, end_ns);
+    row->gpus_mean = sim_tavg_mean(&w->iv_gpus, end_ns);
+    row->desired_replicas = w->elastic ? w->desired : w->n_serving;
     row->ttft_p50_ms = interval_q(&w->ttft, 0.5);
     row->ttft_p99_ms = interval_q(&w->ttft, 0.99);
     row->tpot_p50_ms = interval_q(&w->tpot, 0.5);
@@ -195,6 +207,7 @@ static void close_interval(struct cl_world *w, int64_t end_ns)
     sim_tavg_restart(&w->iv_waiting, end_ns);
     sim_tavg_restart(&w->iv_running, end_ns);
     sim_tavg_restart(&w->iv_replicas, end_ns);
+    sim_tavg_restart(&w->iv_gpus, end_ns);
     sim_hist_reset(&w->ttft.interval);
     sim_hist_reset(&w->tpot.interval);
     sim_hist_reset(&w->e2e.interval);
@@ -229,6 +242,14 @@ static void read_next(struct cl_world *w)
     sim_loop_schedule(w->loop, &w->arrival_ev, w->next_req.arrival_ns);
 }
 
+void cl__dispatch(struct cl_world *w, struct cl_req *r)
+{
+    if (w->scn->server.kind == CL_SRV_ABSTRACT)
+        cl__abstract_arrive(w, r);
+    else
+        cl__llm_arrive(w, r);
+}
+
 static void on_arrival(struct sim_loop *loop, struct sim_event *ev)
 {
     struct cl_world *w = ev->arg;
@@ -239,15 +260,22 @@ static void on_arrival(struct sim_loop *loop, struct sim_event *ev)
     r->prompt_tokens = w->next_req.prompt_tokens;
     r->output_tokens = w->next_req.output_tokens;
     w->iv_arrivals++;
+    w->cl_ctr.arrivals++;
+    w->cl_ctr.arrival_prompt_tokens += (uint64_t)r->prompt_tokens;
+    w->cl_ctr.arrival_output_tokens += (uint64_t)r->output_tokens;
     w->last_event_ns = r->arrival_ns;
     read_next(w);
     if (w->scn->server.kind == CL_SRV_ABSTRACT) {
         r->service_ns = sim_s_to_ns(
             wl_dist_draw(&w->service, sim_loop_stream(loop, "service")));
-        cl__abstract_arrive(w, r);
-    } else {
-        cl__llm_arrive(w, r);
+    } else if (r->prompt_tokens + r->output_tokens > w->kv_cap_max) {
+        /* It could never fit a replica's KV cache: dropped, not queued
+         * forever. */
+        w->dropped++;
+        cl__req_free(w, r);
+        return;
     }
+    cl__dispatch(w, r);
 }
 
 static const struct arch_spec *resolve_arch(const struct cl_scenario *s,
@@ -296,23 +324,38 @@ static int init_perf(const struct cl_scenario *s, const struct arch_spec *a,
         sv->efficiency_memory, sv->iteration_overhead_ns, why, whylen);
 }
 
+static const struct gpu_spec *find_gpu(const struct cl_scenario *s,
+                                       const char *name, struct cl_pos at,
+                                       const char *key, struct sim_diag *d)
+{
+    const struct gpu_spec *g = gpu_find(name);
+    if (g == NULL) {
+        char *names = gpu_names();
+        sim_diag_error(d, s->file, at.line, at.col,
+                       "%s: unknown gpu '%s'; valid: %s", key, name, names);
+        free(names);
+    }
+    return g;
+}
+
+/* The GPU kind of pool i (its own, or hardware.gpu). */
+static const char *pool_gpu(const struct cl_scenario *s, int i)
+{
+    return s->npools > 0 && s->pools[i].gpu != NULL ? s->pools[i].gpu
+                                                    : s->hardware.gpu;
+}
+
 static int check_llm(const struct cl_scenario *s, struct cl_plan *plan,
-                     struct perf_replica *perf, struct sim_diag *d)
+                     struct sim_diag *d)
 {
     const struct cl_cluster *c = &s->cluster;
     const struct arch_spec *a = resolve_arch(s, d);
-    const struct gpu_spec *g = gpu_find(s->hardware.gpu);
+    const struct gpu_spec *g =
+        find_gpu(s, s->hardware.gpu, s->pos.hardware_gpu, "hardware.gpu", d);
+    struct perf_replica perf;
     char why[512];
     int tp = s->deploy.tp;
 
-    if (g == NULL) {
-        char *names = gpu_names();
-        sim_diag_error(d, s->file, s->pos.hardware_gpu.line,
-                       s->pos.hardware_gpu.col,
-                       "hardware.gpu: unknown gpu '%s'; valid: %s",
-                       s->hardware.gpu, names);
-        free(names);
-    }
     if (a == NULL || g == NULL)
         return SIM_EINVAL;
     if (tp < 1 && c->min_gpus >= 1 && c->min_gpus <= s->hardware.gpus_per_node)
@@ -320,12 +363,12 @@ static int check_llm(const struct cl_scenario *s, struct cl_plan *plan,
     if (tp < 1) {
         /* The smallest power-of-two degree on one node that fits. */
         for (tp = 1; tp <= s->hardware.gpus_per_node; tp *= 2)
-            if (init_perf(s, a, g, tp, perf, why, sizeof(why)) == 0)
+            if (init_perf(s, a, g, tp, &perf, why, sizeof(why)) == 0)
                 break;
         if (tp > s->hardware.gpus_per_node)
             tp = s->hardware.gpus_per_node;
     }
-    if (init_perf(s, a, g, tp, perf, why, sizeof(why)) != 0) {
+    if (init_perf(s, a, g, tp, &perf, why, sizeof(why)) != 0) {
         struct cl_pos at = s->pos.deploy_weight_dtype.line
                                ? s->pos.deploy_weight_dtype
                            : s->pos.deploy_tp.line ? s->pos.deploy_tp
@@ -333,58 +376,138 @@ static int check_llm(const struct cl_scenario *s, struct cl_plan *plan,
         sim_diag_error(d, s->file, at.line, at.col, "deploy: %s", why);
         return SIM_EINFEASIBLE;
     }
-    if (c->min_gpus >= 1 && (c->min_gpus < tp || c->min_gpus % tp != 0)) {
-        sim_diag_error(d, s->file, s->pos.cluster_min_gpus.line,
-                       s->pos.cluster_min_gpus.col,
-                       "cluster.min_gpus: %d is not a whole number of "
-                       "replicas of %d gpus (tp=%d)",
-                       c->min_gpus, tp, tp);
-        return SIM_EINFEASIBLE;
+    /* Every pool's GPU kind must hold the replica too. */
+    for (int i = 0; i < s->npools; i++) {
+        const struct gpu_spec *pg;
+        if (s->pools[i].gpu == NULL)
+            continue;
+        pg = find_gpu(s, s->pools[i].gpu, s->pos.pools, "pools.gpu", d);
+        if (pg == NULL)
+            return SIM_EINVAL;
+        if (init_perf(s, a, pg, tp, &perf, why, sizeof(why)) != 0) {
+            sim_diag_error(d, s->file, s->pos.pools.line, s->pos.pools.col,
+                           "pools[%d]: %s", i, why);
+            return SIM_EINFEASIBLE;
+        }
     }
     plan->tp = tp;
     plan->gpus_per_replica = tp;
     plan->price_usd_per_gpu_hour = isnan(s->hardware.price_usd_per_gpu_hour)
                                        ? g->price_usd_per_hour
                                        : s->hardware.price_usd_per_gpu_hour;
-    if (c->replicas >= 1)
-        plan->replicas = c->replicas;
-    else if (c->max_gpus >= 1)
-        plan->replicas = c->max_gpus / tp;
-    else
-        plan->replicas = 1;
-    if (plan->replicas < 1) {
-        sim_diag_error(d, s->file, s->pos.cluster_min_gpus.line,
-                       s->pos.cluster_min_gpus.col,
-                       "cluster.max_gpus: %d gpus hold no replica of %d gpus",
-                       c->max_gpus, tp);
-        return SIM_EINFEASIBLE;
-    }
     return 0;
 }
 
+static int check_policy(const struct cl_scenario *s, struct cl_plan *plan,
+                        struct sim_diag *d)
+{
+    const struct pol_entry *e;
+    void *params;
+    char err[SIM_PARAM_ERRLEN];
+    int rc = 0;
+
+    if (!plan->elastic) {
+        if (s->policy.name != NULL)
+            sim_diag_error(d, s->file, s->pos.policy_name.line,
+                           s->pos.policy_name.col,
+                           "policy.name: a scaling policy needs an elastic "
+                           "cluster (cluster.min_gpus and max_gpus)");
+        return s->policy.name != NULL ? SIM_EINVAL : 0;
+    }
+    plan->policy = s->policy.name != NULL ? s->policy.name : "target-latency";
+    e = pol_find(plan->policy);
+    if (e == NULL) {
+        char *names = pol_names();
+        sim_diag_error(
+            d, s->file, s->pos.policy_name.line, s->pos.policy_name.col,
+            "policy.name: unknown policy '%s'; valid: %s", plan->policy, names);
+        free(names);
+        return SIM_EINVAL;
+    }
+    params = xcalloc(1, e->params_size ? e->params_size : 1);
+    if (pol_params_default(e, params, err, sizeof(err)) != 0)
+        sim_fatal("policy %s: bad default: %s", e->name, err);
+    for (int i = 0; i < s->policy.nparams; i++) {
+        const struct cl_policy_param *pp = &s->policy.params[i];
+        const struct sim_param *row = sim_param_find(e->params, pp->key);
+        if (row == NULL) {
+            char keys[512] = "";
+            for (const struct sim_param *q = e->params; q && q->key; q++) {
+                if (keys[0] != '\0')
+                    strncat(keys, ", ", sizeof(keys) - strlen(keys) - 1);
+                strncat(keys, q->key, sizeof(keys) - strlen(keys) - 1);
+            }
+            sim_diag_error(d, s->file, pp->pos.line, pp->pos.col,
+                           "policy.params.%s: unknown parameter of policy "
+                           "%s; valid: %s",
+                           pp->key, e->name, keys[0] ? keys : "(none)");
+            rc = SIM_EINVAL;
+        } else if (sim_param_parse(row, pp->value, params, err, sizeof(err)) !=
+                   0) {
+            sim_diag_error(d, s->file, pp->pos.line, pp->pos.col,
+                           "policy.params.%s: %s", pp->key, err);
+            rc = SIM_EINVAL;
+        }
+    }
+    free(params);
+    return rc;
+}
+
 static int check_all(const struct cl_scenario *s, struct cl_plan *plan,
-                     struct perf_replica *perf, struct sim_diag *d)
+                     struct sim_diag *d)
 {
     const struct cl_cluster *c = &s->cluster;
+    int rc;
 
     memset(plan, 0, sizeof(*plan));
-    if (s->server.kind == CL_SRV_LLM)
-        return check_llm(s, plan, perf, d);
-    plan->tp = 1;
-    plan->gpus_per_replica = 1;
-    plan->price_usd_per_gpu_hour = s->server.price_usd_per_hour;
-    plan->replicas = c->replicas >= 1   ? c->replicas
-                     : c->max_gpus >= 1 ? c->max_gpus
-                                        : 1;
-    return 0;
+    if (s->server.kind == CL_SRV_LLM) {
+        rc = check_llm(s, plan, d);
+        if (rc != 0)
+            return rc;
+    } else {
+        plan->tp = 1;
+        plan->gpus_per_replica = 1;
+        plan->price_usd_per_gpu_hour = s->server.price_usd_per_hour;
+    }
+    plan->elastic = c->min_gpus >= 1 && c->replicas < 1;
+    if (plan->elastic) {
+        int tp = plan->gpus_per_replica;
+        if (c->min_gpus < tp || c->min_gpus % tp != 0) {
+            sim_diag_error(d, s->file, s->pos.cluster_min_gpus.line,
+                           s->pos.cluster_min_gpus.col,
+                           "cluster.min_gpus: %d is not a whole number of "
+                           "replicas of %d gpus (tp=%d)",
+                           c->min_gpus, tp, tp);
+            return SIM_EINFEASIBLE;
+        }
+        plan->min_replicas = c->min_gpus / tp;
+        plan->max_replicas = c->max_gpus / tp;
+        plan->initial_replicas =
+            c->initial_gpus >= 1 ? c->initial_gpus / tp : plan->min_replicas;
+        if (plan->initial_replicas < plan->min_replicas)
+            plan->initial_replicas = plan->min_replicas;
+        if (plan->initial_replicas > plan->max_replicas)
+            plan->initial_replicas = plan->max_replicas;
+        plan->replicas = plan->initial_replicas;
+    } else {
+        plan->replicas = c->replicas >= 1 ? c->replicas : 1;
+        plan->min_replicas = plan->max_replicas = plan->replicas;
+        plan->initial_replicas = plan->replicas;
+    }
+    if (c->drain == CL_DRAIN_MIGRATE) {
+        sim_diag_error(d, s->file, 0, 0,
+                       "cluster.drain: migrate is not simulated yet "
+                       "(TODO(#5)); use finish");
+        return SIM_EINVAL;
+    }
+    return check_policy(s, plan, d);
 }
 
 int cl_scenario_check(const struct cl_scenario *s, struct cl_plan *plan,
                       struct sim_diag *d)
 {
     struct cl_plan p;
-    struct perf_replica perf;
-    int rc = check_all(s, &p, &perf, d);
+    int rc = check_all(s, &p, d);
     if (rc == 0 && plan != NULL)
         *plan = p;
     return rc;
@@ -413,17 +536,95 @@ static int count_trace(const struct cl_scenario *s, const char *base_dir,
     return rc;
 }
 
+/* Builds the pools: the scenario's list, or one implicit pool "default"
+ * of hardware.gpu holding the whole cluster (max_gpus, or the static
+ * replicas) with a fixed 120 s provisioning delay (the BLIS demo's node
+ * provisioning mean, FACTS.md §8.1). */
+static int pools_init(struct cl_world *w, const struct cl_plan *plan,
+                      struct sim_diag *d)
+{
+    const struct cl_scenario *s = w->scn;
+    int n = s->npools > 0 ? s->npools : 1;
+    char why[512];
+
+    w->pools = xcalloc((size_t)n, sizeof(*w->pools));
+    w->npools = n;
+    for (int i = 0; i < n; i++) {
+        struct cl_pool_rt *p = &w->pools[i];
+        struct cl_dist prov = {CL_DIST_FIXED, NAN, NAN, NAN, 120.0, NAN, NAN};
+        const struct gpu_spec *g;
+
+        if (s->npools > 0) {
+            const struct cl_pool *cp = &s->pools[i];
+            p->name = cp->name;
+            p->gpus = cp->capacity_gpus;
+            p->borrowable = cp->borrowable;
+            p->preemptible = cp->preemptible;
+            p->reserved = cp->reserved;
+            p->priority = cp->priority;
+            p->grace_ns = cp->grace_ns;
+            prov = cp->provision;
+        } else {
+            p->name = "default";
+            p->gpus = plan->max_replicas * plan->gpus_per_replica;
+        }
+        p->gpu = pool_gpu(s, i);
+        if (wl_dist_init(&p->provision, &prov, "pools.provision", d) != 0)
+            return SIM_EINVAL;
+        p->provision_mean_s = isnan(prov.mean) ? prov.value : prov.mean;
+        g = gpu_find(p->gpu);
+        if (s->server.kind == CL_SRV_LLM) {
+            if (g == NULL || init_perf(s, resolve_arch(s, d), g, plan->tp,
+                                       &p->perf, why, sizeof(why)) != 0)
+                return SIM_EINFEASIBLE;
+            if (perf_kv_capacity_tokens(&p->perf) > w->kv_cap_max)
+                w->kv_cap_max = perf_kv_capacity_tokens(&p->perf);
+        }
+        if (s->npools > 0 && !isnan(s->pools[i].price_usd_per_gpu_hour))
+            p->price = s->pools[i].price_usd_per_gpu_hour;
+        else if (s->server.kind == CL_SRV_LLM && g != NULL &&
+                 (s->npools > 0 || isnan(s->hardware.price_usd_per_gpu_hour)))
+            p->price = s->npools > 0 && s->pools[i].gpu != NULL
+                           ? g->price_usd_per_hour
+                           : plan->price_usd_per_gpu_hour;
+        else
+            p->price = plan->price_usd_per_gpu_hour;
+    }
+    return 0;
+}
+
+/* Places the replicas that are warm at t = 0, preferring owned pools. */
+static void initial_replicas(struct cl_world *w, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int best = -1;
+        for (int p = 0; p < w->npools; p++) {
+            const struct cl_pool_rt *rt = &w->pools[p];
+            if (rt->gpus - rt->gpus_live < w->gpus_per_replica)
+                continue;
+            if (best < 0 || rt->borrowable < w->pools[best].borrowable ||
+                (rt->borrowable == w->pools[best].borrowable &&
+                 (rt->priority < w->pools[best].priority ||
+                  (rt->priority == w->pools[best].priority &&
+                   rt->price < w->pools[best].price))))
+                best = p;
+        }
+        if (best < 0)
+            break;
+        cl__replica_request(w, best, 1, -1);
+    }
+}
+
 static void add_notes(const struct cl_scenario *s, const struct cl_plan *p,
                       struct cl_results *res)
 {
     const struct cl_cluster *c = &s->cluster;
     char *n;
 
-    if (c->min_gpus >= 1 && c->replicas < 1) {
-        n = xasprintf("elastic scaling between min_gpus %d and max_gpus %d "
-                      "is not simulated yet (TODO(#5)): this run holds a "
-                      "static cluster at max_gpus, %d replicas of %d gpus",
-                      c->min_gpus, c->max_gpus, p->replicas,
+    if (p->elastic && s->policy.name == NULL) {
+        n = xasprintf("policy: %s (the default for a min_gpus/max_gpus "
+                      "cluster); %d to %d replicas of %d gpus",
+                      p->policy, p->min_replicas, p->max_replicas,
                       p->gpus_per_replica);
         cl_results_note(res, n);
         free(n);
@@ -446,6 +647,35 @@ static void add_notes(const struct cl_scenario *s, const struct cl_plan *p,
     }
 }
 
+static void fill_pools(struct cl_world *w, struct cl_results *out, double end_s)
+{
+    out->pools = xcalloc((size_t)w->npools, sizeof(*out->pools));
+    out->npools = w->npools;
+    for (int i = 0; i < w->npools; i++) {
+        const struct cl_pool_rt *p = &w->pools[i];
+        struct cl_pool_result *pr = &out->pools[i];
+        pr->name = xstrdup(p->name);
+        pr->gpu = xstrdup(p->gpu != NULL ? p->gpu : "");
+        pr->capacity_gpus = p->gpus;
+        pr->borrowable = p->borrowable;
+        pr->reserved = p->reserved;
+        pr->price_usd_per_gpu_hour = p->price;
+        pr->replicas_started = p->started;
+        for (int st = 0; st < CL_GS_COUNT; st++) {
+            pr->gpu_hours_by_state[st] = p->gpu_s[st] / 3600.0;
+            pr->gpu_hours_used += pr->gpu_hours_by_state[st];
+            out->gpu_hours_by_state[st] += pr->gpu_hours_by_state[st];
+        }
+        pr->gpu_hours_paid =
+            p->reserved ? (double)p->gpus * end_s / 3600.0 : pr->gpu_hours_used;
+        pr->cost_usd = pr->gpu_hours_paid * p->price;
+        out->gpu_hours += pr->gpu_hours_paid;
+        out->cost_usd += pr->cost_usd;
+        if (p->borrowable)
+            out->borrowed_gpu_hours += pr->gpu_hours_used;
+    }
+}
+
 static int run_world(struct cl_world *w, const struct cl_scenario *s,
                      const struct cl_run_opts *opts, struct cl_results *out,
                      struct sim_diag *d)
@@ -455,7 +685,7 @@ static int run_world(struct cl_world *w, const struct cl_scenario *s,
     int64_t end_ns;
     int rc;
 
-    rc = check_all(s, &plan, &w->perf, d);
+    rc = check_all(s, &plan, d);
     if (rc == 0 && s->server.kind == CL_SRV_ABSTRACT &&
         wl_dist_init(&w->service, &s->server.service, "server.service", d) != 0)
         rc = SIM_EINVAL;
@@ -481,15 +711,20 @@ static int run_world(struct cl_world *w, const struct cl_scenario *s,
     w->opts = opts;
     w->diag = d;
     w->res = out;
+    w->gpus_per_replica = plan.gpus_per_replica;
+    w->elastic = plan.elastic;
+    w->min_replicas = plan.min_replicas;
+    w->max_replicas = plan.max_replicas;
+    w->replicas_min_seen = INT32_MAX;
+    if (plan.elastic)
+        w->policy = pol_find(plan.policy);
+    rc = pools_init(w, &plan, d);
+    if (rc != 0)
+        return rc;
     w->loop = sim_loop_new(s->seed);
     w->src = wl_source_new(wl, opts->base_dir, w->loop, d);
-    if (w->src == NULL) {
-        sim_loop_free(w->loop);
+    if (w->src == NULL)
         return SIM_EIO;
-    }
-    w->replicas = plan.replicas;
-    w->gpus_per_replica = plan.gpus_per_replica;
-    w->price_usd_per_gpu_hour = plan.price_usd_per_gpu_hour;
     w->progress_every = w->expected > 100 ? w->expected / 100 : 1;
     metric_init(&w->ttft, s->metrics.batches);
     metric_init(&w->tpot, s->metrics.batches);
@@ -497,20 +732,26 @@ static int run_world(struct cl_world *w, const struct cl_scenario *s,
     metric_init(&w->queue_ms, s->metrics.batches);
     sim_tavg_init(&w->waiting, 0, 0.0);
     sim_tavg_init(&w->running, 0, 0.0);
-    sim_tavg_init(&w->replicas_up, 0, (double)w->replicas);
+    sim_tavg_init(&w->replicas_up, 0, 0.0);
+    sim_tavg_init(&w->busy, 0, 0.0);
+    sim_tavg_init(&w->gpus_held, 0, 0.0);
     sim_tavg_init(&w->iv_waiting, 0, 0.0);
     sim_tavg_init(&w->iv_running, 0, 0.0);
-    sim_tavg_init(&w->iv_replicas, 0, (double)w->replicas);
-    if (s->server.kind == CL_SRV_ABSTRACT)
-        cl__abstract_init(w);
-    else
-        cl__llm_init(w);
+    sim_tavg_init(&w->iv_replicas, 0, 0.0);
+    sim_tavg_init(&w->iv_gpus, 0, 0.0);
+    rc = cl__orch_init(w, d);
+    if (rc != 0)
+        return rc;
     add_notes(s, &plan, out);
 
+    initial_replicas(w, plan.initial_replicas);
+    /* Sizes seen count from the cluster as it stands at t = 0. */
+    w->replicas_min_seen = w->replicas_max_seen = w->n_serving;
     sim_event_init(&w->arrival_ev, on_arrival, w);
     sim_event_init(&w->interval_ev, on_interval, w);
     read_next(w);
     sim_loop_after(w->loop, &w->interval_ev, s->metrics.interval_ns);
+    cl__orch_start(w);
     sim_loop_run(w->loop, SIM_TIME_MAX);
     rc = w->failed;
 
@@ -518,10 +759,12 @@ static int run_world(struct cl_world *w, const struct cl_scenario *s,
      * the next interval boundary, which is not part of it. */
     end_ns = w->last_event_ns;
     close_interval(w, end_ns);
+    cl__replicas_close(w, end_ns);
 
     out->requests_arrived = w->arrived;
     out->requests_completed = w->completed;
     out->requests_dropped = w->dropped;
+    out->requests_retried = w->retried;
     out->input_tokens = w->input_tokens;
     out->output_tokens = w->output_tokens;
     out->sim_time_s = sim_ns_to_s(end_ns);
@@ -536,25 +779,30 @@ static int run_world(struct cl_world *w, const struct cl_scenario *s,
     metric_result(&w->e2e, &out->e2e_ms);
     metric_result(&w->queue_ms, &out->queue_ms);
     out->gpus_per_replica = w->gpus_per_replica;
-    out->price_usd_per_gpu_hour = w->price_usd_per_gpu_hour;
-    out->replicas_min = out->replicas_max = w->replicas;
-    out->replicas_mean = end_ns > 0 ? sim_tavg_mean(&w->replicas_up, end_ns)
-                                    : (double)w->replicas;
-    out->gpu_hours =
-        out->replicas_mean * w->gpus_per_replica * out->sim_time_s / 3600.0;
-    out->cost_usd = out->gpu_hours * w->price_usd_per_gpu_hour;
+    out->price_usd_per_gpu_hour = w->pools[0].price;
+    out->replicas_min =
+        w->replicas_min_seen == INT32_MAX ? 0 : w->replicas_min_seen;
+    out->replicas_max = w->replicas_max_seen;
+    out->replicas_mean =
+        end_ns > 0 ? sim_tavg_mean(&w->replicas_up, end_ns) : w->n_serving;
+    fill_pools(w, out, out->sim_time_s);
     out->slo_attainment = NAN;
     if ((s->slo.ttft_ns >= 0 || s->slo.tpot_ns >= 0 || s->slo.e2e_ns >= 0) &&
         w->measured > 0)
         out->slo_attainment = (double)w->slo_met / (double)w->measured;
     out->queue_len_mean = end_ns > 0 ? sim_tavg_mean(&w->waiting, end_ns) : 0;
-    if (s->server.kind == CL_SRV_ABSTRACT)
-        out->utilization = end_ns > 0 ? sim_tavg_mean(&w->busy, end_ns) /
-                                            (double)w->slots_total
-                                      : 0;
+    if (s->server.kind == CL_SRV_ABSTRACT && end_ns > 0 &&
+        out->replicas_mean > 0)
+        out->utilization = sim_tavg_mean(&w->busy, end_ns) /
+                           (out->replicas_mean * s->server.concurrency);
     else
         out->utilization = NAN;
-    out->scale_events = 0;
+    out->scale_events = w->scale_events;
+    out->cold_starts = w->cold_starts;
+    out->failures = w->failures;
+    out->recovery_s_mean =
+        w->recoveries ? w->recovery_s_sum / (double)w->recoveries : NAN;
+    out->policy = w->elastic ? xstrdup(w->policy->name) : NULL;
     out->sim_events = sim_loop_events(w->loop);
     if (w->dropped > 0) {
         char *n = xasprintf("%llu requests dropped: prompt plus output "
@@ -563,8 +811,13 @@ static int run_world(struct cl_world *w, const struct cl_scenario *s,
         cl_results_note(out, n);
         free(n);
     }
+    return rc;
+}
 
-    cl__llm_fini(w);
+static void world_free(struct cl_world *w)
+{
+    cl__orch_fini(w);
+    cl__replicas_free(w);
     while (w->queue.head != NULL)
         cl__req_free(w, cl__fifo_pop(&w->queue));
     while (w->free_list != NULL) {
@@ -572,9 +825,10 @@ static int run_world(struct cl_world *w, const struct cl_scenario *s,
         w->free_list = r->next;
         free(r);
     }
+    free(w->pools);
     wl_source_free(w->src);
     sim_loop_free(w->loop);
-    return rc;
+    free(w);
 }
 
 int cl_run(const struct cl_scenario *s, const struct cl_run_opts *opts,
@@ -586,6 +840,6 @@ int cl_run(const struct cl_scenario *s, const struct cl_run_opts *opts,
 
     memset(out, 0, sizeof(*out));
     rc = run_world(w, s, opts, out, d);
-    free(w);
+    world_free(w);
     return rc;
 }

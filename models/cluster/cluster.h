@@ -28,10 +28,15 @@ struct cl_run_opts {
 
 /* The resolved deployment of an LLM scenario, for messages and reports. */
 struct cl_plan {
-    int replicas;
+    int replicas; /* at t = 0 */
     int gpus_per_replica;
     int tp;
-    double price_usd_per_gpu_hour;
+    double price_usd_per_gpu_hour; /* of hardware.gpu */
+    int elastic;                   /* min_gpus/max_gpus with a policy */
+    int min_replicas;
+    int max_replicas;
+    int initial_replicas;
+    const char *policy; /* elastic: the policy's name (borrowed) */
 };
 
 /* Checks what needs the catalogs: the model and GPU names, the replica's

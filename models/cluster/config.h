@@ -13,6 +13,12 @@
 
 #include <stdint.h>
 
+/* A position in the scenario file, 1-based; line 0 means "not given". */
+struct cl_pos {
+    int line;
+    int col;
+};
+
 /* Distribution kinds for lengths and service times. */
 enum cl_dist_kind {
     CL_DIST_FIXED,         /* value (alias: deterministic) */
@@ -43,10 +49,35 @@ enum cl_arrival_process {
                    */
 };
 
+/* A change of the arrival-rate multiplier: from the multiplier in force,
+ * it moves linearly to `multiplier` over ramp_ns starting at at_ns. */
+struct cl_rate_step {
+    int64_t at_ns;
+    double multiplier; /* > 0 */
+    int64_t ramp_ns;   /* >= 0; 0 = a jump */
+};
+
+enum cl_profile_kind {
+    CL_PROF_NONE,    /* constant rate */
+    CL_PROF_DIURNAL, /* m(t) = 1 + amplitude cos(2 pi (t - peak_at)/period) */
+    CL_PROF_STEPS,   /* piecewise-linear multiplier from a list of steps */
+};
+
+/* The rate at time t is rate_per_s x m(t); m starts at 1. */
+struct cl_rate_profile {
+    int kind; /* enum cl_profile_kind */
+    int64_t period_ns;
+    double amplitude; /* 0 <= amplitude < 1 */
+    int64_t peak_at_ns;
+    struct cl_rate_step *steps; /* owned, sorted by at_ns */
+    int nsteps;
+};
+
 struct cl_arrival {
     int process;       /* enum cl_arrival_process */
-    double rate_per_s; /* mean arrival rate, > 0 */
+    double rate_per_s; /* mean arrival rate, > 0 (base of the profile) */
     double cv;         /* gamma only: coefficient of variation of gaps */
+    struct cl_rate_profile profile;
 };
 
 enum cl_workload_kind {
@@ -113,12 +144,33 @@ enum cl_strategy {
     CL_STRAT_TENSOR_PARALLEL,
 };
 
+/* Where a starting replica reads its weights from (docs/orchestrator.md
+ * gives each source's default bandwidth and its source). */
+enum cl_weights_source {
+    CL_SRC_AUTO, /* from model_path: s3:// gs:// http(s):// -> object
+                    store, otherwise local nvme */
+    CL_SRC_OBJECT_STORE,
+    CL_SRC_NVME,
+    CL_SRC_HOST_MEMORY, /* a host-memory snapshot, over PCIe */
+    CL_SRC_PEER_NVLINK, /* a peer GPU in the node */
+    CL_SRC_PEER_RDMA,   /* a peer node over RDMA */
+};
+
 struct cl_deploy {
-    char *model_path; /* e.g. s3://models/deepseek-v3; model from basename */
-    int strategy;     /* enum cl_strategy */
-    int tp;           /* tensor-parallel degree, -1 = derive */
-    int weight_dtype; /* enum cl_dtype */
-    int kv_dtype;     /* enum cl_dtype (bf16 or fp8) */
+    char *model_path;   /* e.g. s3://models/deepseek-v3; model from basename */
+    int strategy;       /* enum cl_strategy */
+    int tp;             /* tensor-parallel degree, -1 = derive */
+    int weight_dtype;   /* enum cl_dtype */
+    int kv_dtype;       /* enum cl_dtype (bf16 or fp8) */
+    int weights_source; /* enum cl_weights_source */
+    double load_bytes_per_s; /* per replica; NAN = the source default */
+    int64_t engine_init_ns;  /* after loading: CUDA graphs, warm-up */
+};
+
+/* What happens to the requests of a replica that is scaled down. */
+enum cl_drain {
+    CL_DRAIN_FINISH,  /* stop admitting; running requests finish */
+    CL_DRAIN_MIGRATE, /* move running requests (and their KV) elsewhere */
 };
 
 struct cl_cluster {
@@ -128,6 +180,8 @@ struct cl_cluster {
     int64_t target_latency_ns; /* -1 if unset */
     int kv_cache_offload;      /* 0/1 */
     char *rdma_interface;      /* calibration only; ignored by the sim */
+    int initial_gpus;          /* GPUs at t = 0 (elastic), -1 = min_gpus */
+    int drain;                 /* enum cl_drain */
 };
 
 /* Service-level objective: a request meets it when every target that is set
@@ -144,10 +198,65 @@ struct cl_metrics {
     int batches;            /* batch-means batches for confidence intervals */
 };
 
-/* A position in the scenario file, 1-based; line 0 means "not given". */
-struct cl_pos {
-    int line;
-    int col;
+/* A pool of GPUs the cluster can grow into (cloud on-demand, spot, a test
+ * cluster it may borrow from). */
+struct cl_pool {
+    char *name;                    /* unique */
+    char *gpu;                     /* catalog name, NULL = hardware.gpu */
+    int capacity_gpus;             /* >= 1 */
+    double price_usd_per_gpu_hour; /* NAN = the GPU's price */
+    struct cl_dist provision;      /* request -> node ready, seconds */
+    int preemptible;               /* 0/1: can be taken back (spot) */
+    int borrowable;                /* 0/1: a pool lent to us, returned */
+    int64_t grace_ns;              /* borrowable: notice before take-back */
+    int priority;                  /* lower is preferred */
+    int reserved;                  /* 0/1: paid for whether used or not */
+};
+
+enum cl_fault_kind {
+    CL_FAULT_GPU,  /* one GPU fails: its replica fails */
+    CL_FAULT_NODE, /* a node fails: every replica on it fails */
+};
+
+/* Where a restarted replica reloads its weights from. */
+enum cl_recovery {
+    CL_RECOVER_MEMORY,  /* a host-memory / peer copy survives */
+    CL_RECOVER_STORAGE, /* from deploy's weights source */
+};
+
+/* A failure at a scripted time. */
+struct cl_fault {
+    int64_t at_ns;
+    int kind;    /* enum cl_fault_kind */
+    int replica; /* index among the replicas then serving, -1 = any */
+};
+
+struct cl_faults {
+    double gpu_mtbf_s;         /* mean time between failures per GPU; NAN */
+    struct cl_fault *scripted; /* owned, in document order */
+    int nscripted;
+    int recovery;      /* enum cl_recovery */
+    int64_t detect_ns; /* failure -> noticed */
+};
+
+/* A policy parameter as written, validated later against the policy's
+ * own rows. */
+struct cl_policy_param {
+    char *key;
+    char *value;       /* the scalar text */
+    struct cl_pos pos; /* of the value */
+};
+
+struct cl_policy {
+    char *name; /* registry name, NULL = none given */
+    int64_t interval_ns;
+    int64_t window_ns;
+    int64_t scale_up_cooldown_ns;
+    int64_t scale_down_cooldown_ns;
+    int max_step_up;
+    int max_step_down;
+    struct cl_policy_param *params; /* owned, in document order */
+    int nparams;
 };
 
 /* Where the loader found the values that later checks (catalog lookups,
@@ -160,6 +269,8 @@ struct cl_scenario_pos {
     struct cl_pos hardware_gpu;
     struct cl_pos cluster_min_gpus;
     struct cl_pos workload_trace_path;
+    struct cl_pos policy_name;
+    struct cl_pos pools; /* the `pools:` key */
 };
 
 struct cl_scenario {
@@ -174,11 +285,15 @@ struct cl_scenario {
     struct cl_cluster cluster;
     struct cl_slo slo;
     struct cl_metrics metrics;
+    struct cl_pool *pools; /* owned, in document order */
+    int npools;
+    struct cl_faults faults;
+    struct cl_policy policy;
     char *text; /* the scenario text as loaded, NUL-terminated (run rows) */
     struct cl_scenario_pos pos; /* where some values were found */
 };
 
-/* Frees the strings of s and zeroes it. NULL is a no-op. */
+/* Frees the strings and arrays of s and zeroes it. NULL is a no-op. */
 void cl_scenario_fini(struct cl_scenario *s);
 
 #endif /* CL_CONFIG_H */

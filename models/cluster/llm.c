@@ -18,6 +18,12 @@
  * so it sits in a per-replica heap keyed by that iteration number, and the
  * summed decode context grows by the number of decoders each iteration.
  * One event per replica iteration.
+ *
+ * Replicas come and go (the orchestrator): arrivals are routed by
+ * join-shortest-queue over serving replicas only; with none serving they
+ * wait in the cluster's holding queue. A draining replica hands back the
+ * requests it has not admitted; a failed one hands back everything, and
+ * requests it was serving start again (their KV is lost).
  */
 #include <stdlib.h>
 
@@ -25,10 +31,12 @@
 #include "sim/time.h"
 
 struct cl_llm_replica {
-    struct cl_world *w;
+    struct cl_replica *rep;
+    const struct perf_replica *perf; /* of the replica's pool */
     struct sim_event iter_ev;
-    int busy;
+    int stepping;    /* an iteration is in flight */
     int64_t iter_no; /* number of the in-flight (or next) iteration */
+    int64_t iter_start_ns;
 
     struct cl_fifo waiting;   /* routed here, not admitted */
     struct cl_fifo prefill;   /* admitted, prompt not fully processed */
@@ -42,99 +50,133 @@ struct cl_llm_replica {
     int64_t prefill_chunks;   /* chunks in the in-flight iteration */
 };
 
-static void kick(struct cl_llm_replica *rep);
+static void kick(struct cl_llm_replica *e);
 
-static int64_t load(const struct cl_llm_replica *rep)
+static int64_t load(const struct cl_llm_replica *e)
 {
-    return (int64_t)rep->waiting.n + rep->nseqs;
+    return (int64_t)e->waiting.n + e->nseqs;
 }
 
-static void admit(struct cl_llm_replica *rep)
+static void update_busy(struct cl_llm_replica *e)
 {
-    struct cl_world *w = rep->w;
-    const struct cl_server *sv = &w->scn->server;
-    int64_t cap = perf_kv_capacity_tokens(&w->perf);
+    cl__replica_set_busy(e->rep->w, e->rep, load(e) > 0);
+}
 
-    while (rep->waiting.head != NULL && rep->nseqs < sv->max_num_seqs) {
-        struct cl_req *r = rep->waiting.head;
+static void admit(struct cl_llm_replica *e)
+{
+    struct cl_world *w = e->rep->w;
+    const struct cl_server *sv = &w->scn->server;
+    int64_t cap = perf_kv_capacity_tokens(e->perf);
+
+    while (e->waiting.head != NULL && e->nseqs < sv->max_num_seqs) {
+        struct cl_req *r = e->waiting.head;
         int64_t need = r->prompt_tokens + r->output_tokens;
-        if (rep->kv_reserved + need > cap)
+        if (e->kv_reserved + need > cap)
             break; /* FCFS: the head waits for room; no overtaking */
-        cl__fifo_pop(&rep->waiting);
+        cl__fifo_pop(&e->waiting);
         cl__set_waiting(w, -1);
         cl__set_running(w, +1);
-        rep->kv_reserved += need;
-        rep->nseqs++;
-        r->start_ns = sim_loop_now(w->loop);
+        e->kv_reserved += need;
+        e->nseqs++;
+        if (r->retries == 0 || r->start_ns < 0)
+            r->start_ns = sim_loop_now(w->loop);
         r->prefilled = 0;
-        cl__fifo_push(&rep->prefill, r);
+        cl__fifo_push(&e->prefill, r);
     }
+}
+
+static void finish(struct cl_llm_replica *e, struct cl_req *r)
+{
+    struct cl_world *w = e->rep->w;
+    e->kv_reserved -= r->prompt_tokens + r->output_tokens;
+    e->nseqs--;
+    e->rep->ctr.completed++;
+    w->cl_ctr.completed++;
+    cl__set_running(w, -1);
+    cl__complete(w, r);
 }
 
 static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
 {
-    struct cl_llm_replica *rep = ev->arg;
+    struct cl_llm_replica *e = ev->arg;
+    struct cl_replica *rep = e->rep;
     struct cl_world *w = rep->w;
     int64_t now = sim_loop_now(loop);
-    int64_t i = rep->iter_no;
-    int64_t nchunks = rep->prefill_chunks;
+    int64_t i = e->iter_no;
+    int64_t nchunks = e->prefill_chunks;
+    uint64_t tokens = (uint64_t)e->decode_in_flight;
+    double itl_s = sim_ns_to_s(now - e->iter_start_ns);
 
-    /* Every decoder of this iteration made one token. */
-    rep->ctx_sum += rep->decode_in_flight;
+    /* Every decoder of this iteration made one token, one inter-token
+     * interval each: one histogram update for all of them. */
+    e->ctx_sum += e->decode_in_flight;
+    if (e->decode_in_flight > 0) {
+        pol_ph_add_n(&rep->ctr.itl, itl_s, (uint64_t)e->decode_in_flight);
+        pol_ph_add_n(&w->cl_ctr.itl, itl_s, (uint64_t)e->decode_in_flight);
+    }
 
     /* Decoders whose last token this was. */
-    while (rep->decoding.n > 0 && rep->decoding.v[0].time_ns == i) {
-        struct cl_req *r = (struct cl_req *)sim_heap_pop(&rep->decoding);
-        rep->ctx_sum -= r->prompt_tokens + r->output_tokens;
-        rep->kv_reserved -= r->prompt_tokens + r->output_tokens;
-        rep->nseqs--;
-        cl__set_running(w, -1);
-        cl__complete(w, r);
+    while (e->decoding.n > 0 && e->decoding.v[0].time_ns == i) {
+        struct cl_req *r = (struct cl_req *)sim_heap_pop(&e->decoding);
+        e->ctx_sum -= r->prompt_tokens + r->output_tokens;
+        finish(e, r);
     }
 
     /* Prefill chunks: the FCFS head requests got them, in order. */
     while (nchunks-- > 0) {
-        struct cl_req *r = rep->prefill.head;
+        struct cl_req *r = e->prefill.head;
+        double ttft_s;
         r->prefilled += r->chunk;
+        rep->ctr.prompt_tokens += (uint64_t)r->chunk;
+        w->cl_ctr.prompt_tokens += (uint64_t)r->chunk;
         r->chunk = 0;
         if (r->prefilled < r->prompt_tokens)
             break; /* only the last chunk can be partial */
-        cl__fifo_pop(&rep->prefill);
+        cl__fifo_pop(&e->prefill);
         r->first_token_ns = now;
+        tokens++;
+        ttft_s = sim_ns_to_s(now - r->arrival_ns);
+        pol_ph_add_n(&rep->ctr.ttft, ttft_s, 1);
+        pol_ph_add_n(&w->cl_ctr.ttft, ttft_s, 1);
         if (r->output_tokens <= 1) {
-            rep->kv_reserved -= r->prompt_tokens + r->output_tokens;
-            rep->nseqs--;
-            cl__set_running(w, -1);
-            cl__complete(w, r);
+            finish(e, r);
             continue;
         }
-        rep->ctx_sum += r->prompt_tokens + 1;
-        sim_heap_insert(&rep->decoding, &r->ev, i + r->output_tokens - 1,
-                        rep->seq++);
+        e->ctx_sum += r->prompt_tokens + 1;
+        sim_heap_insert(&e->decoding, &r->ev, i + r->output_tokens - 1,
+                        e->seq++);
     }
+    rep->ctr.output_tokens += tokens;
+    w->cl_ctr.output_tokens += tokens;
 
-    rep->busy = 0;
-    rep->iter_no++;
-    kick(rep);
+    e->stepping = 0;
+    e->iter_no++;
+    if (rep->state == CL_R_DRAINING && e->nseqs == 0 && e->waiting.n == 0) {
+        update_busy(e);
+        cl__replica_drained(w, rep);
+        return;
+    }
+    kick(e);
+    update_busy(e);
 }
 
 /* Starts the next iteration if there is work and none is in flight. */
-static void kick(struct cl_llm_replica *rep)
+static void kick(struct cl_llm_replica *e)
 {
-    struct cl_world *w = rep->w;
+    struct cl_world *w = e->rep->w;
     const struct cl_server *sv = &w->scn->server;
     struct perf_batch b = {0};
     int64_t budget = sv->max_num_batched_tokens;
     int64_t dt;
 
-    if (rep->busy)
+    if (e->stepping)
         return;
-    admit(rep);
-    b.decode_seqs = (int64_t)rep->decoding.n;
-    b.decode_ctx_tokens = rep->ctx_sum;
+    admit(e);
+    b.decode_seqs = (int64_t)e->decoding.n;
+    b.decode_ctx_tokens = e->ctx_sum;
     budget -= b.decode_seqs;
-    rep->prefill_chunks = 0;
-    for (struct cl_req *r = rep->prefill.head; r != NULL && budget > 0;
+    e->prefill_chunks = 0;
+    for (struct cl_req *r = e->prefill.head; r != NULL && budget > 0;
          r = r->next) {
         int64_t c = r->prompt_tokens - r->prefilled;
         if (c > budget)
@@ -144,57 +186,135 @@ static void kick(struct cl_llm_replica *rep)
         b.prefill_tokens += c;
         b.prefill_ctx_tokens += r->prefilled;
         b.prefill_attn_pairs += (double)c * ((double)r->prefilled + c / 2.0);
-        rep->prefill_chunks++;
+        e->prefill_chunks++;
     }
     if (b.decode_seqs == 0 && b.prefill_tokens == 0)
         return; /* idle until the next arrival */
-    rep->decode_in_flight = b.decode_seqs;
-    dt = perf_iteration_ns(&w->perf, &b);
+    e->decode_in_flight = b.decode_seqs;
+    dt = perf_iteration_ns(e->perf, &b);
     if (dt < 1)
         dt = 1;
-    rep->busy = 1;
-    sim_loop_after(w->loop, &rep->iter_ev, dt);
+    e->stepping = 1;
+    e->iter_start_ns = sim_loop_now(w->loop);
+    sim_loop_after(w->loop, &e->iter_ev, dt);
 }
 
-void cl__llm_init(struct cl_world *w)
+void cl__llm_ready(struct cl_world *w, struct cl_replica *rep)
 {
-    w->llm = xcalloc((size_t)w->replicas, sizeof(*w->llm));
-    for (int k = 0; k < w->replicas; k++) {
-        struct cl_llm_replica *rep = &w->llm[k];
-        rep->w = w;
-        sim_event_init(&rep->iter_ev, on_iteration_end, rep);
-        sim_heap_init(&rep->decoding);
+    struct cl_llm_replica *e = xcalloc(1, sizeof(*e));
+    e->rep = rep;
+    e->perf = &w->pools[rep->pool].perf;
+    sim_event_init(&e->iter_ev, on_iteration_end, e);
+    sim_heap_init(&e->decoding);
+    rep->llm = e;
+    /* Requests held while no replica served go out now. */
+    while (w->queue.head != NULL) {
+        struct cl_req *r = cl__fifo_pop(&w->queue);
+        cl__set_waiting(w, -1);
+        cl__llm_arrive(w, r);
     }
 }
 
-void cl__llm_fini(struct cl_world *w)
+void cl__llm_free(struct cl_replica *rep)
 {
-    if (w->llm == NULL)
+    if (rep == NULL || rep->llm == NULL)
         return;
-    for (int k = 0; k < w->replicas; k++)
-        sim_heap_fini(&w->llm[k].decoding);
-    free(w->llm);
-    w->llm = NULL;
+    sim_heap_fini(&rep->llm->decoding);
+    free(rep->llm);
+    rep->llm = NULL;
+}
+
+/* Hands every request of fifo q back to the router. */
+static void reroute(struct cl_world *w, struct cl_fifo *q, int was_waiting)
+{
+    struct cl_req *r;
+    while ((r = cl__fifo_pop(q)) != NULL) {
+        if (was_waiting)
+            cl__set_waiting(w, -1);
+        cl__llm_arrive(w, r);
+    }
+}
+
+void cl__llm_drain(struct cl_world *w, struct cl_replica *rep)
+{
+    struct cl_llm_replica *e = rep->llm;
+    reroute(w, &e->waiting, 1);
+    update_busy(e);
+    if (e->nseqs == 0 && !e->stepping)
+        cl__replica_drained(w, rep);
+}
+
+/* A request that lost its replica starts over elsewhere; its arrival time
+ * stays, so the failure shows in its latency. */
+static void restart(struct cl_world *w, struct cl_req *r)
+{
+    r->prefilled = 0;
+    r->chunk = 0;
+    r->first_token_ns = -1;
+    r->retries++;
+    w->retried++;
+    cl__set_running(w, -1);
+    cl__llm_arrive(w, r);
+}
+
+void cl__llm_fail(struct cl_world *w, struct cl_replica *rep)
+{
+    struct cl_llm_replica *e = rep->llm;
+    struct cl_req *r;
+
+    sim_loop_cancel(w->loop, &e->iter_ev);
+    reroute(w, &e->waiting, 1);
+    while ((r = cl__fifo_pop(&e->prefill)) != NULL)
+        restart(w, r);
+    while ((r = (struct cl_req *)sim_heap_pop(&e->decoding)) != NULL)
+        restart(w, r);
+    e->nseqs = 0;
+    e->kv_reserved = 0;
+    e->ctx_sum = 0;
+    cl__replica_set_busy(w, rep, 0);
+    cl__llm_free(rep);
+}
+
+void cl__llm_gauges(const struct cl_replica *rep, double *running,
+                    double *waiting, double *kv_usage)
+{
+    const struct cl_llm_replica *e = rep->llm;
+    if (e == NULL) {
+        *running = *waiting = *kv_usage = 0;
+        return;
+    }
+    *running = (double)e->nseqs;
+    *waiting = (double)e->waiting.n;
+    *kv_usage =
+        (double)e->kv_reserved / (double)perf_kv_capacity_tokens(e->perf);
 }
 
 void cl__llm_arrive(struct cl_world *w, struct cl_req *r)
 {
-    struct cl_llm_replica *best = &w->llm[0];
+    struct cl_llm_replica *best = NULL;
+    int64_t need = r->prompt_tokens + r->output_tokens;
 
-    /* A request that could never fit the KV cache is dropped, not queued
-     * forever. */
-    if (r->prompt_tokens + r->output_tokens >
-        perf_kv_capacity_tokens(&w->perf)) {
-        w->dropped++;
-        cl__req_free(w, r);
+    /* Join the shortest queue (waiting + admitted) among serving replicas
+     * whose KV cache can hold the request; ties to the lowest slot, so the
+     * choice is deterministic. O(replicas). */
+    for (int k = 0; k < w->nreps; k++) {
+        struct cl_replica *rep = w->reps[k];
+        if (rep->state != CL_R_SERVING ||
+            need > perf_kv_capacity_tokens(&w->pools[rep->pool].perf))
+            continue;
+        if (best == NULL || load(rep->llm) < load(best))
+            best = rep->llm;
+    }
+    r->rep = NULL;
+    if (best == NULL) {
+        /* Nothing can serve it now: hold it until a replica is ready. */
+        cl__fifo_push(&w->queue, r);
+        cl__set_waiting(w, +1);
         return;
     }
-    /* Join the shortest queue (waiting + admitted); ties to the lowest
-     * index, so the choice is deterministic. O(replicas). */
-    for (int k = 1; k < w->replicas; k++)
-        if (load(&w->llm[k]) < load(best))
-            best = &w->llm[k];
+    r->rep = best->rep;
     cl__fifo_push(&best->waiting, r);
     cl__set_waiting(w, +1);
     kick(best);
+    update_busy(best);
 }

@@ -29,5 +29,18 @@ void cl_results_fini(struct cl_results *r)
         free(r->notes[i]);
     free(r->notes);
     free(r->series);
+    free(r->policy);
+    for (int i = 0; i < r->npools; i++) {
+        free(r->pools[i].name);
+        free(r->pools[i].gpu);
+    }
+    free(r->pools);
     memset(r, 0, sizeof(*r));
+}
+
+const char *cl_gpu_state_name(int state)
+{
+    static const char *const names[CL_GS_COUNT] = {
+        "provisioning", "loading", "serving", "idle", "draining"};
+    return state >= 0 && state < CL_GS_COUNT ? names[state] : "?";
 }

@@ -25,6 +25,37 @@ struct cl_latency {
     double max;
 };
 
+/* States a GPU is charged in, from request to release. Idle is serving
+ * with no request on the replica. */
+enum cl_gpu_state {
+    CL_GS_PROVISIONING,
+    CL_GS_LOADING,
+    CL_GS_SERVING,
+    CL_GS_IDLE,
+    CL_GS_DRAINING,
+    CL_GS_COUNT,
+};
+
+/* Static names: "provisioning", "loading", "serving", "idle", "draining". */
+const char *cl_gpu_state_name(int state);
+
+/* Per pool accounting. GPU-hours of a reserved pool are its whole capacity
+ * over the run (paid whether used or not); gpu_hours_used is what replicas
+ * held. */
+struct cl_pool_result {
+    char *name;
+    char *gpu;
+    int capacity_gpus;
+    int borrowable;
+    int reserved;
+    double price_usd_per_gpu_hour;
+    double gpu_hours_by_state[CL_GS_COUNT];
+    double gpu_hours_used; /* sum over states */
+    double gpu_hours_paid; /* used, or capacity x time when reserved */
+    double cost_usd;
+    uint64_t replicas_started;
+};
+
 /* One interval of the time series. Quantiles are NAN when the interval saw
  * no completion. */
 struct cl_series_row {
@@ -36,7 +67,9 @@ struct cl_series_row {
     double throughput_tokens_per_s; /* output tokens / interval length */
     double queue_len_mean;          /* time-weighted waiting requests */
     double running_mean;            /* time-weighted requests in service */
-    double replicas_mean;           /* time-weighted replicas up */
+    double replicas_mean;           /* time-weighted replicas serving */
+    double gpus_mean;               /* time-weighted GPUs held (any state) */
+    int desired_replicas;           /* the orchestrator's target at the end */
     double ttft_p50_ms;
     double ttft_p99_ms;
     double tpot_p50_ms;
@@ -71,8 +104,18 @@ struct cl_results {
 
     int replicas_min;
     int replicas_max;
-    double replicas_mean; /* time-weighted */
-    uint64_t scale_events;
+    double replicas_mean;  /* time-weighted, serving */
+    uint64_t scale_events; /* orchestrator decisions that changed the size */
+    uint64_t cold_starts;  /* replicas started after t = 0 */
+    uint64_t failures;     /* replicas lost to GPU or node failures */
+    uint64_t requests_retried; /* in flight on a failed replica */
+    double recovery_s_mean;    /* failure -> replacement serving; NAN */
+    double gpu_hours_by_state[CL_GS_COUNT];
+    double borrowed_gpu_hours; /* taken from borrowable (test) pools */
+    char *policy;              /* NULL for a static cluster */
+
+    struct cl_pool_result *pools;
+    int npools;
 
     /* Little's law on the simulator's own counters, after warm-up:
      * time-average number waiting vs. arrival rate x mean wait. */

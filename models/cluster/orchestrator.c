@@ -1,0 +1,466 @@
+/*
+ * The orchestrator: every policy.interval it takes a snapshot of what a
+ * live system could scrape (vLLM gauges per replica, counters and
+ * Prometheus histograms turned into windowed rates and quantiles), asks the
+ * scaling policy for a size, applies the common guard rails, and reconciles:
+ * scale-up requests replicas from the preferred pools (priority, then
+ * price), borrowing from test pools when asked to or when the others are
+ * full; scale-down cancels pending replicas first, then drains borrowed
+ * ones, then the most expensive and newest.
+ *
+ * Faults: scripted failures at given times, and random GPU failures with a
+ * per-GPU MTBF drawn by thinning a Poisson process at the rate of the
+ * largest cluster (max_gpus / MTBF): every candidate picks a GPU index
+ * uniformly, and fails its replica if that GPU is in use. The candidates
+ * come from their own stream, so every policy sees the same failure
+ * candidates (common random numbers) whatever its size.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+
+#include "models/cluster/cluster-int.h"
+#include "sim/errors.h"
+#include "sim/time.h"
+
+void cl__counters_init(struct cl_counters *c)
+{
+    memset(c, 0, sizeof(*c));
+    pol_ph_init(&c->ttft, POL_PH_TTFT);
+    pol_ph_init(&c->itl, POL_PH_ITL);
+}
+
+/* Pushes the current counters into the window ring. */
+static void win_push(struct cl_window *win, const struct cl_counters *c,
+                     int64_t now, int slots)
+{
+    win->snap[win->head] = *c;
+    win->at_ns[win->head] = now;
+    win->head = (win->head + 1) % slots;
+    if (win->n < slots)
+        win->n++;
+}
+
+/* The window: current counters minus the oldest snapshot held (which is
+ * at most window_ns old). Returns the window length in seconds, 0 when no
+ * snapshot exists yet. */
+static double win_delta(const struct cl_window *win,
+                        const struct cl_counters *c, int64_t now, int slots,
+                        struct cl_counters *out)
+{
+    int oldest;
+    const struct cl_counters *o;
+
+    if (win->n == 0)
+        return 0;
+    oldest = (win->head - win->n + slots) % slots;
+    o = &win->snap[oldest];
+    out->arrivals = c->arrivals - o->arrivals;
+    out->arrival_prompt_tokens =
+        c->arrival_prompt_tokens - o->arrival_prompt_tokens;
+    out->arrival_output_tokens =
+        c->arrival_output_tokens - o->arrival_output_tokens;
+    out->completed = c->completed - o->completed;
+    out->prompt_tokens = c->prompt_tokens - o->prompt_tokens;
+    out->output_tokens = c->output_tokens - o->output_tokens;
+    pol_ph_delta(&out->ttft, &c->ttft, &o->ttft);
+    pol_ph_delta(&out->itl, &c->itl, &o->itl);
+    return sim_ns_to_s(now - win->at_ns[oldest]);
+}
+
+static double rate(uint64_t n, double span_s)
+{
+    return span_s > 0 ? (double)n / span_s : NAN;
+}
+
+static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s)
+{
+    int64_t now = sim_loop_now(w->loop);
+    struct cl_counters d;
+    double span;
+    int n = 0;
+
+    memset(s, 0, sizeof(*s));
+    s->api_version = POL_API_VERSION;
+    s->now_s = sim_ns_to_s(now);
+    s->interval_s = sim_ns_to_s(w->scn->policy.interval_ns);
+    s->window_s = sim_ns_to_s(w->scn->policy.window_ns);
+    s->ready = w->n_serving;
+    s->pending = w->n_pending;
+    s->draining = w->n_draining;
+    s->min_replicas = w->min_replicas;
+    s->max_replicas = w->max_replicas;
+    s->gpus_per_replica = w->gpus_per_replica;
+    s->target_ttft_s =
+        w->scn->slo.ttft_ns >= 0 ? sim_ns_to_s(w->scn->slo.ttft_ns) : NAN;
+    s->target_itl_s =
+        w->scn->slo.tpot_ns >= 0 ? sim_ns_to_s(w->scn->slo.tpot_ns) : NAN;
+
+    span = win_delta(&w->cl_win, &w->cl_ctr, now, w->win_slots, &d);
+    s->metrics_valid = span > 0;
+    s->arrival_rate_per_s = rate(d.arrivals, span);
+    s->mean_prompt_tokens =
+        d.arrivals ? (double)d.arrival_prompt_tokens / (double)d.arrivals : NAN;
+    s->mean_output_tokens =
+        d.arrivals ? (double)d.arrival_output_tokens / (double)d.arrivals : NAN;
+    s->output_tokens_per_s = rate(d.output_tokens, span);
+    s->ttft_p50_s = pol_ph_quantile(&d.ttft, 0.5);
+    s->ttft_p99_s = pol_ph_quantile(&d.ttft, 0.99);
+    s->itl_p50_s = pol_ph_quantile(&d.itl, 0.5);
+    s->itl_p99_s = pol_ph_quantile(&d.itl, 0.99);
+    s->ttft_mean_s = d.ttft.count ? d.ttft.sum / (double)d.ttft.count : NAN;
+    s->itl_mean_s = d.itl.count ? d.itl.sum / (double)d.itl.count : NAN;
+
+    for (int i = 0; i < w->nreps; i++) {
+        struct cl_replica *rep = w->reps[i];
+        struct pol_replica *pr;
+        struct cl_counters rd;
+        double rspan;
+
+        if (rep->state == CL_R_GONE)
+            continue;
+        pr = &w->snap_reps[n++];
+        memset(pr, 0, sizeof(*pr));
+        pr->pool = rep->pool;
+        pr->state = rep->state == CL_R_SERVING    ? POL_RS_READY
+                    : rep->state == CL_R_DRAINING ? POL_RS_DRAINING
+                                                  : POL_RS_PENDING;
+        pr->age_s = rep->state == CL_R_SERVING || rep->state == CL_R_DRAINING
+                        ? sim_ns_to_s(now - rep->ready_ns)
+                        : 0;
+        if (w->scn->server.kind == CL_SRV_LLM) {
+            cl__llm_gauges(rep, &pr->num_running, &pr->num_waiting,
+                           &pr->kv_usage);
+            pr->kv_capacity_tokens =
+                (double)perf_kv_capacity_tokens(&w->pools[rep->pool].perf);
+        } else {
+            pr->num_running = rep->slots_busy;
+            pr->num_waiting = w->n_serving > 0 && pr->state == POL_RS_READY
+                                  ? (double)w->queue.n / w->n_serving
+                                  : 0;
+            pr->kv_usage = NAN;
+            pr->kv_capacity_tokens = NAN;
+        }
+        rspan = win_delta(&rep->win, &rep->ctr, now, w->win_slots, &rd);
+        pr->ttft_p50_s = pol_ph_quantile(&rd.ttft, 0.5);
+        pr->ttft_p99_s = pol_ph_quantile(&rd.ttft, 0.99);
+        pr->itl_p50_s = pol_ph_quantile(&rd.itl, 0.5);
+        pr->itl_p99_s = pol_ph_quantile(&rd.itl, 0.99);
+        pr->ttft_mean_s =
+            rd.ttft.count ? rd.ttft.sum / (double)rd.ttft.count : NAN;
+        pr->itl_mean_s = rd.itl.count ? rd.itl.sum / (double)rd.itl.count : NAN;
+        pr->prompt_tokens_per_s = rate(rd.prompt_tokens, rspan);
+        pr->output_tokens_per_s = rate(rd.output_tokens, rspan);
+        pr->requests_per_s = rate(rd.completed, rspan);
+        if (pr->state == POL_RS_READY) {
+            s->num_running += pr->num_running;
+            s->num_waiting += pr->num_waiting;
+            if (!isnan(pr->kv_usage))
+                s->kv_usage_mean += pr->kv_usage;
+        }
+    }
+    if (w->scn->server.kind == CL_SRV_LLM)
+        s->num_waiting += (double)w->queue.n; /* held, no replica yet */
+    s->kv_usage_mean = w->n_serving > 0 && w->scn->server.kind == CL_SRV_LLM
+                           ? s->kv_usage_mean / w->n_serving
+                           : NAN;
+    s->replicas = w->snap_reps;
+    s->nreplicas = n;
+
+    for (int p = 0; p < w->npools; p++) {
+        struct pol_pool *pp = &w->snap_pools[p];
+        const struct cl_pool_rt *rt = &w->pools[p];
+        memset(pp, 0, sizeof(*pp));
+        pp->name = rt->name;
+        pp->capacity_replicas = rt->gpus / w->gpus_per_replica;
+        pp->price_usd_per_replica_hour = rt->price * w->gpus_per_replica;
+        pp->provision_s_mean = (rt->borrowable ? sim_ns_to_s(rt->grace_ns)
+                                               : rt->provision_mean_s) +
+                               sim_ns_to_s(w->scn->deploy.engine_init_ns);
+        pp->preemptible = rt->preemptible;
+        pp->borrowable = rt->borrowable;
+        pp->priority = rt->priority;
+    }
+    for (int i = 0; i < n; i++) {
+        struct pol_pool *pp = &w->snap_pools[w->snap_reps[i].pool];
+        if (w->snap_reps[i].state == POL_RS_READY)
+            pp->ready++;
+        else if (w->snap_reps[i].state == POL_RS_PENDING)
+            pp->pending++;
+        else
+            pp->draining++;
+    }
+    s->pools = w->snap_pools;
+    s->npools = w->npools;
+}
+
+static int pool_has_room(const struct cl_world *w, int p)
+{
+    return w->pools[p].gpus - w->pools[p].gpus_live >= w->gpus_per_replica;
+}
+
+/* The pool a new replica should come from: borrowable pools only when
+ * borrow is set (or nothing else has room); otherwise the lowest
+ * priority, then the cheapest. -1 when every pool is full. */
+static int pick_pool(const struct cl_world *w, int borrow)
+{
+    int best = -1;
+    for (int pass = 0; pass < 2 && best < 0; pass++) {
+        int want_borrowable = borrow ? pass == 0 : pass == 1;
+        for (int p = 0; p < w->npools; p++) {
+            const struct cl_pool_rt *rt = &w->pools[p];
+            if (rt->borrowable != want_borrowable || !pool_has_room(w, p))
+                continue;
+            if (best < 0 || rt->priority < w->pools[best].priority ||
+                (rt->priority == w->pools[best].priority &&
+                 rt->price < w->pools[best].price))
+                best = p;
+        }
+    }
+    return best;
+}
+
+/* Ranks a replica for removal: larger goes first. Pending before serving,
+ * borrowed before owned, expensive before cheap, newest first. */
+static double removal_rank(const struct cl_world *w,
+                           const struct cl_replica *rep)
+{
+    double r = (double)rep->serial * 1e-12;
+    if (rep->state == CL_R_PROVISIONING || rep->state == CL_R_LOADING)
+        r += 4e6;
+    if (rep->borrowed)
+        r += 2e6;
+    r += w->pools[rep->pool].price;
+    return r;
+}
+
+static void scale_to(struct cl_world *w, int desired, int borrow)
+{
+    int current = w->n_serving + w->n_pending;
+
+    if (desired == current)
+        return;
+    w->scale_events++;
+    while (current < desired) {
+        int p = pick_pool(w, borrow > 0);
+        if (p < 0)
+            break; /* every pool is full */
+        if (w->pools[p].borrowable && borrow > 0)
+            borrow--;
+        cl__replica_request(w, p, 0, -1);
+        current++;
+    }
+    while (current > desired) {
+        struct cl_replica *victim = NULL;
+        for (int i = 0; i < w->nreps; i++) {
+            struct cl_replica *rep = w->reps[i];
+            if (rep->state != CL_R_SERVING && rep->state != CL_R_PROVISIONING &&
+                rep->state != CL_R_LOADING)
+                continue;
+            if (victim == NULL ||
+                removal_rank(w, rep) > removal_rank(w, victim))
+                victim = rep;
+        }
+        if (victim == NULL)
+            break;
+        if (victim->state == CL_R_SERVING)
+            cl__replica_drain(w, victim);
+        else
+            cl__replica_cancel(w, victim);
+        current--;
+    }
+}
+
+static void on_policy(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct cl_world *w = ev->arg;
+    int64_t now = sim_loop_now(loop);
+    struct pol_snapshot s;
+    struct pol_decision dec;
+    int rc;
+
+    fill_snapshot(w, &s);
+    dec.desired = s.ready + s.pending;
+    dec.borrow = 0;
+    rc = w->policy->ops->decide(w->policy_state, &s, &dec);
+    if (pol_guard_apply(&w->guard, &s, rc, &dec) == POL_GUARD_INVALID_METRICS)
+        w->policy_holds++;
+    w->desired = dec.desired;
+    scale_to(w, dec.desired, dec.borrow);
+
+    /* Snapshot the counters for the next windows. */
+    win_push(&w->cl_win, &w->cl_ctr, now, w->win_slots);
+    for (int i = 0; i < w->nreps; i++)
+        if (w->reps[i]->state != CL_R_GONE)
+            win_push(&w->reps[i]->win, &w->reps[i]->ctr, now, w->win_slots);
+    if (!w->source_done || w->live > 0)
+        sim_loop_after(loop, ev, w->scn->policy.interval_ns);
+}
+
+/* The serving replica the i-th in start order (-1: the oldest), or NULL. */
+static struct cl_replica *nth_serving(struct cl_world *w, int i)
+{
+    struct cl_replica *pick = NULL;
+    int rank = 0;
+    /* Replicas in serial order: a simple selection over the table. */
+    for (uint64_t serial = 0; serial < w->next_serial; serial++) {
+        for (int k = 0; k < w->nreps; k++) {
+            struct cl_replica *rep = w->reps[k];
+            if (rep->serial != serial || rep->state != CL_R_SERVING)
+                continue;
+            if (i < 0 || rank == i)
+                return rep;
+            rank++;
+        }
+    }
+    return pick;
+}
+
+static void fail_node_of(struct cl_world *w, struct cl_replica *target)
+{
+    int per_node = w->scn->hardware.gpus_per_node;
+    int node = target->slot * w->gpus_per_replica / per_node;
+    for (int k = 0; k < w->nreps; k++) {
+        struct cl_replica *rep = w->reps[k];
+        if (rep->state != CL_R_GONE &&
+            rep->slot * w->gpus_per_replica / per_node == node)
+            cl__replica_fail(w, rep);
+    }
+}
+
+static void on_script(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct cl_world *w = ev->arg;
+    const struct cl_faults *f = &w->scn->faults;
+    const struct cl_fault *ft = &f->scripted[w->next_script++];
+    struct cl_replica *rep = nth_serving(w, ft->replica);
+
+    if (rep != NULL) {
+        if (ft->kind == CL_FAULT_NODE)
+            fail_node_of(w, rep);
+        else
+            cl__replica_fail(w, rep);
+    }
+    if (w->next_script < f->nscripted) {
+        int64_t at = f->scripted[w->next_script].at_ns;
+        sim_loop_schedule(loop, ev,
+                          at > sim_loop_now(loop) ? at : sim_loop_now(loop));
+    }
+}
+
+/* GPUs the failure process draws from: every pool's capacity. */
+static int fault_gpus(const struct cl_world *w)
+{
+    int n = 0;
+    for (int p = 0; p < w->npools; p++)
+        n += w->pools[p].gpus;
+    return n;
+}
+
+static void schedule_mtbf(struct cl_world *w)
+{
+    double rate_per_s = (double)fault_gpus(w) / w->scn->faults.gpu_mtbf_s;
+    double gap = gsl_ran_exponential(sim_loop_stream(w->loop, "failures"),
+                                     1.0 / rate_per_s);
+    sim_loop_after(w->loop, &w->mtbf_ev, sim_s_to_ns(gap));
+}
+
+static void on_mtbf(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct cl_world *w = ev->arg;
+    int gpus = fault_gpus(w);
+    int gpu = (int)gsl_rng_uniform_int(sim_loop_stream(loop, "failures"),
+                                       (unsigned long)gpus);
+    int slot = gpu / w->gpus_per_replica;
+
+    /* GPU index g belongs to replica slot g / tp: fail it if it is live. */
+    if (slot < w->nreps && w->reps[slot]->state != CL_R_GONE)
+        cl__replica_fail(w, w->reps[slot]);
+    if (!w->source_done || w->live > 0)
+        schedule_mtbf(w);
+}
+
+int cl__orch_init(struct cl_world *w, struct sim_diag *d)
+{
+    const struct cl_scenario *s = w->scn;
+    struct pol_guard_params gp;
+    char err[SIM_PARAM_ERRLEN];
+
+    cl__counters_init(&w->cl_ctr);
+    w->win_slots = (int)(s->policy.window_ns / s->policy.interval_ns) + 1;
+    if (w->win_slots > CL_WIN_MAX)
+        w->win_slots = CL_WIN_MAX;
+    if (w->win_slots < 2)
+        w->win_slots = 2;
+    sim_event_init(&w->policy_ev, on_policy, w);
+    sim_event_init(&w->mtbf_ev, on_mtbf, w);
+    sim_event_init(&w->script_ev, on_script, w);
+    if (!w->elastic)
+        return 0;
+
+    w->policy_params =
+        xcalloc(1, w->policy->params_size ? w->policy->params_size : 1);
+    if (pol_params_default(w->policy, w->policy_params, err, sizeof(err)) !=
+        0) {
+        sim_diag_error(d, s->file, 0, 0, "policy %s: %s", w->policy->name, err);
+        return SIM_EINVAL;
+    }
+    for (int i = 0; i < s->policy.nparams; i++) {
+        const struct cl_policy_param *pp = &s->policy.params[i];
+        const struct sim_param *row =
+            sim_param_find(w->policy->params, pp->key);
+        if (row == NULL || sim_param_parse(row, pp->value, w->policy_params,
+                                           err, sizeof(err)) != 0) {
+            sim_diag_error(d, s->file, pp->pos.line, pp->pos.col,
+                           "policy.params.%s: %s", pp->key,
+                           row == NULL ? "unknown parameter" : err);
+            return SIM_EINVAL;
+        }
+    }
+    w->policy_state = w->policy->ops->create(w->policy_params);
+    if (w->policy_state == NULL)
+        sim_fatal("cannot create policy %s", w->policy->name);
+    memset(&gp, 0, sizeof(gp));
+    gp.interval_s = sim_ns_to_s(s->policy.interval_ns);
+    gp.scale_up_cooldown_s = sim_ns_to_s(s->policy.scale_up_cooldown_ns);
+    gp.scale_down_cooldown_s = sim_ns_to_s(s->policy.scale_down_cooldown_ns);
+    gp.max_step_up = s->policy.max_step_up;
+    gp.max_step_down = s->policy.max_step_down;
+    pol_guard_init(&w->guard, &gp);
+    return 0;
+}
+
+void cl__orch_start(struct cl_world *w)
+{
+    const struct cl_faults *f = &w->scn->faults;
+
+    if (w->elastic) {
+        /* Live replicas never outnumber the pools' capacity. */
+        int n = 1;
+        for (int p = 0; p < w->npools; p++)
+            n += w->pools[p].gpus / w->gpus_per_replica;
+        w->snap_reps = xcalloc((size_t)n, sizeof(*w->snap_reps));
+        w->snap_pools = xcalloc((size_t)w->npools, sizeof(*w->snap_pools));
+        w->desired = w->n_serving;
+        /* A first snapshot at t = 0, so the first evaluation has a window. */
+        win_push(&w->cl_win, &w->cl_ctr, 0, w->win_slots);
+        for (int i = 0; i < w->nreps; i++)
+            win_push(&w->reps[i]->win, &w->reps[i]->ctr, 0, w->win_slots);
+        sim_loop_after(w->loop, &w->policy_ev, w->scn->policy.interval_ns);
+    }
+    if (f->nscripted > 0)
+        sim_loop_schedule(w->loop, &w->script_ev, f->scripted[0].at_ns);
+    if (!isnan(f->gpu_mtbf_s) && f->gpu_mtbf_s > 0)
+        schedule_mtbf(w);
+}
+
+void cl__orch_fini(struct cl_world *w)
+{
+    if (w->policy != NULL && w->policy_state != NULL)
+        w->policy->ops->destroy(w->policy_state);
+    free(w->policy_params);
+    free(w->snap_reps);
+    free(w->snap_pools);
+}

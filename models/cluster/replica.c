@@ -1,0 +1,314 @@
+/*
+ * The life of a replica: requested -> provisioning (the pool's delay, or a
+ * borrowable pool's grace period while its test work is preempted) ->
+ * loading (weight bytes / the source's bandwidth, plus engine init) ->
+ * serving -> draining (no new requests; in-flight ones finish) -> gone.
+ * A failure ends it in any state. GPU-seconds are charged to its pool from
+ * request to release, split by state, with serving split again into busy
+ * and idle (no request on the replica).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/cluster/cluster-int.h"
+#include "models/gpu/gpu.h"
+#include "sim/errors.h"
+#include "sim/time.h"
+
+static int charge_state(int state)
+{
+    switch (state) {
+    case CL_R_PROVISIONING:
+        return CL_GS_PROVISIONING;
+    case CL_R_LOADING:
+        return CL_GS_LOADING;
+    case CL_R_SERVING:
+        return CL_GS_SERVING;
+    default:
+        return CL_GS_DRAINING;
+    }
+}
+
+/* Charges the time since the last transition to the replica's pool. */
+static void charge(struct cl_world *w, struct cl_replica *rep, int64_t now)
+{
+    struct cl_pool_rt *p = &w->pools[rep->pool];
+    double gpus = (double)w->gpus_per_replica;
+    double dt = sim_ns_to_s(now - rep->state_since_ns);
+
+    if (rep->state == CL_R_SERVING) {
+        double idle = sim_ns_to_s(rep->idle_acc_ns);
+        if (!rep->busy)
+            idle += sim_ns_to_s(now - rep->idle_since_ns);
+        if (idle > dt)
+            idle = dt;
+        p->gpu_s[CL_GS_IDLE] += gpus * idle;
+        p->gpu_s[CL_GS_SERVING] += gpus * (dt - idle);
+        rep->idle_acc_ns = 0;
+        rep->idle_since_ns = now;
+    } else if (rep->state != CL_R_GONE) {
+        p->gpu_s[charge_state(rep->state)] += gpus * dt;
+    }
+    rep->state_since_ns = now;
+}
+
+static void count_state(struct cl_world *w, int state, int delta)
+{
+    if (state == CL_R_PROVISIONING || state == CL_R_LOADING)
+        w->n_pending += delta;
+    else if (state == CL_R_SERVING)
+        w->n_serving += delta;
+    else if (state == CL_R_DRAINING)
+        w->n_draining += delta;
+}
+
+static void note_sizes(struct cl_world *w)
+{
+    int64_t now = sim_loop_now(w->loop);
+    double gpus = 0;
+    for (int i = 0; i < w->npools; i++)
+        gpus += w->pools[i].gpus_live;
+    sim_tavg_set(&w->replicas_up, now, (double)w->n_serving);
+    sim_tavg_set(&w->iv_replicas, now, (double)w->n_serving);
+    sim_tavg_set(&w->gpus_held, now, gpus);
+    sim_tavg_set(&w->iv_gpus, now, gpus);
+    if (w->n_serving < w->replicas_min_seen)
+        w->replicas_min_seen = w->n_serving;
+    if (w->n_serving > w->replicas_max_seen)
+        w->replicas_max_seen = w->n_serving;
+}
+
+static void set_state(struct cl_world *w, struct cl_replica *rep, int state)
+{
+    int64_t now = sim_loop_now(w->loop);
+    charge(w, rep, now);
+    count_state(w, rep->state, -1);
+    rep->state = state;
+    count_state(w, state, +1);
+    if (state == CL_R_GONE) {
+        w->pools[rep->pool].gpus_live -= w->gpus_per_replica;
+        sim_loop_cancel(w->loop, &rep->life_ev);
+    }
+    note_sizes(w);
+}
+
+static void become_ready(struct cl_world *w, struct cl_replica *rep)
+{
+    int64_t now = sim_loop_now(w->loop);
+    set_state(w, rep, CL_R_SERVING);
+    rep->ready_ns = now;
+    rep->busy = 0;
+    rep->idle_since_ns = now;
+    rep->idle_acc_ns = 0;
+    if (rep->failed_at_ns >= 0) {
+        w->recovery_s_sum += sim_ns_to_s(now - rep->failed_at_ns);
+        w->recoveries++;
+    }
+    if (w->scn->server.kind == CL_SRV_ABSTRACT)
+        cl__abstract_ready(w, rep);
+    else
+        cl__llm_ready(w, rep);
+}
+
+static void on_life(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct cl_replica *rep = ev->arg;
+    struct cl_world *w = rep->w;
+
+    if (rep->state == CL_R_PROVISIONING) {
+        set_state(w, rep, CL_R_LOADING);
+        sim_loop_after(loop, &rep->life_ev, rep->load_ns);
+    } else if (rep->state == CL_R_LOADING) {
+        become_ready(w, rep);
+    }
+}
+
+static int free_slot(struct cl_world *w)
+{
+    for (int i = 0; i < w->nreps; i++)
+        if (w->reps[i]->state == CL_R_GONE)
+            return i;
+    if (w->nreps == w->cap_reps) {
+        w->cap_reps = w->cap_reps ? 2 * w->cap_reps : 16;
+        w->reps = xrealloc(w->reps, (size_t)w->cap_reps, sizeof(*w->reps));
+    }
+    w->reps[w->nreps] = xcalloc(1, sizeof(struct cl_replica));
+    return w->nreps++;
+}
+
+/* Bytes per second a starting replica loads its weights at. */
+static double load_rate(const struct cl_world *w, int source, int pool)
+{
+    const struct gpu_spec *g = w->pools[pool].perf.gpu;
+    double tp = (double)w->gpus_per_replica;
+
+    switch (source) {
+    case CL_SRC_OBJECT_STORE:
+        /* ServerlessLLM: 130 GB from remote storage at 5 GB/s (FACTS.md
+         * §8.1). */
+        return 5e9;
+    case CL_SRC_NVME:
+        /* One local PCIe Gen4 NVMe drive, about 6 GB/s sequential reads
+         * (assumption; calibrate). */
+        return 6e9;
+    case CL_SRC_HOST_MEMORY:
+        /* Each GPU pulls its shard over its own PCIe link. */
+        return tp * (g != NULL ? g->pcie_bytes_per_s : 63e9);
+    case CL_SRC_PEER_NVLINK:
+        /* NCCL reaches ~82% of NVLink line rate (370 of 450 GB/s, FACTS.md
+         * §2.3). */
+        return tp * 0.82 * (g != NULL ? g->nvlink_bytes_per_s : 450e9);
+    default:
+        /* One NDR 400G NIC per GPU: 46-48 GB/s achieved (FACTS.md §2.3). */
+        return tp * 46e9;
+    }
+}
+
+static int source_of(const struct cl_scenario *s)
+{
+    const char *p = s->deploy.model_path;
+    if (s->deploy.weights_source != CL_SRC_AUTO)
+        return s->deploy.weights_source;
+    if (p != NULL &&
+        (strncmp(p, "s3://", 5) == 0 || strncmp(p, "gs://", 5) == 0 ||
+         strncmp(p, "http://", 7) == 0 || strncmp(p, "https://", 8) == 0))
+        return CL_SRC_OBJECT_STORE;
+    return CL_SRC_NVME;
+}
+
+/* Loading time of a replica in pool: weights over the source, plus engine
+ * init. recovery: a replacement after a failure loads from the in-memory
+ * checkpoint (peer hosts over RDMA) or from storage. */
+static int64_t load_time(const struct cl_world *w, int pool, int recovery)
+{
+    const struct cl_scenario *s = w->scn;
+    double bytes = w->scn->server.kind == CL_SRV_LLM
+                       ? w->pools[pool].perf.weight_bytes
+                       : 0.0;
+    int src = source_of(s);
+    double rate;
+
+    if (recovery)
+        src = s->faults.recovery == CL_RECOVER_MEMORY ? CL_SRC_PEER_RDMA
+                                                      : CL_SRC_OBJECT_STORE;
+    rate = !recovery && !isnan(s->deploy.load_bytes_per_s)
+               ? s->deploy.load_bytes_per_s
+               : load_rate(w, src, pool);
+    return sim_s_to_ns(bytes / rate) + s->deploy.engine_init_ns;
+}
+
+struct cl_replica *cl__replica_request(struct cl_world *w, int pool, int warm,
+                                       int64_t failed_at_ns)
+{
+    int slot = free_slot(w);
+    struct cl_replica *rep = w->reps[slot];
+    struct cl_pool_rt *p = &w->pools[pool];
+    int64_t now = sim_loop_now(w->loop);
+    int64_t delay;
+
+    cl__llm_free(rep);
+    memset(rep, 0, sizeof(*rep));
+    rep->w = w;
+    rep->slot = slot;
+    rep->serial = w->next_serial++;
+    rep->pool = pool;
+    rep->borrowed = p->borrowable;
+    rep->requested_ns = now;
+    rep->state_since_ns = now;
+    rep->failed_at_ns = failed_at_ns;
+    rep->state = CL_R_GONE; /* set_state() moves it out */
+    sim_event_init(&rep->life_ev, on_life, rep);
+    cl__counters_init(&rep->ctr);
+    p->gpus_live += w->gpus_per_replica;
+    p->started++;
+    rep->load_ns = load_time(w, pool, failed_at_ns >= 0);
+    if (warm) {
+        become_ready(w, rep);
+        return rep;
+    }
+    w->cold_starts++;
+    set_state(w, rep, CL_R_PROVISIONING);
+    delay = p->borrowable
+                ? p->grace_ns
+                : sim_s_to_ns(wl_dist_draw(
+                      &p->provision, sim_loop_stream(w->loop, "provision")));
+    if (failed_at_ns >= 0)
+        delay += w->scn->faults.detect_ns;
+    sim_loop_after(w->loop, &rep->life_ev, delay);
+    return rep;
+}
+
+void cl__replica_set_busy(struct cl_world *w, struct cl_replica *rep, int busy)
+{
+    int64_t now = sim_loop_now(w->loop);
+    if (busy == rep->busy)
+        return;
+    if (busy)
+        rep->idle_acc_ns += now - rep->idle_since_ns;
+    else
+        rep->idle_since_ns = now;
+    rep->busy = busy;
+}
+
+void cl__replica_drain(struct cl_world *w, struct cl_replica *rep)
+{
+    if (rep->state != CL_R_SERVING)
+        return;
+    set_state(w, rep, CL_R_DRAINING);
+    if (w->scn->server.kind == CL_SRV_ABSTRACT)
+        cl__abstract_drain(w, rep);
+    else
+        cl__llm_drain(w, rep);
+}
+
+void cl__replica_drained(struct cl_world *w, struct cl_replica *rep)
+{
+    if (rep->state == CL_R_DRAINING)
+        set_state(w, rep, CL_R_GONE);
+}
+
+void cl__replica_cancel(struct cl_world *w, struct cl_replica *rep)
+{
+    if (rep->state == CL_R_PROVISIONING || rep->state == CL_R_LOADING)
+        set_state(w, rep, CL_R_GONE);
+}
+
+void cl__replica_fail(struct cl_world *w, struct cl_replica *rep)
+{
+    int was = rep->state;
+    int64_t now = sim_loop_now(w->loop);
+
+    if (was == CL_R_GONE)
+        return;
+    w->failures++;
+    set_state(w, rep, CL_R_GONE);
+    if (was == CL_R_SERVING || was == CL_R_DRAINING) {
+        if (w->scn->server.kind == CL_SRV_ABSTRACT)
+            cl__abstract_fail(w, rep);
+        else
+            cl__llm_fail(w, rep);
+    }
+    /* A replica that was meant to serve is replaced in its pool; one that
+     * was draining away is not. */
+    if (was != CL_R_DRAINING)
+        cl__replica_request(w, rep->pool, 0, now);
+}
+
+void cl__replicas_close(struct cl_world *w, int64_t end_ns)
+{
+    for (int i = 0; i < w->nreps; i++)
+        if (w->reps[i]->state != CL_R_GONE)
+            charge(w, w->reps[i], end_ns);
+}
+
+void cl__replicas_free(struct cl_world *w)
+{
+    for (int i = 0; i < w->nreps; i++) {
+        cl__llm_free(w->reps[i]);
+        free(w->reps[i]);
+    }
+    free(w->reps);
+    w->reps = NULL;
+    w->nreps = w->cap_reps = 0;
+}

@@ -1,0 +1,165 @@
+/*
+ * The scaling-policy interface, version 1. A policy sees only what a live
+ * system can see: a snapshot of serving metrics per replica and per pool,
+ * as vLLM exports them (FACTS.md §6.1), windowed aggregates over the last
+ * metrics window, the current and pending sizes, the targets and the clock.
+ * It answers with the desired number of replicas and, optionally, how many
+ * of them it wants borrowed from preemptible test pools.
+ *
+ * The same object files are linked into the simulator (dsec) and into the
+ * live scaler (dsec-scaler), so nothing here or in a policy file may depend
+ * on the simulator: only plain C types, <math.h>, GSL for numerics, and the
+ * parameter rows of sim/param.h (plain data) to declare settable parameters.
+ * Time is double seconds here (the scaler reads a wall clock); the
+ * simulator converts its int64 ns.
+ *
+ * Life of a policy object: pol_create() with the entry and the parameter
+ * block (filled from the entry's rows: defaults, then YAML); decide() once
+ * per evaluation interval with a borrowed snapshot; pol_destroy(). A policy
+ * may keep state between calls (windows, forecasts). Single-threaded.
+ *
+ * The guard rails common to all policies (no decision on invalid metrics,
+ * cooldowns, step limits, clamping to [min, max]) are applied by
+ * pol_guard_apply() (guard.h) after decide(); policies need not repeat them.
+ */
+#ifndef POL_POLICY_H
+#define POL_POLICY_H
+
+#include <stddef.h>
+
+#include "sim/param.h"
+
+#define POL_API_VERSION 1
+
+/* Replica states as a live system reports them. */
+enum pol_replica_state {
+    POL_RS_PENDING = 0, /* requested: provisioning or loading weights */
+    POL_RS_READY = 1,   /* serving */
+    POL_RS_DRAINING = 2,
+};
+
+/* One replica's metrics. Gauges are instantaneous; rates and quantiles
+ * cover the last window (snapshot.window_s). NAN means "not available"
+ * (e.g. no request finished in the window). */
+struct pol_replica {
+    int pool;                  /* index into snapshot.pools */
+    int state;                 /* enum pol_replica_state */
+    double age_s;              /* since the replica became ready */
+    double num_running;        /* vllm:num_requests_running */
+    double num_waiting;        /* vllm:num_requests_waiting */
+    double kv_usage;           /* vllm:kv_cache_usage_perc, 0..1 */
+    double kv_capacity_tokens; /* from vllm:cache_config_info */
+    double ttft_p50_s;         /* vllm:time_to_first_token_seconds */
+    double ttft_p99_s;
+    double itl_p50_s; /* vllm:inter_token_latency_seconds */
+    double itl_p99_s;
+    double prompt_tokens_per_s; /* rate of vllm:prompt_tokens_total */
+    double output_tokens_per_s; /* rate of vllm:generation_tokens_total */
+    double requests_per_s;      /* rate of vllm:request_success_total */
+    /* Exact window means from the histograms' _sum / _count, which the
+     * coarse vLLM buckets cannot blur (NAN when empty). */
+    double ttft_mean_s;
+    double itl_mean_s;
+};
+
+/* One GPU pool. */
+struct pol_pool {
+    const char *name;
+    int capacity_replicas; /* most replicas the pool can hold */
+    int ready;             /* replicas serving */
+    int pending;           /* requested, not yet serving */
+    int draining;
+    double price_usd_per_replica_hour;
+    double provision_s_mean; /* expected request -> ready time */
+    int preemptible;         /* can be taken back (spot) */
+    int borrowable;          /* a test pool we may borrow from */
+    int priority;            /* lower is preferred */
+};
+
+/* What the policy sees at one evaluation. Borrowed for the call. */
+struct pol_snapshot {
+    int api_version;   /* POL_API_VERSION */
+    double now_s;      /* clock: simulated, or wall time in the scaler */
+    double interval_s; /* time between evaluations */
+    double window_s;   /* span of the windowed rates and quantiles */
+    int metrics_valid; /* 0: stale or missing; the guard then holds */
+
+    /* Sizes, in replicas. */
+    int ready;
+    int pending;
+    int draining;
+    int min_replicas;
+    int max_replicas;
+    int gpus_per_replica;
+
+    /* Targets from the scenario (NAN if unset), seconds. */
+    double target_ttft_s;
+    double target_itl_s; /* the seed's target_latency_ms */
+
+    /* Cluster aggregates over the window (NAN when unavailable). */
+    double arrival_rate_per_s;
+    double mean_prompt_tokens;
+    double mean_output_tokens;
+    double output_tokens_per_s;
+    double ttft_p50_s;
+    double ttft_p99_s;
+    double itl_p50_s;
+    double itl_p99_s;
+    double num_running; /* sums over ready replicas, instantaneous */
+    double num_waiting;
+    double kv_usage_mean;
+    double ttft_mean_s; /* window means from _sum / _count */
+    double itl_mean_s;
+
+    const struct pol_replica *replicas;
+    int nreplicas;
+    const struct pol_pool *pools;
+    int npools;
+};
+
+/* The answer. desired counts replicas in service after pending ones come
+ * up; borrow is how many of the added replicas should come from borrowable
+ * pools (the orchestrator may borrow anyway when other pools are full). */
+struct pol_decision {
+    int desired;
+    int borrow;
+};
+
+struct pol_ops {
+    int version; /* POL_API_VERSION */
+    /* Creates the policy's state from its parameter block (params_size
+     * bytes, laid out by the entry's rows; borrowed for the call). Returns
+     * NULL only on allocation failure. */
+    void *(*create)(const void *params);
+    /* Frees the state; NULL is a no-op. */
+    void (*destroy)(void *state);
+    /* Fills out (out->desired preset to ready + pending, out->borrow to 0).
+     * Returns 0, or a negative code to hold this round. */
+    int (*decide)(void *state, const struct pol_snapshot *s,
+                  struct pol_decision *out);
+};
+
+struct pol_entry {
+    const char *name;
+    const char *summary;            /* one line: the rule and its source */
+    const struct sim_param *params; /* rows, NULL-key terminated */
+    size_t params_size;             /* bytes of the parameter block */
+    const struct pol_ops *ops;
+};
+
+/* The registry: NULL-terminated, name-sorted (models/policy/table.c). */
+extern const struct pol_entry *const pol_table[];
+
+/* Exact-name lookup; NULL on a miss. */
+const struct pol_entry *pol_find(const char *name);
+
+/* "a, b, c" of every name, for "valid: ..." messages. Caller frees. */
+char *pol_names(void);
+
+/* Fills a parameter block of e (e->params_size bytes) with the defaults of
+ * every row. Returns 0, or the sim_param error code of the first bad
+ * default (a bug in a table) with err filled. */
+int pol_params_default(const struct pol_entry *e, void *block, char *err,
+                       size_t errlen);
+
+#endif /* POL_POLICY_H */

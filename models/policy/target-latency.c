@@ -1,0 +1,492 @@
+/*
+ * target-latency: dsec's own policy. It holds the scenario's ITL target
+ * (target_itl_s, the seed's target_latency_ms; target_ttft_s too when set)
+ * with the fewest replicas, scaling ahead of a rising load by the time a
+ * new replica takes to start. docs/policies-planners.md has the design and
+ * its limits; in short:
+ *
+ * (a) Capacity, learned online. Each ready replica at each evaluation
+ *     gives a point (x, y): x its output tokens/s, y its windowed ITL
+ *     (latency_stat: the exact mean by default, or p50/p99). Over the
+ *     last fit_window_s (at most POL_TL_OBS points) a least-squares line
+ *     y = a + b x is fitted; decode ITL grows about linearly with the
+ *     batch (weights read once per step plus KV read per sequence, FACTS.md
+ *     §1-§4 roofline), so the line is a fair local model. The capacity is
+ *     the load where the line reaches target x headroom (0.85):
+ *       cap = (T h - a) / b,
+ *     capped at max_extrapolation (2) x the largest load observed and at
+ *     the smallest load observed violating T (an observation beats the
+ *     line). With no spread in x (flat or degenerate fit) cap is the
+ *     largest load observed at or under T h. Until min_observations points
+ *     exist cap is unknown unless capacity_tokens_per_s is given. The cap
+ *     never falls below the largest load ever served at ITL <= T h: the
+ *     fit sees only recent points, which after a peak are all light, and
+ *     without that memory the policy could never scale down again.
+ * (b) Sizing ahead. Demand D = arrival rate x mean output tokens (tokens/s
+ *     asked for, not served, so a saturated cluster does not hide demand).
+ *     Over the last trend_window_s (300 s) a line through D gives level L
+ *     and slope g. The horizon H is the preferred pool's provision_s_mean
+ *     plus load_time_s (60 s): the preferred pool is the non-borrowable
+ *     pool of lowest priority with room. Forecast
+ *       D_f = max(D, L + max(g, 0) H),   desired = ceil(D_f / cap).
+ * (c) Fast path. If the cluster ITL p99 or TTFT p99 exceeds its target by
+ *     the factor e > 1, or the waiting queue grows beyond one request per
+ *     replica (e = (running + waiting) / running), desired is at least
+ *     ceil(ready x e) at once, pending replicas counting as already added.
+ * (d) Slow down. One replica fewer only when no replica is pending, no
+ *     target is exceeded, and max(D_f, the highest D in the trend window)
+ *     <= down_hysteresis (0.9) x cap x (ready - 1) has held for down_delay_s
+ *     (120 s); then the clock restarts, so removals come one at a time at
+ *     least down_delay_s apart.
+ * (e) Borrowing. An increase is urgent when a target is already exceeded,
+ *     or when at slope g the load reaches the capacity at T of the current
+ *     size sooner than the preferred pool's provision time. Then borrow =
+ *     the replicas needed before a preferred replica could arrive
+ *     (ceil(D(now + provision) / cap) - current, or the fast-path excess),
+ *     at most the increase and the room left in borrowable pools.
+ *
+ * With no ITL target and no TTFT target the policy holds. Cost per call:
+ * O(POL_TL_OBS + POL_TL_DEM). Source: this project (docs/policies-planners.md).
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "models/policy/policy.h"
+#include "sim/param.h"
+#include "sim/xalloc.h"
+
+#define POL_TL_OBS 1024 /* (load, ITL) points kept for the capacity fit */
+#define POL_TL_DEM 256  /* demand samples kept for the trend */
+
+struct tl_params {
+    double headroom;
+    double load_time_s;
+    double trend_window_s;
+    double fit_window_s;
+    int min_observations;
+    double capacity_tokens_per_s;
+    double max_extrapolation;
+    double down_hysteresis;
+    double down_delay_s;
+    int latency_stat; /* enum tl_stat */
+};
+
+/* Which windowed latency is held to the target. The mean is exact (the
+ * histograms' _sum / _count); quantiles are interpolated inside vLLM's
+ * coarse buckets (FACTS.md §6.1): with a 45 ms target between the 25 and
+ * 50 ms ITL bounds, a p99 of traffic sitting at 30 ms reads about 49.7 ms.
+ * A per-request TPOT objective is a mean of that request's ITLs, so the
+ * default holds the mean. */
+enum tl_stat {
+    TL_STAT_MEAN,
+    TL_STAT_P50,
+    TL_STAT_P99,
+};
+
+static const struct sim_param_choice tl_stat_choices[] = {
+    {"mean", TL_STAT_MEAN},
+    {"p50", TL_STAT_P50},
+    {"p99", TL_STAT_P99},
+    {NULL, 0},
+};
+
+static const struct sim_param tl_rows[] = {
+    {"headroom", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, SIM_PF_MIN_EXCL, "0.85",
+     "size so that the fitted ITL stays at target times this",
+     offsetof(struct tl_params, headroom), NULL, NULL},
+    {"load_time_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, 86400, 0, "60",
+     "time to load weights and warm up, added to the preferred pool's "
+     "provision time to make the forecast horizon",
+     offsetof(struct tl_params, load_time_s), NULL, NULL},
+    {"trend_window_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, 86400, SIM_PF_MIN_EXCL,
+     "300", "span of the demand samples whose slope is extrapolated",
+     offsetof(struct tl_params, trend_window_s), NULL, NULL},
+    {"fit_window_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, 604800, SIM_PF_MIN_EXCL,
+     "1800", "span of the (load, ITL p99) points the capacity is fitted to",
+     offsetof(struct tl_params, fit_window_s), NULL, NULL},
+    {"min_observations", SIM_PT_INT, SIM_U_NONE, 2, POL_TL_OBS, 0, "10",
+     "points needed before the fitted capacity is used",
+     offsetof(struct tl_params, min_observations), NULL, NULL},
+    {"capacity_tokens_per_s", SIM_PT_DOUBLE, SIM_U_PER_S, 0, 1e9, 0, "0",
+     "output tokens/s one replica serves at target x headroom; 0: learn it",
+     offsetof(struct tl_params, capacity_tokens_per_s), NULL, NULL},
+    {"max_extrapolation", SIM_PT_DOUBLE, SIM_U_NONE, 1, 100, 0, "2",
+     "the fitted capacity is at most this times the largest load observed",
+     offsetof(struct tl_params, max_extrapolation), NULL, NULL},
+    {"down_hysteresis", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, SIM_PF_MIN_EXCL,
+     "0.9",
+     "remove a replica only if the load fits in this fraction of the "
+     "capacity of one replica fewer",
+     offsetof(struct tl_params, down_hysteresis), NULL, NULL},
+    {"latency_stat", SIM_PT_ENUM, SIM_U_NONE, 0, 0, 0, "mean",
+     "which windowed ITL and TTFT statistic is held to the target: mean "
+     "(exact, from _sum/_count), p50 or p99 (from vLLM's buckets)",
+     offsetof(struct tl_params, latency_stat), tl_stat_choices, NULL},
+    {"down_delay_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, 86400, 0, "120",
+     "the scale-down condition must hold this long, and removals are at "
+     "least this far apart",
+     offsetof(struct tl_params, down_delay_s), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+struct tl_pt {
+    double t_s;
+    double x;
+    double y;
+};
+
+struct tl_ring {
+    struct tl_pt *v;
+    int cap;
+    int n;
+    int head;
+};
+
+struct tl_state {
+    struct tl_params p;
+    struct tl_ring obs; /* x = replica output tokens/s, y = ITL p99 */
+    struct tl_ring dem; /* x = demand tokens/s, y unused */
+    double last_waiting;
+    double down_since_s; /* NAN: the down condition does not hold */
+    double last_down_s;
+    /* The largest per-replica load ever served at ITL <= target x
+     * headroom, and at <= target: capacity is a property of the hardware,
+     * so what was seen at the last peak still holds when the load has
+     * fallen and only light loads are observed. */
+    double seen_ok_h;
+    double seen_ok_t;
+};
+
+static void ring_push(struct tl_ring *r, double t_s, double x, double y)
+{
+    r->v[r->head] = (struct tl_pt){t_s, x, y};
+    r->head = (r->head + 1) % r->cap;
+    if (r->n < r->cap)
+        r->n++;
+}
+
+/* The k-th newest point (k = 0 is the newest). */
+static const struct tl_pt *ring_at(const struct tl_ring *r, int k)
+{
+    return &r->v[(r->head + r->cap - 1 - k) % r->cap];
+}
+
+static void *tl_create(const void *params)
+{
+    struct tl_state *st = xcalloc(1, sizeof(*st));
+
+    st->p = *(const struct tl_params *)params;
+    st->obs.cap = POL_TL_OBS;
+    st->obs.v = xcalloc(POL_TL_OBS, sizeof(struct tl_pt));
+    st->dem.cap = POL_TL_DEM;
+    st->dem.v = xcalloc(POL_TL_DEM, sizeof(struct tl_pt));
+    st->last_waiting = NAN;
+    st->down_since_s = NAN;
+    st->last_down_s = -INFINITY;
+    return st;
+}
+
+static void tl_destroy(void *state)
+{
+    struct tl_state *st = state;
+
+    if (st == NULL)
+        return;
+    free(st->obs.v);
+    free(st->dem.v);
+    free(st);
+}
+
+/* Capacity per replica in output tokens/s at ITL = itl_s, from the fit
+ * (a), at most the smallest load seen with ITL above viol_s. NAN when
+ * unknown. */
+static double capacity_at(const struct tl_state *st, double now_s, double itl_s,
+                          double viol_s)
+{
+    double mx = 0, my = 0, sxx = 0, sxy = 0, xmax = 0, xmax_ok = NAN;
+    double xviol = INFINITY, cap;
+    int n = 0;
+
+    if (!isfinite(itl_s))
+        return NAN;
+    for (int k = 0; k < st->obs.n; k++) {
+        const struct tl_pt *q = ring_at(&st->obs, k);
+
+        if (now_s - q->t_s > st->p.fit_window_s)
+            break;
+        n++;
+        mx += q->x;
+        my += q->y;
+        xmax = fmax(xmax, q->x);
+        if (q->y <= itl_s && !(q->x <= xmax_ok))
+            xmax_ok = q->x;
+        if (q->y > viol_s)
+            xviol = fmin(xviol, q->x);
+    }
+    if (n < st->p.min_observations)
+        return NAN;
+    mx /= n;
+    my /= n;
+    for (int k = 0; k < n; k++) {
+        const struct tl_pt *q = ring_at(&st->obs, k);
+
+        sxx += (q->x - mx) * (q->x - mx);
+        sxy += (q->x - mx) * (q->y - my);
+    }
+    /* A spread below 2% of the mean load cannot carry a slope. */
+    if (sxy > 0 && sxx > n * (0.02 * mx) * (0.02 * mx)) {
+        double b = sxy / sxx;
+
+        cap = (itl_s - (my - b * mx)) / b;
+        cap = fmin(cap, st->p.max_extrapolation * xmax);
+    } else {
+        cap = xmax_ok;
+    }
+    cap = fmin(cap, xviol);
+    return cap > 0 ? cap : NAN;
+}
+
+/* Level at now_s and slope of the demand over the trend window. */
+static void trend(const struct tl_state *st, double now_s, double *level,
+                  double *slope)
+{
+    double mt = 0, md = 0, stt = 0, std = 0;
+    int n = 0;
+
+    for (int k = 0; k < st->dem.n; k++) {
+        const struct tl_pt *q = ring_at(&st->dem, k);
+
+        if (now_s - q->t_s > st->p.trend_window_s)
+            break;
+        n++;
+        mt += q->t_s - now_s;
+        md += q->x;
+    }
+    *slope = 0;
+    *level = n > 0 ? ring_at(&st->dem, 0)->x : NAN;
+    if (n < 3)
+        return;
+    mt /= n;
+    md /= n;
+    for (int k = 0; k < n; k++) {
+        const struct tl_pt *q = ring_at(&st->dem, k);
+
+        stt += (q->t_s - now_s - mt) * (q->t_s - now_s - mt);
+        std += (q->t_s - now_s - mt) * (q->x - md);
+    }
+    if (stt <= 0)
+        return;
+    *slope = std / stt;
+    *level = md - *slope * mt;
+}
+
+/* Highest demand in the trend window. */
+static double demand_max(const struct tl_state *st, double now_s)
+{
+    double m = 0;
+
+    for (int k = 0; k < st->dem.n; k++) {
+        const struct tl_pt *q = ring_at(&st->dem, k);
+
+        if (now_s - q->t_s > st->p.trend_window_s)
+            break;
+        m = fmax(m, q->x);
+    }
+    return m;
+}
+
+static int pool_room(const struct pol_pool *p)
+{
+    int room = p->capacity_replicas - p->ready - p->pending - p->draining;
+
+    return room > 0 ? room : 0;
+}
+
+/* Provision time of the preferred pool: the non-borrowable pool of lowest
+ * priority with room (or with none if all are full); 0 with no pools. */
+static double preferred_provision_s(const struct pol_snapshot *s)
+{
+    const struct pol_pool *best = NULL;
+    int best_room = 0;
+
+    for (int i = 0; i < s->npools; i++) {
+        const struct pol_pool *p = &s->pools[i];
+        int room = pool_room(p) > 0;
+
+        if (p->borrowable)
+            continue;
+        if (best == NULL || room > best_room ||
+            (room == best_room && p->priority < best->priority)) {
+            best = p;
+            best_room = room;
+        }
+    }
+    if (best == NULL)
+        for (int i = 0; i < s->npools; i++)
+            if (best == NULL || s->pools[i].priority < best->priority)
+                best = &s->pools[i];
+    return best != NULL && isfinite(best->provision_s_mean)
+               ? best->provision_s_mean
+               : 0;
+}
+
+static int borrowable_room(const struct pol_snapshot *s)
+{
+    int room = 0;
+
+    for (int i = 0; i < s->npools; i++)
+        if (s->pools[i].borrowable)
+            room += pool_room(&s->pools[i]);
+    return room;
+}
+
+static int ceil_replicas(double v)
+{
+    if (!(v > 0))
+        return 0;
+    return (int)fmin(ceil(v - 1e-9), 1e6);
+}
+
+static double stat_pick(int stat, double mean, double p50, double p99)
+{
+    return stat == TL_STAT_MEAN ? mean : stat == TL_STAT_P50 ? p50 : p99;
+}
+
+static int tl_decide(void *state, const struct pol_snapshot *s,
+                     struct pol_decision *out)
+{
+    struct tl_state *st = state;
+    const struct tl_params *p = &st->p;
+    double T = s->target_itl_s, d, level, slope, prov, horizon, df, cap, capT;
+    double e = 1, itl_now, ttft_now;
+    int cur = s->ready + s->pending, fast = 0, want;
+
+    if (!isfinite(T) && !isfinite(s->target_ttft_s))
+        return 0;
+
+    /* Observations. */
+    for (int i = 0; i < s->nreplicas; i++) {
+        const struct pol_replica *r = &s->replicas[i];
+
+        double itl = stat_pick(p->latency_stat, r->itl_mean_s, r->itl_p50_s,
+                               r->itl_p99_s);
+
+        if (r->state == POL_RS_READY && isfinite(r->output_tokens_per_s) &&
+            r->output_tokens_per_s > 0 && isfinite(itl)) {
+            ring_push(&st->obs, s->now_s, r->output_tokens_per_s, itl);
+            if (isfinite(T) && itl <= T * p->headroom)
+                st->seen_ok_h = fmax(st->seen_ok_h, r->output_tokens_per_s);
+            if (isfinite(T) && itl <= T)
+                st->seen_ok_t = fmax(st->seen_ok_t, r->output_tokens_per_s);
+        }
+    }
+    d = s->arrival_rate_per_s * s->mean_output_tokens;
+    if (!isfinite(d))
+        d = s->output_tokens_per_s;
+    if (isfinite(d))
+        ring_push(&st->dem, s->now_s, d, 0);
+
+    /* (c) Fast path: the excess factor over the targets now. */
+    itl_now =
+        stat_pick(p->latency_stat, s->itl_mean_s, s->itl_p50_s, s->itl_p99_s);
+    ttft_now = stat_pick(p->latency_stat, s->ttft_mean_s, s->ttft_p50_s,
+                         s->ttft_p99_s);
+    if (isfinite(T) && isfinite(itl_now))
+        e = fmax(e, itl_now / T);
+    if (isfinite(s->target_ttft_s) && isfinite(ttft_now))
+        e = fmax(e, ttft_now / s->target_ttft_s);
+    if (isfinite(s->num_waiting) && s->num_waiting > s->ready &&
+        isfinite(st->last_waiting) && s->num_waiting > st->last_waiting &&
+        isfinite(s->num_running))
+        e = fmax(e,
+                 (s->num_running + s->num_waiting) / fmax(s->num_running, 1));
+    st->last_waiting = s->num_waiting;
+    if (e > 1)
+        fast = s->ready > 0 ? ceil_replicas(s->ready * e) : 1;
+
+    /* (a) Capacity, (b) forecast over the cold-start horizon. */
+    if (p->capacity_tokens_per_s > 0) {
+        cap = p->capacity_tokens_per_s;
+        capT = cap / p->headroom;
+    } else {
+        cap = capacity_at(st, s->now_s, T * p->headroom, T);
+        capT = capacity_at(st, s->now_s, T, T);
+        /* Never below what was served within target: the line is fitted to
+         * recent points, which after a peak are all light loads. */
+        if (st->seen_ok_h > 0 && !(cap >= st->seen_ok_h))
+            cap = st->seen_ok_h;
+        if (st->seen_ok_t > 0 && !(capT >= st->seen_ok_t))
+            capT = st->seen_ok_t;
+        if (isfinite(cap) && !(capT >= cap))
+            capT = cap;
+    }
+    trend(st, s->now_s, &level, &slope);
+    prov = preferred_provision_s(s);
+    horizon = prov + p->load_time_s;
+    df = isfinite(d) ? fmax(d, level + fmax(slope, 0) * horizon) : NAN;
+    want = fast;
+    if (isfinite(cap) && isfinite(df) && ceil_replicas(df / cap) > want)
+        want = ceil_replicas(df / cap);
+
+    if (want > cur) {
+        int urgent = e > 1, room = borrowable_room(s);
+
+        st->down_since_s = NAN;
+        out->desired = want;
+        if (!urgent && isfinite(capT) && slope > 0 &&
+            (capT * cur - level) / slope < prov)
+            urgent = 1;
+        if (urgent && room > 0) {
+            int need_now = fast - cur;
+
+            if (isfinite(cap) &&
+                ceil_replicas((level + fmax(slope, 0) * prov) / cap) - cur >
+                    need_now)
+                need_now =
+                    ceil_replicas((level + fmax(slope, 0) * prov) / cap) - cur;
+            if (need_now > want - cur)
+                need_now = want - cur;
+            if (need_now > room)
+                need_now = room;
+            out->borrow = need_now > 0 ? need_now : 0;
+        }
+        return 0;
+    }
+
+    /* (d) Scale down slowly. */
+    if (s->pending == 0 && e <= 1 && isfinite(cap) && isfinite(df) &&
+        s->ready >= 2 &&
+        fmax(df, demand_max(st, s->now_s)) <=
+            p->down_hysteresis * cap * (s->ready - 1)) {
+        if (isnan(st->down_since_s))
+            st->down_since_s = s->now_s;
+        if (s->now_s - st->down_since_s >= p->down_delay_s - 1e-9 &&
+            s->now_s - st->last_down_s >= p->down_delay_s - 1e-9) {
+            out->desired = s->ready - 1;
+            st->down_since_s = s->now_s;
+            st->last_down_s = s->now_s;
+        }
+    } else {
+        st->down_since_s = NAN;
+    }
+    return 0;
+}
+
+static const struct pol_ops tl_ops = {
+    .version = POL_API_VERSION,
+    .create = tl_create,
+    .destroy = tl_destroy,
+    .decide = tl_decide,
+};
+
+const struct pol_entry pol_target_latency = {
+    .name = "target-latency",
+    .summary = "dsec: hold ITL p99 at target with fewest replicas; capacity "
+               "fitted online (ITL vs tokens/s, headroom 0.85), demand "
+               "trend extrapolated over provision + 60 s, fast path on "
+               "violation, slow one-step down, borrows when urgent",
+    .params = tl_rows,
+    .params_size = sizeof(struct tl_params),
+    .ops = &tl_ops,
+};

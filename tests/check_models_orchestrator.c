@@ -1,0 +1,284 @@
+/*
+ * Check suite for the elastic cluster (models/cluster/replica.c,
+ * orchestrator.c): the replica life cycle and what it is charged, scale-up
+ * and drain, borrowing from a test pool and giving it back first, a
+ * scripted failure with both recovery modes, clamping to [min, max], and a
+ * reserved pool paid whether used or not. Abstract servers keep the
+ * arithmetic exact: a replica's load time is only deploy.engine_init.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/cluster/cluster.h"
+#include "scenarios/load.h"
+#include "sim/xalloc.h"
+
+static void run_text(const char *text, struct cl_results *res)
+{
+    struct cl_scenario scn;
+    struct cl_run_opts opts = {.base_dir = "."};
+    struct sim_diag d;
+    int rc;
+
+    sim_diag_init(&d);
+    rc = scn_string_load("inline.yaml", text, strlen(text), &scn, &d);
+    if (rc == 0)
+        rc = cl_run(&scn, &opts, res, &d);
+    if (rc != 0 || d.n > 0)
+        sim_diag_print(&d, stderr);
+    ck_assert_int_eq(rc, 0);
+    sim_diag_fini(&d);
+    cl_scenario_fini(&scn);
+}
+
+/* A light abstract workload over `duration`, an elastic cluster of 1..max
+ * one-GPU replicas whose replicas cost $1/h, and a static policy asking for
+ * `want` replicas. Provisioning 100 s, engine init 50 s, policy every 10 s. */
+static char *elastic_text(int max, int want, const char *cluster_extra,
+                          const char *extra)
+{
+    return xasprintf("seed: 1\n"
+                     "workload:\n"
+                     "  synthetic:\n"
+                     "    arrival: {process: deterministic, rate_per_s: 0.5}\n"
+                     "    duration: 1000s\n"
+                     "server:\n"
+                     "  kind: abstract\n"
+                     "  service: {dist: deterministic, mean_s: 1.0}\n"
+                     "  price: $1/h\n"
+                     "deploy: {engine_init: 50s}\n"
+                     "cluster: {min_gpus: 1, max_gpus: %d%s}\n"
+                     "policy:\n"
+                     "  name: static\n"
+                     "  interval: 10s\n"
+                     "  max_step_up: 8\n"
+                     "  max_step_down: 8\n"
+                     "  scale_down_cooldown: 0s\n"
+                     "  params: {replicas: %d}\n"
+                     "%s",
+                     max, cluster_extra, want, extra);
+}
+
+static const char *const pools_100s =
+    "pools:\n"
+    "  - {name: main, capacity_gpus: 8, price_per_gpu_hour: $1/h,\n"
+    "     provision: {dist: fixed, mean_s: 100}}\n";
+
+START_TEST(test_cl_run_replica_lifecycle_charging)
+{
+    struct cl_results r;
+    char *t = elastic_text(4, 3, "", pools_100s);
+    double end;
+
+    run_text(t, &r);
+    /* At t = 10 s the policy asks for 3: two more replicas, provisioning
+     * 100 s then loading 50 s, serving from t = 160 s to the end. */
+    end = r.sim_time_s;
+    ck_assert_uint_eq(r.cold_starts, 2);
+    ck_assert_uint_eq(r.scale_events, 1);
+    ck_assert_int_eq(r.replicas_min, 1);
+    ck_assert_int_eq(r.replicas_max, 3);
+    ck_assert_double_eq_tol(r.gpu_hours_by_state[CL_GS_PROVISIONING],
+                            2 * 100.0 / 3600, 1e-9);
+    ck_assert_double_eq_tol(r.gpu_hours_by_state[CL_GS_LOADING],
+                            2 * 50.0 / 3600, 1e-9);
+    /* Everything held is charged: 1 replica the whole run, 2 from 10 s. */
+    ck_assert_double_eq_tol(r.gpu_hours, (end + 2 * (end - 10)) / 3600, 1e-9);
+    ck_assert_double_eq_tol(r.cost_usd, r.gpu_hours * 1.0, 1e-9);
+    /* Serving splits into busy and idle; it sums with the rest. */
+    ck_assert_double_eq_tol(r.gpu_hours_by_state[CL_GS_SERVING] +
+                                r.gpu_hours_by_state[CL_GS_IDLE],
+                            (end + 2 * (end - 160)) / 3600, 1e-9);
+    ck_assert(r.gpu_hours_by_state[CL_GS_IDLE] > 0);
+    cl_results_fini(&r);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_cl_run_clamp_to_max)
+{
+    struct cl_results r;
+    char *t = elastic_text(3, 10, "", pools_100s);
+
+    run_text(t, &r);
+    /* The policy asks for 10; the guard clamps to max_gpus = 3. */
+    ck_assert_int_eq(r.replicas_max, 3);
+    ck_assert_uint_eq(r.cold_starts, 2);
+    cl_results_fini(&r);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_cl_run_borrow_and_give_back)
+{
+    struct cl_results r;
+    /* The owned pool holds 2 GPUs; the policy wants 4, so 2 come from the
+     * test pool after its 30 s grace period, with no provisioning. */
+    char *t = elastic_text(
+        4, 4, "",
+        "pools:\n"
+        "  - {name: main, capacity_gpus: 2, price_per_gpu_hour: $2/h,\n"
+        "     provision: {dist: fixed, mean_s: 100}}\n"
+        "  - {name: test, capacity_gpus: 4, price_per_gpu_hour: $1/h,\n"
+        "     borrowable: true, grace: 30s}\n");
+    int test = -1;
+
+    run_text(t, &r);
+    ck_assert_int_eq(r.npools, 2);
+    for (int i = 0; i < r.npools; i++)
+        if (r.pools[i].borrowable)
+            test = i;
+    ck_assert_int_ge(test, 0);
+    ck_assert_uint_eq(r.pools[test].replicas_started, 2);
+    ck_assert_double_eq_tol(
+        r.pools[test].gpu_hours_by_state[CL_GS_PROVISIONING], 2 * 30.0 / 3600,
+        1e-9);
+    ck_assert_double_eq_tol(r.borrowed_gpu_hours, r.pools[test].gpu_hours_used,
+                            1e-12);
+    ck_assert(r.borrowed_gpu_hours > 0);
+    ck_assert_int_eq(r.replicas_max, 4);
+    cl_results_fini(&r);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_cl_run_borrowed_returned_first)
+{
+    struct cl_results r;
+    /* Start with 4 (2 owned, 2 borrowed), then the policy wants 2: the
+     * borrowed replicas drain, the owned ones stay. */
+    char *t = elastic_text(
+        4, 2, ", initial_gpus: 4",
+        "pools:\n"
+        "  - {name: main, capacity_gpus: 2, price_per_gpu_hour: $2/h}\n"
+        "  - {name: test, capacity_gpus: 4, price_per_gpu_hour: $1/h,\n"
+        "     borrowable: true, grace: 30s}\n");
+    double main_h = 0, test_h = 0;
+
+    run_text(t, &r);
+    for (int i = 0; i < r.npools; i++) {
+        if (r.pools[i].borrowable)
+            test_h = r.pools[i].gpu_hours_used;
+        else
+            main_h = r.pools[i].gpu_hours_used;
+    }
+    /* Owned: 2 GPUs the whole run; borrowed: 2 GPUs until about t = 10. */
+    ck_assert_double_eq_tol(main_h, 2 * r.sim_time_s / 3600, 1e-9);
+    ck_assert(test_h < 2 * 12.0 / 3600);
+    ck_assert_int_eq(r.replicas_min, 2);
+    cl_results_fini(&r);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_cl_run_reserved_pool_paid_whole)
+{
+    struct cl_results r;
+    char *t =
+        elastic_text(4, 1, "",
+                     "pools:\n"
+                     "  - {name: main, capacity_gpus: 4, reserved: true,\n"
+                     "     price_per_gpu_hour: $1/h}\n");
+
+    run_text(t, &r);
+    /* One replica used; four GPUs paid. */
+    ck_assert_double_eq_tol(r.pools[0].gpu_hours_used, r.sim_time_s / 3600,
+                            1e-9);
+    ck_assert_double_eq_tol(r.pools[0].gpu_hours_paid, 4 * r.sim_time_s / 3600,
+                            1e-9);
+    ck_assert_double_eq_tol(r.cost_usd, 4 * r.sim_time_s / 3600, 1e-9);
+    cl_results_fini(&r);
+    free(t);
+}
+END_TEST
+
+/* Llama-3.1-70B, TP4, 3 static replicas (an elastic 12..12 cluster so
+ * that failures get replaced), one scripted GPU failure at 300 s. */
+static char *failure_text(const char *recovery)
+{
+    return xasprintf(
+        "seed: 3\n"
+        "model: llama-3.1-70b\n"
+        "workload:\n"
+        "  synthetic:\n"
+        "    arrival: {process: poisson, rate_per_s: 6}\n"
+        "    duration: 900s\n"
+        "    prompt_tokens: {dist: lognormal, mean: 1000, sd: 500}\n"
+        "    output_tokens: {dist: lognormal, mean: 200, sd: 100, max: 1000}\n"
+        "hardware: {gpu: h100}\n"
+        "deploy: {model_path: s3://models/llama-3.1-70b, tp: 4, "
+        "engine_init: 30s}\n"
+        "cluster: {min_gpus: 12, max_gpus: 12}\n"
+        "policy: {name: static}\n"
+        "pools:\n"
+        "  - {name: main, capacity_gpus: 16,\n"
+        "     provision: {dist: fixed, mean_s: 60}}\n"
+        "faults:\n"
+        "  recovery: %s\n"
+        "  detect: 10s\n"
+        "  scripted:\n"
+        "    - {at: 300s, kind: gpu}\n"
+        "slo: {ttft_ms: 2000, tpot_ms: 100}\n",
+        recovery);
+}
+
+START_TEST(test_cl_run_failure_recovery_modes)
+{
+    struct cl_results mem, sto;
+    char *tm = failure_text("memory"), *ts = failure_text("storage");
+    double weights = 141.1e9; /* Llama-3.1-70B bf16, about 2 x 70.55e9 */
+
+    run_text(tm, &mem);
+    run_text(ts, &sto);
+    ck_assert_uint_eq(mem.failures, 1);
+    ck_assert_uint_eq(sto.failures, 1);
+    ck_assert(mem.requests_retried > 0);
+    /* Detection 10 s + provisioning 60 s + weights + init 30 s; weights
+     * over RDMA from peer hosts (4 x 46 GB/s) or from object storage
+     * (5 GB/s). */
+    printf("# recovery: memory %.1f s, storage %.1f s\n", mem.recovery_s_mean,
+           sto.recovery_s_mean);
+    fflush(stdout);
+    ck_assert_double_eq_tol(mem.recovery_s_mean, 100 + weights / (4 * 46e9),
+                            0.5);
+    ck_assert_double_eq_tol(sto.recovery_s_mean, 100 + weights / 5e9, 0.5);
+    ck_assert(sto.slo_attainment <= mem.slo_attainment);
+    cl_results_fini(&mem);
+    cl_results_fini(&sto);
+    free(tm);
+    free(ts);
+}
+END_TEST
+
+static Suite *orch_suite(void)
+{
+    Suite *s = suite_create("orchestrator");
+    TCase *tc = tcase_create("replica");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_cl_run_replica_lifecycle_charging);
+    tcase_add_test(tc, test_cl_run_clamp_to_max);
+    tcase_add_test(tc, test_cl_run_reserved_pool_paid_whole);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("borrowing");
+    tcase_add_test(tc, test_cl_run_borrow_and_give_back);
+    tcase_add_test(tc, test_cl_run_borrowed_returned_first);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("faults");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_cl_run_failure_recovery_modes);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(orch_suite());
+    int failed;
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
