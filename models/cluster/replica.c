@@ -69,6 +69,9 @@ static void note_sizes(struct cl_world *w)
     double gpus = 0;
     for (int i = 0; i < w->npools; i++)
         gpus += w->pools[i].gpus_live;
+    /* A change of size is part of the run: it ends no earlier. */
+    if (now > w->last_event_ns)
+        w->last_event_ns = now;
     sim_tavg_set(&w->replicas_up, now, (double)w->n_serving);
     sim_tavg_set(&w->iv_replicas, now, (double)w->n_serving);
     sim_tavg_set(&w->gpus_held, now, gpus);

@@ -148,6 +148,7 @@ struct tl_state {
     struct tl_ring obs; /* x = replica output tokens/s, y = ITL p99 */
     struct tl_ring dem; /* x = demand tokens/s, y unused */
     double last_waiting;
+    double last_d;       /* demand of the previous evaluation, tokens/s */
     double down_since_s; /* NAN: the down condition does not hold */
     double last_down_s;
     /* The largest per-replica load ever served at ITL <= target x
@@ -184,6 +185,7 @@ static void *tl_create(const void *params)
     st->last_waiting = NAN;
     st->down_since_s = NAN;
     st->last_down_s = -INFINITY;
+    st->last_d = NAN;
     return st;
 }
 
@@ -359,7 +361,7 @@ static int tl_decide(void *state, const struct pol_snapshot *s,
     struct tl_state *st = state;
     const struct tl_params *p = &st->p;
     double T = s->target_itl_s, d, level, slope, prov, horizon, df, cap, capT;
-    double e = 1, itl_now, ttft_now;
+    double e = 1, itl_now, ttft_now, inflight, base_inflight;
     int cur = s->ready + s->pending, fast = 0, want;
 
     if (!isfinite(T) && !isfinite(s->target_ttft_s))
@@ -384,8 +386,25 @@ static int tl_decide(void *state, const struct pol_snapshot *s,
     d = s->arrival_rate_per_s * s->mean_output_tokens;
     if (!isfinite(d))
         d = s->output_tokens_per_s;
+    /* The in-flight count as of the previous evaluations: its mean over
+     * the window is the baseline for the concurrency signal below. */
+    inflight = s->num_running + s->num_waiting;
+    base_inflight = NAN;
+    {
+        double sum = 0;
+        int n = 0;
+        for (int k = 0; k < st->dem.n; k++) {
+            const struct tl_pt *q = ring_at(&st->dem, k);
+            if (s->now_s - q->t_s > s->window_s)
+                break;
+            sum += q->y;
+            n++;
+        }
+        if (n > 0)
+            base_inflight = sum / n;
+    }
     if (isfinite(d))
-        ring_push(&st->dem, s->now_s, d, 0);
+        ring_push(&st->dem, s->now_s, d, isfinite(inflight) ? inflight : 0);
 
     /* (c) Fast path: the excess factor over the targets now. */
     itl_now =
@@ -425,6 +444,27 @@ static int tl_decide(void *state, const struct pol_snapshot *s,
     prov = preferred_provision_s(s);
     horizon = prov + p->load_time_s;
     df = isfinite(d) ? fmax(d, level + fmax(slope, 0) * horizon) : NAN;
+    /* De-lagged demand: the window average moves by (recent - dropped) x
+     * interval / window per evaluation, so the rate of the last interval
+     * is about last + (d - last) x window / interval. It reacts to a step
+     * within one evaluation instead of a whole window, at the price of
+     * noise (x window / interval), so it only counts for sizing up when it
+     * exceeds the window average by 20%. */
+    if (isfinite(d) && isfinite(st->last_d) && s->interval_s > 0 &&
+        s->window_s > s->interval_s) {
+        double recent =
+            st->last_d + (d - st->last_d) * s->window_s / s->interval_s;
+        if (recent > 1.2 * d)
+            df = fmax(df, recent);
+    }
+    st->last_d = d;
+    /* Concurrency leads: by Little's law the requests in flight grow with
+     * the arrival rate at once, while the windowed rate lags by up to a
+     * window. A rise of the in-flight count over its recent mean scales
+     * the demand in proportion (for sizing up only, above 20%). */
+    if (isfinite(d) && isfinite(inflight) && base_inflight > 0 &&
+        inflight > 1.2 * base_inflight)
+        df = fmax(df, d * inflight / base_inflight);
     want = fast;
     if (isfinite(cap) && isfinite(df) && ceil_replicas(df / cap) > want)
         want = ceil_replicas(df / cap);
