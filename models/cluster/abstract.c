@@ -66,11 +66,13 @@ static void on_done(struct sim_loop *loop, struct sim_event *ev)
     set_slots(w, rep, -1);
     cl__set_running(w, -1);
     rep->ctr.completed++;
-    pol_ph_add_n(&rep->ctr.ttft, sim_ns_to_s(r->first_token_ns - r->arrival_ns),
-                 1);
-    pol_ph_add_n(&w->cl_ctr.ttft,
-                 sim_ns_to_s(r->first_token_ns - r->arrival_ns), 1);
     w->cl_ctr.completed++;
+    if (w->elastic) {
+        /* Only a policy reads these: static clusters skip them. */
+        double ttft_s = sim_ns_to_s(r->first_token_ns - r->arrival_ns);
+        pol_ph_add_n(&rep->ctr.ttft, ttft_s, 1);
+        pol_ph_add_n(&w->cl_ctr.ttft, ttft_s, 1);
+    }
     cl__complete(w, r);
     if (rep->state == CL_R_DRAINING && rep->slots_busy == 0)
         cl__replica_drained(w, rep);

@@ -110,7 +110,7 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
     /* Every decoder of this iteration made one token, one inter-token
      * interval each: one histogram update for all of them. */
     e->ctx_sum += e->decode_in_flight;
-    if (e->decode_in_flight > 0) {
+    if (e->decode_in_flight > 0 && w->elastic) {
         pol_ph_add_n(&rep->ctr.itl, itl_s, (uint64_t)e->decode_in_flight);
         pol_ph_add_n(&w->cl_ctr.itl, itl_s, (uint64_t)e->decode_in_flight);
     }
@@ -135,9 +135,12 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
         cl__fifo_pop(&e->prefill);
         r->first_token_ns = now;
         tokens++;
-        ttft_s = sim_ns_to_s(now - r->arrival_ns);
-        pol_ph_add_n(&rep->ctr.ttft, ttft_s, 1);
-        pol_ph_add_n(&w->cl_ctr.ttft, ttft_s, 1);
+        if (w->elastic) {
+            /* Only a policy reads these: static clusters skip them. */
+            ttft_s = sim_ns_to_s(now - r->arrival_ns);
+            pol_ph_add_n(&rep->ctr.ttft, ttft_s, 1);
+            pol_ph_add_n(&w->cl_ctr.ttft, ttft_s, 1);
+        }
         if (r->output_tokens <= 1) {
             finish(e, r);
             continue;
