@@ -23,6 +23,7 @@ struct cli_entry {
     int (*exec)(int argc, char **argv); /* argv[0] is the command name */
 };
 
+extern const struct cli_entry cli_cmd_compare;
 extern const struct cli_entry cli_cmd_help;
 extern const struct cli_entry cli_cmd_run;
 extern const struct cli_entry cli_cmd_validate;

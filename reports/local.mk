@@ -1,7 +1,8 @@
 # reports/: SQLite schema and writer, summary table and JSON.
 noinst_LTLIBRARIES += reports/libreports.la
 reports_libreports_la_SOURCES = reports/db.c reports/db.h \
-	reports/summary.c reports/summary.h reports/schema.h
+	reports/summary.c reports/summary.h reports/schema.h \
+	reports/compare.c reports/compare-plot.c reports/compare.h
 nodist_reports_libreports_la_SOURCES = reports/schema-sql.c
 
 # The schema lives in one place, reports/schema.sql (installed for users'

@@ -1,4 +1,4 @@
--- dsec results database, schema version 2.
+-- dsec results database, schema version 3.
 --
 -- One row in runs per simulation run; its scalar metrics in summary (long
 -- format: one row per metric, names as in docs/results.md), its time series
@@ -10,12 +10,12 @@
 -- Changing this file means raising the version in both places below and
 -- RPT_SCHEMA_VERSION in reports/schema.h.
 
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 CREATE TABLE meta (
     schema_version INTEGER NOT NULL
 );
-INSERT INTO meta (schema_version) VALUES (2);
+INSERT INTO meta (schema_version) VALUES (3);
 
 CREATE TABLE runs (
     id INTEGER PRIMARY KEY,
@@ -88,3 +88,25 @@ CREATE TABLE notes (
     text TEXT NOT NULL,
     PRIMARY KEY (run_id, seq)
 );
+
+-- Policy comparisons (dsec compare, docs/compare.md): one row per
+-- comparison, and one row in comparison_runs per run it made. Replication r
+-- of every policy ran with seed comparisons.seed + r.
+CREATE TABLE comparisons (
+    id INTEGER PRIMARY KEY,
+    started_at TEXT NOT NULL,       -- ISO-8601 UTC, from the caller
+    scenario_name TEXT,
+    policies TEXT NOT NULL,         -- JSON array of the --policy arguments
+    replications INTEGER NOT NULL,
+    seed INTEGER NOT NULL           -- of replication 0; bit pattern as runs
+);
+
+CREATE TABLE comparison_runs (
+    comparison_id INTEGER NOT NULL
+        REFERENCES comparisons (id) ON DELETE CASCADE,
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    policy TEXT NOT NULL,           -- the --policy argument, with parameters
+    replication INTEGER NOT NULL,   -- 0-based
+    PRIMARY KEY (comparison_id, run_id)
+);
+CREATE INDEX comparison_runs_run_id ON comparison_runs (run_id);
