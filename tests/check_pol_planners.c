@@ -252,6 +252,7 @@ static void dt_fill(struct fx *f, double now_s, int ready, double rate,
     f->s.mean_prompt_tokens = 500;
     f->s.mean_output_tokens = 100;
     f->s.itl_p99_s = itl_p99;
+    f->s.itl_mean_s = itl_p99; /* learning tests the exact mean */
 }
 
 START_TEST(test_dynamo_throughput_holds_before_observation)
@@ -801,14 +802,14 @@ START_TEST(test_predictive_learns_capacity)
 
     /* Nothing learned: hold. */
     pr_fill(&f, 0, 20);
-    f.s.itl_p99_s = 0.2;
+    f.s.itl_p99_s = f.s.itl_mean_s = 0.2;
     ck_assert_int_eq(decide(&pol_predictive, st, &f, NULL), 10);
     /* 20 req/s on 10 replicas meets the target: 2 per replica. */
     pr_fill(&f, 60, 20);
-    f.s.itl_p99_s = 0.03;
+    f.s.itl_p99_s = f.s.itl_mean_s = 0.03;
     ck_assert_int_eq(decide(&pol_predictive, st, &f, NULL), 10);
     pr_fill(&f, 120, 30);
-    f.s.itl_p99_s = 0.07;
+    f.s.itl_p99_s = f.s.itl_mean_s = 0.07;
     ck_assert_int_ge(decide(&pol_predictive, st, &f, NULL), 15);
     pol_predictive.ops->destroy(st);
 }

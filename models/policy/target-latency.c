@@ -377,10 +377,6 @@ static int tl_decide(void *state, const struct pol_snapshot *s,
         if (r->state == POL_RS_READY && isfinite(r->output_tokens_per_s) &&
             r->output_tokens_per_s > 0 && isfinite(itl)) {
             ring_push(&st->obs, s->now_s, r->output_tokens_per_s, itl);
-            if (isfinite(T) && itl <= T * p->headroom)
-                st->seen_ok_h = fmax(st->seen_ok_h, r->output_tokens_per_s);
-            if (isfinite(T) && itl <= T)
-                st->seen_ok_t = fmax(st->seen_ok_t, r->output_tokens_per_s);
         }
     }
     d = s->arrival_rate_per_s * s->mean_output_tokens;
@@ -405,6 +401,23 @@ static int tl_decide(void *state, const struct pol_snapshot *s,
     }
     if (isfinite(d))
         ring_push(&st->dem, s->now_s, d, isfinite(inflight) ? inflight : 0);
+
+    /* Capacity memory, from cluster-wide figures (a single replica's
+     * window is noisy, and the largest of many noisy points is biased
+     * high): the served output tokens/s per ready replica, at a time with
+     * nothing pending and the cluster's ITL within the bound. */
+    {
+        double itl_c = stat_pick(p->latency_stat, s->itl_mean_s, s->itl_p50_s,
+                                 s->itl_p99_s);
+        double per = s->ready > 0 ? s->output_tokens_per_s / s->ready : NAN;
+        if (isfinite(T) && isfinite(itl_c) && isfinite(per) &&
+            s->pending == 0) {
+            if (itl_c <= T * p->headroom)
+                st->seen_ok_h = fmax(st->seen_ok_h, per);
+            if (itl_c <= T)
+                st->seen_ok_t = fmax(st->seen_ok_t, per);
+        }
+    }
 
     /* (c) Fast path: the excess factor over the targets now. */
     itl_now =
@@ -462,8 +475,12 @@ static int tl_decide(void *state, const struct pol_snapshot *s,
      * the arrival rate at once, while the windowed rate lags by up to a
      * window. A rise of the in-flight count over its recent mean scales
      * the demand in proportion (for sizing up only, above 20%). */
+    /* A removal raises the in-flight count too (each replica serves more,
+     * so requests stay longer): the signal is ignored for a window after
+     * one, or the policy would undo its own scale-down. */
     if (isfinite(d) && isfinite(inflight) && base_inflight > 0 &&
-        inflight > 1.2 * base_inflight)
+        inflight > 1.2 * base_inflight &&
+        s->now_s - st->last_down_s > s->window_s + s->interval_s)
         df = fmax(df, d * inflight / base_inflight);
     want = fast;
     if (isfinite(cap) && isfinite(df) && ceil_replicas(df / cap) > want)
