@@ -7,7 +7,10 @@
 #ifndef CLI_H
 #define CLI_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 enum cli_exit {
     CLI_EXIT_OK = 0,
@@ -40,5 +43,15 @@ void cli_usage(FILE *fp);
 
 /* Prints "usage: dsec NAME USAGE" to stderr and returns CLI_EXIT_USAGE. */
 int cli_usage_error(const struct cli_entry *e, const char *why);
+
+/* Seconds of wall-clock time since t0 (CLOCK_MONOTONIC). */
+double cli_wall_since(const struct timespec *t0);
+
+/* Parses a non-negative decimal integer; 0, or -1 on bad input (*out
+ * unchanged). */
+int cli_parse_u64(const char *s, uint64_t *out);
+
+/* Writes the current UTC time as ISO-8601 ("2026-11-30T05:37:02Z"). */
+void cli_utc_stamp(char *buf, size_t len);
 
 #endif /* CLI_H */

@@ -40,14 +40,6 @@ struct progress {
     double last_print;
 };
 
-static double wall_since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) +
-           (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
-}
-
 static void show_progress(struct progress *p, double frac)
 {
     fprintf(stderr, "\r  policy %d/%d (%.30s), replication %d/%d", p->policy,
@@ -62,27 +54,13 @@ static void on_progress(void *ctx, double sim_s, uint64_t done,
                         uint64_t expected)
 {
     struct progress *p = ctx;
-    double wall = wall_since(&p->t0);
+    double wall = cli_wall_since(&p->t0);
 
     (void)sim_s;
     if (!p->on || wall - p->last_print < 0.5)
         return;
     p->last_print = wall;
     show_progress(p, expected > 0 ? (double)done / (double)expected : -1);
-}
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    unsigned long long v;
-    if (*s == '-' || *s == '\0')
-        return -1;
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (*end != '\0' || errno != 0)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 static void pol_arg_fini(struct pol_arg *a)
@@ -184,12 +162,9 @@ static int store(const char *db_path, struct rpt_db *db,
     struct sim_diag diag;
     struct rpt_run_info info = {0};
     char stamp[32];
-    time_t now = time(NULL);
-    struct tm tm;
     int rc = 0;
 
-    gmtime_r(&now, &tm);
-    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    cli_utc_stamp(stamp, sizeof(stamp));
     info.started_at = stamp;
     info.scenario_name = scn->name;
     info.scenario_file = file;
@@ -303,7 +278,7 @@ static int exec_compare(int argc, char **argv)
             break;
         }
         case 'r':
-            if (parse_u64(optarg, &v) != 0 || v < 1 ||
+            if (cli_parse_u64(optarg, &v) != 0 || v < 1 ||
                 v > RPT_CMP_MAX_REPLICATIONS) {
                 status = cli_usage_error(&cli_cmd_compare,
                                          "--replications: expected an "
@@ -313,7 +288,7 @@ static int exec_compare(int argc, char **argv)
             nreps = (int)v;
             break;
         case 's':
-            if (parse_u64(optarg, &seed) != 0) {
+            if (cli_parse_u64(optarg, &seed) != 0) {
                 status = cli_usage_error(&cli_cmd_compare,
                                          "--seed: expected a non-negative "
                                          "integer");
@@ -425,7 +400,7 @@ static int exec_compare(int argc, char **argv)
             prog.last_print = 0;
             sim_diag_init(&diag);
             rc = cl_run(&scn, &ropts, out, &diag);
-            out->wall_s = wall_since(&prog.t0);
+            out->wall_s = cli_wall_since(&prog.t0);
             out->events_per_s =
                 out->wall_s > 0 ? (double)out->sim_events / out->wall_s : 0;
             if (rc != 0) {

@@ -21,20 +21,12 @@ struct progress {
     double last_print;
 };
 
-static double wall_since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) +
-           (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
-}
-
 /* Progress on stderr, at most twice a second, only on a terminal. */
 static void on_progress(void *ctx, double sim_s, uint64_t done,
                         uint64_t expected)
 {
     struct progress *p = ctx;
-    double wall = wall_since(&p->t0);
+    double wall = cli_wall_since(&p->t0);
 
     if (!p->on || wall - p->last_print < 0.5)
         return;
@@ -51,19 +43,6 @@ static void on_progress(void *ctx, double sim_s, uint64_t done,
         fprintf(stderr, "\r  %llu requests  sim %.0f s  wall %.1f s   ",
                 (unsigned long long)done, sim_s, wall);
     }
-}
-
-static int parse_seed(const char *s, uint64_t *out)
-{
-    char *end;
-    unsigned long long v;
-    if (*s == '-' || *s == '\0')
-        return -1;
-    v = strtoull(s, &end, 10);
-    if (*end != '\0')
-        return -1;
-    *out = v;
-    return 0;
 }
 
 static int exec_run(int argc, char **argv)
@@ -91,7 +70,7 @@ static int exec_run(int argc, char **argv)
     while ((opt = getopt_long(argc, argv, "s:d:jqh", longopts, NULL)) != -1) {
         switch (opt) {
         case 's':
-            if (parse_seed(optarg, &seed) != 0)
+            if (cli_parse_u64(optarg, &seed) != 0)
                 return cli_usage_error(&cli_cmd_run,
                                        "--seed: expected a non-negative "
                                        "integer");
@@ -141,7 +120,7 @@ static int exec_run(int argc, char **argv)
 
     sim_diag_init(&diag);
     rc = cl_run(&scn, &ropts, &res, &diag);
-    res.wall_s = wall_since(&prog.t0);
+    res.wall_s = cli_wall_since(&prog.t0);
     res.events_per_s = res.wall_s > 0 ? (double)res.sim_events / res.wall_s : 0;
     if (prog.on)
         fprintf(stderr, "\r%78s\r", "");
@@ -159,12 +138,9 @@ static int exec_run(int argc, char **argv)
         struct rpt_db *db;
         struct rpt_run_info info = {0};
         char stamp[32];
-        time_t now = time(NULL);
-        struct tm tm;
         int64_t run_id = 0;
 
-        gmtime_r(&now, &tm);
-        strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+        cli_utc_stamp(stamp, sizeof(stamp));
         info.started_at = stamp;
         info.scenario_name = scn.name;
         info.scenario_file = argv[optind];
