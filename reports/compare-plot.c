@@ -66,11 +66,9 @@ static int write_data(const char *path, const struct cl_results *r)
 static void plot_lines(FILE *fp, const char *dir,
                        const struct rpt_cmp_line *lines, int nlines, int col)
 {
-    char *path;
-
     fprintf(fp, "plot ");
     for (int i = 0; i < nlines; i++) {
-        path = xasprintf("%s/p%d.dat", dir, i);
+        char *path = xasprintf("%s/p%d.dat", dir, i);
         fprintf(fp, "%s", i ? ", \\\n     " : "");
         gp_quote(fp, path);
         fprintf(fp, " using 1:%d with lines lw 2 title ", col);
@@ -181,7 +179,7 @@ int rpt_cmp_plot(const char *gnuplot_path, const char *png_path,
 {
     const char *tmp = getenv("TMPDIR");
     char *dir, *script, *errpath, *why = NULL;
-    int st, rc = 0;
+    int rc = 0;
 
     dir = xasprintf("%s/dsec-plot-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (mkdtemp(dir) == NULL) {
@@ -207,7 +205,7 @@ int rpt_cmp_plot(const char *gnuplot_path, const char *png_path,
         rc = SIM_EIO;
     }
     if (rc == 0) {
-        st = run_gnuplot(gnuplot_path, script, errpath);
+        int st = run_gnuplot(gnuplot_path, script, errpath);
         if (st != 0) {
             char *line = first_line(errpath);
             why = xasprintf("%s exited with status %d%s%s", gnuplot_path, st,

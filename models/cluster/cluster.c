@@ -457,11 +457,10 @@ static int check_all(const struct cl_scenario *s, struct cl_plan *plan,
                      struct sim_diag *d)
 {
     const struct cl_cluster *c = &s->cluster;
-    int rc;
 
     memset(plan, 0, sizeof(*plan));
     if (s->server.kind == CL_SRV_LLM) {
-        rc = check_llm(s, plan, d);
+        int rc = check_llm(s, plan, d);
         if (rc != 0)
             return rc;
     } else {

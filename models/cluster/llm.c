@@ -125,7 +125,6 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
     /* Prefill chunks: the FCFS head requests got them, in order. */
     while (nchunks-- > 0) {
         struct cl_req *r = e->prefill.head;
-        double ttft_s;
         r->prefilled += r->chunk;
         rep->ctr.prompt_tokens += (uint64_t)r->chunk;
         w->cl_ctr.prompt_tokens += (uint64_t)r->chunk;
@@ -137,7 +136,7 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
         tokens++;
         if (w->elastic) {
             /* Only a policy reads these: static clusters skip them. */
-            ttft_s = sim_ns_to_s(now - r->arrival_ns);
+            double ttft_s = sim_ns_to_s(now - r->arrival_ns);
             pol_ph_add_n(&rep->ctr.ttft, ttft_s, 1);
             pol_ph_add_n(&w->cl_ctr.ttft, ttft_s, 1);
         }
