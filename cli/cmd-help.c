@@ -3,6 +3,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "models/arch/arch.h"
+#include "models/gpu/gpu.h"
+#include "models/policy/policy.h"
 #include "scenarios/load.h"
 
 static int exec_help(int argc, char **argv)
@@ -17,9 +20,31 @@ static int exec_help(int argc, char **argv)
         scn_help_print(stdout);
         return CLI_EXIT_OK;
     }
+    if (strcmp(argv[1], "policies") == 0) {
+        for (int i = 0; pol_table[i] != NULL; i++) {
+            const struct pol_entry *pe = pol_table[i];
+            printf("%-18s %s\n", pe->name, pe->summary);
+            for (const struct sim_param *p = pe->params; p && p->key; p++)
+                printf("%-18s   %s: %s%s%s\n", "", p->key, p->help,
+                       p->def ? "; default " : "", p->def ? p->def : "");
+        }
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "models") == 0) {
+        for (int i = 0; arch_table[i] != NULL; i++)
+            printf("%-16s %s\n", arch_table[i]->name, arch_table[i]->summary);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "gpus") == 0) {
+        for (int i = 0; gpu_table[i] != NULL; i++)
+            printf("%-8s %s\n", gpu_table[i]->name, gpu_table[i]->summary);
+        return CLI_EXIT_OK;
+    }
     e = cli_find(argv[1]);
     if (e == NULL) {
-        fprintf(stderr, "dsec help: unknown topic '%s'; valid: scenario",
+        fprintf(stderr,
+                "dsec help: unknown topic '%s'; valid: gpus, models, "
+                "policies, scenario",
                 argv[1]);
         for (int i = 0; cli_table[i] != NULL; i++)
             fprintf(stderr, ", %s", cli_table[i]->name);
@@ -40,7 +65,7 @@ static int exec_help(int argc, char **argv)
 
 const struct cli_entry cli_cmd_help = {
     .name = "help",
-    .usage = "[COMMAND|scenario]",
-    .summary = "show help for a command, or every scenario key",
+    .usage = "[COMMAND|scenario|policies|models|gpus]",
+    .summary = "show help for a command, every scenario key, or the catalogs",
     .exec = exec_help,
 };

@@ -25,7 +25,8 @@ void cli_usage(FILE *fp)
     for (int i = 0; cli_table[i] != NULL; i++)
         fprintf(fp, "  %-9s %s\n", cli_table[i]->name, cli_table[i]->summary);
     fprintf(fp, "\n'dsec help COMMAND' shows a command's options; "
-                "'dsec help scenario' lists every scenario key.\n"
+                "'dsec help scenario' lists every scenario key; 'dsec help "
+                "policies', 'models' and 'gpus' list the catalogs.\n"
                 "options: --help, --version\n");
 }
 

@@ -144,6 +144,7 @@ static const struct sim_param length_dist_rows[] = {
 COUNT_AFTER(struct cl_rate_profile, steps, nsteps);
 COUNT_AFTER(struct cl_scenario, pools, npools);
 COUNT_AFTER(struct cl_faults, scripted, nscripted);
+COUNT_AFTER(struct cl_faults, links, nlinks);
 COUNT_AFTER(struct cl_policy, params, nparams);
 
 static const struct sim_param diurnal_rows[] = {
@@ -480,10 +481,23 @@ static const struct sim_param fault_rows[] = {
      "gpu: one GPU (and its replica) fails; node: a whole node fails",
      offsetof(struct cl_fault, kind), fault_kinds, NULL},
     {"replica", SIM_PT_INT, SIM_U_NONE, -1, NOMAX, 0, "-1",
-     "index of the replica hit among those serving then; -1: chosen by the "
-     "fault stream",
+     "index of the replica hit among those serving then, in start order; "
+     "-1: the oldest",
      offsetof(struct cl_fault, replica), NULL, NULL},
     SIM_PARAM_END_LIST(struct cl_fault),
+};
+
+static const struct sim_param link_fault_rows[] = {
+    {"at", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, REQ, NULL,
+     "when the degradation starts", offsetof(struct cl_link_fault, at_ns), NULL,
+     NULL},
+    {"duration", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT | REQ, NULL,
+     "how long it lasts", offsetof(struct cl_link_fault, duration_ns), NULL,
+     NULL},
+    {"factor", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT | REQ, NULL,
+     "fraction of the tensor-parallel link bandwidth left (e.g. 0.5)",
+     offsetof(struct cl_link_fault, factor), NULL, NULL},
+    SIM_PARAM_END_LIST(struct cl_link_fault),
 };
 
 static const struct sim_param faults_rows[] = {
@@ -499,6 +513,15 @@ static const struct sim_param faults_rows[] = {
      .help = "failures at given times",
      .offset = offsetof(struct cl_faults, scripted),
      .sub = fault_rows},
+    {.key = "links",
+     .type = SIM_PT_LIST,
+     .unit = SIM_U_NONE,
+     .min = NOMIN,
+     .max = SIM_PARAM_LIST_MAX,
+     .help = "link degradations: the tensor-parallel all-reduce slows by "
+             "1/factor while one lasts (the strongest wins when they overlap)",
+     .offset = offsetof(struct cl_faults, links),
+     .sub = link_fault_rows},
     {"recovery", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "memory",
      "where a restarted replica reloads its weights: memory (a surviving "
      "host or peer copy) or storage (deploy.weights_source)",
@@ -511,8 +534,8 @@ static const struct sim_param faults_rows[] = {
 
 static const struct sim_param policy_rows[] = {
     {"name", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
-     "scaling policy (see dsec --list-policies; default: none, the cluster "
-     "keeps its size)",
+     "scaling policy (dsec help policies; default: target-latency for a "
+     "min_gpus/max_gpus cluster)",
      offsetof(struct cl_policy, name), NULL, NULL},
     {"interval", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, "15s",
      "time between decisions (Kubernetes HPA sync period 15 s, FACTS.md §8)",

@@ -253,6 +253,59 @@ START_TEST(test_cl_run_failure_recovery_modes)
 }
 END_TEST
 
+/* Llama-3.1-70B, TP4 on H100, a static cluster; links: a YAML list. */
+static char *link_text(int tp, const char *links)
+{
+    return xasprintf("seed: 4\n"
+                     "model: llama-3.1-%s\n"
+                     "workload:\n"
+                     "  synthetic:\n"
+                     "    arrival: {process: poisson, rate_per_s: 4}\n"
+                     "    duration: 600s\n"
+                     "    prompt_tokens: {dist: fixed, value: 1000}\n"
+                     "    output_tokens: {dist: fixed, value: 200}\n"
+                     "hardware: {gpu: h100}\n"
+                     "deploy: {tp: %d}\n"
+                     "cluster: {replicas: 2}\n"
+                     "faults:\n"
+                     "  links: %s\n",
+                     tp == 1 ? "8b" : "70b", tp, links);
+}
+
+START_TEST(test_cl_run_link_degradation)
+{
+    struct cl_results base, slow, late, one, one_slow;
+    char *t0 = link_text(4, "[]");
+    char *t1 = link_text(4, "[{at: 0s, duration: 2h, factor: 0.25}]");
+    char *t2 = link_text(4, "[{at: 2h, duration: 1h, factor: 0.25}]");
+    char *t3 = link_text(1, "[]");
+    char *t4 = link_text(1, "[{at: 0s, duration: 2h, factor: 0.25}]");
+
+    run_text(t0, &base);
+    run_text(t1, &slow);
+    run_text(t2, &late);
+    run_text(t3, &one);
+    run_text(t4, &one_slow);
+    /* A quarter of the TP bandwidth: the all-reduce takes 4x as long, so
+     * every token is slower. */
+    ck_assert(slow.tpot_ms.mean > base.tpot_ms.mean * 1.05);
+    /* A degradation after the traffic, or on a replica with no TP
+     * all-reduce, changes nothing. */
+    ck_assert_double_eq(late.tpot_ms.mean, base.tpot_ms.mean);
+    ck_assert_double_eq(one_slow.tpot_ms.mean, one.tpot_ms.mean);
+    cl_results_fini(&base);
+    cl_results_fini(&slow);
+    cl_results_fini(&late);
+    cl_results_fini(&one);
+    cl_results_fini(&one_slow);
+    free(t0);
+    free(t1);
+    free(t2);
+    free(t3);
+    free(t4);
+}
+END_TEST
+
 static Suite *orch_suite(void)
 {
     Suite *s = suite_create("orchestrator");
@@ -269,6 +322,7 @@ static Suite *orch_suite(void)
     tc = tcase_create("faults");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_cl_run_failure_recovery_modes);
+    tcase_add_test(tc, test_cl_run_link_degradation);
     suite_add_tcase(s, tc);
     return s;
 }

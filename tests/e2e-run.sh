@@ -42,8 +42,10 @@ expect_err() { # expect_err DESCRIPTION EXPECTED-LINE CMD...: exit 1 + line
 $dsec --version >"$tmp/v" && grep -q '^dsec ' "$tmp/v"
 ok "dsec --version" $?
 $dsec --help >"$tmp/h" && grep -q 'validate' "$tmp/h" &&
-    $dsec help scenario >"$tmp/hs" && grep -q 'target_latency_ms' "$tmp/hs"
-ok "dsec --help and dsec help scenario" $?
+    $dsec help scenario >"$tmp/hs" && grep -q 'target_latency_ms' "$tmp/hs" &&
+    $dsec help policies >"$tmp/hp" && grep -q '^target-latency ' "$tmp/hp" &&
+    $dsec help models >"$tmp/hm" && grep -q '^deepseek-v3 ' "$tmp/hm"
+ok "dsec --help, dsec help scenario, policies and models" $?
 
 $dsec validate "$srcdir"/scenarios/*.yaml >"$tmp/val" 2>&1
 st=$?

@@ -92,6 +92,13 @@ enum cl_rstate {
 };
 
 struct cl_llm_replica;
+struct cl_world;
+
+/* The start or end of a link degradation. */
+struct cl_link_ev {
+    struct sim_event ev;
+    struct cl_world *w;
+};
 
 struct cl_replica {
     struct cl_world *w;
@@ -195,6 +202,8 @@ struct cl_world {
     struct pol_pool *snap_pools;
 
     /* Faults. */
+    struct cl_link_ev *link_evs; /* 2 per link fault: start and end */
+    double link_factor;          /* bandwidth left on TP links, 1 = all */
     struct sim_event mtbf_ev;
     struct sim_event script_ev;
     int next_script;

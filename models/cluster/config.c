@@ -24,6 +24,7 @@ void cl_scenario_fini(struct cl_scenario *s)
     }
     free(s->pools);
     free(s->faults.scripted);
+    free(s->faults.links);
     free(s->policy.name);
     for (int i = 0; s->policy.params != NULL && i < s->policy.nparams; i++) {
         free(s->policy.params[i].key);

@@ -231,10 +231,21 @@ struct cl_fault {
     int replica; /* index among the replicas then serving, -1 = any */
 };
 
+/* A degraded interconnect: from at_ns for duration_ns the replicas'
+ * tensor-parallel links run at factor x their bandwidth (a flapping NVLink
+ * lane, a congested switch). */
+struct cl_link_fault {
+    int64_t at_ns;
+    int64_t duration_ns;
+    double factor; /* 0 < factor <= 1 */
+};
+
 struct cl_faults {
     double gpu_mtbf_s;         /* mean time between failures per GPU; NAN */
     struct cl_fault *scripted; /* owned, in document order */
     int nscripted;
+    struct cl_link_fault *links; /* owned */
+    int nlinks;
     int recovery;      /* enum cl_recovery */
     int64_t detect_ns; /* failure -> noticed */
 };

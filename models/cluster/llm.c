@@ -25,6 +25,7 @@
  * requests it has not admitted; a failed one hands back everything, and
  * requests it was serving start again (their KV is lost).
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "models/cluster/cluster-int.h"
@@ -194,6 +195,13 @@ static void kick(struct cl_llm_replica *e)
         return; /* idle until the next arrival */
     e->decode_in_flight = b.decode_seqs;
     dt = perf_iteration_ns(e->perf, &b);
+    if (w->link_factor < 1.0) {
+        /* A degraded link: the all-reduce term takes 1/factor as long.
+         * The breakdown is computed only then, off the common path. */
+        struct perf_breakdown br;
+        perf_iteration_breakdown(e->perf, &b, &br);
+        dt += (int64_t)llround(br.comm_ns * (1.0 / w->link_factor - 1.0));
+    }
     if (dt < 1)
         dt = 1;
     e->stepping = 1;

@@ -382,6 +382,22 @@ static void on_mtbf(struct sim_loop *loop, struct sim_event *ev)
         schedule_mtbf(w);
 }
 
+/* The strongest degradation active now (links are few: O(n)). */
+static void on_link(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct cl_world *w = ((struct cl_link_ev *)ev)->w;
+    const struct cl_faults *f = &w->scn->faults;
+    int64_t now = sim_loop_now(loop);
+
+    w->link_factor = 1.0;
+    for (int i = 0; i < f->nlinks; i++) {
+        const struct cl_link_fault *l = &f->links[i];
+        if (l->at_ns <= now && now < l->at_ns + l->duration_ns &&
+            l->factor < w->link_factor)
+            w->link_factor = l->factor;
+    }
+}
+
 int cl__orch_init(struct cl_world *w, struct sim_diag *d)
 {
     const struct cl_scenario *s = w->scn;
@@ -397,6 +413,15 @@ int cl__orch_init(struct cl_world *w, struct sim_diag *d)
     sim_event_init(&w->policy_ev, on_policy, w);
     sim_event_init(&w->mtbf_ev, on_mtbf, w);
     sim_event_init(&w->script_ev, on_script, w);
+    w->link_factor = 1.0;
+    if (s->faults.nlinks > 0) {
+        w->link_evs =
+            xcalloc((size_t)s->faults.nlinks * 2, sizeof(*w->link_evs));
+        for (int i = 0; i < 2 * s->faults.nlinks; i++) {
+            sim_event_init(&w->link_evs[i].ev, on_link, NULL);
+            w->link_evs[i].w = w;
+        }
+    }
     if (!w->elastic)
         return 0;
 
@@ -452,6 +477,11 @@ void cl__orch_start(struct cl_world *w)
     }
     if (f->nscripted > 0)
         sim_loop_schedule(w->loop, &w->script_ev, f->scripted[0].at_ns);
+    for (int i = 0; i < f->nlinks; i++) {
+        sim_loop_schedule(w->loop, &w->link_evs[2 * i].ev, f->links[i].at_ns);
+        sim_loop_schedule(w->loop, &w->link_evs[2 * i + 1].ev,
+                          f->links[i].at_ns + f->links[i].duration_ns);
+    }
     if (!isnan(f->gpu_mtbf_s) && f->gpu_mtbf_s > 0)
         schedule_mtbf(w);
 }
@@ -463,4 +493,5 @@ void cl__orch_fini(struct cl_world *w)
     free(w->policy_params);
     free(w->snap_reps);
     free(w->snap_pools);
+    free(w->link_evs);
 }
