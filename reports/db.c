@@ -400,6 +400,44 @@ static int write_pools(sqlite3 *sql, int64_t run_id, const struct cl_results *r)
     return rc;
 }
 
+static int write_pool_series(sqlite3 *sql, int64_t run_id,
+                             const struct cl_results *r)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if (r->pool_gpus_mean == NULL || r->npools == 0)
+        return SQLITE_OK;
+    rc = sqlite3_prepare_v2(sql,
+                            "INSERT INTO pool_series (run_id, t_start_s, "
+                            "t_end_s, pool, gpus_mean, cost_usd) VALUES (?1, "
+                            "?2, ?3, ?4, ?5, ?6)",
+                            -1, &st, NULL);
+    for (size_t i = 0; i < r->nseries && rc == SQLITE_OK; i++) {
+        for (int p = 0; p < r->npools && rc == SQLITE_OK; p++) {
+            size_t k = i * (size_t)r->npools + (size_t)p;
+            sqlite3_reset(st);
+            rc = sqlite3_bind_int64(st, 1, run_id);
+            if (rc == SQLITE_OK)
+                rc = bind_real(st, 2, (double)r->series[i].t_start_ns / 1e9);
+            if (rc == SQLITE_OK)
+                rc = bind_real(st, 3, (double)r->series[i].t_end_ns / 1e9);
+            if (rc == SQLITE_OK)
+                rc = bind_text(st, 4, r->pools[p].name);
+            if (rc == SQLITE_OK)
+                rc = bind_real(st, 5, r->pool_gpus_mean[k]);
+            if (rc == SQLITE_OK)
+                rc = bind_real(st, 6, r->pool_cost_usd[k]);
+            if (rc == SQLITE_OK)
+                rc = sqlite3_step(st);
+            if (rc == SQLITE_DONE)
+                rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int write_notes(sqlite3 *sql, int64_t run_id, const struct cl_results *r)
 {
     sqlite3_stmt *st = NULL;
@@ -493,6 +531,8 @@ int rpt_db_write_run(struct rpt_db *db, const struct rpt_run_info *info,
         rc = write_notes(db->sql, run_id, r);
     if (rc == SQLITE_OK)
         rc = write_pools(db->sql, run_id, r);
+    if (rc == SQLITE_OK)
+        rc = write_pool_series(db->sql, run_id, r);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {

@@ -1,4 +1,4 @@
--- dsec results database, schema version 3.
+-- dsec results database, schema version 5.
 --
 -- One row in runs per simulation run; its scalar metrics in summary (long
 -- format: one row per metric, names as in docs/results.md), its time series
@@ -10,12 +10,12 @@
 -- Changing this file means raising the version in both places below and
 -- RPT_SCHEMA_VERSION in reports/schema.h.
 
-PRAGMA user_version = 3;
+PRAGMA user_version = 5;
 
 CREATE TABLE meta (
     schema_version INTEGER NOT NULL
 );
-INSERT INTO meta (schema_version) VALUES (3);
+INSERT INTO meta (schema_version) VALUES (5);
 
 CREATE TABLE runs (
     id INTEGER PRIMARY KEY,
@@ -82,6 +82,18 @@ CREATE TABLE pools (
     PRIMARY KEY (run_id, name)
 );
 
+-- Per pool and metrics interval: GPUs held (time-weighted) and what the
+-- interval cost (a reserved pool: its whole capacity).
+CREATE TABLE pool_series (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    t_start_s REAL NOT NULL,
+    t_end_s REAL NOT NULL,
+    pool TEXT NOT NULL,
+    gpus_mean REAL,
+    cost_usd REAL
+);
+CREATE INDEX pool_series_run_id ON pool_series (run_id, t_start_s);
+
 CREATE TABLE notes (
     run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
     seq INTEGER NOT NULL,           -- 0-based, in the order noted
@@ -110,3 +122,11 @@ CREATE TABLE comparison_runs (
     PRIMARY KEY (comparison_id, run_id)
 );
 CREATE INDEX comparison_runs_run_id ON comparison_runs (run_id);
+
+-- Cost reports (dsec report, docs/reports.md): the static baseline of an
+-- elastic run, the same scenario and seed on a static cluster of the run's
+-- peak replicas, itself a run (policy NULL).
+CREATE TABLE baselines (
+    run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+    baseline_run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE
+);

@@ -138,6 +138,13 @@ START_TEST(test_cl_run_borrow_and_give_back)
         1e-9);
     ck_assert_double_eq_tol(r.borrowed_gpu_hours, r.pools[test].gpu_hours_used,
                             1e-12);
+    /* The per-interval pool costs add up to each pool's cost. */
+    for (int p = 0; p < r.npools; p++) {
+        double sum = 0;
+        for (size_t i = 0; i < r.nseries; i++)
+            sum += r.pool_cost_usd[i * (size_t)r.npools + (size_t)p];
+        ck_assert_double_eq_tol(sum, r.pools[p].cost_usd, 1e-9);
+    }
     ck_assert(r.borrowed_gpu_hours > 0);
     ck_assert_int_eq(r.replicas_max, 4);
     cl_results_fini(&r);

@@ -144,6 +144,7 @@ struct cl_pool_rt {
     const char *gpu;
     double gpu_s[CL_GS_COUNT]; /* GPU-seconds by state */
     uint64_t started;
+    struct sim_tavg iv_gpus; /* GPUs held, this series interval */
 };
 
 struct cl_world {

@@ -182,6 +182,21 @@ static void close_interval(struct cl_world *w, int64_t end_ns)
     if (res->nseries == w->series_cap) {
         w->series_cap = w->series_cap ? 2 * w->series_cap : 64;
         res->series = xrealloc(res->series, w->series_cap, sizeof(*row));
+        res->pool_gpus_mean =
+            xrealloc(res->pool_gpus_mean, w->series_cap * (size_t)w->npools,
+                     sizeof(double));
+        res->pool_cost_usd =
+            xrealloc(res->pool_cost_usd, w->series_cap * (size_t)w->npools,
+                     sizeof(double));
+    }
+    for (int p = 0; p < w->npools; p++) {
+        struct cl_pool_rt *pool = &w->pools[p];
+        size_t k = res->nseries * (size_t)w->npools + (size_t)p;
+        double g = sim_tavg_mean(&pool->iv_gpus, end_ns);
+        res->pool_gpus_mean[k] = g;
+        res->pool_cost_usd[k] = (pool->reserved ? (double)pool->gpus : g) *
+                                len_s / 3600.0 * pool->price;
+        sim_tavg_restart(&pool->iv_gpus, end_ns);
     }
     row = &res->series[res->nseries++];
     row->t_start_ns = w->interval_start_ns;
@@ -217,6 +232,10 @@ static void close_interval(struct cl_world *w, int64_t end_ns)
 static void on_interval(struct sim_loop *loop, struct sim_event *ev)
 {
     struct cl_world *w = ev->arg;
+    /* Once everything is done the run has ended at the last event, before
+     * this tick: the final row is closed there, not here. */
+    if (w->source_done && w->live == 0)
+        return;
     close_interval(w, sim_loop_now(loop));
     /* Keep ticking only while something can still happen. */
     if (!w->source_done || w->live > 0)
@@ -568,6 +587,7 @@ static int pools_init(struct cl_world *w, const struct cl_plan *plan,
             p->gpus = plan->max_replicas * plan->gpus_per_replica;
         }
         p->gpu = pool_gpu(s, i);
+        sim_tavg_init(&p->iv_gpus, 0, 0.0);
         if (wl_dist_init(&p->provision, &prov, "pools.provision", d) != 0)
             return SIM_EINVAL;
         p->provision_mean_s = isnan(prov.mean) ? prov.value : prov.mean;

@@ -76,6 +76,8 @@ static void note_sizes(struct cl_world *w)
     sim_tavg_set(&w->iv_replicas, now, (double)w->n_serving);
     sim_tavg_set(&w->gpus_held, now, gpus);
     sim_tavg_set(&w->iv_gpus, now, gpus);
+    for (int i = 0; i < w->npools; i++)
+        sim_tavg_set(&w->pools[i].iv_gpus, now, w->pools[i].gpus_live);
     if (w->n_serving < w->replicas_min_seen)
         w->replicas_min_seen = w->n_serving;
     if (w->n_serving > w->replicas_max_seen)

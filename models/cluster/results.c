@@ -29,6 +29,8 @@ void cl_results_fini(struct cl_results *r)
         free(r->notes[i]);
     free(r->notes);
     free(r->series);
+    free(r->pool_gpus_mean);
+    free(r->pool_cost_usd);
     free(r->policy);
     for (int i = 0; i < r->npools; i++) {
         free(r->pools[i].name);

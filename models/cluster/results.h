@@ -133,6 +133,10 @@ struct cl_results {
 
     struct cl_series_row *series;
     size_t nseries;
+    /* Per pool and interval, [row * npools + pool]: time-weighted GPUs held
+     * and the interval's cost (a reserved pool: its whole capacity). */
+    double *pool_gpus_mean;
+    double *pool_cost_usd;
 };
 
 /* Appends a copy of note. */
