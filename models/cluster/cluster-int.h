@@ -223,7 +223,6 @@ struct cl_world {
     struct sim_tavg busy; /* abstract: busy slots */
     struct sim_tavg gpus_held;
     int64_t slots_busy_total;
-    int64_t slots_total;
     int64_t n_waiting;
     int64_t n_running;
     int64_t last_event_ns;

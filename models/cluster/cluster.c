@@ -823,6 +823,13 @@ static int run_world(struct cl_world *w, const struct cl_scenario *s,
         w->recoveries ? w->recovery_s_sum / (double)w->recoveries : NAN;
     out->policy = w->elastic ? xstrdup(w->policy->name) : NULL;
     out->sim_events = sim_loop_events(w->loop);
+    if (w->policy_holds > 0) {
+        char *n = xasprintf("the policy was held %llu times: its metrics "
+                            "window was empty",
+                            (unsigned long long)w->policy_holds);
+        cl_results_note(out, n);
+        free(n);
+    }
     if (w->dropped > 0) {
         char *n = xasprintf("%llu requests dropped: prompt plus output "
                             "exceeds one replica's kv cache",

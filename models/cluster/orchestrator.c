@@ -302,7 +302,6 @@ static void on_policy(struct sim_loop *loop, struct sim_event *ev)
 /* The serving replica the i-th in start order (-1: the oldest), or NULL. */
 static struct cl_replica *nth_serving(struct cl_world *w, int i)
 {
-    struct cl_replica *pick = NULL;
     int rank = 0;
     /* Replicas in serial order: a simple selection over the table. */
     for (uint64_t serial = 0; serial < w->next_serial; serial++) {
@@ -315,7 +314,7 @@ static struct cl_replica *nth_serving(struct cl_world *w, int i)
             rank++;
         }
     }
-    return pick;
+    return NULL;
 }
 
 static void fail_node_of(struct cl_world *w, struct cl_replica *target)
