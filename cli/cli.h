@@ -28,6 +28,7 @@ struct cli_entry {
 
 extern const struct cli_entry cli_cmd_compare;
 extern const struct cli_entry cli_cmd_help;
+extern const struct cli_entry cli_cmd_report;
 extern const struct cli_entry cli_cmd_run;
 extern const struct cli_entry cli_cmd_validate;
 extern const struct cli_entry cli_cmd_version;

@@ -1,5 +1,6 @@
-/* dsec run SCENARIO [--seed N] [--db FILE|--no-db] [--json] [--quiet]:
- * load, check, simulate, store in SQLite (one transaction), print. */
+/* dsec run SCENARIO [--seed N] [--db FILE|--no-db] [--json] [--quiet]
+ * [--report DIR]: load, check, simulate, store in SQLite (one transaction),
+ * print, and with --report write the cost report (dsec report) into DIR. */
 #include <getopt.h>
 #include <libgen.h>
 #include <stdlib.h>
@@ -53,10 +54,11 @@ static int exec_run(int argc, char **argv)
         {"no-db", no_argument, NULL, 'n'},
         {"json", no_argument, NULL, 'j'},
         {"quiet", no_argument, NULL, 'q'},
+        {"report", required_argument, NULL, 'r'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *db_path = "dsec.db";
+    const char *db_path = "dsec.db", *report_dir = NULL;
     int json = 0, quiet = 0, no_db = 0, seed_set = 0, opt, rc, status;
     uint64_t seed = 0;
     struct cl_scenario scn;
@@ -88,6 +90,9 @@ static int exec_run(int argc, char **argv)
         case 'q':
             quiet = 1;
             break;
+        case 'r':
+            report_dir = optarg;
+            break;
         case 'h':
             printf("usage: dsec run %s\n", cli_cmd_run.usage);
             return CLI_EXIT_OK;
@@ -97,6 +102,10 @@ static int exec_run(int argc, char **argv)
     }
     if (optind != argc - 1)
         return cli_usage_error(&cli_cmd_run, "expected one scenario file");
+    if (report_dir != NULL && no_db)
+        return cli_usage_error(&cli_cmd_run,
+                               "--report reads the results database; it "
+                               "cannot go with --no-db");
 
     sim_diag_init(&diag);
     if (scn_file_load(argv[optind], &scn, &diag) != 0 ||
@@ -158,6 +167,20 @@ static int exec_run(int argc, char **argv)
         sim_diag_fini(&diag);
         if (status == CLI_EXIT_OK && !quiet && !json)
             printf("results: %s, run %lld\n", db_path, (long long)run_id);
+        /* The report is dsec report itself, run on the new run. */
+        if (status == CLI_EXIT_OK && report_dir != NULL) {
+            char id[32];
+            char *rargv[] = {(char *)"report",
+                             id,
+                             (char *)"--db",
+                             (char *)db_path,
+                             (char *)"--out",
+                             (char *)report_dir,
+                             NULL};
+            snprintf(id, sizeof(id), "%lld", (long long)run_id);
+            fflush(stdout);
+            status = cli_cmd_report.exec(6, rargv);
+        }
     }
     if (status == CLI_EXIT_OK && json) {
         char *s = rpt_summary_json(&res, 1);
@@ -174,7 +197,8 @@ static int exec_run(int argc, char **argv)
 
 const struct cli_entry cli_cmd_run = {
     .name = "run",
-    .usage = "SCENARIO.yaml [--seed N] [--db FILE|--no-db] [--json] [--quiet]",
+    .usage = "SCENARIO.yaml [--seed N] [--db FILE|--no-db] [--json] [--quiet] "
+             "[--report DIR]",
     .summary = "simulate a scenario, print a summary, store results in SQLite",
     .exec = exec_run,
 };

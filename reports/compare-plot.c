@@ -1,37 +1,16 @@
-/* The comparison chart, drawn by gnuplot. gnuplot is a separate program
- * run with fork/execv on a script file, never through a shell, so no path
- * or label is ever parsed by sh; inside the script every string is a
- * single-quoted gnuplot string, where only a doubled quote is special.
- * Rejected: a pipe to gnuplot's stdin (the exit status then says little
- * about which command failed) and popen()/system() (a shell). */
+/* The comparison chart, drawn by gnuplot through reports/gnuplot.h (which
+ * says how gnuplot is run and why). */
 #include "reports/compare.h"
+#include "reports/gnuplot.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim/errors.h"
 #include "sim/xalloc.h"
-
-/* Writes s to fp as a single-quoted gnuplot string. */
-static void gp_quote(FILE *fp, const char *s)
-{
-    fputc('\'', fp);
-    for (; *s != '\0'; s++) {
-        if (*s == '\'')
-            fputc('\'', fp);
-        /* Newlines would end the command; labels and paths never need
-         * them. */
-        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, fp);
-    }
-    fputc('\'', fp);
-}
 
 /* Writes one policy's time series: minute at the interval's middle,
  * replicas serving (time-weighted), p99 TPOT in ms; "?" where undefined. */
@@ -70,9 +49,9 @@ static void plot_lines(FILE *fp, const char *dir,
     for (int i = 0; i < nlines; i++) {
         char *path = xasprintf("%s/p%d.dat", dir, i);
         fprintf(fp, "%s", i ? ", \\\n     " : "");
-        gp_quote(fp, path);
+        rpt_gp_quote(fp, path);
         fprintf(fp, " using 1:%d with lines lw 2 title ", col);
-        gp_quote(fp, lines[i].label);
+        rpt_gp_quote(fp, lines[i].label);
         free(path);
     }
 }
@@ -86,15 +65,8 @@ static int write_script(const char *path, const char *dir, const char *png,
 
     if (fp == NULL)
         return -1;
-    fprintf(fp, "set datafile missing '?'\n"
-                "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-                "    set terminal pngcairo size 1000,800 noenhanced\n"
-                "} else {\n"
-                "    set terminal png size 1000,800 noenhanced\n"
-                "}\n"
-                "set output ");
-    gp_quote(fp, png);
-    fprintf(fp, "\nset multiplot layout 2,1\n"
+    rpt_gp_terminal(fp, png, 1000, 800);
+    fprintf(fp, "set multiplot layout 2,1\n"
                 "set grid\n"
                 "set key outside right top\n"
                 "set title 'replicas serving (replication 0)'\n"
@@ -123,54 +95,6 @@ static int write_script(const char *path, const char *dir, const char *png,
     if (fclose(fp) != 0)
         rc = -1;
     return rc;
-}
-
-/* Runs gnuplot_path on script with stdout and stderr to errpath. Returns
- * the exit status, or -1 if it could not run or was killed. */
-static int run_gnuplot(const char *gnuplot_path, const char *script,
-                       const char *errpath)
-{
-    pid_t pid;
-    int status;
-
-    fflush(NULL);
-    pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        char *argv[] = {(char *)"gnuplot", (char *)script, NULL};
-        int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (fd >= 0) {
-            dup2(fd, STDOUT_FILENO);
-            dup2(fd, STDERR_FILENO);
-            close(fd);
-        }
-        execv(gnuplot_path, argv);
-        _exit(127);
-    }
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* The first non-empty line of gnuplot's output, for the message. */
-static char *first_line(const char *path)
-{
-    char buf[256];
-    FILE *fp = fopen(path, "r");
-    char *s = NULL;
-
-    while (fp != NULL && fgets(buf, sizeof(buf), fp) != NULL) {
-        buf[strcspn(buf, "\r\n")] = '\0';
-        if (buf[strspn(buf, " \t^")] != '\0') {
-            s = xstrdup(buf + strspn(buf, " \t"));
-            break;
-        }
-    }
-    if (fp != NULL)
-        fclose(fp);
-    return s;
 }
 
 int rpt_cmp_plot(const char *gnuplot_path, const char *png_path,
@@ -205,9 +129,9 @@ int rpt_cmp_plot(const char *gnuplot_path, const char *png_path,
         rc = SIM_EIO;
     }
     if (rc == 0) {
-        int st = run_gnuplot(gnuplot_path, script, errpath);
+        int st = rpt_gp_run(gnuplot_path, script, errpath);
         if (st != 0) {
-            char *line = first_line(errpath);
+            char *line = rpt_gp_first_line(errpath);
             why = xasprintf("%s exited with status %d%s%s", gnuplot_path, st,
                             line ? ": " : "", line ? line : "");
             free(line);

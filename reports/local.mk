@@ -2,7 +2,14 @@
 noinst_LTLIBRARIES += reports/libreports.la
 reports_libreports_la_SOURCES = reports/db.c reports/db.h \
 	reports/summary.c reports/summary.h reports/schema.h \
-	reports/compare.c reports/compare-plot.c reports/compare.h
+	reports/compare.c reports/compare-plot.c reports/compare.h \
+	reports/gnuplot.c reports/gnuplot.h reports/report.c reports/report.h \
+	reports/report-int.h reports/report-charts.c reports/report-html.c \
+	reports/report-pdf.c
+# cairo (optional) draws the PDF report; its flags reach dsec and the tests
+# through this library.
+reports_libreports_la_CPPFLAGS = $(AM_CPPFLAGS) $(CAIRO_CFLAGS)
+reports_libreports_la_LIBADD = $(CAIRO_LIBS)
 nodist_reports_libreports_la_SOURCES = reports/schema-sql.c
 
 # The schema lives in one place, reports/schema.sql (installed for users'

@@ -9,3 +9,9 @@ tests_check_scn_load_SOURCES = tests/check_scn_load.c
 tests_check_scn_load_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_scn_load_LDADD = $(DSEC_TEST_LIBS)
 EXTRA_DIST += tests/data/scn
+
+check_PROGRAMS += tests/check_scn_fuzz
+TESTS += tests/check_scn_fuzz
+tests_check_scn_fuzz_SOURCES = tests/check_scn_fuzz.c
+tests_check_scn_fuzz_CFLAGS = $(DSEC_TEST_CFLAGS)
+tests_check_scn_fuzz_LDADD = $(DSEC_TEST_LIBS)

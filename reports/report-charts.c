@@ -1,0 +1,276 @@
+/* The report's charts, drawn by gnuplot (reports/gnuplot.h) from data files
+ * in a temporary directory: traffic and GPUs in use (two y axes), cost per
+ * hour stacked by pool (pool_series), latency p50/p99 against the targets,
+ * GPU-hours by state per pool (stacked bars). Times are plotted in minutes
+ * at each interval's middle; "?" marks an undefined value. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "reports/gnuplot.h"
+#include "reports/report-int.h"
+#include "sim/xalloc.h"
+
+static void put(FILE *fp, double v)
+{
+    if (isnan(v))
+        fprintf(fp, " ?");
+    else
+        fprintf(fp, " %.6g", v);
+}
+
+static double mid_min(const struct rpt_series_row *s)
+{
+    return (s->t_start_s + s->t_end_s) / 2 / 60;
+}
+
+static void common(FILE *fp, const char *title)
+{
+    fprintf(fp, "set grid\nset key outside right top\nset title ");
+    rpt_gp_quote(fp, title);
+    fprintf(fp, "\nset xlabel 'time (min)'\nset autoscale xfixmax\n");
+}
+
+static void traffic(FILE *fp, const struct rpt_run *r, const char *dat)
+{
+    FILE *df = fopen(dat, "w");
+
+    if (df == NULL)
+        return;
+    for (size_t i = 0; i < r->nseries; i++) {
+        const struct rpt_series_row *s = &r->series[i];
+        double len = s->t_end_s - s->t_start_s;
+        fprintf(df, "%.6f", mid_min(s));
+        put(df, len > 0 ? s->arrivals / len : NAN);
+        put(df, s->gpus_mean);
+        fputc('\n', df);
+    }
+    fclose(df);
+    common(fp, "traffic and GPUs in use");
+    fprintf(fp, "set ylabel 'arrivals (requests/s)'\nset y2label 'GPUs held'\n"
+                "set ytics nomirror\nset y2tics\nset yrange [0:*]\n"
+                "set y2range [0:*]\nplot ");
+    rpt_gp_quote(fp, dat);
+    fprintf(fp, " using 1:2 with lines lw 2 title 'arrivals/s' axes x1y1, ");
+    rpt_gp_quote(fp, dat);
+    fprintf(fp, " using 1:3 with steps lw 2 title 'GPUs held' axes x1y2\n");
+}
+
+/* Cumulative columns, one per pool, drawn from the top down so each filled
+ * band shows one pool. */
+static int cost(FILE *fp, const struct rpt_run *r, const char *dat)
+{
+    FILE *df;
+
+    if (r->pool_cost_usd == NULL || r->npools == 0)
+        return -1;
+    df = fopen(dat, "w");
+    if (df == NULL)
+        return -1;
+    for (size_t i = 0; i < r->nseries; i++) {
+        const struct rpt_series_row *s = &r->series[i];
+        double h = (s->t_end_s - s->t_start_s) / 3600, sum = 0;
+        fprintf(df, "%.6f", mid_min(s));
+        for (int p = 0; p < r->npools; p++) {
+            double c = r->pool_cost_usd[i * (size_t)r->npools + (size_t)p];
+            if (!isnan(c) && h > 0)
+                sum += c / h;
+            fprintf(df, " %.6g", sum);
+        }
+        fputc('\n', df);
+    }
+    fclose(df);
+    common(fp, "cost per hour, stacked by pool");
+    fprintf(fp, "set ylabel 'USD per hour'\nset yrange [0:*]\n"
+                "set style fill solid 0.7 noborder\nplot ");
+    for (int p = r->npools - 1; p >= 0; p--) {
+        fprintf(fp, "%s", p < r->npools - 1 ? ", " : "");
+        rpt_gp_quote(fp, dat);
+        fprintf(fp, " using 1:%d with filledcurves x1 title ", p + 2);
+        rpt_gp_quote(fp, r->pools[p].name);
+    }
+    fputc('\n', fp);
+    return 0;
+}
+
+static void target_line(FILE *fp, double v, const char *title, int dt)
+{
+    if (!isnan(v)) {
+        fprintf(fp, ", %.17g with lines dt %d lw 2 lc 'black' title ", v, dt);
+        rpt_gp_quote(fp, title);
+    }
+}
+
+static void latency(FILE *fp, const struct rpt_report *rep, const char *dat)
+{
+    const struct rpt_run *r = rep->run;
+    FILE *df = fopen(dat, "w");
+    int ttft = !isnan(rep->slo_ttft_ms);
+
+    if (df == NULL)
+        return;
+    for (size_t i = 0; i < r->nseries; i++) {
+        const struct rpt_series_row *s = &r->series[i];
+        fprintf(df, "%.6f", mid_min(s));
+        put(df, s->tpot_p50_ms);
+        put(df, s->tpot_p99_ms);
+        put(df, s->ttft_p50_ms);
+        put(df, s->ttft_p99_ms);
+        fputc('\n', df);
+    }
+    fclose(df);
+    if (ttft)
+        fprintf(fp, "set multiplot layout 2,1\n");
+    common(fp, "time per output token (TPOT) per interval");
+    fprintf(fp, "set ylabel 'ms'\nset yrange [0:*]\nplot ");
+    rpt_gp_quote(fp, dat);
+    fprintf(fp, " using 1:2 with lines lw 2 title 'p50', ");
+    rpt_gp_quote(fp, dat);
+    fprintf(fp, " using 1:3 with lines lw 2 title 'p99'");
+    target_line(fp, rep->target_tpot_ms, "target latency", 2);
+    target_line(fp, rep->slo_tpot_ms, "SLO", 3);
+    fputc('\n', fp);
+    if (ttft) {
+        common(fp, "time to first token (TTFT) per interval");
+        fprintf(fp, "set logscale y\nset yrange [*:*]\nplot ");
+        rpt_gp_quote(fp, dat);
+        fprintf(fp, " using 1:4 with lines lw 2 title 'p50', ");
+        rpt_gp_quote(fp, dat);
+        fprintf(fp, " using 1:5 with lines lw 2 title 'p99'");
+        target_line(fp, rep->slo_ttft_ms, "SLO", 3);
+        fprintf(fp, "\nunset multiplot\n");
+    }
+}
+
+static void states(FILE *fp, const struct rpt_run *r, const char *dat)
+{
+    FILE *df = fopen(dat, "w");
+
+    if (df == NULL)
+        return;
+    for (int p = 0; p < r->npools; p++) {
+        const struct rpt_pool_row *pl = &r->pools[p];
+        double unused =
+            pl->reserved ? pl->gpu_hours_paid - pl->gpu_hours_used : 0;
+        /* The pool name is the first column: in a data file gnuplot takes
+         * a double-quoted string, which cannot hold a double quote. */
+        fputc('"', df);
+        for (const char *c = pl->name; *c != '\0'; c++)
+            fputc(*c == '"' ? '\'' : *c == '\n' ? ' ' : *c, df);
+        fputc('"', df);
+        for (int s = 0; s < CL_GS_COUNT; s++)
+            put(df, isnan(pl->gpu_hours_by_state[s])
+                        ? 0
+                        : pl->gpu_hours_by_state[s]);
+        put(df, unused > 0 ? unused : 0);
+        fputc('\n', df);
+    }
+    fclose(df);
+    fprintf(fp, "set grid ytics\nset key outside right top\n"
+                "set title 'GPU-hours by state, per pool'\n"
+                "set ylabel 'GPU-hours'\nset yrange [0:*]\n"
+                "set style data histograms\n"
+                "set style histogram rowstacked\n"
+                "set style fill solid 0.8 border -1\nset boxwidth 0.6\n"
+                "plot ");
+    for (int s = 0; s <= CL_GS_COUNT; s++) {
+        fprintf(fp, "%s", s ? ", " : "");
+        rpt_gp_quote(fp, dat);
+        fprintf(fp, " using %d%s title '%s'", s + 2, s == 0 ? ":xtic(1)" : "",
+                s < CL_GS_COUNT ? cl_gpu_state_name(s) : "reserved, unused");
+    }
+    fputc('\n', fp);
+}
+
+static const char *const chart_files[RPT__NCHARTS] = {
+    "traffic.png", "cost.png", "latency.png", "states.png"};
+static const char *const chart_titles[RPT__NCHARTS] = {
+    "Traffic and GPUs in use", "Cost per hour, stacked by pool",
+    "Latency against the target", "GPU-hours by state"};
+
+int rpt__charts_draw(const struct rpt_report *rep, const char *out_dir,
+                     const char *gnuplot_path, struct rpt__chart *charts,
+                     struct sim_diag *d)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *dir;
+    int ndrawn = 0;
+
+    for (int c = 0; c < RPT__NCHARTS; c++) {
+        charts[c].file = chart_files[c];
+        charts[c].title = chart_titles[c];
+        charts[c].path = NULL;
+    }
+    if (gnuplot_path == NULL)
+        return 0;
+    dir = xasprintf("%s/dsec-report-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (mkdtemp(dir) == NULL) {
+        sim_diag_add(d, SIM_SEV_WARNING, out_dir, 0, 0,
+                     "no charts: temporary directory %s: %s", dir,
+                     strerror(errno));
+        free(dir);
+        return 0;
+    }
+    for (int c = 0; c < RPT__NCHARTS; c++) {
+        char *png = xasprintf("%s/%s", out_dir, chart_files[c]);
+        char *script = xasprintf("%s/c%d.gp", dir, c);
+        char *dat = xasprintf("%s/c%d.dat", dir, c);
+        char *err = xasprintf("%s/c%d.out", dir, c);
+        FILE *fp = fopen(script, "w");
+        int ok = fp != NULL, st;
+
+        if (ok) {
+            rpt_gp_terminal(fp, png, 1000,
+                            c == 2 && !isnan(rep->slo_ttft_ms) ? 800 : 500);
+            if (c == 0)
+                traffic(fp, rep->run, dat);
+            else if (c == 1)
+                ok = cost(fp, rep->run, dat) == 0;
+            else if (c == 2)
+                latency(fp, rep, dat);
+            else
+                states(fp, rep->run, dat);
+            fprintf(fp, "set output\n");
+            if (fclose(fp) != 0)
+                ok = 0;
+        }
+        if (!ok && c == 1) {
+            sim_diag_add(d, SIM_SEV_WARNING, png, 0, 0,
+                         "no cost chart: the run has no pool_series rows "
+                         "(written by dsec 0.1 with schema 4 and later)");
+        } else if (!ok) {
+            sim_diag_add(d, SIM_SEV_WARNING, png, 0, 0,
+                         "cannot draw chart: cannot write %s", script);
+        } else if ((st = rpt_gp_run(gnuplot_path, script, err)) != 0) {
+            char *line = rpt_gp_first_line(err);
+            sim_diag_add(d, SIM_SEV_WARNING, png, 0, 0,
+                         "cannot draw chart: %s exited with status %d%s%s",
+                         gnuplot_path, st, line ? ": " : "", line ? line : "");
+            free(line);
+        } else {
+            charts[c].path = png;
+            png = NULL;
+            ndrawn++;
+        }
+        unlink(script);
+        unlink(dat);
+        unlink(err);
+        free(png);
+        free(script);
+        free(dat);
+        free(err);
+    }
+    rmdir(dir);
+    free(dir);
+    return ndrawn;
+}
+
+void rpt__charts_fini(struct rpt__chart *charts)
+{
+    for (int c = 0; c < RPT__NCHARTS; c++) {
+        free(charts[c].path);
+        charts[c].path = NULL;
+    }
+}

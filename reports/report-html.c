@@ -1,0 +1,476 @@
+/* The report as HTML (one self-contained file: charts as base64 data: URIs),
+ * Markdown and CSV. Every text that comes from the database goes through
+ * rpt_html_escape() (HTML), md_text() (Markdown) or rpt_csv_field() (CSV). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/report-int.h"
+#include "sim/errors.h"
+#include "sim/xalloc.h"
+
+void rpt_html_escape(FILE *fp, const char *s)
+{
+    for (; s != NULL && *s != '\0'; s++) {
+        switch (*s) {
+        case '&':
+            fputs("&amp;", fp);
+            break;
+        case '<':
+            fputs("&lt;", fp);
+            break;
+        case '>':
+            fputs("&gt;", fp);
+            break;
+        case '"':
+            fputs("&quot;", fp);
+            break;
+        case '\'':
+            fputs("&#39;", fp);
+            break;
+        default:
+            fputc(*s, fp);
+        }
+    }
+}
+
+void rpt_csv_field(FILE *fp, const char *s)
+{
+    size_t n;
+
+    if (s == NULL)
+        return;
+    n = strlen(s);
+    if (strpbrk(s, ",\"\r\n") == NULL &&
+        (n == 0 || (s[0] != ' ' && s[n - 1] != ' '))) {
+        fputs(s, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (; *s != '\0'; s++) {
+        if (*s == '"')
+            fputc('"', fp);
+        fputc(*s, fp);
+    }
+    fputc('"', fp);
+}
+
+/* Markdown table cells: | and newlines would break the row, and <, &, *,
+ * _, ` and [ would be markup. */
+static void md_text(FILE *fp, const char *s)
+{
+    for (; s != NULL && *s != '\0'; s++) {
+        if (*s == '\n' || *s == '\r')
+            fputc(' ', fp);
+        else if (strchr("|\\`*_[]<>&#", *s) != NULL)
+            fprintf(fp, "\\%c", *s);
+        else
+            fputc(*s, fp);
+    }
+}
+
+static void base64(FILE *fp, const char *path)
+{
+    static const char tab[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    unsigned char in[3];
+    size_t n;
+    FILE *f = fopen(path, "rb");
+
+    if (f == NULL)
+        return;
+    while ((n = fread(in, 1, 3, f)) > 0) {
+        unsigned v = (unsigned)in[0] << 16 |
+                     (n > 1 ? (unsigned)in[1] << 8 : 0) | (n > 2 ? in[2] : 0);
+        fputc(tab[v >> 18 & 63], fp);
+        fputc(tab[v >> 12 & 63], fp);
+        fputc(n > 1 ? tab[v >> 6 & 63] : '=', fp);
+        fputc(n > 2 ? tab[v & 63] : '=', fp);
+    }
+    fclose(f);
+}
+
+/* Per-state rows: hours and cost, with reserved-but-unused and borrowed. */
+struct state_row {
+    const char *name;
+    double hours;
+    double cost;
+};
+
+static int state_rows(const struct rpt_run *r, struct state_row *out)
+{
+    struct rpt_acct a;
+    int n = 0;
+
+    rpt_acct_compute(r, &a);
+    for (int s = 0; s < CL_GS_COUNT; s++) {
+        out[n].name = cl_gpu_state_name(s);
+        out[n].hours = a.gpu_hours_by_state[s];
+        out[n++].cost = a.cost_by_state_usd[s];
+    }
+    out[n].name = "reserved, paid but unused";
+    out[n].hours = a.reserved_unused_gpu_hours;
+    out[n++].cost = a.reserved_unused_cost_usd;
+    out[n].name = "of which borrowed (any state)";
+    out[n].hours = a.borrowed_gpu_hours;
+    out[n++].cost = NAN;
+    return n;
+}
+
+/* GPU kinds in first-seen pool order; returns the count. */
+static int kinds(const struct rpt_run *r, const char **name, double *hours,
+                 double *cost)
+{
+    int n = 0;
+
+    for (int p = 0; p < r->npools; p++) {
+        const char *g = r->pools[p].gpu ? r->pools[p].gpu : "?";
+        int k = 0;
+        while (k < n && strcmp(name[k], g) != 0)
+            k++;
+        if (k == n && n == 64)
+            continue; /* the table's bound; pools are fewer in practice */
+        if (k == n) {
+            name[n] = g;
+            hours[n] = cost[n] = 0;
+            n++;
+        }
+        hours[k] += r->pools[p].gpu_hours_paid;
+        cost[k] += r->pools[p].cost_usd;
+    }
+    return n;
+}
+
+static void html_cell(FILE *fp, double v, int prec)
+{
+    char buf[64];
+    rpt__fmt(buf, sizeof(buf), v, prec);
+    fprintf(fp, "<td class=\"n\">%s</td>", buf);
+}
+
+int rpt__write_html(const struct rpt_report *rep, FILE *fp,
+                    const struct rpt__chart *charts, const char *chart_note)
+{
+    const struct rpt_run *r = rep->run;
+    struct rpt__line lines[RPT__MAX_LINES];
+    struct state_row st[CL_GS_COUNT + 2];
+    const char *kname[64];
+    double khours[64], kcost[64];
+    int n = rpt__headline(rep, lines), ns = state_rows(r, st), nk;
+
+    fprintf(fp, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+                "<meta charset=\"utf-8\">\n<title>dsec cost report: ");
+    rpt_html_escape(fp, r->scenario_name);
+    fprintf(fp, "</title>\n<style>\n"
+                "body{font-family:sans-serif;max-width:1040px;margin:2em "
+                "auto;color:#222}\n"
+                "table{border-collapse:collapse;margin:1em 0}\n"
+                "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}"
+                "\ntd.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+                "th{background:#f0f0f0}\nimg{max-width:100%%}\n"
+                ".note{color:#555}\n</style>\n</head>\n<body>\n"
+                "<h1>Cost report: ");
+    rpt_html_escape(fp, r->scenario_name);
+    fprintf(fp, "</h1>\n<p>Run %lld, started ", (long long)r->id);
+    rpt_html_escape(fp, r->started_at);
+    fprintf(fp, ", seed %llu, policy ", (unsigned long long)r->seed);
+    rpt_html_escape(fp, r->policy ? r->policy : "none (static cluster)");
+    fprintf(fp, ", dsec ");
+    rpt_html_escape(fp, r->program_version);
+    if (rep->self_baseline)
+        fprintf(fp, ". This run is a static cluster: it is its own "
+                    "baseline.");
+    else if (rep->baseline != NULL)
+        fprintf(fp,
+                ". Baseline: run %lld, the same workload and seed on a "
+                "static cluster sized for the peak.",
+                (long long)rep->baseline->id);
+    fprintf(fp, "</p>\n<h2>Headline</h2>\n<table id=\"headline\">\n"
+                "<tr><th>figure</th><th>value</th><th>unit</th></tr>\n");
+    for (int i = 0; i < n; i++)
+        fprintf(fp, "<tr><td>%s</td><td class=\"n\">%s</td><td>%s</td></tr>\n",
+                lines[i].label, lines[i].text, lines[i].unit);
+    fprintf(fp, "</table>\n<h2>Charts</h2>\n");
+    if (chart_note != NULL) {
+        fprintf(fp, "<p class=\"note\"><strong>");
+        rpt_html_escape(fp, chart_note);
+        fprintf(fp, ".</strong></p>\n");
+    }
+    for (int c = 0; c < RPT__NCHARTS; c++) {
+        if (charts[c].path == NULL)
+            continue;
+        fprintf(fp, "<h3>%s</h3>\n<img alt=\"%s\" src=\"data:image/png;base64,",
+                charts[c].title, charts[c].title);
+        base64(fp, charts[c].path);
+        fprintf(fp, "\">\n");
+    }
+    fprintf(fp, "<h2>Pools</h2>\n<table id=\"pools\">\n<tr><th>pool</th>"
+                "<th>GPU</th><th>capacity</th><th>kind</th>"
+                "<th>USD per GPU-hour</th><th>GPU-hours held</th>"
+                "<th>GPU-hours paid</th><th>cost (USD)</th></tr>\n");
+    for (int p = 0; p < r->npools; p++) {
+        const struct rpt_pool_row *pl = &r->pools[p];
+        fprintf(fp, "<tr><td>");
+        rpt_html_escape(fp, pl->name);
+        fprintf(fp, "</td><td>");
+        rpt_html_escape(fp, pl->gpu);
+        fprintf(fp, "</td><td class=\"n\">%d</td><td>%s%s</td>",
+                pl->capacity_gpus, pl->reserved ? "reserved" : "on demand",
+                pl->borrowable ? ", borrowable" : "");
+        html_cell(fp, pl->price_usd_per_gpu_hour, 2);
+        html_cell(fp, pl->gpu_hours_used, 2);
+        html_cell(fp, pl->gpu_hours_paid, 2);
+        html_cell(fp, pl->cost_usd, 2);
+        fprintf(fp, "</tr>\n");
+    }
+    fprintf(fp, "</table>\n<h2>By GPU kind</h2>\n<table id=\"kinds\">\n"
+                "<tr><th>GPU</th><th>GPU-hours paid</th><th>cost (USD)</th>"
+                "</tr>\n");
+    nk = kinds(r, kname, khours, kcost);
+    for (int k = 0; k < nk; k++) {
+        fprintf(fp, "<tr><td>");
+        rpt_html_escape(fp, kname[k]);
+        fprintf(fp, "</td>");
+        html_cell(fp, khours[k], 2);
+        html_cell(fp, kcost[k], 2);
+        fprintf(fp, "</tr>\n");
+    }
+    fprintf(fp, "</table>\n<h2>By state</h2>\n<table id=\"states\">\n"
+                "<tr><th>state</th><th>GPU-hours</th><th>cost (USD)</th>"
+                "</tr>\n");
+    for (int s = 0; s < ns; s++) {
+        fprintf(fp, "<tr><td>%s</td>", st[s].name);
+        html_cell(fp, st[s].hours, 2);
+        html_cell(fp, st[s].cost, 2);
+        fprintf(fp, "</tr>\n");
+    }
+    fprintf(fp, "</table>\n<h2>Price assumptions</h2>\n<ul>\n");
+    for (int p = 0; p < r->npools; p++) {
+        char buf[64];
+        rpt__fmt(buf, sizeof(buf), r->pools[p].price_usd_per_gpu_hour, 2);
+        fprintf(fp, "<li>");
+        rpt_html_escape(fp, r->pools[p].name);
+        fprintf(fp, " (");
+        rpt_html_escape(fp, r->pools[p].gpu);
+        fprintf(fp, "): USD %s per GPU-hour, source: ", buf);
+        rpt_html_escape(fp, rpt__price_source(&r->pools[p]));
+        fprintf(fp, "</li>\n");
+    }
+    fprintf(fp, "</ul>\n<p class=\"note\">Catalog prices are dated "
+                "defaults, not quotes; set pools[].price_per_gpu_hour "
+                "in the scenario for your own.</p>\n<h2>Notes</h2>\n<ul>\n");
+    for (int i = 0; i < r->nnotes; i++) {
+        fprintf(fp, "<li>");
+        rpt_html_escape(fp, r->notes[i]);
+        fprintf(fp, "</li>\n");
+    }
+    fprintf(fp, "<li>Cost per 1M tokens divides the whole cost by each "
+                "token count; per day and per month scale the simulated "
+                "time.</li>\n</ul>\n</body>\n</html>\n");
+    return 0;
+}
+
+int rpt__write_md(const struct rpt_report *rep, FILE *fp,
+                  const struct rpt__chart *charts, const char *chart_note)
+{
+    const struct rpt_run *r = rep->run;
+    struct rpt__line lines[RPT__MAX_LINES];
+    struct state_row st[CL_GS_COUNT + 2];
+    int n = rpt__headline(rep, lines), ns = state_rows(r, st);
+    char b1[64], b2[64], b3[64], b4[64];
+
+    fprintf(fp, "# Cost report: ");
+    md_text(fp, r->scenario_name);
+    fprintf(fp, "\n\nRun %lld, seed %llu, policy ", (long long)r->id,
+            (unsigned long long)r->seed);
+    md_text(fp, r->policy ? r->policy : "none (static cluster)");
+    if (rep->self_baseline)
+        fprintf(fp, "; a static cluster, its own baseline");
+    else if (rep->baseline != NULL)
+        fprintf(fp, "; baseline: run %lld (static, sized for the peak)",
+                (long long)rep->baseline->id);
+    fprintf(fp, ".\n\n| figure | value | unit |\n| --- | ---: | --- |\n");
+    for (int i = 0; i < n; i++)
+        fprintf(fp, "| %s | %s | %s |\n", lines[i].label, lines[i].text,
+                lines[i].unit);
+    fprintf(fp, "\n## Pools\n\n| pool | GPU | USD/GPU-h | GPU-h held | "
+                "GPU-h paid | cost (USD) |\n| --- | --- | ---: | ---: | ---: "
+                "| ---: |\n");
+    for (int p = 0; p < r->npools; p++) {
+        const struct rpt_pool_row *pl = &r->pools[p];
+        rpt__fmt(b1, sizeof(b1), pl->price_usd_per_gpu_hour, 2);
+        rpt__fmt(b2, sizeof(b2), pl->gpu_hours_used, 2);
+        rpt__fmt(b3, sizeof(b3), pl->gpu_hours_paid, 2);
+        rpt__fmt(b4, sizeof(b4), pl->cost_usd, 2);
+        fprintf(fp, "| ");
+        md_text(fp, pl->name);
+        fprintf(fp, " | ");
+        md_text(fp, pl->gpu);
+        fprintf(fp, " | %s | %s | %s | %s |\n", b1, b2, b3, b4);
+    }
+    fprintf(fp, "\n## By state\n\n| state | GPU-hours | cost (USD) |\n"
+                "| --- | ---: | ---: |\n");
+    for (int s = 0; s < ns; s++) {
+        rpt__fmt(b1, sizeof(b1), st[s].hours, 2);
+        rpt__fmt(b2, sizeof(b2), st[s].cost, 2);
+        fprintf(fp, "| %s | %s | %s |\n", st[s].name, b1, b2);
+    }
+    fprintf(fp, "\n## Charts\n\n");
+    if (chart_note != NULL)
+        fprintf(fp, "**%s.**\n\n", chart_note);
+    for (int c = 0; c < RPT__NCHARTS; c++)
+        if (charts[c].path != NULL)
+            fprintf(fp, "![%s](%s)\n\n", charts[c].title, charts[c].file);
+    fprintf(fp, "## Notes\n\n");
+    for (int p = 0; p < r->npools; p++) {
+        fprintf(fp, "- Price of ");
+        md_text(fp, r->pools[p].name);
+        fprintf(fp, ": ");
+        md_text(fp, rpt__price_source(&r->pools[p]));
+        fprintf(fp, "\n");
+    }
+    for (int i = 0; i < r->nnotes; i++) {
+        fprintf(fp, "- ");
+        md_text(fp, r->notes[i]);
+        fprintf(fp, "\n");
+    }
+    return 0;
+}
+
+static void csv_num(FILE *fp, double v)
+{
+    if (!isnan(v))
+        fprintf(fp, "%.17g", v);
+}
+
+static FILE *csv_open(const char *dir, const char *name, char **path)
+{
+    *path = xasprintf("%s/%s", dir, name);
+    return fopen(*path, "w");
+}
+
+static int csv_close(FILE *fp, char *path, struct sim_diag *d)
+{
+    int rc = 0;
+
+    if (fp == NULL || ferror(fp))
+        rc = SIM_EIO;
+    if (fp != NULL && fclose(fp) != 0)
+        rc = SIM_EIO;
+    if (rc != 0)
+        sim_diag_error(d, path, 0, 0, "cannot write: %s", strerror(errno));
+    free(path);
+    return rc;
+}
+
+int rpt__write_csv(const struct rpt_report *rep, const char *out_dir,
+                   struct sim_diag *d)
+{
+    const struct rpt_run *r = rep->run;
+    struct rpt__line lines[RPT__MAX_LINES];
+    struct state_row st[CL_GS_COUNT + 2];
+    int n = rpt__headline(rep, lines), ns = state_rows(r, st), rc = 0;
+    char *path;
+    FILE *fp;
+
+    /* CRLF line ends, as RFC 4180 says. */
+    fp = csv_open(out_dir, "headline.csv", &path);
+    if (fp != NULL) {
+        fprintf(fp, "metric,value,unit,label\r\n");
+        for (int i = 0; i < n; i++) {
+            fprintf(fp, "%s,", lines[i].key);
+            csv_num(fp, lines[i].value);
+            fprintf(fp, ",");
+            rpt_csv_field(fp, lines[i].unit);
+            fprintf(fp, ",");
+            rpt_csv_field(fp, lines[i].label);
+            fprintf(fp, "\r\n");
+        }
+    }
+    rc |= csv_close(fp, path, d);
+
+    fp = csv_open(out_dir, "pools.csv", &path);
+    if (fp != NULL) {
+        fprintf(fp, "pool,gpu,capacity_gpus,reserved,borrowable,"
+                    "price_usd_per_gpu_hour,price_source,gpu_hours_used,"
+                    "gpu_hours_paid,cost_usd\r\n");
+        for (int p = 0; p < r->npools; p++) {
+            const struct rpt_pool_row *pl = &r->pools[p];
+            rpt_csv_field(fp, pl->name);
+            fprintf(fp, ",");
+            rpt_csv_field(fp, pl->gpu);
+            fprintf(fp, ",%d,%d,%d,", pl->capacity_gpus, pl->reserved,
+                    pl->borrowable);
+            csv_num(fp, pl->price_usd_per_gpu_hour);
+            fprintf(fp, ",");
+            rpt_csv_field(fp, rpt__price_source(pl));
+            fprintf(fp, ",");
+            csv_num(fp, pl->gpu_hours_used);
+            fprintf(fp, ",");
+            csv_num(fp, pl->gpu_hours_paid);
+            fprintf(fp, ",");
+            csv_num(fp, pl->cost_usd);
+            fprintf(fp, "\r\n");
+        }
+    }
+    rc |= csv_close(fp, path, d);
+
+    fp = csv_open(out_dir, "states.csv", &path);
+    if (fp != NULL) {
+        fprintf(fp, "pool,state,gpu_hours,cost_usd\r\n");
+        for (int s = 0; s < ns; s++) {
+            fprintf(fp, "(all),");
+            rpt_csv_field(fp, st[s].name);
+            fprintf(fp, ",");
+            csv_num(fp, st[s].hours);
+            fprintf(fp, ",");
+            csv_num(fp, st[s].cost);
+            fprintf(fp, "\r\n");
+        }
+        for (int p = 0; p < r->npools; p++)
+            for (int s = 0; s < CL_GS_COUNT; s++) {
+                const struct rpt_pool_row *pl = &r->pools[p];
+                rpt_csv_field(fp, pl->name);
+                fprintf(fp, ",%s,", cl_gpu_state_name(s));
+                csv_num(fp, pl->gpu_hours_by_state[s]);
+                fprintf(fp, ",");
+                csv_num(fp,
+                        pl->gpu_hours_by_state[s] * pl->price_usd_per_gpu_hour);
+                fprintf(fp, "\r\n");
+            }
+    }
+    rc |= csv_close(fp, path, d);
+
+    fp = csv_open(out_dir, "timeseries.csv", &path);
+    if (fp != NULL) {
+        fprintf(fp, "t_start_s,t_end_s,arrivals,gpus_mean,replicas_mean,"
+                    "ttft_p50_ms,ttft_p99_ms,tpot_p50_ms,tpot_p99_ms");
+        for (int p = 0; r->pool_cost_usd && p < r->npools; p++) {
+            char *h = xasprintf("cost_usd.%s", r->pools[p].name);
+            fprintf(fp, ",");
+            rpt_csv_field(fp, h);
+            free(h);
+        }
+        fprintf(fp, "\r\n");
+        for (size_t i = 0; i < r->nseries; i++) {
+            const struct rpt_series_row *s = &r->series[i];
+            const double v[] = {
+                s->t_start_s,   s->t_end_s,       s->arrivals,
+                s->gpus_mean,   s->replicas_mean, s->ttft_p50_ms,
+                s->ttft_p99_ms, s->tpot_p50_ms,   s->tpot_p99_ms};
+            for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
+                fprintf(fp, "%s", j ? "," : "");
+                csv_num(fp, v[j]);
+            }
+            for (int p = 0; r->pool_cost_usd && p < r->npools; p++) {
+                fprintf(fp, ",");
+                csv_num(fp,
+                        r->pool_cost_usd[i * (size_t)r->npools + (size_t)p]);
+            }
+            fprintf(fp, "\r\n");
+        }
+    }
+    rc |= csv_close(fp, path, d);
+    return rc != 0 ? SIM_EIO : 0;
+}

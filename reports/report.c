@@ -1,0 +1,673 @@
+/* The cost report: reading runs back, the accounting, the baseline link and
+ * the dispatch to the writers. The database is opened per call (read-only
+ * for reads), as a report reads a few thousand rows once; the cost of
+ * re-opening is a millisecond. */
+#include "reports/report.h"
+
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+#include "models/gpu/gpu.h"
+#include "reports/report-int.h"
+#include "sim/errors.h"
+#include "sim/xalloc.h"
+
+static sqlite3 *open_db(const char *path, int write, struct sim_diag *d)
+{
+    sqlite3 *sql = NULL;
+    int rc = sqlite3_open_v2(
+        path, &sql, write ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY, NULL);
+
+    if (rc != SQLITE_OK) {
+        sim_diag_error(d, path, 0, 0, "cannot open database: %s",
+                       sql ? sqlite3_errmsg(sql) : sqlite3_errstr(rc));
+        sqlite3_close(sql);
+        return NULL;
+    }
+    sqlite3_busy_timeout(sql, 5000);
+    return sql;
+}
+
+static char *col_text(sqlite3_stmt *st, int i)
+{
+    const unsigned char *s = sqlite3_column_text(st, i);
+    return s ? xstrdup((const char *)s) : NULL;
+}
+
+static double col_real(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL
+               ? NAN
+               : sqlite3_column_double(st, i);
+}
+
+static int load_runrow(sqlite3 *sql, struct rpt_run *r)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(
+        sql,
+        "SELECT started_at, scenario_name, scenario_file, scenario_text, "
+        "program_version, policy, seed FROM runs WHERE id = ?1",
+        -1, &st, NULL);
+
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 1, r->id);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        r->started_at = col_text(st, 0);
+        r->scenario_name = col_text(st, 1);
+        r->scenario_file = col_text(st, 2);
+        r->scenario_text = col_text(st, 3);
+        r->program_version = col_text(st, 4);
+        r->policy = col_text(st, 5);
+        r->seed = (uint64_t)sqlite3_column_int64(st, 6);
+        rc = SQLITE_OK;
+    } else if (rc == SQLITE_DONE) {
+        rc = SQLITE_NOTFOUND;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int load_summary(sqlite3 *sql, struct rpt_run *r)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(sql,
+                                "SELECT metric, value FROM summary WHERE "
+                                "run_id = ?1 ORDER BY metric",
+                                -1, &st, NULL);
+    size_t cap = 0;
+
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 1, r->id);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if ((size_t)r->nmetrics == cap) {
+            cap = cap ? 2 * cap : 64;
+            r->metric_names = xrealloc(r->metric_names, cap, sizeof(char *));
+            r->metric_values = xrealloc(r->metric_values, cap, sizeof(double));
+        }
+        r->metric_names[r->nmetrics] = col_text(st, 0);
+        r->metric_values[r->nmetrics] = col_real(st, 1);
+        r->nmetrics++;
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int load_pools(sqlite3 *sql, struct rpt_run *r)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(
+        sql,
+        "SELECT name, gpu, capacity_gpus, borrowable, reserved, "
+        "price_usd_per_gpu_hour, gpu_hours_provisioning, gpu_hours_loading, "
+        "gpu_hours_serving, gpu_hours_idle, gpu_hours_draining, "
+        "gpu_hours_used, gpu_hours_paid, cost_usd FROM pools WHERE run_id = "
+        "?1 ORDER BY rowid",
+        -1, &st, NULL);
+
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 1, r->id);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct rpt_pool_row *p;
+
+        r->pools = xrealloc(r->pools, (size_t)r->npools + 1, sizeof(*p));
+        p = &r->pools[r->npools++];
+        p->name = col_text(st, 0);
+        p->gpu = col_text(st, 1);
+        p->capacity_gpus = sqlite3_column_int(st, 2);
+        p->borrowable = sqlite3_column_int(st, 3);
+        p->reserved = sqlite3_column_int(st, 4);
+        p->price_usd_per_gpu_hour = col_real(st, 5);
+        for (int s = 0; s < CL_GS_COUNT; s++)
+            p->gpu_hours_by_state[s] = col_real(st, 6 + s);
+        p->gpu_hours_used = col_real(st, 11);
+        p->gpu_hours_paid = col_real(st, 12);
+        p->cost_usd = col_real(st, 13);
+        if (p->name == NULL)
+            p->name = xstrdup("");
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int load_series(sqlite3 *sql, struct rpt_run *r)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(
+        sql,
+        "SELECT t_start_s, t_end_s, arrivals, gpus_mean, replicas_mean, "
+        "ttft_p50_ms, ttft_p99_ms, tpot_p50_ms, tpot_p99_ms FROM timeseries "
+        "WHERE run_id = ?1 ORDER BY t_start_s",
+        -1, &st, NULL);
+    size_t cap = 0;
+
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 1, r->id);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct rpt_series_row *s;
+
+        if (r->nseries == cap) {
+            cap = cap ? 2 * cap : 128;
+            r->series = xrealloc(r->series, cap, sizeof(*s));
+        }
+        s = &r->series[r->nseries++];
+        s->t_start_s = col_real(st, 0);
+        s->t_end_s = col_real(st, 1);
+        s->arrivals = col_real(st, 2);
+        s->gpus_mean = col_real(st, 3);
+        s->replicas_mean = col_real(st, 4);
+        s->ttft_p50_ms = col_real(st, 5);
+        s->ttft_p99_ms = col_real(st, 6);
+        s->tpot_p50_ms = col_real(st, 7);
+        s->tpot_p99_ms = col_real(st, 8);
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* pool_series rows are matched to timeseries rows by t_start_s (both are
+ * written from the same interval boundaries) and to pools by name. A
+ * database without the table (schema before 4) just has no cost chart. */
+static int load_pool_series(sqlite3 *sql, struct rpt_run *r)
+{
+    sqlite3_stmt *st = NULL;
+    size_t row = 0, n = r->nseries * (size_t)r->npools;
+    int rc;
+
+    if (n == 0)
+        return SQLITE_OK;
+    rc = sqlite3_prepare_v2(sql,
+                            "SELECT t_start_s, pool, cost_usd FROM "
+                            "pool_series WHERE run_id = ?1 ORDER BY "
+                            "t_start_s",
+                            -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return SQLITE_OK;
+    }
+    rc = sqlite3_bind_int64(st, 1, r->id);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        double t = sqlite3_column_double(st, 0);
+        const char *pool = (const char *)sqlite3_column_text(st, 1);
+
+        rc = SQLITE_OK;
+        while (row < r->nseries && r->series[row].t_start_s < t)
+            row++;
+        if (row == r->nseries || r->series[row].t_start_s != t || pool == NULL)
+            continue;
+        for (int p = 0; p < r->npools; p++) {
+            if (strcmp(r->pools[p].name, pool) != 0)
+                continue;
+            if (r->pool_cost_usd == NULL) {
+                r->pool_cost_usd = xcalloc(n, sizeof(double));
+                for (size_t k = 0; k < n; k++)
+                    r->pool_cost_usd[k] = NAN;
+            }
+            r->pool_cost_usd[row * (size_t)r->npools + (size_t)p] =
+                col_real(st, 2);
+        }
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int load_notes(sqlite3 *sql, struct rpt_run *r)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(sql,
+                                "SELECT text FROM notes WHERE run_id = ?1 "
+                                "ORDER BY seq",
+                                -1, &st, NULL);
+
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 1, r->id);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        r->notes = xrealloc(r->notes, (size_t)r->nnotes + 1, sizeof(char *));
+        r->notes[r->nnotes] = col_text(st, 0);
+        if (r->notes[r->nnotes] == NULL)
+            r->notes[r->nnotes] = xstrdup("");
+        r->nnotes++;
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+struct rpt_run *rpt_run_load(const char *db_path, int64_t run_id,
+                             struct sim_diag *d)
+{
+    sqlite3 *sql = open_db(db_path, 0, d);
+    struct rpt_run *r;
+    int rc;
+
+    if (sql == NULL)
+        return NULL;
+    r = xcalloc(1, sizeof(*r));
+    r->id = run_id;
+    rc = load_runrow(sql, r);
+    if (rc == SQLITE_NOTFOUND) {
+        sim_diag_error(d, db_path, 0, 0, "no run %lld in this database",
+                       (long long)run_id);
+        sqlite3_close(sql);
+        rpt_run_free(r);
+        return NULL;
+    }
+    if (rc == SQLITE_OK)
+        rc = load_summary(sql, r);
+    if (rc == SQLITE_OK)
+        rc = load_pools(sql, r);
+    if (rc == SQLITE_OK)
+        rc = load_series(sql, r);
+    if (rc == SQLITE_OK)
+        rc = load_pool_series(sql, r);
+    if (rc == SQLITE_OK)
+        rc = load_notes(sql, r);
+    if (rc != SQLITE_OK) {
+        sim_diag_error(d, db_path, 0, 0, "cannot read run %lld: %s",
+                       (long long)run_id, sqlite3_errmsg(sql));
+        rpt_run_free(r);
+        r = NULL;
+    }
+    sqlite3_close(sql);
+    return r;
+}
+
+void rpt_run_free(struct rpt_run *r)
+{
+    if (r == NULL)
+        return;
+    free(r->started_at);
+    free(r->scenario_name);
+    free(r->scenario_file);
+    free(r->scenario_text);
+    free(r->program_version);
+    free(r->policy);
+    for (int i = 0; i < r->nmetrics; i++)
+        free(r->metric_names[i]);
+    free(r->metric_names);
+    free(r->metric_values);
+    for (int i = 0; i < r->npools; i++) {
+        free(r->pools[i].name);
+        free(r->pools[i].gpu);
+    }
+    free(r->pools);
+    free(r->series);
+    free(r->pool_cost_usd);
+    for (int i = 0; i < r->nnotes; i++)
+        free(r->notes[i]);
+    free(r->notes);
+    free(r);
+}
+
+double rpt_run_metric(const struct rpt_run *run, const char *name)
+{
+    /* Names are sorted by SQLite's BINARY collation, i.e. strcmp. */
+    int lo = 0, hi = run->nmetrics - 1;
+
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        int c = strcmp(run->metric_names[mid], name);
+        if (c == 0)
+            return run->metric_values[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return NAN;
+}
+
+/* Runs q (binding a1 as ?1 when a1 >= 0) for one integer. Returns 0, 1 for
+ * no row or NULL, or SIM_EDB with a diagnostic. */
+static int query_id(const char *db_path, const char *q, int64_t a1,
+                    int64_t *out, struct sim_diag *d)
+{
+    sqlite3 *sql = open_db(db_path, 0, d);
+    sqlite3_stmt *st = NULL;
+    int rc, ret = 1;
+
+    if (sql == NULL)
+        return SIM_EDB;
+    rc = sqlite3_prepare_v2(sql, q, -1, &st, NULL);
+    if (rc == SQLITE_OK && a1 >= 0)
+        rc = sqlite3_bind_int64(st, 1, a1);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+            *out = sqlite3_column_int64(st, 0);
+            ret = 0;
+        }
+    } else if (rc != SQLITE_DONE) {
+        sim_diag_error(d, db_path, 0, 0, "cannot read database: %s",
+                       sqlite3_errmsg(sql));
+        ret = SIM_EDB;
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(sql);
+    return ret;
+}
+
+int rpt_run_latest(const char *db_path, int64_t *id, struct sim_diag *d)
+{
+    return query_id(db_path,
+                    "SELECT max(id) FROM runs WHERE id NOT IN (SELECT "
+                    "baseline_run_id FROM baselines)",
+                    -1, id, d);
+}
+
+int rpt_baseline_find(const char *db_path, int64_t run_id, int64_t *baseline_id,
+                      struct sim_diag *d)
+{
+    return query_id(db_path,
+                    "SELECT baseline_run_id FROM baselines WHERE run_id = ?1",
+                    run_id, baseline_id, d);
+}
+
+int rpt_baseline_link(const char *db_path, int64_t run_id, int64_t baseline_id,
+                      struct sim_diag *d)
+{
+    sqlite3 *sql = open_db(db_path, 1, d);
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if (sql == NULL)
+        return SIM_EDB;
+    rc = sqlite3_exec(sql, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(sql,
+                                "INSERT OR REPLACE INTO baselines (run_id, "
+                                "baseline_run_id) VALUES (?1, ?2)",
+                                -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 1, run_id);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 2, baseline_id);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE)
+        sim_diag_error(d, db_path, 0, 0, "cannot link baseline: %s",
+                       sqlite3_errmsg(sql));
+    sqlite3_finalize(st);
+    sqlite3_close(sql);
+    return rc == SQLITE_DONE ? 0 : SIM_EDB;
+}
+
+/* NAN-propagating x / y x scale; NAN when y is 0. */
+static double per(double x, double y, double scale)
+{
+    if (isnan(x) || isnan(y) || y <= 0)
+        return NAN;
+    return x / y * scale;
+}
+
+void rpt_acct_compute(const struct rpt_run *run, struct rpt_acct *a)
+{
+    static const char *const state_metric[CL_GS_COUNT] = {
+        "gpu_hours.provisioning", "gpu_hours.loading",  "gpu_hours.serving",
+        "gpu_hours.idle",         "gpu_hours.draining",
+    };
+
+    memset(a, 0, sizeof(*a));
+    a->cost_usd = rpt_run_metric(run, "cost_usd");
+    a->gpu_hours = rpt_run_metric(run, "gpu_hours");
+    for (int s = 0; s < CL_GS_COUNT; s++)
+        a->gpu_hours_by_state[s] = rpt_run_metric(run, state_metric[s]);
+    for (int i = 0; i < run->npools; i++) {
+        const struct rpt_pool_row *p = &run->pools[i];
+        double price =
+            isnan(p->price_usd_per_gpu_hour) ? 0 : p->price_usd_per_gpu_hour;
+
+        if (!isnan(p->gpu_hours_paid))
+            a->gpu_hours_paid += p->gpu_hours_paid;
+        for (int s = 0; s < CL_GS_COUNT; s++)
+            if (!isnan(p->gpu_hours_by_state[s]))
+                a->cost_by_state_usd[s] += p->gpu_hours_by_state[s] * price;
+        if (p->borrowable && !isnan(p->gpu_hours_used))
+            a->borrowed_gpu_hours += p->gpu_hours_used;
+        if (p->reserved && p->gpu_hours_paid > p->gpu_hours_used) {
+            double unused = p->gpu_hours_paid - p->gpu_hours_used;
+            a->reserved_unused_gpu_hours += unused;
+            a->reserved_unused_cost_usd += unused * price;
+        }
+    }
+    a->input_tokens = rpt_run_metric(run, "input_tokens");
+    a->output_tokens = rpt_run_metric(run, "output_tokens");
+    a->cost_per_m_input_usd = per(a->cost_usd, a->input_tokens, 1e6);
+    a->cost_per_m_output_usd = per(a->cost_usd, a->output_tokens, 1e6);
+    a->sim_time_s = rpt_run_metric(run, "sim_time_s");
+    a->cost_per_day_usd = per(a->cost_usd, a->sim_time_s, 86400.0);
+    a->cost_per_month_usd = a->cost_per_day_usd * RPT_DAYS_PER_MONTH;
+    a->slo_attainment = rpt_run_metric(run, "slo_attainment");
+}
+
+void rpt_savings(double elastic_cost_usd, double static_cost_usd, double *usd,
+                 double *pct)
+{
+    *usd = static_cost_usd - elastic_cost_usd;
+    *pct = per(*usd, static_cost_usd, 100.0);
+}
+
+void rpt_report_fini(struct rpt_report *rep)
+{
+    rpt_run_free(rep->run);
+    rpt_run_free(rep->baseline);
+    memset(rep, 0, sizeof(*rep));
+}
+
+int rpt_format_parse(const char *s, enum rpt_format *fmt)
+{
+    static const char *const names[] = {"html", "pdf", "csv", "md"};
+
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *fmt = (enum rpt_format)i;
+            return 0;
+        }
+    return -1;
+}
+
+int rpt_format_available(enum rpt_format fmt)
+{
+#ifdef HAVE_CAIRO
+    (void)fmt;
+    return 1;
+#else
+    return fmt != RPT_FMT_PDF;
+#endif
+}
+
+void rpt__fmt(char *buf, size_t len, double v, int prec)
+{
+    char raw[64], *dot;
+    size_t n, int_len, o = 0, start;
+
+    if (isnan(v) || isinf(v)) {
+        snprintf(buf, len, "n/a");
+        return;
+    }
+    snprintf(raw, sizeof(raw), "%.*f", prec, v);
+    /* Thousands separators in the integer part, for people. */
+    start = raw[0] == '-' ? 1 : 0;
+    dot = strchr(raw, '.');
+    int_len = (dot ? (size_t)(dot - raw) : strlen(raw)) - start;
+    n = strlen(raw);
+    for (size_t i = 0; i < n && o + 2 < len; i++) {
+        if (i > start && i < start + int_len && (start + int_len - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = raw[i];
+    }
+    buf[o] = '\0';
+}
+
+const char *rpt__price_source(const struct rpt_pool_row *p)
+{
+    const struct gpu_spec *g = gpu_find(p->gpu);
+
+    if (g != NULL && p->price_usd_per_gpu_hour == g->price_usd_per_hour)
+        return g->price_source;
+    return "set in the scenario";
+}
+
+const char *rpt__no_chart_reason(int ndrawn, const char *gnuplot_path)
+{
+    if (gnuplot_path == NULL)
+        return "gnuplot was not found when dsec was built or is not "
+               "installed: this report has no charts";
+    if (ndrawn < RPT__NCHARTS)
+        return "some charts could not be drawn (see the messages of dsec "
+               "report)";
+    return NULL;
+}
+
+int rpt__headline(const struct rpt_report *rep, struct rpt__line *out)
+{
+    struct rpt_acct a, b;
+    const struct rpt_run *base = rep->self_baseline ? rep->run : rep->baseline;
+    double sav_usd = NAN, sav_pct = NAN, base_cost = NAN, base_slo = NAN;
+    int n = 0;
+
+    rpt_acct_compute(rep->run, &a);
+    if (base != NULL) {
+        rpt_acct_compute(base, &b);
+        base_cost = b.cost_usd;
+        base_slo = b.slo_attainment;
+        rpt_savings(a.cost_usd, b.cost_usd, &sav_usd, &sav_pct);
+    }
+#define LINE(k, l, u, v, p)                                                    \
+    do {                                                                       \
+        out[n].key = (k);                                                      \
+        out[n].label = (l);                                                    \
+        out[n].unit = (u);                                                     \
+        out[n].value = (v);                                                    \
+        rpt__fmt(out[n].text, sizeof(out[n].text), (v), (p));                  \
+        n++;                                                                   \
+    } while (0)
+    LINE("cost_usd", "Total cost", "USD", a.cost_usd, 2);
+    LINE("static_cost_usd", "Static cluster sized for the peak", "USD",
+         base_cost, 2);
+    LINE("savings_usd", "Savings vs static", "USD", sav_usd, 2);
+    LINE("savings_pct", "Savings vs static", "%", sav_pct, 1);
+    LINE("cost_per_m_input_tokens_usd", "Cost per 1M input tokens", "USD",
+         a.cost_per_m_input_usd, 4);
+    LINE("cost_per_m_output_tokens_usd", "Cost per 1M output tokens", "USD",
+         a.cost_per_m_output_usd, 4);
+    LINE("cost_per_day_usd", "Cost per day", "USD", a.cost_per_day_usd, 2);
+    LINE("cost_per_month_usd", "Projected per month (30 days)", "USD",
+         a.cost_per_month_usd, 2);
+    LINE("slo_attainment_pct", "SLO attainment, elastic", "%",
+         100 * a.slo_attainment, 2);
+    LINE("static_slo_attainment_pct", "SLO attainment, static", "%",
+         100 * base_slo, 2);
+    LINE("gpu_hours", "GPU-hours held", "GPU-h", a.gpu_hours, 2);
+    LINE("gpu_hours_paid", "GPU-hours paid", "GPU-h", a.gpu_hours_paid, 2);
+    LINE("idle_gpu_hours", "Idle GPU-hours", "GPU-h",
+         a.gpu_hours_by_state[CL_GS_IDLE], 2);
+    LINE("reserved_unused_gpu_hours", "Reserved, paid but unused", "GPU-h",
+         a.reserved_unused_gpu_hours, 2);
+    LINE("borrowed_gpu_hours", "Borrowed GPU-hours", "GPU-h",
+         a.borrowed_gpu_hours, 2);
+    LINE("input_tokens", "Input tokens", "tokens", a.input_tokens, 0);
+    LINE("output_tokens", "Output tokens", "tokens", a.output_tokens, 0);
+    LINE("sim_time_h", "Simulated time", "h", a.sim_time_s / 3600, 2);
+#undef LINE
+    return n;
+}
+
+static int mkdir_p(const char *dir)
+{
+    char *s = xstrdup(dir);
+    int rc = 0;
+
+    for (char *p = s + 1; *p != '\0' && rc == 0; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(s, 0777) != 0 && errno != EEXIST)
+            rc = -1;
+        *p = '/';
+    }
+    if (rc == 0 && mkdir(s, 0777) != 0 && errno != EEXIST)
+        rc = -1;
+    free(s);
+    return rc;
+}
+
+int rpt_report_write(const struct rpt_report *rep, enum rpt_format fmt,
+                     const char *out_dir, const char *gnuplot_path,
+                     char **written, struct sim_diag *d)
+{
+    struct rpt__chart charts[RPT__NCHARTS];
+    const char *note;
+    char *path = NULL;
+    FILE *fp;
+    int rc = 0, ndrawn = 0;
+
+    if (!rpt_format_available(fmt)) {
+        sim_diag_error(d, out_dir, 0, 0,
+                       "cannot write a PDF report: this dsec was built "
+                       "without cairo (install libcairo2-dev and "
+                       "reconfigure)");
+        return SIM_EINVAL;
+    }
+    if (mkdir_p(out_dir) != 0) {
+        sim_diag_error(d, out_dir, 0, 0, "cannot create directory: %s",
+                       strerror(errno));
+        return SIM_EIO;
+    }
+    memset(charts, 0, sizeof(charts));
+    if (fmt != RPT_FMT_CSV)
+        ndrawn = rpt__charts_draw(rep, out_dir, gnuplot_path, charts, d);
+    note =
+        fmt == RPT_FMT_CSV ? NULL : rpt__no_chart_reason(ndrawn, gnuplot_path);
+    if (note != NULL && gnuplot_path == NULL)
+        sim_diag_add(d, SIM_SEV_WARNING, out_dir, 0, 0, "%s", note);
+
+    switch (fmt) {
+    case RPT_FMT_CSV:
+        rc = rpt__write_csv(rep, out_dir, d);
+        path = xasprintf("%s/headline.csv", out_dir);
+        break;
+    case RPT_FMT_PDF:
+        path = xasprintf("%s/report.pdf", out_dir);
+        rc = rpt__write_pdf(rep, path, charts, note, d);
+        break;
+    case RPT_FMT_HTML:
+    case RPT_FMT_MD:
+        path = xasprintf("%s/report.%s", out_dir,
+                         fmt == RPT_FMT_HTML ? "html" : "md");
+        fp = fopen(path, "w");
+        if (fp == NULL) {
+            rc = SIM_EIO;
+        } else {
+            rc = fmt == RPT_FMT_HTML ? rpt__write_html(rep, fp, charts, note)
+                                     : rpt__write_md(rep, fp, charts, note);
+            if (ferror(fp))
+                rc = SIM_EIO;
+            if (fclose(fp) != 0)
+                rc = SIM_EIO;
+        }
+        if (rc != 0)
+            sim_diag_error(d, path, 0, 0, "cannot write report: %s",
+                           strerror(errno));
+        break;
+    }
+    rpt__charts_fini(charts);
+    if (rc == 0 && written != NULL)
+        *written = path;
+    else
+        free(path);
+    return rc;
+}

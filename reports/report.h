@@ -1,0 +1,181 @@
+/*
+ * The cost report ("dsec report", docs/reports.md): reads one run and its
+ * static baseline back from the results database, does the accounting
+ * (GPU-hours and cost by pool, GPU kind and state, reserved capacity paid
+ * whether used or not, cost per 1M tokens, per day and per 30-day month,
+ * savings against the baseline) and writes it as HTML (one self-contained
+ * file, charts embedded), PDF (cairo), CSV (one file per table) or Markdown.
+ * Charts are PNG files drawn by gnuplot at run time; without gnuplot the
+ * report is written without them and says so. Money is USD, time seconds
+ * or hours as the names say, NAN means "not defined" and prints as "n/a".
+ * The report owns the runs it holds. Single-threaded.
+ */
+#ifndef RPT_REPORT_H
+#define RPT_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "models/cluster/results.h"
+#include "sim/diag.h"
+
+/* Days in the projected month. */
+#define RPT_DAYS_PER_MONTH 30
+
+enum rpt_format {
+    RPT_FMT_HTML,
+    RPT_FMT_PDF,
+    RPT_FMT_CSV,
+    RPT_FMT_MD,
+};
+
+/* One row of the pools table, as stored. */
+struct rpt_pool_row {
+    char *name;
+    char *gpu; /* may be NULL */
+    int capacity_gpus;
+    int borrowable;
+    int reserved;
+    double price_usd_per_gpu_hour;
+    double gpu_hours_by_state[CL_GS_COUNT];
+    double gpu_hours_used;
+    double gpu_hours_paid;
+    double cost_usd;
+};
+
+/* One metrics interval, as stored (arrivals as a double for plotting). */
+struct rpt_series_row {
+    double t_start_s;
+    double t_end_s;
+    double arrivals;
+    double gpus_mean;
+    double replicas_mean;
+    double ttft_p50_ms;
+    double ttft_p99_ms;
+    double tpot_p50_ms;
+    double tpot_p99_ms;
+};
+
+/* One run read back from the database. Owns every string and array. */
+struct rpt_run {
+    int64_t id;
+    char *started_at;
+    char *scenario_name;
+    char *scenario_file;
+    char *scenario_text;
+    char *program_version;
+    char *policy; /* NULL: a static cluster */
+    uint64_t seed;
+    char **metric_names; /* summary, in name order */
+    double *metric_values;
+    int nmetrics;
+    struct rpt_pool_row *pools; /* in insertion order */
+    int npools;
+    struct rpt_series_row *series;
+    size_t nseries;
+    /* From pool_series, [row * npools + pool]; NAN where no row was
+     * stored. NULL when the run has no pool_series rows at all. */
+    double *pool_cost_usd;
+    char **notes;
+    int nnotes;
+};
+
+/* The figures of one run (rpt_acct_compute). */
+struct rpt_acct {
+    double cost_usd;       /* summary cost_usd */
+    double gpu_hours;      /* summary gpu_hours (held, any state) */
+    double gpu_hours_paid; /* sum of pools' paid hours */
+    double gpu_hours_by_state[CL_GS_COUNT];
+    double cost_by_state_usd[CL_GS_COUNT]; /* hours x each pool's price */
+    double borrowed_gpu_hours;             /* held in borrowable pools */
+    double reserved_unused_gpu_hours;      /* paid, not held */
+    double reserved_unused_cost_usd;
+    double input_tokens;
+    double output_tokens;
+    double cost_per_m_input_usd; /* whole cost / input tokens x 1e6 */
+    double cost_per_m_output_usd;
+    double sim_time_s;
+    double cost_per_day_usd; /* cost / sim_time_s x 86400 */
+    double cost_per_month_usd;
+    double slo_attainment; /* 0..1; NAN without an SLO */
+};
+
+/* A report: the run, its baseline and the targets its charts draw. */
+struct rpt_report {
+    struct rpt_run *run;      /* owned */
+    struct rpt_run *baseline; /* owned; NULL when self_baseline */
+    int self_baseline;        /* the run is static: its own baseline */
+    double target_tpot_ms;    /* cluster.target_latency_ms; NAN */
+    double slo_tpot_ms;       /* NAN when unset */
+    double slo_ttft_ms;       /* NAN when unset */
+};
+
+/* Loads run run_id from the database at db_path (opened read-only).
+ * Returns the run (caller frees with rpt_run_free()), or NULL after adding
+ * "DB: error: ..." to d (no such run, not a database, SQL error). */
+struct rpt_run *rpt_run_load(const char *db_path, int64_t run_id,
+                             struct sim_diag *d);
+
+/* Frees run and everything it owns. NULL is a no-op. */
+void rpt_run_free(struct rpt_run *run);
+
+/* The summary value of metric name, or NAN when absent or NULL. */
+double rpt_run_metric(const struct rpt_run *run, const char *name);
+
+/* Stores in *id the newest run that is not some run's baseline. Returns 0,
+ * 1 when the database holds no such run, or SIM_EDB with a diagnostic. */
+int rpt_run_latest(const char *db_path, int64_t *id, struct sim_diag *d);
+
+/* Looks up the baseline linked to run_id (table baselines). Returns 0 with
+ * *baseline_id set, 1 when none is linked (*baseline_id unchanged), or
+ * SIM_EDB with a diagnostic. */
+int rpt_baseline_find(const char *db_path, int64_t run_id, int64_t *baseline_id,
+                      struct sim_diag *d);
+
+/* Links baseline_id as run_id's baseline (replacing an older link).
+ * Returns 0, or SIM_EDB with a diagnostic. */
+int rpt_baseline_link(const char *db_path, int64_t run_id, int64_t baseline_id,
+                      struct sim_diag *d);
+
+/* Fills *a from run. Pure: equal runs give equal figures. */
+void rpt_acct_compute(const struct rpt_run *run, struct rpt_acct *a);
+
+/* Savings of the elastic run against the static baseline: *usd =
+ * static - elastic, *pct = 100 x usd / static (NAN when static is 0 or
+ * either cost is NAN). */
+void rpt_savings(double elastic_cost_usd, double static_cost_usd, double *usd,
+                 double *pct);
+
+/* Frees what rep owns (not rep) and zeroes it. */
+void rpt_report_fini(struct rpt_report *rep);
+
+/* Parses "html", "pdf", "csv" or "md". Returns 0, or -1 (fmt unchanged). */
+int rpt_format_parse(const char *s, enum rpt_format *fmt);
+
+/* Whether this build can write fmt (PDF needs cairo at build time). */
+int rpt_format_available(enum rpt_format fmt);
+
+/* Writes rep in format fmt into the directory out_dir (created if missing):
+ * report.html, report.pdf, report.md, or headline.csv, pools.csv,
+ * states.csv and timeseries.csv; charts as *.png beside them (HTML embeds
+ * them too). gnuplot_path NULL, or a gnuplot that fails, means no charts:
+ * the report says so and a warning is added to d. If *written is not NULL it
+ * receives the main file's path (caller frees). Returns 0, or SIM_EIO
+ * (cannot create or write a file) / SIM_EINVAL (format not built) after
+ * adding an error to d; files already written are left. */
+int rpt_report_write(const struct rpt_report *rep, enum rpt_format fmt,
+                     const char *out_dir, const char *gnuplot_path,
+                     char **written, struct sim_diag *d);
+
+/* Writes s to fp with &, <, >, " and ' as HTML character references, so
+ * that it is text in an element or in a quoted attribute. NULL writes
+ * nothing. */
+void rpt_html_escape(FILE *fp, const char *s);
+
+/* Writes s to fp as one RFC 4180 field: as is, or in double quotes (with
+ * inner quotes doubled) when it holds a comma, quote, CR or LF, or starts
+ * or ends with a space. NULL writes an empty field. */
+void rpt_csv_field(FILE *fp, const char *s);
+
+#endif /* RPT_REPORT_H */

@@ -1,0 +1,336 @@
+/* Check suite rpt_report: the cost report's accounting on a hand-built
+ * database (runs written with rpt_db_write_run from hand-made cl_results
+ * with pools, read back with rpt_run_load), the savings arithmetic, the
+ * baseline link, HTML escaping and CSV quoting. Money figures are chosen so
+ * that every expected value is exact in binary or checked to 1e-9. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "models/cluster/results.h"
+#include "reports/db.h"
+#include "reports/report.h"
+#include "sim/errors.h"
+#include "sim/xalloc.h"
+
+static char db_path[4096];
+static struct sim_diag diag;
+
+static void db_setup(void)
+{
+    const char *dir = getenv("TMPDIR");
+    int fd;
+
+    if (dir == NULL || *dir == '\0')
+        dir = "/tmp";
+    snprintf(db_path, sizeof(db_path), "%s/check_rpt_report.XXXXXX", dir);
+    fd = mkstemp(db_path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    sim_diag_init(&diag);
+}
+
+static void db_teardown(void)
+{
+    char side[4200];
+
+    sim_diag_fini(&diag);
+    unlink(db_path);
+    snprintf(side, sizeof(side), "%s-wal", db_path);
+    unlink(side);
+    snprintf(side, sizeof(side), "%s-shm", db_path);
+    unlink(side);
+}
+
+/* An elastic run of 12 h: a reserved pool of 4 GPUs at 2 USD/GPU-h (paid
+ * 48 GPU-h, 40 held: 30 serving, 6 idle, 2 loading, 1 provisioning, 1
+ * draining) and a borrowable pool at 4 USD/GPU-h holding 10 GPU-h (8
+ * serving, 2 idle). Cost 96 + 40 = 136 USD; 2e6 input and 5e5 output
+ * tokens. */
+static void elastic(struct cl_results *r)
+{
+    struct cl_pool_result *p;
+
+    memset(r, 0, sizeof(*r));
+    r->scenario_name = xstrdup("hand");
+    r->policy = xstrdup("target-latency");
+    r->sim_time_s = 12 * 3600.0;
+    r->input_tokens = 2000000;
+    r->output_tokens = 500000;
+    r->gpu_hours = 50;
+    r->cost_usd = 136;
+    r->slo_attainment = 0.95;
+    r->replicas_max = 6;
+    r->gpu_hours_by_state[CL_GS_PROVISIONING] = 1;
+    r->gpu_hours_by_state[CL_GS_LOADING] = 2;
+    r->gpu_hours_by_state[CL_GS_SERVING] = 38;
+    r->gpu_hours_by_state[CL_GS_IDLE] = 8;
+    r->gpu_hours_by_state[CL_GS_DRAINING] = 1;
+    r->npools = 2;
+    r->pools = xcalloc(2, sizeof(*r->pools));
+    p = &r->pools[0];
+    p->name = xstrdup("reserved");
+    p->gpu = xstrdup("h100");
+    p->capacity_gpus = 4;
+    p->reserved = 1;
+    p->price_usd_per_gpu_hour = 2;
+    p->gpu_hours_by_state[CL_GS_PROVISIONING] = 1;
+    p->gpu_hours_by_state[CL_GS_LOADING] = 2;
+    p->gpu_hours_by_state[CL_GS_SERVING] = 30;
+    p->gpu_hours_by_state[CL_GS_IDLE] = 6;
+    p->gpu_hours_by_state[CL_GS_DRAINING] = 1;
+    p->gpu_hours_used = 40;
+    p->gpu_hours_paid = 48;
+    p->cost_usd = 96;
+    p = &r->pools[1];
+    p->name = xstrdup("test");
+    p->gpu = xstrdup("h100");
+    p->capacity_gpus = 8;
+    p->borrowable = 1;
+    p->price_usd_per_gpu_hour = 4;
+    p->gpu_hours_by_state[CL_GS_SERVING] = 8;
+    p->gpu_hours_by_state[CL_GS_IDLE] = 2;
+    p->gpu_hours_used = 10;
+    p->gpu_hours_paid = 10;
+    p->cost_usd = 40;
+}
+
+static int64_t write_run(struct cl_results *r)
+{
+    struct rpt_db *db = rpt_db_open(db_path, &diag);
+    struct rpt_run_info info = {0};
+    int64_t id = 0;
+
+    ck_assert_ptr_nonnull(db);
+    info.started_at = "2026-01-01T00:00:00Z";
+    info.scenario_text = "name: hand\n";
+    info.seed = 3;
+    ck_assert_int_eq(rpt_db_write_run(db, &info, r, &id, &diag), 0);
+    rpt_db_close(db);
+    cl_results_fini(r);
+    return id;
+}
+
+static void near(double got, double want)
+{
+    ck_assert_msg(fabs(got - want) <= 1e-9 * (fabs(want) + 1),
+                  "got %.17g, want %.17g", got, want);
+}
+
+START_TEST(test_rpt_acct_compute_figures)
+{
+    struct cl_results r;
+    struct rpt_run *run;
+    struct rpt_acct a;
+    int64_t id;
+
+    elastic(&r);
+    id = write_run(&r);
+    run = rpt_run_load(db_path, id, &diag);
+    ck_assert_ptr_nonnull(run);
+    ck_assert_int_eq(run->npools, 2);
+    ck_assert_str_eq(run->policy, "target-latency");
+    rpt_acct_compute(run, &a);
+    near(a.cost_usd, 136);
+    near(a.gpu_hours, 50);
+    near(a.gpu_hours_paid, 58);
+    /* Reserved: 48 paid, 40 held, so 8 GPU-h paid for nothing (16 USD). */
+    near(a.reserved_unused_gpu_hours, 8);
+    near(a.reserved_unused_cost_usd, 16);
+    near(a.borrowed_gpu_hours, 10);
+    near(a.gpu_hours_by_state[CL_GS_IDLE], 8);
+    /* Idle: 6 h x 2 + 2 h x 4 = 20 USD; serving 30 x 2 + 8 x 4 = 92. */
+    near(a.cost_by_state_usd[CL_GS_IDLE], 20);
+    near(a.cost_by_state_usd[CL_GS_SERVING], 92);
+    /* States plus the unused reservation add up to the total. */
+    {
+        double sum = a.reserved_unused_cost_usd;
+        for (int s = 0; s < CL_GS_COUNT; s++)
+            sum += a.cost_by_state_usd[s];
+        near(sum, a.cost_usd);
+    }
+    near(a.cost_per_m_input_usd, 136 / 2.0);
+    near(a.cost_per_m_output_usd, 136 / 0.5);
+    /* 136 USD in 12 h: 272 a day, 8,160 a 30-day month. */
+    near(a.cost_per_day_usd, 272);
+    near(a.cost_per_month_usd, 8160);
+    near(a.slo_attainment, 0.95);
+    rpt_run_free(run);
+}
+END_TEST
+
+START_TEST(test_rpt_acct_compute_no_tokens)
+{
+    struct cl_results r;
+    struct rpt_run *run;
+    struct rpt_acct a;
+
+    elastic(&r);
+    r.input_tokens = 0;
+    r.output_tokens = 0;
+    r.slo_attainment = NAN;
+    run = rpt_run_load(db_path, write_run(&r), &diag);
+    ck_assert_ptr_nonnull(run);
+    rpt_acct_compute(run, &a);
+    ck_assert(isnan(a.cost_per_m_input_usd));
+    ck_assert(isnan(a.cost_per_m_output_usd));
+    ck_assert(isnan(a.slo_attainment));
+    rpt_run_free(run);
+}
+END_TEST
+
+START_TEST(test_rpt_savings_arithmetic)
+{
+    double usd, pct;
+
+    rpt_savings(136, 200, &usd, &pct);
+    near(usd, 64);
+    near(pct, 32);
+    rpt_savings(250, 200, &usd, &pct);
+    near(usd, -50);
+    near(pct, -25);
+    rpt_savings(10, 0, &usd, &pct);
+    ck_assert(isnan(pct));
+    rpt_savings(NAN, 10, &usd, &pct);
+    ck_assert(isnan(usd));
+    ck_assert(isnan(pct));
+}
+END_TEST
+
+START_TEST(test_rpt_baseline_link_and_latest)
+{
+    struct cl_results r;
+    int64_t run_id, base_id, got = -1;
+
+    elastic(&r);
+    run_id = write_run(&r);
+    elastic(&r);
+    free(r.policy);
+    r.policy = NULL;
+    base_id = write_run(&r);
+    ck_assert_int_eq(rpt_baseline_find(db_path, run_id, &got, &diag), 1);
+    ck_assert_int_eq(rpt_baseline_link(db_path, run_id, base_id, &diag), 0);
+    ck_assert_int_eq(rpt_baseline_find(db_path, run_id, &got, &diag), 0);
+    ck_assert_int_eq(got, base_id);
+    /* The newest run is the baseline; --latest means the elastic run. */
+    ck_assert_int_eq(rpt_run_latest(db_path, &got, &diag), 0);
+    ck_assert_int_eq(got, run_id);
+}
+END_TEST
+
+START_TEST(test_rpt_run_load_missing)
+{
+    struct cl_results r;
+    char want[4300];
+
+    elastic(&r);
+    write_run(&r);
+    ck_assert_ptr_null(rpt_run_load(db_path, 99, &diag));
+    ck_assert_int_eq(sim_diag_errors(&diag), 1);
+    snprintf(want, sizeof(want), "%s: error: no run 99 in this database",
+             db_path);
+    {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *fp = open_memstream(&buf, &len);
+        sim_diag_print(&diag, fp);
+        fclose(fp);
+        ck_assert_msg(strstr(buf, want) != NULL, "got %s", buf);
+        free(buf);
+    }
+}
+END_TEST
+
+/* Runs fn on s into a string; caller frees. */
+static char *capture(void (*fn)(FILE *, const char *), const char *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+
+    fn(fp, s);
+    fclose(fp);
+    return buf;
+}
+
+START_TEST(test_rpt_html_escape_specials)
+{
+    char *s = capture(rpt_html_escape, "<b a=\"x\">Tom & 'Jerry'</b>");
+
+    ck_assert_str_eq(s, "&lt;b a=&quot;x&quot;&gt;Tom &amp; &#39;Jerry&#39;"
+                        "&lt;/b&gt;");
+    free(s);
+    s = capture(rpt_html_escape, NULL);
+    ck_assert_str_eq(s, "");
+    free(s);
+}
+END_TEST
+
+START_TEST(test_rpt_csv_field_quoting)
+{
+    static const struct {
+        const char *in, *out;
+    } c[] = {
+        {"plain", "plain"},
+        {"a,b", "\"a,b\""},
+        {"say \"hi\"", "\"say \"\"hi\"\"\""},
+        {"two\nlines", "\"two\nlines\""},
+        {"cr\r", "\"cr\r\""},
+        {" padded", "\" padded\""},
+        {"", ""},
+    };
+
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        char *s = capture(rpt_csv_field, c[i].in);
+        ck_assert_str_eq(s, c[i].out);
+        free(s);
+    }
+}
+END_TEST
+
+START_TEST(test_rpt_format_parse_names)
+{
+    enum rpt_format f = RPT_FMT_HTML;
+
+    ck_assert_int_eq(rpt_format_parse("md", &f), 0);
+    ck_assert_int_eq(f, RPT_FMT_MD);
+    ck_assert_int_eq(rpt_format_parse("csv", &f), 0);
+    ck_assert_int_eq(f, RPT_FMT_CSV);
+    ck_assert_int_eq(rpt_format_parse("docx", &f), -1);
+    ck_assert_int_eq(f, RPT_FMT_CSV);
+}
+END_TEST
+
+static Suite *rpt_report_suite(void)
+{
+    Suite *s = suite_create("rpt_report");
+    TCase *tc = tcase_create("accounting");
+
+    tcase_add_checked_fixture(tc, db_setup, db_teardown);
+    tcase_add_test(tc, test_rpt_acct_compute_figures);
+    tcase_add_test(tc, test_rpt_acct_compute_no_tokens);
+    tcase_add_test(tc, test_rpt_baseline_link_and_latest);
+    tcase_add_test(tc, test_rpt_run_load_missing);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("text");
+    tcase_add_test(tc, test_rpt_savings_arithmetic);
+    tcase_add_test(tc, test_rpt_html_escape_specials);
+    tcase_add_test(tc, test_rpt_csv_field_quoting);
+    tcase_add_test(tc, test_rpt_format_parse_names);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(rpt_report_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

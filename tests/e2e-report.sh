@@ -1,0 +1,134 @@
+#!/bin/sh
+# End-to-end tests of `dsec report` and `dsec run --report` on a small
+# elastic scenario with two pools, one borrowable
+# (tests/data/e2e/report-small.yaml), printing TAP. Run by `make check`
+# (top_srcdir, DSEC set by the harness) or by hand from the build directory.
+# Charts need gnuplot and the PDF needs cairo, both found by configure; the
+# checks that need them are skipped, with the reason, when this dsec lacks
+# them. The HTML is opened in headless Chromium when `chromium` is installed.
+set -u
+srcdir=${top_srcdir:-.}
+dsec=${DSEC:-./dsec}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fails=0
+echo "1..12"
+
+ok() { # ok DESCRIPTION STATUS
+    n=$((n + 1))
+    if [ "$2" -eq 0 ]; then
+        echo "ok $n - $1"
+    else
+        echo "not ok $n - $1"
+        fails=$((fails + 1))
+    fi
+}
+skip() {
+    n=$((n + 1))
+    echo "ok $n - $1 # SKIP $2"
+}
+show() { sed 's/^/# /' "$@"; }
+# is_png FILE: PNG signature and more than 5 kB.
+is_png() {
+    [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
+        [ "$(wc -c <"$1")" -gt 5120 ]
+}
+# near A B: equal to 9 significant digits (sqlite3 prints 15).
+near() {
+    awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d;
+        m = a < 0 ? -a : a; exit !(a != "" && b != "" && d <= 1e-9 * (m + 1)) }'
+}
+
+dsec=$(cd "$(dirname "$dsec")" && pwd)/$(basename "$dsec")
+f=$(cd "$srcdir/tests/data/e2e" && pwd)/report-small.yaml
+db=$tmp/r.db
+out=$tmp/rep
+
+$dsec run "$f" --db "$db" --quiet --report "$out" >"$tmp/o" 2>"$tmp/err"
+st=$?
+[ $st -eq 0 ] && [ -s "$out/report.html" ]
+ok "dsec run --report writes report.html" $? || true
+[ $st -eq 0 ] || show "$tmp/err"
+
+for fmt in html pdf csv md; do
+    $dsec report --latest --db "$db" --format $fmt --out "$out" \
+        >>"$tmp/o" 2>"$tmp/err.$fmt"
+    echo $? >"$tmp/st.$fmt"
+done
+grep -q 'gnuplot was not found' "$tmp/err.html"
+nognuplot=$?
+
+grep -q 'id="headline"' "$out/report.html" &&
+    grep -q 'Savings vs static' "$out/report.html" &&
+    grep -q 'reserved &quot;A&quot; &lt;4&gt;' "$out/report.html" &&
+    ! grep -q 'reserved "A" <4>' "$out/report.html"
+ok "html: headline table, pool names escaped" $?
+
+if [ $nognuplot -eq 0 ]; then
+    skip "every chart is a PNG over 5 kB" "no gnuplot in this build"
+    skip "html embeds the charts" "no gnuplot in this build"
+else
+    good=0
+    for c in traffic cost latency states; do
+        is_png "$out/$c.png" || { echo "# bad chart $c.png"; good=1; }
+    done
+    ok "every chart is a PNG over 5 kB" $good
+    [ "$(grep -c 'src="data:image/png;base64,iVBORw0KGgo' "$out/report.html")" -eq 4 ]
+    ok "html embeds the charts" $?
+fi
+
+if [ "$(cat "$tmp/st.pdf")" -eq 2 ] && grep -q 'without cairo' "$tmp/err.pdf"; then
+    skip "pdf starts with %PDF and is over 10 kB" "dsec built without cairo"
+else
+    [ "$(head -c 4 "$out/report.pdf")" = "%PDF" ] &&
+        [ "$(wc -c <"$out/report.pdf")" -gt 10240 ]
+    ok "pdf starts with %PDF and is over 10 kB" $?
+fi
+
+[ "$(cat "$tmp/st.csv")" -eq 0 ] && [ -s "$out/headline.csv" ] &&
+    [ -s "$out/pools.csv" ] && [ -s "$out/states.csv" ] &&
+    [ -s "$out/timeseries.csv" ]
+ok "csv: one file per table" $?
+
+csv() { awk -F, -v k="$1" '$1 == k { print $2 }' "$out/headline.csv"; }
+run=$(sqlite3 "$db" "SELECT id FROM runs WHERE policy IS NOT NULL")
+sq() { sqlite3 "$db" "SELECT value FROM summary WHERE run_id = $run AND metric = '$1'"; }
+near "$(csv cost_usd)" "$(sq cost_usd)" &&
+    near "$(csv gpu_hours)" "$(sq gpu_hours)"
+ok "csv totals (cost, GPU-hours) equal the database's summary" $?
+echo "# csv cost $(csv cost_usd) db $(sq cost_usd); gpu-h $(csv gpu_hours) db $(sq gpu_hours)"
+
+pools=$(sqlite3 "$db" "SELECT printf('%.9g', sum(cost_usd)) FROM pools WHERE run_id = $run")
+near "$pools" "$(csv cost_usd)"
+ok "the pools' costs add up to the total" $?
+
+base=$(sqlite3 "$db" "SELECT baseline_run_id FROM baselines WHERE run_id = $run")
+[ -n "$base" ] &&
+    [ "$(sqlite3 "$db" "SELECT count(*) FROM runs WHERE id = $base AND policy IS NULL")" -eq 1 ] &&
+    [ "$(sqlite3 "$db" "SELECT count(*) FROM runs")" -eq 2 ]
+ok "the static baseline is stored once, as a run, and linked" $?
+
+bcost=$(sqlite3 "$db" "SELECT value FROM summary WHERE run_id = '$base' AND metric = 'cost_usd'")
+sav=$(awk -v b="$bcost" -v e="$(sq cost_usd)" 'BEGIN { printf "%.17g", b - e }')
+near "$(csv savings_usd)" "$sav"
+ok "savings = baseline cost - elastic cost" $?
+
+grep -q '^| Total cost | ' "$out/report.md" && grep -q '^## By state' "$out/report.md"
+ok "markdown: headline and tables" $?
+
+if command -v chromium >/dev/null 2>&1; then
+    prof=$(mktemp -d)
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
+        --no-first-run --disable-background-networking \
+        --disable-component-update --disable-sync --user-data-dir="$prof" \
+        --dump-dom "file://$out/report.html" >"$tmp/dom" 2>"$tmp/chromium.err"
+    st=$?
+    rm -rf "$prof"
+    [ $st -eq 0 ] && grep -q '<table id="headline">' "$tmp/dom"
+    ok "headless chromium loads the html (DOM has the headline table)" $?
+else
+    skip "headless chromium loads the html" "chromium is not installed (optional: CI installs it, quickstart does not)"
+fi
+
+[ $fails -eq 0 ]
