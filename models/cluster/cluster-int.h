@@ -271,6 +271,12 @@ void cl__replica_drained(struct cl_world *w, struct cl_replica *rep);
 void cl__replicas_close(struct cl_world *w, int64_t end_ns);
 void cl__replicas_free(struct cl_world *w);
 
+/* The parameter block of policy e: its defaults, then the scenario's
+ * policy.params. Returns it (caller frees with free()), or NULL with a
+ * diagnostic at each bad parameter. */
+void *cl__policy_params(const struct pol_entry *e, const struct cl_scenario *s,
+                        struct sim_diag *d);
+
 /* Orchestrator and faults (orchestrator.c). */
 int cl__orch_init(struct cl_world *w, struct sim_diag *d);
 void cl__orch_start(struct cl_world *w);

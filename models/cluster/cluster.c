@@ -417,13 +417,49 @@ static int check_llm(const struct cl_scenario *s, struct cl_plan *plan,
     return 0;
 }
 
+void *cl__policy_params(const struct pol_entry *e, const struct cl_scenario *s,
+                        struct sim_diag *d)
+{
+    void *params = xcalloc(1, e->params_size ? e->params_size : 1);
+    char err[SIM_PARAM_ERRLEN];
+    int bad = 0;
+
+    if (pol_params_default(e, params, err, sizeof(err)) != 0)
+        sim_fatal("policy %s: bad default: %s", e->name, err);
+    for (int i = 0; i < s->policy.nparams; i++) {
+        const struct cl_policy_param *pp = &s->policy.params[i];
+        const struct sim_param *row = sim_param_find(e->params, pp->key);
+        if (row == NULL) {
+            char keys[512] = "";
+            for (const struct sim_param *q = e->params; q && q->key; q++) {
+                if (keys[0] != '\0')
+                    strncat(keys, ", ", sizeof(keys) - strlen(keys) - 1);
+                strncat(keys, q->key, sizeof(keys) - strlen(keys) - 1);
+            }
+            sim_diag_error(d, s->file, pp->pos.line, pp->pos.col,
+                           "policy.params.%s: unknown parameter of policy "
+                           "%s; valid: %s",
+                           pp->key, e->name, keys[0] ? keys : "(none)");
+            bad = 1;
+        } else if (sim_param_parse(row, pp->value, params, err, sizeof(err)) !=
+                   0) {
+            sim_diag_error(d, s->file, pp->pos.line, pp->pos.col,
+                           "policy.params.%s: %s", pp->key, err);
+            bad = 1;
+        }
+    }
+    if (bad) {
+        free(params);
+        return NULL;
+    }
+    return params;
+}
+
 static int check_policy(const struct cl_scenario *s, struct cl_plan *plan,
                         struct sim_diag *d)
 {
     const struct pol_entry *e;
     void *params;
-    char err[SIM_PARAM_ERRLEN];
-    int rc = 0;
 
     if (!plan->elastic) {
         if (s->policy.name != NULL)
@@ -443,33 +479,9 @@ static int check_policy(const struct cl_scenario *s, struct cl_plan *plan,
         free(names);
         return SIM_EINVAL;
     }
-    params = xcalloc(1, e->params_size ? e->params_size : 1);
-    if (pol_params_default(e, params, err, sizeof(err)) != 0)
-        sim_fatal("policy %s: bad default: %s", e->name, err);
-    for (int i = 0; i < s->policy.nparams; i++) {
-        const struct cl_policy_param *pp = &s->policy.params[i];
-        const struct sim_param *row = sim_param_find(e->params, pp->key);
-        if (row == NULL) {
-            char keys[512] = "";
-            for (const struct sim_param *q = e->params; q && q->key; q++) {
-                if (keys[0] != '\0')
-                    strncat(keys, ", ", sizeof(keys) - strlen(keys) - 1);
-                strncat(keys, q->key, sizeof(keys) - strlen(keys) - 1);
-            }
-            sim_diag_error(d, s->file, pp->pos.line, pp->pos.col,
-                           "policy.params.%s: unknown parameter of policy "
-                           "%s; valid: %s",
-                           pp->key, e->name, keys[0] ? keys : "(none)");
-            rc = SIM_EINVAL;
-        } else if (sim_param_parse(row, pp->value, params, err, sizeof(err)) !=
-                   0) {
-            sim_diag_error(d, s->file, pp->pos.line, pp->pos.col,
-                           "policy.params.%s: %s", pp->key, err);
-            rc = SIM_EINVAL;
-        }
-    }
+    params = cl__policy_params(e, s, d);
     free(params);
-    return rc;
+    return params != NULL ? 0 : SIM_EINVAL;
 }
 
 static int check_all(const struct cl_scenario *s, struct cl_plan *plan,

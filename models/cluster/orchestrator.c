@@ -401,7 +401,6 @@ int cl__orch_init(struct cl_world *w, struct sim_diag *d)
 {
     const struct cl_scenario *s = w->scn;
     struct pol_guard_params gp;
-    char err[SIM_PARAM_ERRLEN];
 
     cl__counters_init(&w->cl_ctr);
     w->win_slots = (int)(s->policy.window_ns / s->policy.interval_ns) + 1;
@@ -424,25 +423,9 @@ int cl__orch_init(struct cl_world *w, struct sim_diag *d)
     if (!w->elastic)
         return 0;
 
-    w->policy_params =
-        xcalloc(1, w->policy->params_size ? w->policy->params_size : 1);
-    if (pol_params_default(w->policy, w->policy_params, err, sizeof(err)) !=
-        0) {
-        sim_diag_error(d, s->file, 0, 0, "policy %s: %s", w->policy->name, err);
+    w->policy_params = cl__policy_params(w->policy, s, d);
+    if (w->policy_params == NULL)
         return SIM_EINVAL;
-    }
-    for (int i = 0; i < s->policy.nparams; i++) {
-        const struct cl_policy_param *pp = &s->policy.params[i];
-        const struct sim_param *row =
-            sim_param_find(w->policy->params, pp->key);
-        if (row == NULL || sim_param_parse(row, pp->value, w->policy_params,
-                                           err, sizeof(err)) != 0) {
-            sim_diag_error(d, s->file, pp->pos.line, pp->pos.col,
-                           "policy.params.%s: %s", pp->key,
-                           row == NULL ? "unknown parameter" : err);
-            return SIM_EINVAL;
-        }
-    }
     w->policy_state = w->policy->ops->create(w->policy_params);
     if (w->policy_state == NULL)
         sim_fatal("cannot create policy %s", w->policy->name);
