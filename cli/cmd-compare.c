@@ -19,6 +19,7 @@
 #include "models/cluster/cluster.h"
 #include "reports/compare.h"
 #include "reports/db.h"
+#include "reports/gnuplot.h"
 #include "scenarios/load.h"
 #include "sim/errors.h"
 
@@ -192,13 +193,13 @@ static int plot(const char *png, const struct cl_scenario *scn,
                 const struct pol_arg *pols, int npols,
                 const struct cl_results *res, int nreps)
 {
-#ifdef DSEC_GNUPLOT
+    const char *gnuplot = rpt_gp_find();
     struct rpt_cmp_line *lines;
     struct sim_diag diag;
     double target_ms, slo_ms;
     int rc;
 
-    if (access(DSEC_GNUPLOT, X_OK) != 0) {
+    if (gnuplot == NULL) {
         fprintf(stderr, "dsec compare: note: gnuplot not found: no chart\n");
         return 0;
     }
@@ -212,17 +213,11 @@ static int plot(const char *png, const struct cl_scenario *scn,
                     : NAN;
     slo_ms = scn->slo.tpot_ns >= 0 ? (double)scn->slo.tpot_ns / 1e6 : NAN;
     sim_diag_init(&diag);
-    rc =
-        rpt_cmp_plot(DSEC_GNUPLOT, png, lines, npols, target_ms, slo_ms, &diag);
+    rc = rpt_cmp_plot(gnuplot, png, lines, npols, target_ms, slo_ms, &diag);
     sim_diag_print(&diag, stderr);
     sim_diag_fini(&diag);
     free(lines);
     return rc;
-#else
-    (void)png, (void)scn, (void)pols, (void)npols, (void)res, (void)nreps;
-    fprintf(stderr, "dsec compare: note: gnuplot not found: no chart\n");
-    return 0;
-#endif
 }
 
 static int exec_compare(int argc, char **argv)

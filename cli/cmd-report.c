@@ -1,5 +1,6 @@
-/* dsec report RUN-ID|--latest [--db FILE] [--format html|pdf|csv|md]
- * [--out DIR]: the cost report of one run (docs/reports.md). The static
+/* dsec report RUN-ID|--latest|--comparison ID|--latest-comparison [--db
+ * FILE] [--format html|pdf|csv|md] [--out DIR]: the cost report of one run,
+ * or the report of a dsec compare (docs/reports.md). The static
  * baseline is the run's stored scenario (runs.scenario_text, same seed) on
  * a static cluster of the run's peak replicas, the first pool's GPU kind
  * and price; it is simulated once, stored as a run (policy NULL) and linked
@@ -15,6 +16,7 @@
 #include "config.h"
 #include "models/cluster/cluster.h"
 #include "reports/db.h"
+#include "reports/gnuplot.h"
 #include "reports/report.h"
 #include "scenarios/load.h"
 #include "sim/errors.h"
@@ -179,10 +181,57 @@ static int run_baseline(const char *db_path, const struct rpt_run *run,
     return status;
 }
 
+/* The comparison report of comparison cmp_id (0: the newest). Returns an
+ * exit status. */
+static int comparison_report(const char *db_path, int64_t cmp_id, int latest,
+                             enum rpt_format fmt, const char *out)
+{
+    struct rpt_cmp_report c;
+    struct rpt_report rep = {0};
+    struct cl_scenario scn;
+    struct sim_diag diag;
+    char *out_dir, *written = NULL;
+    int rc, status = 0;
+
+    sim_diag_init(&diag);
+    rc = latest ? rpt_cmp_latest(db_path, &cmp_id, &diag) : 0;
+    if (rc == 1)
+        sim_diag_error(&diag, db_path, 0, 0,
+                       "the database holds no comparison");
+    if (rc != 0 || rpt_cmp_report_load(db_path, cmp_id, &c, &diag) != 0) {
+        sim_diag_print(&diag, stderr);
+        sim_diag_fini(&diag);
+        return CLI_EXIT_INPUT;
+    }
+    /* Every run of a comparison stores the same scenario: its targets are
+     * read from the first. */
+    memset(&scn, 0, sizeof(scn));
+    if (load_scenario(c.runs[0], &scn, &rep) == 0) {
+        c.target_tpot_ms = rep.target_tpot_ms;
+        c.slo_tpot_ms = rep.slo_tpot_ms;
+    }
+    cl_scenario_fini(&scn);
+    out_dir =
+        out ? xstrdup(out) : xasprintf("comparison-%lld", (long long)cmp_id);
+    if (rpt_cmp_report_write(&c, fmt, out_dir, rpt_gp_find(), &written,
+                             &diag) != 0)
+        status = CLI_EXIT_INPUT;
+    sim_diag_print(&diag, stderr);
+    sim_diag_fini(&diag);
+    if (status == 0)
+        printf("report: %s\n", written);
+    free(written);
+    free(out_dir);
+    rpt_cmp_report_fini(&c);
+    return status;
+}
+
 static int exec_report(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"latest", no_argument, NULL, 'l'},
+        {"comparison", required_argument, NULL, 'c'},
+        {"latest-comparison", no_argument, NULL, 'C'},
         {"db", required_argument, NULL, 'd'},
         {"format", required_argument, NULL, 'f'},
         {"out", required_argument, NULL, 'o'},
@@ -190,8 +239,9 @@ static int exec_report(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *db_path = "dsec.db", *out = NULL, *gnuplot = NULL;
+    const char *cmp_arg = NULL;
     enum rpt_format fmt = RPT_FMT_HTML;
-    int latest = 0, opt, status = 0, rc;
+    int latest = 0, latest_cmp = 0, opt, status = 0, rc;
     uint64_t id_u = 0;
     int64_t run_id = 0, base_id = 0;
     struct rpt_report rep = {0};
@@ -206,6 +256,12 @@ static int exec_report(int argc, char **argv)
         switch (opt) {
         case 'l':
             latest = 1;
+            break;
+        case 'c':
+            cmp_arg = optarg;
+            break;
+        case 'C':
+            latest_cmp = 1;
             break;
         case 'd':
             db_path = optarg;
@@ -225,6 +281,28 @@ static int exec_report(int argc, char **argv)
         default:
             return cli_usage_error(&cli_cmd_report, NULL);
         }
+    }
+    if (cmp_arg != NULL || latest_cmp) {
+        if (latest || optind != argc || (cmp_arg != NULL && latest_cmp))
+            return cli_usage_error(&cli_cmd_report,
+                                   "expected one of RUN-ID, --latest, "
+                                   "--comparison ID, --latest-comparison");
+        if (cmp_arg != NULL &&
+            (cli_parse_u64(cmp_arg, &id_u) != 0 || id_u > INT64_MAX))
+            return cli_usage_error(&cli_cmd_report,
+                                   "--comparison: expected a comparison "
+                                   "number");
+        if (fmt == RPT_FMT_PDF) {
+            fprintf(stderr, "dsec report: PDF is for run reports only: "
+                            "write a comparison report with --format html, "
+                            "csv or md\n");
+            return CLI_EXIT_USAGE;
+        }
+        if (access(db_path, R_OK) != 0) {
+            fprintf(stderr, "dsec report: %s: no such database\n", db_path);
+            return CLI_EXIT_INPUT;
+        }
+        return comparison_report(db_path, (int64_t)id_u, latest_cmp, fmt, out);
     }
     if (latest ? optind != argc : optind != argc - 1)
         return cli_usage_error(&cli_cmd_report,
@@ -272,10 +350,7 @@ static int exec_report(int argc, char **argv)
         }
     }
     cl_scenario_fini(&scn);
-#ifdef DSEC_GNUPLOT
-    if (access(DSEC_GNUPLOT, X_OK) == 0)
-        gnuplot = DSEC_GNUPLOT;
-#endif
+    gnuplot = rpt_gp_find();
     if (status == 0) {
         out_dir =
             out ? xstrdup(out) : xasprintf("report-%lld", (long long)run_id);
@@ -294,8 +369,8 @@ static int exec_report(int argc, char **argv)
 
 const struct cli_entry cli_cmd_report = {
     .name = "report",
-    .usage = "RUN-ID|--latest [--db FILE] [--format html|pdf|csv|md] "
-             "[--out DIR]",
-    .summary = "write a run's cost report against a static baseline",
+    .usage = "RUN-ID|--latest|--comparison ID|--latest-comparison "
+             "[--db FILE] [--format html|pdf|csv|md] [--out DIR]",
+    .summary = "write a run's cost report, or a comparison's report",
     .exec = exec_report,
 };

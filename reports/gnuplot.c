@@ -2,15 +2,41 @@
  * says little about which command failed) and popen()/system() (a shell). */
 #include "reports/gnuplot.h"
 
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "sim/xalloc.h"
+
+/* Reads the environment here, in reports/, never in sim/ or models/: the
+ * simulation stays a function of the scenario and seed. */
+static int runnable(const char *path)
+{
+    struct stat st;
+
+    return *path != '\0' && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+           access(path, X_OK) == 0;
+}
+
+const char *rpt_gp_find(void)
+{
+    const char *env = getenv("DSEC_GNUPLOT");
+
+    if (env != NULL)
+        return runnable(env) ? env : NULL;
+#ifdef DSEC_GNUPLOT
+    if (runnable(DSEC_GNUPLOT))
+        return DSEC_GNUPLOT;
+#endif
+    return NULL;
+}
 
 void rpt_gp_quote(FILE *fp, const char *s)
 {

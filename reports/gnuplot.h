@@ -11,6 +11,13 @@
 
 #include <stdio.h>
 
+/* The gnuplot to run, or NULL for none. The environment variable
+ * DSEC_GNUPLOT, when set, overrides the program configure found: an empty
+ * value, or a path that is not an executable file, means no gnuplot.
+ * Unset, the configure-time path is used when it is still executable.
+ * Returns a borrowed string (the environment's or a constant). */
+const char *rpt_gp_find(void);
+
 /* Writes s to fp as a single-quoted gnuplot string; newlines become spaces
  * (they would end the command). s is borrowed. */
 void rpt_gp_quote(FILE *fp, const char *s);

@@ -5,7 +5,7 @@ reports_libreports_la_SOURCES = reports/db.c reports/db.h \
 	reports/compare.c reports/compare-plot.c reports/compare.h \
 	reports/gnuplot.c reports/gnuplot.h reports/report.c reports/report.h \
 	reports/report-int.h reports/report-charts.c reports/report-html.c \
-	reports/report-pdf.c
+	reports/report-pdf.c reports/report-compare.c
 # cairo (optional) draws the PDF report; its flags reach dsec and the tests
 # through this library.
 reports_libreports_la_CPPFLAGS = $(AM_CPPFLAGS) $(CAIRO_CFLAGS)

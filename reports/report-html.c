@@ -1,6 +1,7 @@
 /* The report as HTML (one self-contained file: charts as base64 data: URIs),
  * Markdown and CSV. Every text that comes from the database goes through
- * rpt_html_escape() (HTML), md_text() (Markdown) or rpt_csv_field() (CSV). */
+ * rpt_html_escape() (HTML), rpt__md_text() (Markdown) or rpt_csv_field() (CSV).
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -58,7 +59,7 @@ void rpt_csv_field(FILE *fp, const char *s)
 
 /* Markdown table cells: | and newlines would break the row, and <, &, *,
  * _, ` and [ would be markup. */
-static void md_text(FILE *fp, const char *s)
+void rpt__md_text(FILE *fp, const char *s)
 {
     for (; s != NULL && *s != '\0'; s++) {
         if (*s == '\n' || *s == '\r')
@@ -70,7 +71,7 @@ static void md_text(FILE *fp, const char *s)
     }
 }
 
-static void base64(FILE *fp, const char *path)
+void rpt__base64(FILE *fp, const char *path)
 {
     static const char tab[] =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -202,7 +203,7 @@ int rpt__write_html(const struct rpt_report *rep, FILE *fp,
             continue;
         fprintf(fp, "<h3>%s</h3>\n<img alt=\"%s\" src=\"data:image/png;base64,",
                 charts[c].title, charts[c].title);
-        base64(fp, charts[c].path);
+        rpt__base64(fp, charts[c].path);
         fprintf(fp, "\">\n");
     }
     fprintf(fp, "<h2>Pools</h2>\n<table id=\"pools\">\n<tr><th>pool</th>"
@@ -281,10 +282,10 @@ int rpt__write_md(const struct rpt_report *rep, FILE *fp,
     char b1[64], b2[64], b3[64], b4[64];
 
     fprintf(fp, "# Cost report: ");
-    md_text(fp, r->scenario_name);
+    rpt__md_text(fp, r->scenario_name);
     fprintf(fp, "\n\nRun %lld, seed %llu, policy ", (long long)r->id,
             (unsigned long long)r->seed);
-    md_text(fp, r->policy ? r->policy : "none (static cluster)");
+    rpt__md_text(fp, r->policy ? r->policy : "none (static cluster)");
     if (rep->self_baseline)
         fprintf(fp, "; a static cluster, its own baseline");
     else if (rep->baseline != NULL)
@@ -304,9 +305,9 @@ int rpt__write_md(const struct rpt_report *rep, FILE *fp,
         rpt__fmt(b3, sizeof(b3), pl->gpu_hours_paid, 2);
         rpt__fmt(b4, sizeof(b4), pl->cost_usd, 2);
         fprintf(fp, "| ");
-        md_text(fp, pl->name);
+        rpt__md_text(fp, pl->name);
         fprintf(fp, " | ");
-        md_text(fp, pl->gpu);
+        rpt__md_text(fp, pl->gpu);
         fprintf(fp, " | %s | %s | %s | %s |\n", b1, b2, b3, b4);
     }
     fprintf(fp, "\n## By state\n\n| state | GPU-hours | cost (USD) |\n"
@@ -325,20 +326,20 @@ int rpt__write_md(const struct rpt_report *rep, FILE *fp,
     fprintf(fp, "## Notes\n\n");
     for (int p = 0; p < r->npools; p++) {
         fprintf(fp, "- Price of ");
-        md_text(fp, r->pools[p].name);
+        rpt__md_text(fp, r->pools[p].name);
         fprintf(fp, ": ");
-        md_text(fp, rpt__price_source(&r->pools[p]));
+        rpt__md_text(fp, rpt__price_source(&r->pools[p]));
         fprintf(fp, "\n");
     }
     for (int i = 0; i < r->nnotes; i++) {
         fprintf(fp, "- ");
-        md_text(fp, r->notes[i]);
+        rpt__md_text(fp, r->notes[i]);
         fprintf(fp, "\n");
     }
     return 0;
 }
 
-static void csv_num(FILE *fp, double v)
+void rpt__csv_num(FILE *fp, double v)
 {
     if (!isnan(v))
         fprintf(fp, "%.17g", v);
@@ -380,7 +381,7 @@ int rpt__write_csv(const struct rpt_report *rep, const char *out_dir,
         fprintf(fp, "metric,value,unit,label\r\n");
         for (int i = 0; i < n; i++) {
             fprintf(fp, "%s,", lines[i].key);
-            csv_num(fp, lines[i].value);
+            rpt__csv_num(fp, lines[i].value);
             fprintf(fp, ",");
             rpt_csv_field(fp, lines[i].unit);
             fprintf(fp, ",");
@@ -402,15 +403,15 @@ int rpt__write_csv(const struct rpt_report *rep, const char *out_dir,
             rpt_csv_field(fp, pl->gpu);
             fprintf(fp, ",%d,%d,%d,", pl->capacity_gpus, pl->reserved,
                     pl->borrowable);
-            csv_num(fp, pl->price_usd_per_gpu_hour);
+            rpt__csv_num(fp, pl->price_usd_per_gpu_hour);
             fprintf(fp, ",");
             rpt_csv_field(fp, rpt__price_source(pl));
             fprintf(fp, ",");
-            csv_num(fp, pl->gpu_hours_used);
+            rpt__csv_num(fp, pl->gpu_hours_used);
             fprintf(fp, ",");
-            csv_num(fp, pl->gpu_hours_paid);
+            rpt__csv_num(fp, pl->gpu_hours_paid);
             fprintf(fp, ",");
-            csv_num(fp, pl->cost_usd);
+            rpt__csv_num(fp, pl->cost_usd);
             fprintf(fp, "\r\n");
         }
     }
@@ -423,9 +424,9 @@ int rpt__write_csv(const struct rpt_report *rep, const char *out_dir,
             fprintf(fp, "(all),");
             rpt_csv_field(fp, st[s].name);
             fprintf(fp, ",");
-            csv_num(fp, st[s].hours);
+            rpt__csv_num(fp, st[s].hours);
             fprintf(fp, ",");
-            csv_num(fp, st[s].cost);
+            rpt__csv_num(fp, st[s].cost);
             fprintf(fp, "\r\n");
         }
         for (int p = 0; p < r->npools; p++)
@@ -433,10 +434,10 @@ int rpt__write_csv(const struct rpt_report *rep, const char *out_dir,
                 const struct rpt_pool_row *pl = &r->pools[p];
                 rpt_csv_field(fp, pl->name);
                 fprintf(fp, ",%s,", cl_gpu_state_name(s));
-                csv_num(fp, pl->gpu_hours_by_state[s]);
+                rpt__csv_num(fp, pl->gpu_hours_by_state[s]);
                 fprintf(fp, ",");
-                csv_num(fp,
-                        pl->gpu_hours_by_state[s] * pl->price_usd_per_gpu_hour);
+                rpt__csv_num(fp, pl->gpu_hours_by_state[s] *
+                                     pl->price_usd_per_gpu_hour);
                 fprintf(fp, "\r\n");
             }
     }
@@ -461,12 +462,12 @@ int rpt__write_csv(const struct rpt_report *rep, const char *out_dir,
                 s->ttft_p99_ms, s->tpot_p50_ms,   s->tpot_p99_ms};
             for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
                 fprintf(fp, "%s", j ? "," : "");
-                csv_num(fp, v[j]);
+                rpt__csv_num(fp, v[j]);
             }
             for (int p = 0; r->pool_cost_usd && p < r->npools; p++) {
                 fprintf(fp, ",");
-                csv_num(fp,
-                        r->pool_cost_usd[i * (size_t)r->npools + (size_t)p]);
+                rpt__csv_num(
+                    fp, r->pool_cost_usd[i * (size_t)r->npools + (size_t)p]);
             }
             fprintf(fp, "\r\n");
         }

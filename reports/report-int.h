@@ -52,8 +52,33 @@ void rpt__fmt(char *buf, size_t len, double v, int prec);
 /* The price's source: the GPU catalog's dated default, or the scenario. */
 const char *rpt__price_source(const struct rpt_pool_row *p);
 
-/* Why charts are missing ("gnuplot not found ..."), or NULL when drawn. */
-const char *rpt__no_chart_reason(int ndrawn, const char *gnuplot_path);
+/* Why charts are missing ("gnuplot was not found ..."), or NULL when all
+ * nwanted were drawn. */
+const char *rpt__no_chart_reason(int ndrawn, int nwanted,
+                                 const char *gnuplot_path);
+
+/* Opens the database at path, read-write when write is set, else
+ * read-only, with a busy timeout. Returns NULL after adding an error to
+ * d. */
+struct sqlite3;
+struct sqlite3 *rpt__open_db(const char *path, int write, struct sim_diag *d);
+
+/* Runs query q (binding a1 as ?1 when a1 >= 0) for one integer. Returns 0
+ * with *out set, 1 for no row or NULL, or SIM_EDB with a diagnostic. */
+int rpt__query_id(const char *db_path, const char *q, int64_t a1, int64_t *out,
+                  struct sim_diag *d);
+
+/* mkdir -p dir; returns 0 or -1 with errno set. */
+int rpt__mkdir_p(const char *dir);
+
+/* Writes the file at path to fp as base64 (nothing if it cannot be read). */
+void rpt__base64(FILE *fp, const char *path);
+
+/* Writes s to fp as text of a Markdown table cell (markup escaped). */
+void rpt__md_text(FILE *fp, const char *s);
+
+/* Writes v to fp as %.17g, or nothing for NAN (an empty CSV field). */
+void rpt__csv_num(FILE *fp, double v);
 
 int rpt__write_html(const struct rpt_report *rep, FILE *fp,
                     const struct rpt__chart *charts, const char *chart_note);

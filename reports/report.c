@@ -19,7 +19,7 @@
 #include "sim/errors.h"
 #include "sim/xalloc.h"
 
-static sqlite3 *open_db(const char *path, int write, struct sim_diag *d)
+sqlite3 *rpt__open_db(const char *path, int write, struct sim_diag *d)
 {
     sqlite3 *sql = NULL;
     int rc = sqlite3_open_v2(
@@ -248,7 +248,7 @@ static int load_notes(sqlite3 *sql, struct rpt_run *r)
 struct rpt_run *rpt_run_load(const char *db_path, int64_t run_id,
                              struct sim_diag *d)
 {
-    sqlite3 *sql = open_db(db_path, 0, d);
+    sqlite3 *sql = rpt__open_db(db_path, 0, d);
     struct rpt_run *r;
     int rc;
 
@@ -329,12 +329,10 @@ double rpt_run_metric(const struct rpt_run *run, const char *name)
     return NAN;
 }
 
-/* Runs q (binding a1 as ?1 when a1 >= 0) for one integer. Returns 0, 1 for
- * no row or NULL, or SIM_EDB with a diagnostic. */
-static int query_id(const char *db_path, const char *q, int64_t a1,
-                    int64_t *out, struct sim_diag *d)
+int rpt__query_id(const char *db_path, const char *q, int64_t a1, int64_t *out,
+                  struct sim_diag *d)
 {
-    sqlite3 *sql = open_db(db_path, 0, d);
+    sqlite3 *sql = rpt__open_db(db_path, 0, d);
     sqlite3_stmt *st = NULL;
     int rc, ret = 1;
 
@@ -362,24 +360,24 @@ static int query_id(const char *db_path, const char *q, int64_t a1,
 
 int rpt_run_latest(const char *db_path, int64_t *id, struct sim_diag *d)
 {
-    return query_id(db_path,
-                    "SELECT max(id) FROM runs WHERE id NOT IN (SELECT "
-                    "baseline_run_id FROM baselines)",
-                    -1, id, d);
+    return rpt__query_id(db_path,
+                         "SELECT max(id) FROM runs WHERE id NOT IN (SELECT "
+                         "baseline_run_id FROM baselines)",
+                         -1, id, d);
 }
 
 int rpt_baseline_find(const char *db_path, int64_t run_id, int64_t *baseline_id,
                       struct sim_diag *d)
 {
-    return query_id(db_path,
-                    "SELECT baseline_run_id FROM baselines WHERE run_id = ?1",
-                    run_id, baseline_id, d);
+    return rpt__query_id(
+        db_path, "SELECT baseline_run_id FROM baselines WHERE run_id = ?1",
+        run_id, baseline_id, d);
 }
 
 int rpt_baseline_link(const char *db_path, int64_t run_id, int64_t baseline_id,
                       struct sim_diag *d)
 {
-    sqlite3 *sql = open_db(db_path, 1, d);
+    sqlite3 *sql = rpt__open_db(db_path, 1, d);
     sqlite3_stmt *st = NULL;
     int rc;
 
@@ -521,12 +519,14 @@ const char *rpt__price_source(const struct rpt_pool_row *p)
     return "set in the scenario";
 }
 
-const char *rpt__no_chart_reason(int ndrawn, const char *gnuplot_path)
+const char *rpt__no_chart_reason(int ndrawn, int nwanted,
+                                 const char *gnuplot_path)
 {
     if (gnuplot_path == NULL)
-        return "gnuplot was not found when dsec was built or is not "
-               "installed: this report has no charts";
-    if (ndrawn < RPT__NCHARTS)
+        return "gnuplot was not found (not installed, not found when dsec "
+               "was built, or DSEC_GNUPLOT names no program): this report "
+               "has no charts";
+    if (ndrawn < nwanted)
         return "some charts could not be drawn (see the messages of dsec "
                "report)";
     return NULL;
@@ -586,7 +586,7 @@ int rpt__headline(const struct rpt_report *rep, struct rpt__line *out)
     return n;
 }
 
-static int mkdir_p(const char *dir)
+int rpt__mkdir_p(const char *dir)
 {
     char *s = xstrdup(dir);
     int rc = 0;
@@ -622,7 +622,7 @@ int rpt_report_write(const struct rpt_report *rep, enum rpt_format fmt,
                        "reconfigure)");
         return SIM_EINVAL;
     }
-    if (mkdir_p(out_dir) != 0) {
+    if (rpt__mkdir_p(out_dir) != 0) {
         sim_diag_error(d, out_dir, 0, 0, "cannot create directory: %s",
                        strerror(errno));
         return SIM_EIO;
@@ -630,8 +630,9 @@ int rpt_report_write(const struct rpt_report *rep, enum rpt_format fmt,
     memset(charts, 0, sizeof(charts));
     if (fmt != RPT_FMT_CSV)
         ndrawn = rpt__charts_draw(rep, out_dir, gnuplot_path, charts, d);
-    note =
-        fmt == RPT_FMT_CSV ? NULL : rpt__no_chart_reason(ndrawn, gnuplot_path);
+    note = fmt == RPT_FMT_CSV
+               ? NULL
+               : rpt__no_chart_reason(ndrawn, RPT__NCHARTS, gnuplot_path);
     if (note != NULL && gnuplot_path == NULL)
         sim_diag_add(d, SIM_SEV_WARNING, out_dir, 0, 0, "%s", note);
 

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "models/cluster/results.h"
+#include "reports/compare.h"
 #include "sim/diag.h"
 
 /* Days in the projected month. */
@@ -177,5 +178,72 @@ void rpt_html_escape(FILE *fp, const char *s);
  * inner quotes doubled) when it holds a comma, quote, CR or LF, or starts
  * or ends with a space. NULL writes an empty field. */
 void rpt_csv_field(FILE *fp, const char *s);
+
+/* The figures of the comparison report, per policy and replication: the
+ * RPT_CMP_* metrics of "dsec compare" in their order, then the cost per 1M
+ * output tokens (USD). */
+#define RPT_CREP_COST_PER_M_OUTPUT RPT_CMP_NMETRICS
+#define RPT_CREP_NMETRICS (RPT_CMP_NMETRICS + 1)
+
+/* A comparison read back from the database (tables comparisons,
+ * comparison_runs and the runs they link). Owns every string and run. */
+struct rpt_cmp_report {
+    int64_t id;
+    char *started_at;
+    char *scenario_name; /* may be NULL */
+    uint64_t seed;
+    int npolicies;
+    int nreps;
+    char **labels;         /* [npolicies], as given to dsec compare */
+    struct rpt_run **runs; /* [p * nreps + r] */
+    double target_tpot_ms; /* NAN unless the caller sets it */
+    double slo_tpot_ms;    /* NAN unless the caller sets it */
+};
+
+/* Stores in *id the newest comparison. Returns 0, 1 when the database holds
+ * none, or SIM_EDB with a diagnostic. */
+int rpt_cmp_latest(const char *db_path, int64_t *id, struct sim_diag *d);
+
+/* Loads comparison id and every run it links from the database at db_path
+ * (read-only) into *c, which is zeroed first; the targets are set to NAN.
+ * Returns 0 (caller frees with rpt_cmp_report_fini()), or SIM_EDB after
+ * adding an error to d (no such comparison, a run missing, SQL error); then
+ * *c holds nothing. */
+int rpt_cmp_report_load(const char *db_path, int64_t id,
+                        struct rpt_cmp_report *c, struct sim_diag *d);
+
+/* Frees what c owns (not c) and zeroes it. */
+void rpt_cmp_report_fini(struct rpt_cmp_report *c);
+
+/* The label of figure m (0..RPT_CREP_NMETRICS-1), or NULL. Static. */
+const char *rpt_crep_label(int m);
+
+/* The CSV name of figure m ("cost_usd", ...), or NULL. Static. */
+const char *rpt_crep_name(int m);
+
+/* Figure m of policy p in replication r, from the run's summary (SLO
+ * attainment in percent); NAN when undefined or out of range. */
+double rpt_crep_value(const struct rpt_cmp_report *c, int p, int r, int m);
+
+/* Mean and 95% half-width of figure m of policy p over the replications
+ * (rpt_cmp_mean_ci()); NAN when out of range. */
+struct rpt_cmp_stat rpt_crep_stat(const struct rpt_cmp_report *c, int p, int m);
+
+/* Paired difference of figure m, policy p minus policy 0
+ * (rpt_cmp_paired()); NAN when out of range. */
+struct rpt_cmp_stat rpt_crep_diff(const struct rpt_cmp_report *c, int p, int m);
+
+/* Writes the comparison report into out_dir (created if missing):
+ * comparison.html (self-contained) or comparison.md with a table of one row
+ * per policy, the paired differences and the runs; or policies.csv,
+ * differences.csv and runs.csv. Charts (HTML and Markdown): replicas and
+ * p99 TPOT over time in replication 0, one line per policy, and the mean
+ * cost per policy as bars; gnuplot_path NULL means none, said in the report
+ * and as a warning in d. If *written is not NULL it receives the main
+ * file's path (caller frees). Returns 0, SIM_EINVAL for PDF (run reports
+ * only) or SIM_EIO after adding an error to d. */
+int rpt_cmp_report_write(const struct rpt_cmp_report *c, enum rpt_format fmt,
+                         const char *out_dir, const char *gnuplot_path,
+                         char **written, struct sim_diag *d);
 
 #endif /* RPT_REPORT_H */

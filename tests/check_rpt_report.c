@@ -244,6 +244,112 @@ START_TEST(test_rpt_run_load_missing)
 }
 END_TEST
 
+/* A comparison written as dsec compare writes it: two policies x three
+ * replications, cost 10, 20, 30 USD for the first and 5 USD more each for
+ * the second (paired difference exactly 5, half-width 0), 5e5 output tokens
+ * (cost per 1M = 2 x cost), p99 TTFT 100 + r ms. Returns its id. */
+static int64_t write_comparison(void)
+{
+    static const char *const labels[] = {"static:replicas=4", "a<b&c"};
+    struct rpt_cmp *c = rpt_cmp_new("hand", 3, 3);
+    int64_t ids[6], cmp_id = 0;
+
+    ck_assert_ptr_nonnull(c);
+    for (int p = 0; p < 2; p++) {
+        ck_assert_int_eq(rpt_cmp_add_policy(c, labels[p], "x", NULL, 0), p);
+        for (int r = 0; r < 3; r++) {
+            struct cl_results res;
+            elastic(&res);
+            res.cost_usd = 10.0 * (r + 1) + 5 * p;
+            res.ttft_ms.p99 = 100 + r;
+            res.scale_events = (uint64_t)(p + 1);
+            ids[p * 3 + r] = write_run(&res);
+        }
+    }
+    ck_assert_int_eq(rpt_cmp_db_write(db_path, c, "2026-01-01T00:00:00Z", ids,
+                                      &cmp_id, &diag),
+                     0);
+    rpt_cmp_free(c);
+    return cmp_id;
+}
+
+START_TEST(test_rpt_cmp_report_table)
+{
+    struct rpt_cmp_report c;
+    struct rpt_cmp_stat s;
+    double costs[3] = {10, 20, 30};
+    int64_t id = write_comparison(), latest = 0;
+
+    ck_assert_int_eq(rpt_cmp_latest(db_path, &latest, &diag), 0);
+    ck_assert_int_eq(latest, id);
+    ck_assert_int_eq(rpt_cmp_report_load(db_path, id, &c, &diag), 0);
+    ck_assert_int_eq(c.npolicies, 2);
+    ck_assert_int_eq(c.nreps, 3);
+    ck_assert_str_eq(c.labels[0], "static:replicas=4");
+    ck_assert_str_eq(c.labels[1], "a<b&c");
+    ck_assert_str_eq(c.scenario_name, "hand");
+    /* Cost: mean 20, half-width t(0.975, 2) x 10 / sqrt(3). */
+    s = rpt_crep_stat(&c, 0, RPT_CMP_COST);
+    near(s.mean, 20);
+    near(s.ci95, 4.302652729911275 * 10 / sqrt(3));
+    near(s.ci95, rpt_cmp_mean_ci(costs, 3).ci95);
+    near(rpt_crep_stat(&c, 1, RPT_CMP_COST).mean, 25);
+    s = rpt_crep_stat(&c, 0, RPT_CREP_COST_PER_M_OUTPUT);
+    near(s.mean, 40);
+    near(rpt_crep_stat(&c, 1, RPT_CREP_COST_PER_M_OUTPUT).mean, 50);
+    near(rpt_crep_stat(&c, 0, RPT_CMP_SLO_ATTAINMENT).mean, 95);
+    near(rpt_crep_stat(&c, 0, RPT_CMP_SLO_ATTAINMENT).ci95, 0);
+    near(rpt_crep_stat(&c, 1, RPT_CMP_TTFT_P99).mean, 101);
+    near(rpt_crep_stat(&c, 1, RPT_CMP_GPU_HOURS).mean, 50);
+    near(rpt_crep_stat(&c, 1, RPT_CMP_SCALE_EVENTS).mean, 2);
+    /* Paired: exactly 5 USD more in every replication. */
+    s = rpt_crep_diff(&c, 1, RPT_CMP_COST);
+    near(s.mean, 5);
+    near(s.ci95, 0);
+    ck_assert(rpt_cmp_significant(s));
+    near(rpt_crep_diff(&c, 1, RPT_CREP_COST_PER_M_OUTPUT).mean, 10);
+    ck_assert(isnan(rpt_crep_stat(&c, 2, RPT_CMP_COST).mean));
+    rpt_cmp_report_fini(&c);
+}
+END_TEST
+
+START_TEST(test_rpt_cmp_report_html_rows)
+{
+    struct rpt_cmp_report c;
+    char dir[4200], *written = NULL, *buf = NULL, *p;
+    size_t len = 0;
+    int rows = 0;
+    FILE *fp;
+
+    ck_assert_int_eq(
+        rpt_cmp_report_load(db_path, write_comparison(), &c, &diag), 0);
+    snprintf(dir, sizeof(dir), "%s.d", db_path);
+    /* No gnuplot: the report is still written, and says so. */
+    ck_assert_int_eq(
+        rpt_cmp_report_write(&c, RPT_FMT_HTML, dir, NULL, &written, &diag), 0);
+    ck_assert_int_eq(sim_diag_errors(&diag), 0);
+    fp = fopen(written, "r");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_int_eq(getdelim(&buf, &len, '\0', fp) > 0, 1);
+    fclose(fp);
+    for (p = buf; (p = strstr(p, "<tr class=\"policy\">")) != NULL; p++)
+        rows++;
+    ck_assert_int_eq(rows, 2);
+    ck_assert_ptr_nonnull(strstr(buf, "<td>a&lt;b&amp;c</td>"));
+    ck_assert_ptr_null(strstr(buf, "a<b"));
+    ck_assert_ptr_nonnull(strstr(buf, "this report has no charts"));
+    ck_assert_ptr_null(strstr(buf, "<img"));
+    ck_assert_int_eq(
+        rpt_cmp_report_write(&c, RPT_FMT_PDF, dir, NULL, NULL, &diag),
+        SIM_EINVAL);
+    unlink(written);
+    rmdir(dir);
+    free(buf);
+    free(written);
+    rpt_cmp_report_fini(&c);
+}
+END_TEST
+
 /* Runs fn on s into a string; caller frees. */
 static char *capture(void (*fn)(FILE *, const char *), const char *s)
 {
@@ -314,6 +420,8 @@ static Suite *rpt_report_suite(void)
     tcase_add_test(tc, test_rpt_acct_compute_no_tokens);
     tcase_add_test(tc, test_rpt_baseline_link_and_latest);
     tcase_add_test(tc, test_rpt_run_load_missing);
+    tcase_add_test(tc, test_rpt_cmp_report_table);
+    tcase_add_test(tc, test_rpt_cmp_report_html_rows);
     suite_add_tcase(s, tc);
     tc = tcase_create("text");
     tcase_add_test(tc, test_rpt_savings_arithmetic);

@@ -5,7 +5,8 @@
 # (top_srcdir, DSEC set by the harness) or by hand from the build directory.
 # Charts need gnuplot and the PDF needs cairo, both found by configure; the
 # checks that need them are skipped, with the reason, when this dsec lacks
-# them. The HTML is opened in headless Chromium when `chromium` is installed.
+# them. DSEC_GNUPLOT=/nonexistent checks the report without charts; the
+# comparison report runs on tests/data/e2e/compare-small.yaml. The HTML is opened in headless Chromium when `chromium` is installed.
 set -u
 srcdir=${top_srcdir:-.}
 dsec=${DSEC:-./dsec}
@@ -13,7 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..12"
+echo "1..20"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -130,5 +131,70 @@ if command -v chromium >/dev/null 2>&1; then
 else
     skip "headless chromium loads the html" "chromium is not installed (optional: CI installs it, quickstart does not)"
 fi
+
+# Without gnuplot (DSEC_GNUPLOT names no program): still a report, no <img>,
+# the sentence in the page and the warning on stderr.
+DSEC_GNUPLOT=/nonexistent $dsec report --latest --db "$db" --out "$tmp/nog" \
+    >/dev/null 2>"$tmp/err.nog"
+st=$?
+[ $st -eq 0 ] && [ -s "$tmp/nog/report.html" ] &&
+    ! grep -q '<img' "$tmp/nog/report.html" &&
+    grep -q 'this report has no charts' "$tmp/nog/report.html" &&
+    grep -q 'gnuplot was not found.*this report has no charts' "$tmp/err.nog"
+ok "DSEC_GNUPLOT=/nonexistent: report without charts, said in it and on stderr" $?
+[ $st -eq 0 ] || show "$tmp/err.nog"
+
+cf=$(cd "$srcdir/tests/data/e2e" && pwd)/compare-small.yaml
+cdb=$tmp/c.db
+$dsec compare "$cf" --policy static:replicas=4 --policy target-latency \
+    --replications 3 --db "$cdb" --quiet >/dev/null 2>"$tmp/err.cmp"
+ok "dsec compare stores 2 policies x 3 replications" $?
+for fmt in html csv; do
+    $dsec report --latest-comparison --db "$cdb" --format $fmt \
+        --out "$tmp/cmp" >/dev/null 2>"$tmp/err.c$fmt"
+    echo $? >"$tmp/st.c$fmt"
+done
+[ "$(cat "$tmp/st.chtml")" -eq 0 ] && [ "$(cat "$tmp/st.ccsv")" -eq 0 ]
+ok "dsec report --latest-comparison writes html and csv" $?
+[ "$(cat "$tmp/st.chtml")" -eq 0 ] || show "$tmp/err.chtml"
+
+[ "$(grep -c '<tr class="policy">' "$tmp/cmp/comparison.html")" -eq 2 ] &&
+    grep -q '<td>static:replicas=4</td>' "$tmp/cmp/comparison.html"
+ok "comparison html: one table row per policy" $?
+
+if [ $nognuplot -eq 0 ]; then
+    skip "comparison charts are PNGs over 5 kB, embedded" "no gnuplot in this build"
+else
+    good=0
+    for c in replicas tpot cost-by-policy; do
+        is_png "$tmp/cmp/$c.png" || { echo "# bad chart $c.png"; good=1; }
+    done
+    [ "$(grep -c 'src="data:image/png;base64,iVBORw0KGgo' "$tmp/cmp/comparison.html")" -eq 3 ] || good=1
+    ok "comparison charts are PNGs over 5 kB, embedded" $good
+fi
+
+# The cost_usd_mean column of the static policy's row, against the mean of
+# its runs' cost_usd in the database.
+col=$(head -1 "$tmp/cmp/policies.csv" | tr -d '\r' | tr , '\n' | grep -n '^cost_usd_mean$' | cut -d: -f1)
+okc=0
+for pol in static:replicas=4 target-latency; do
+    got=$(awk -F, -v p="$pol" -v c="$col" '$1 == p { print $c }' "$tmp/cmp/policies.csv")
+    want=$(sqlite3 "$cdb" "SELECT printf('%.17g', avg(s.value)) FROM comparison_runs cr JOIN summary s ON s.run_id = cr.run_id AND s.metric = 'cost_usd' WHERE cr.comparison_id = (SELECT max(id) FROM comparisons) AND cr.policy = '$pol'")
+    echo "# $pol: csv cost mean $got, db $want"
+    near "$got" "$want" || okc=1
+done
+ok "comparison csv: per-policy cost mean equals the database's runs" $okc
+
+DSEC_GNUPLOT=/nonexistent $dsec report --latest-comparison --db "$cdb" \
+    --out "$tmp/cnog" >/dev/null 2>"$tmp/err.cnog" &&
+    ! grep -q '<img' "$tmp/cnog/comparison.html" &&
+    grep -q 'this report has no charts' "$tmp/cnog/comparison.html" &&
+    grep -q 'this report has no charts' "$tmp/err.cnog"
+ok "DSEC_GNUPLOT=/nonexistent: comparison report without charts, says so" $?
+
+DSEC_GNUPLOT= $dsec compare "$cf" --policy target-latency --replications 1 \
+    --no-db --quiet --plot "$tmp/p.png" >/dev/null 2>"$tmp/err.plot" &&
+    grep -q 'gnuplot not found: no chart' "$tmp/err.plot" && [ ! -e "$tmp/p.png" ]
+ok "DSEC_GNUPLOT empty: dsec compare --plot prints its note" $?
 
 [ $fails -eq 0 ]

@@ -1,0 +1,811 @@
+/* The comparison report: a "dsec compare" read back from the database and
+ * written as HTML, Markdown or CSV. The statistics are those of
+ * reports/compare.c (rpt_cmp_mean_ci, rpt_cmp_paired) applied to figures
+ * recomputed from each run's summary rows, so the report reads only the
+ * database. Rejected: storing the per-policy means at compare time (a
+ * second copy of numbers the runs already hold). The runs are loaded one by
+ * one with rpt_run_load(), a connection each: a few dozen opens at most. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <sqlite3.h>
+
+#include "reports/gnuplot.h"
+#include "reports/report-int.h"
+#include "sim/errors.h"
+#include "sim/xalloc.h"
+
+/* Per figure: the summary metric it comes from (NULL: computed), a scale,
+ * decimals in tables. Indexed like RPT_CMP_* then the extra figure. */
+static const struct {
+    const char *summary;
+    double scale;
+    int prec;
+} figs[RPT_CREP_NMETRICS] = {
+    [RPT_CMP_SLO_ATTAINMENT] = {"slo_attainment", 100, 2},
+    [RPT_CMP_TTFT_P99] = {"ttft_ms.p99", 1, 1},
+    [RPT_CMP_TPOT_P99] = {"tpot_ms.p99", 1, 2},
+    [RPT_CMP_GPU_HOURS] = {"gpu_hours", 1, 3},
+    [RPT_CMP_COST] = {"cost_usd", 1, 2},
+    [RPT_CMP_SCALE_EVENTS] = {"scale_events", 1, 1},
+    [RPT_CMP_COLD_STARTS] = {"cold_starts", 1, 1},
+    [RPT_CREP_COST_PER_M_OUTPUT] = {NULL, 1, 4},
+};
+
+/* Table order: cost per 1M output tokens right after cost. */
+static const int order[RPT_CREP_NMETRICS] = {
+    RPT_CMP_SLO_ATTAINMENT, RPT_CMP_TTFT_P99,    RPT_CMP_TPOT_P99,
+    RPT_CMP_GPU_HOURS,      RPT_CMP_COST,        RPT_CREP_COST_PER_M_OUTPUT,
+    RPT_CMP_SCALE_EVENTS,   RPT_CMP_COLD_STARTS,
+};
+
+const char *rpt_crep_label(int m)
+{
+    if (m == RPT_CREP_COST_PER_M_OUTPUT)
+        return "cost per 1M output tokens (USD)";
+    return rpt_cmp_metric_label(m);
+}
+
+const char *rpt_crep_name(int m)
+{
+    if (m == RPT_CREP_COST_PER_M_OUTPUT)
+        return "cost_per_m_output_tokens_usd";
+    return rpt_cmp_metric_name(m);
+}
+
+double rpt_crep_value(const struct rpt_cmp_report *c, int p, int r, int m)
+{
+    const struct rpt_run *run;
+
+    if (p < 0 || p >= c->npolicies || r < 0 || r >= c->nreps || m < 0 ||
+        m >= RPT_CREP_NMETRICS)
+        return NAN;
+    run = c->runs[(size_t)p * (size_t)c->nreps + (size_t)r];
+    if (figs[m].summary == NULL) {
+        double cost = rpt_run_metric(run, "cost_usd");
+        double out = rpt_run_metric(run, "output_tokens");
+        return out > 0 ? cost / out * 1e6 : NAN;
+    }
+    return figs[m].scale * rpt_run_metric(run, figs[m].summary);
+}
+
+static double *gather(const struct rpt_cmp_report *c, int p, int m)
+{
+    double *x = xmalloc((size_t)c->nreps * sizeof(*x));
+
+    for (int r = 0; r < c->nreps; r++)
+        x[r] = rpt_crep_value(c, p, r, m);
+    return x;
+}
+
+struct rpt_cmp_stat rpt_crep_stat(const struct rpt_cmp_report *c, int p, int m)
+{
+    struct rpt_cmp_stat s = {NAN, NAN};
+    double *x;
+
+    if (p < 0 || p >= c->npolicies || m < 0 || m >= RPT_CREP_NMETRICS)
+        return s;
+    x = gather(c, p, m);
+    s = rpt_cmp_mean_ci(x, c->nreps);
+    free(x);
+    return s;
+}
+
+struct rpt_cmp_stat rpt_crep_diff(const struct rpt_cmp_report *c, int p, int m)
+{
+    struct rpt_cmp_stat s = {NAN, NAN};
+    double *x, *base;
+
+    if (p < 0 || p >= c->npolicies || m < 0 || m >= RPT_CREP_NMETRICS)
+        return s;
+    x = gather(c, p, m);
+    base = gather(c, 0, m);
+    s = rpt_cmp_paired(x, base, c->nreps);
+    free(x);
+    free(base);
+    return s;
+}
+
+int rpt_cmp_latest(const char *db_path, int64_t *id, struct sim_diag *d)
+{
+    return rpt__query_id(db_path, "SELECT max(id) FROM comparisons", -1, id, d);
+}
+
+void rpt_cmp_report_fini(struct rpt_cmp_report *c)
+{
+    free(c->started_at);
+    free(c->scenario_name);
+    for (int p = 0; p < c->npolicies; p++)
+        free(c->labels[p]);
+    free(c->labels);
+    for (int i = 0; c->runs != NULL && i < c->npolicies * c->nreps; i++)
+        rpt_run_free(c->runs[i]);
+    free(c->runs);
+    memset(c, 0, sizeof(*c));
+}
+
+static char *col_text(sqlite3_stmt *st, int i)
+{
+    const unsigned char *s = sqlite3_column_text(st, i);
+    return s ? xstrdup((const char *)s) : NULL;
+}
+
+/* Reads the comparisons row; policies is the JSON array of labels. */
+static int load_head(sqlite3 *sql, struct rpt_cmp_report *c, char **policies)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(sql,
+                                "SELECT started_at, scenario_name, policies, "
+                                "replications, seed FROM comparisons WHERE "
+                                "id = ?1",
+                                -1, &st, NULL);
+
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 1, c->id);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        c->started_at = col_text(st, 0);
+        c->scenario_name = col_text(st, 1);
+        *policies = col_text(st, 2);
+        c->nreps = sqlite3_column_int(st, 3);
+        c->seed = (uint64_t)sqlite3_column_int64(st, 4);
+        rc = SQLITE_OK;
+    } else if (rc == SQLITE_DONE) {
+        rc = SQLITE_NOTFOUND;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Fills c->labels from the JSON array; returns 0 or -1 when malformed. */
+static int parse_labels(struct rpt_cmp_report *c, const char *policies)
+{
+    struct json_object *a = policies ? json_tokener_parse(policies) : NULL;
+    int n, rc = 0;
+
+    if (a == NULL || !json_object_is_type(a, json_type_array) ||
+        (n = (int)json_object_array_length(a)) < 1 ||
+        n > RPT_CMP_MAX_POLICIES) {
+        json_object_put(a);
+        return -1;
+    }
+    c->labels = xcalloc((size_t)n, sizeof(char *));
+    for (int p = 0; p < n; p++) {
+        const char *s =
+            json_object_get_string(json_object_array_get_idx(a, (size_t)p));
+        c->labels[p] = xstrdup(s ? s : "");
+    }
+    c->npolicies = n;
+    json_object_put(a);
+    return rc;
+}
+
+/* Reads comparison_runs into ids[p * nreps + r]; a label given twice fills
+ * its policies in order. */
+static int load_links(sqlite3 *sql, const struct rpt_cmp_report *c,
+                      int64_t *ids)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(sql,
+                                "SELECT run_id, policy, replication FROM "
+                                "comparison_runs WHERE comparison_id = ?1 "
+                                "ORDER BY rowid",
+                                -1, &st, NULL);
+
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 1, c->id);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *label = (const char *)sqlite3_column_text(st, 1);
+        int r = sqlite3_column_int(st, 2);
+
+        rc = SQLITE_OK;
+        if (label == NULL || r < 0 || r >= c->nreps)
+            continue;
+        for (int p = 0; p < c->npolicies; p++) {
+            size_t k = (size_t)p * (size_t)c->nreps + (size_t)r;
+            if (ids[k] < 0 && strcmp(c->labels[p], label) == 0) {
+                ids[k] = sqlite3_column_int64(st, 0);
+                break;
+            }
+        }
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+int rpt_cmp_report_load(const char *db_path, int64_t id,
+                        struct rpt_cmp_report *c, struct sim_diag *d)
+{
+    sqlite3 *sql;
+    char *policies = NULL;
+    int64_t *ids = NULL;
+    int rc, n = 0;
+
+    memset(c, 0, sizeof(*c));
+    c->id = id;
+    c->target_tpot_ms = c->slo_tpot_ms = NAN;
+    sql = rpt__open_db(db_path, 0, d);
+    if (sql == NULL)
+        return SIM_EDB;
+    rc = load_head(sql, c, &policies);
+    if (rc == SQLITE_NOTFOUND) {
+        sim_diag_error(d, db_path, 0, 0, "no comparison %lld in this database",
+                       (long long)id);
+    } else if (rc == SQLITE_OK &&
+               (c->nreps < 1 || c->nreps > RPT_CMP_MAX_REPLICATIONS ||
+                parse_labels(c, policies) != 0)) {
+        sim_diag_error(d, db_path, 0, 0,
+                       "comparison %lld: bad policies or replications",
+                       (long long)id);
+        rc = SQLITE_CORRUPT;
+    } else if (rc == SQLITE_OK) {
+        n = c->npolicies * c->nreps;
+        ids = xmalloc((size_t)n * sizeof(*ids));
+        for (int i = 0; i < n; i++)
+            ids[i] = -1;
+        rc = load_links(sql, c, ids);
+        if (rc != SQLITE_OK)
+            sim_diag_error(d, db_path, 0, 0, "cannot read comparison: %s",
+                           sqlite3_errmsg(sql));
+    } else {
+        sim_diag_error(d, db_path, 0, 0, "cannot read comparison: %s",
+                       sqlite3_errmsg(sql));
+    }
+    sqlite3_close(sql);
+    free(policies);
+    if (rc == SQLITE_OK) {
+        c->runs = xcalloc((size_t)n, sizeof(*c->runs));
+        for (int i = 0; i < n && rc == SQLITE_OK; i++) {
+            if (ids[i] < 0) {
+                sim_diag_error(d, db_path, 0, 0,
+                               "comparison %lld has no run for policy %s, "
+                               "replication %d",
+                               (long long)id, c->labels[i / c->nreps],
+                               i % c->nreps);
+                rc = SQLITE_CORRUPT;
+            } else if ((c->runs[i] = rpt_run_load(db_path, ids[i], d)) ==
+                       NULL) {
+                rc = SQLITE_ERROR;
+            }
+        }
+    }
+    free(ids);
+    if (rc != SQLITE_OK) {
+        rpt_cmp_report_fini(c);
+        return SIM_EDB;
+    }
+    return 0;
+}
+
+/* ---- charts ---- */
+
+#define NCHARTS 3
+
+static const char *const chart_files[NCHARTS] = {"replicas.png", "tpot.png",
+                                                 "cost-by-policy.png"};
+static const char *const chart_titles[NCHARTS] = {
+    "Replicas serving over time (replication 0)",
+    "p99 TPOT over time against the target (replication 0)",
+    "Mean cost per policy (95% interval)"};
+
+static void put(FILE *fp, double v)
+{
+    if (isnan(v))
+        fprintf(fp, " ?");
+    else
+        fprintf(fp, " %.6g", v);
+}
+
+/* One data file per policy: minute, replicas, p99 TPOT of replication 0. */
+static int series_data(const struct rpt_cmp_report *c, const char *dir)
+{
+    for (int p = 0; p < c->npolicies; p++) {
+        const struct rpt_run *r = c->runs[(size_t)p * (size_t)c->nreps];
+        char *path = xasprintf("%s/p%d.dat", dir, p);
+        FILE *fp = fopen(path, "w");
+
+        free(path);
+        if (fp == NULL)
+            return -1;
+        for (size_t i = 0; i < r->nseries; i++) {
+            const struct rpt_series_row *s = &r->series[i];
+            fprintf(fp, "%.6f", (s->t_start_s + s->t_end_s) / 2 / 60);
+            put(fp, s->replicas_mean);
+            put(fp, s->tpot_p99_ms);
+            fputc('\n', fp);
+        }
+        if (fclose(fp) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void lines_script(FILE *fp, const struct rpt_cmp_report *c,
+                         const char *dir, int col)
+{
+    fprintf(fp, "set grid\nset key outside right top\n"
+                "set xlabel 'time (min)'\nset autoscale xfixmax\n"
+                "set yrange [0:*]\nset offsets 0, 0, graph 0.08, 0\n");
+    if (col == 2)
+        fprintf(fp, "set title 'replicas serving (replication 0)'\n"
+                    "set ylabel 'replicas'\n");
+    else
+        fprintf(fp, "set title 'p99 TPOT per interval (replication 0)'\n"
+                    "set ylabel 'p99 TPOT (ms)'\n");
+    fprintf(fp, "plot ");
+    for (int p = 0; p < c->npolicies; p++) {
+        char *path = xasprintf("%s/p%d.dat", dir, p);
+        fprintf(fp, "%s", p ? ", " : "");
+        rpt_gp_quote(fp, path);
+        fprintf(fp, " using 1:%d with lines lw 2 title ", col);
+        rpt_gp_quote(fp, c->labels[p]);
+        free(path);
+    }
+    if (col == 3 && !isnan(c->target_tpot_ms))
+        fprintf(fp,
+                ", %.17g with lines dt 2 lw 2 lc 'black' title 'target "
+                "latency'",
+                c->target_tpot_ms);
+    if (col == 3 && !isnan(c->slo_tpot_ms))
+        fprintf(fp, ", %.17g with lines dt 3 lw 2 lc 'red' title 'SLO'",
+                c->slo_tpot_ms);
+    fputc('\n', fp);
+}
+
+/* Bars: x, label (double-quoted, which cannot hold a double quote), mean,
+ * half-width (0 when undefined, so the bar is still drawn). */
+static int cost_script(FILE *fp, const struct rpt_cmp_report *c,
+                       const char *dat)
+{
+    FILE *df = fopen(dat, "w");
+
+    if (df == NULL)
+        return -1;
+    for (int p = 0; p < c->npolicies; p++) {
+        struct rpt_cmp_stat s = rpt_crep_stat(c, p, RPT_CMP_COST);
+        fprintf(df, "%d \"", p);
+        for (const char *ch = c->labels[p]; *ch != '\0'; ch++)
+            fputc(*ch == '"' ? '\'' : *ch == '\n' ? ' ' : *ch, df);
+        fputc('"', df);
+        put(df, s.mean);
+        put(df, isnan(s.ci95) ? 0 : s.ci95);
+        fputc('\n', df);
+    }
+    if (fclose(df) != 0)
+        return -1;
+    fprintf(fp,
+            "set grid ytics\nset key off\n"
+            "set title 'mean cost per policy, 95%% interval'\n"
+            "set ylabel 'USD'\nset yrange [0:*]\n"
+            "set style fill solid 0.7 border -1\nset boxwidth 0.6\n"
+            "set xrange [-0.5:%d.5]\nplot ",
+            c->npolicies - 1);
+    rpt_gp_quote(fp, dat);
+    fprintf(fp, " using 1:3:4:xticlabels(2) with boxerrorbars lw 2\n");
+    return 0;
+}
+
+/* Draws the charts; paths[c] is set for each drawn. Returns the count. */
+static int charts_draw(const struct rpt_cmp_report *c, const char *out_dir,
+                       const char *gnuplot_path, char **paths,
+                       struct sim_diag *d)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *dir;
+    int ndrawn = 0, have_data;
+
+    for (int k = 0; k < NCHARTS; k++)
+        paths[k] = NULL;
+    if (gnuplot_path == NULL)
+        return 0;
+    dir = xasprintf("%s/dsec-report-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (mkdtemp(dir) == NULL) {
+        sim_diag_add(d, SIM_SEV_WARNING, out_dir, 0, 0,
+                     "no charts: temporary directory %s: %s", dir,
+                     strerror(errno));
+        free(dir);
+        return 0;
+    }
+    have_data = series_data(c, dir) == 0;
+    for (int k = 0; k < NCHARTS; k++) {
+        char *png = xasprintf("%s/%s", out_dir, chart_files[k]);
+        char *script = xasprintf("%s/c%d.gp", dir, k);
+        char *dat = xasprintf("%s/c%d.dat", dir, k);
+        char *err = xasprintf("%s/c%d.out", dir, k);
+        FILE *fp = fopen(script, "w");
+        int ok = fp != NULL && (k == 2 || have_data), st;
+
+        if (fp != NULL) {
+            rpt_gp_terminal(fp, png, 1000, 500);
+            if (k < 2)
+                lines_script(fp, c, dir, k + 2);
+            else if (cost_script(fp, c, dat) != 0)
+                ok = 0;
+            fprintf(fp, "set output\n");
+            if (fclose(fp) != 0)
+                ok = 0;
+        }
+        if (!ok) {
+            sim_diag_add(d, SIM_SEV_WARNING, png, 0, 0,
+                         "cannot draw chart: cannot write its data in %s", dir);
+        } else if ((st = rpt_gp_run(gnuplot_path, script, err)) != 0) {
+            char *line = rpt_gp_first_line(err);
+            sim_diag_add(d, SIM_SEV_WARNING, png, 0, 0,
+                         "cannot draw chart: %s exited with status %d%s%s",
+                         gnuplot_path, st, line ? ": " : "", line ? line : "");
+            free(line);
+        } else {
+            paths[k] = png;
+            png = NULL;
+            ndrawn++;
+        }
+        unlink(script);
+        unlink(dat);
+        unlink(err);
+        free(png);
+        free(script);
+        free(dat);
+        free(err);
+    }
+    for (int p = 0; p < c->npolicies; p++) {
+        char *path = xasprintf("%s/p%d.dat", dir, p);
+        unlink(path);
+        free(path);
+    }
+    rmdir(dir);
+    free(dir);
+    return ndrawn;
+}
+
+/* ---- tables ---- */
+
+/* "mean ± ci95" (or the mean alone when ci95 is NAN) with prec decimals;
+ * sign: a leading + on positive means. */
+static void pm(char *buf, size_t len, struct rpt_cmp_stat s, int prec, int sign)
+{
+    char a[64], b[64];
+
+    rpt__fmt(a, sizeof(a), s.mean, prec);
+    rpt__fmt(b, sizeof(b), s.ci95, prec);
+    if (isnan(s.ci95))
+        snprintf(buf, len, "%s%s", sign && s.mean > 0 ? "+" : "", a);
+    else
+        snprintf(buf, len, "%s%s \xc2\xb1 %s", sign && s.mean > 0 ? "+" : "", a,
+                 b);
+}
+
+static void html_head(FILE *fp, int first_cell_header)
+{
+    fprintf(fp, "<tr><th>%s</th>", first_cell_header ? "policy" : "");
+    for (int i = 0; i < RPT_CREP_NMETRICS; i++)
+        fprintf(fp, "<th>%s</th>", rpt_crep_label(order[i]));
+    fprintf(fp, "</tr>\n");
+}
+
+static int write_html(const struct rpt_cmp_report *c, FILE *fp,
+                      char *const *paths, const char *note)
+{
+    char buf[160];
+
+    fprintf(fp, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+                "<meta charset=\"utf-8\">\n<title>dsec comparison report: ");
+    rpt_html_escape(fp, c->scenario_name);
+    fprintf(fp, "</title>\n<style>\n"
+                "body{font-family:sans-serif;max-width:1200px;margin:2em "
+                "auto;color:#222}\n"
+                "table{border-collapse:collapse;margin:1em 0}\n"
+                "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}"
+                "\ntd.n{text-align:right;font-variant-numeric:tabular-nums;"
+                "white-space:nowrap}\n"
+                "th{background:#f0f0f0}\nimg{max-width:100%%}\n"
+                ".note{color:#555}\n</style>\n</head>\n<body>\n"
+                "<h1>Comparison report: ");
+    rpt_html_escape(fp, c->scenario_name);
+    fprintf(fp, "</h1>\n<p>Comparison %lld, started ", (long long)c->id);
+    rpt_html_escape(fp, c->started_at);
+    fprintf(fp,
+            ", %d polic%s, %d replication%s with seeds %llu..%llu (common "
+            "random numbers: replication r of every policy has the same "
+            "seed). Values are means over the replications \xc2\xb1 the "
+            "half-width of the 95%% Student t interval.</p>\n",
+            c->npolicies, c->npolicies == 1 ? "y" : "ies", c->nreps,
+            c->nreps == 1 ? "" : "s", (unsigned long long)c->seed,
+            (unsigned long long)(c->seed + (uint64_t)c->nreps - 1));
+    fprintf(fp, "<h2>Policies</h2>\n<table id=\"policies\">\n");
+    html_head(fp, 1);
+    for (int p = 0; p < c->npolicies; p++) {
+        fprintf(fp, "<tr class=\"policy\"><td>");
+        rpt_html_escape(fp, c->labels[p]);
+        fprintf(fp, "</td>");
+        for (int i = 0; i < RPT_CREP_NMETRICS; i++) {
+            pm(buf, sizeof(buf), rpt_crep_stat(c, p, order[i]),
+               figs[order[i]].prec, 0);
+            fprintf(fp, "<td class=\"n\">%s</td>", buf);
+        }
+        fprintf(fp, "</tr>\n");
+    }
+    fprintf(fp, "</table>\n");
+    if (c->npolicies > 1) {
+        fprintf(fp, "<h2>Paired differences against ");
+        rpt_html_escape(fp, c->labels[0]);
+        fprintf(fp, "</h2>\n<p class=\"note\">Policy minus the first, "
+                    "replication by replication; <strong>*</strong>: the "
+                    "95%% interval excludes 0.</p>\n"
+                    "<table id=\"differences\">\n");
+        html_head(fp, 1);
+        for (int p = 1; p < c->npolicies; p++) {
+            fprintf(fp, "<tr><td>");
+            rpt_html_escape(fp, c->labels[p]);
+            fprintf(fp, "</td>");
+            for (int i = 0; i < RPT_CREP_NMETRICS; i++) {
+                struct rpt_cmp_stat s = rpt_crep_diff(c, p, order[i]);
+                pm(buf, sizeof(buf), s, figs[order[i]].prec, 1);
+                fprintf(fp, "<td class=\"n\">%s%s</td>", buf,
+                        rpt_cmp_significant(s) ? " *" : "");
+            }
+            fprintf(fp, "</tr>\n");
+        }
+        fprintf(fp, "</table>\n");
+    }
+    fprintf(fp, "<h2>Charts</h2>\n");
+    if (note != NULL) {
+        fprintf(fp, "<p class=\"note\"><strong>");
+        rpt_html_escape(fp, note);
+        fprintf(fp, ".</strong></p>\n");
+    }
+    for (int k = 0; k < NCHARTS; k++) {
+        if (paths[k] == NULL)
+            continue;
+        fprintf(fp, "<h3>%s</h3>\n<img alt=\"%s\" src=\"data:image/png;base64,",
+                chart_titles[k], chart_titles[k]);
+        rpt__base64(fp, paths[k]);
+        fprintf(fp, "\">\n");
+    }
+    fprintf(fp, "<h2>Runs</h2>\n<p class=\"note\">Each run's own cost report: "
+                "<code>dsec report RUN-ID</code>.</p>\n<table id=\"runs\">\n"
+                "<tr><th>policy</th><th>replication</th><th>run</th>"
+                "<th>seed</th>");
+    for (int i = 0; i < RPT_CREP_NMETRICS; i++)
+        fprintf(fp, "<th>%s</th>", rpt_crep_label(order[i]));
+    fprintf(fp, "</tr>\n");
+    for (int p = 0; p < c->npolicies; p++)
+        for (int r = 0; r < c->nreps; r++) {
+            const struct rpt_run *run =
+                c->runs[(size_t)p * (size_t)c->nreps + (size_t)r];
+            fprintf(fp, "<tr><td>");
+            rpt_html_escape(fp, c->labels[p]);
+            fprintf(fp,
+                    "</td><td class=\"n\">%d</td><td class=\"n\">%lld</td>"
+                    "<td class=\"n\">%llu</td>",
+                    r, (long long)run->id, (unsigned long long)run->seed);
+            for (int i = 0; i < RPT_CREP_NMETRICS; i++) {
+                rpt__fmt(buf, sizeof(buf), rpt_crep_value(c, p, r, order[i]),
+                         figs[order[i]].prec);
+                fprintf(fp, "<td class=\"n\">%s</td>", buf);
+            }
+            fprintf(fp, "</tr>\n");
+        }
+    fprintf(fp, "</table>\n</body>\n</html>\n");
+    return 0;
+}
+
+static void md_head(FILE *fp, const char *first)
+{
+    fprintf(fp, "| %s |", first);
+    for (int i = 0; i < RPT_CREP_NMETRICS; i++)
+        fprintf(fp, " %s |", rpt_crep_label(order[i]));
+    fprintf(fp, "\n| --- |");
+    for (int i = 0; i < RPT_CREP_NMETRICS; i++)
+        fprintf(fp, " ---: |");
+    fprintf(fp, "\n");
+}
+
+static int write_md(const struct rpt_cmp_report *c, FILE *fp,
+                    char *const *paths, const char *note)
+{
+    char buf[160];
+
+    fprintf(fp, "# Comparison report: ");
+    rpt__md_text(fp, c->scenario_name);
+    fprintf(fp,
+            "\n\nComparison %lld, %d replication%s, seeds %llu..%llu "
+            "(common random numbers). Means over the replications "
+            "\xc2\xb1 the half-width of the 95%% t interval.\n\n",
+            (long long)c->id, c->nreps, c->nreps == 1 ? "" : "s",
+            (unsigned long long)c->seed,
+            (unsigned long long)(c->seed + (uint64_t)c->nreps - 1));
+    md_head(fp, "policy");
+    for (int p = 0; p < c->npolicies; p++) {
+        fprintf(fp, "| ");
+        rpt__md_text(fp, c->labels[p]);
+        fprintf(fp, " |");
+        for (int i = 0; i < RPT_CREP_NMETRICS; i++) {
+            pm(buf, sizeof(buf), rpt_crep_stat(c, p, order[i]),
+               figs[order[i]].prec, 0);
+            fprintf(fp, " %s |", buf);
+        }
+        fprintf(fp, "\n");
+    }
+    if (c->npolicies > 1) {
+        fprintf(fp, "\n## Paired differences against ");
+        rpt__md_text(fp, c->labels[0]);
+        fprintf(fp, "\n\n\\*: the 95%% interval excludes 0.\n\n");
+        md_head(fp, "policy");
+        for (int p = 1; p < c->npolicies; p++) {
+            fprintf(fp, "| ");
+            rpt__md_text(fp, c->labels[p]);
+            fprintf(fp, " |");
+            for (int i = 0; i < RPT_CREP_NMETRICS; i++) {
+                struct rpt_cmp_stat s = rpt_crep_diff(c, p, order[i]);
+                pm(buf, sizeof(buf), s, figs[order[i]].prec, 1);
+                fprintf(fp, " %s%s |", buf,
+                        rpt_cmp_significant(s) ? " \\*" : "");
+            }
+            fprintf(fp, "\n");
+        }
+    }
+    fprintf(fp, "\n## Charts\n\n");
+    if (note != NULL)
+        fprintf(fp, "**%s.**\n\n", note);
+    for (int k = 0; k < NCHARTS; k++)
+        if (paths[k] != NULL)
+            fprintf(fp, "![%s](%s)\n\n", chart_titles[k], chart_files[k]);
+    return 0;
+}
+
+static int csv_done(FILE *fp, char *path, struct sim_diag *d)
+{
+    int rc = 0;
+
+    if (fp == NULL || ferror(fp))
+        rc = SIM_EIO;
+    if (fp != NULL && fclose(fp) != 0)
+        rc = SIM_EIO;
+    if (rc != 0)
+        sim_diag_error(d, path, 0, 0, "cannot write: %s", strerror(errno));
+    free(path);
+    return rc;
+}
+
+/* CRLF line ends, as RFC 4180 says; one column per figure and statistic. */
+static int write_csv(const struct rpt_cmp_report *c, const char *out_dir,
+                     struct sim_diag *d)
+{
+    char *path = xasprintf("%s/policies.csv", out_dir);
+    FILE *fp = fopen(path, "w");
+    int rc = 0;
+
+    if (fp != NULL) {
+        fprintf(fp, "policy,replications");
+        for (int i = 0; i < RPT_CREP_NMETRICS; i++)
+            fprintf(fp, ",%s_mean,%s_ci95", rpt_crep_name(order[i]),
+                    rpt_crep_name(order[i]));
+        fprintf(fp, "\r\n");
+        for (int p = 0; p < c->npolicies; p++) {
+            rpt_csv_field(fp, c->labels[p]);
+            fprintf(fp, ",%d", c->nreps);
+            for (int i = 0; i < RPT_CREP_NMETRICS; i++) {
+                struct rpt_cmp_stat s = rpt_crep_stat(c, p, order[i]);
+                fprintf(fp, ",");
+                rpt__csv_num(fp, s.mean);
+                fprintf(fp, ",");
+                rpt__csv_num(fp, s.ci95);
+            }
+            fprintf(fp, "\r\n");
+        }
+    }
+    rc |= csv_done(fp, path, d);
+
+    path = xasprintf("%s/differences.csv", out_dir);
+    fp = fopen(path, "w");
+    if (fp != NULL) {
+        fprintf(fp, "policy,versus");
+        for (int i = 0; i < RPT_CREP_NMETRICS; i++)
+            fprintf(fp, ",%s_diff_mean,%s_diff_ci95,%s_significant",
+                    rpt_crep_name(order[i]), rpt_crep_name(order[i]),
+                    rpt_crep_name(order[i]));
+        fprintf(fp, "\r\n");
+        for (int p = 1; p < c->npolicies; p++) {
+            rpt_csv_field(fp, c->labels[p]);
+            fprintf(fp, ",");
+            rpt_csv_field(fp, c->labels[0]);
+            for (int i = 0; i < RPT_CREP_NMETRICS; i++) {
+                struct rpt_cmp_stat s = rpt_crep_diff(c, p, order[i]);
+                fprintf(fp, ",");
+                rpt__csv_num(fp, s.mean);
+                fprintf(fp, ",");
+                rpt__csv_num(fp, s.ci95);
+                fprintf(fp, ",%d", rpt_cmp_significant(s));
+            }
+            fprintf(fp, "\r\n");
+        }
+    }
+    rc |= csv_done(fp, path, d);
+
+    path = xasprintf("%s/runs.csv", out_dir);
+    fp = fopen(path, "w");
+    if (fp != NULL) {
+        fprintf(fp, "policy,replication,run_id,seed");
+        for (int i = 0; i < RPT_CREP_NMETRICS; i++)
+            fprintf(fp, ",%s", rpt_crep_name(order[i]));
+        fprintf(fp, "\r\n");
+        for (int p = 0; p < c->npolicies; p++)
+            for (int r = 0; r < c->nreps; r++) {
+                const struct rpt_run *run =
+                    c->runs[(size_t)p * (size_t)c->nreps + (size_t)r];
+                rpt_csv_field(fp, c->labels[p]);
+                fprintf(fp, ",%d,%lld,%llu", r, (long long)run->id,
+                        (unsigned long long)run->seed);
+                for (int i = 0; i < RPT_CREP_NMETRICS; i++) {
+                    fprintf(fp, ",");
+                    rpt__csv_num(fp, rpt_crep_value(c, p, r, order[i]));
+                }
+                fprintf(fp, "\r\n");
+            }
+    }
+    rc |= csv_done(fp, path, d);
+    return rc != 0 ? SIM_EIO : 0;
+}
+
+int rpt_cmp_report_write(const struct rpt_cmp_report *c, enum rpt_format fmt,
+                         const char *out_dir, const char *gnuplot_path,
+                         char **written, struct sim_diag *d)
+{
+    char *paths[NCHARTS] = {NULL, NULL, NULL};
+    const char *note = NULL;
+    char *path = NULL;
+    int rc = 0;
+
+    if (fmt == RPT_FMT_PDF) {
+        sim_diag_error(d, out_dir, 0, 0,
+                       "PDF is for run reports only: write a comparison "
+                       "report with --format html, csv or md");
+        return SIM_EINVAL;
+    }
+    if (rpt__mkdir_p(out_dir) != 0) {
+        sim_diag_error(d, out_dir, 0, 0, "cannot create directory: %s",
+                       strerror(errno));
+        return SIM_EIO;
+    }
+    if (fmt != RPT_FMT_CSV) {
+        int n = charts_draw(c, out_dir, gnuplot_path, paths, d);
+        note = rpt__no_chart_reason(n, NCHARTS, gnuplot_path);
+        if (note != NULL && gnuplot_path == NULL)
+            sim_diag_add(d, SIM_SEV_WARNING, out_dir, 0, 0, "%s", note);
+    }
+    if (fmt == RPT_FMT_CSV) {
+        rc = write_csv(c, out_dir, d);
+        path = xasprintf("%s/policies.csv", out_dir);
+    } else {
+        FILE *fp;
+
+        path = xasprintf("%s/comparison.%s", out_dir,
+                         fmt == RPT_FMT_HTML ? "html" : "md");
+        fp = fopen(path, "w");
+        if (fp == NULL) {
+            rc = SIM_EIO;
+        } else {
+            rc = fmt == RPT_FMT_HTML ? write_html(c, fp, paths, note)
+                                     : write_md(c, fp, paths, note);
+            if (ferror(fp))
+                rc = SIM_EIO;
+            if (fclose(fp) != 0)
+                rc = SIM_EIO;
+        }
+        if (rc != 0)
+            sim_diag_error(d, path, 0, 0, "cannot write report: %s",
+                           strerror(errno));
+    }
+    for (int k = 0; k < NCHARTS; k++)
+        free(paths[k]);
+    if (rc == 0 && written != NULL)
+        *written = path;
+    else
+        free(path);
+    return rc;
+}
