@@ -625,6 +625,48 @@ START_TEST(test_target_latency_mean_ignores_bucket_p99)
 }
 END_TEST
 
+/* Runs target-latency on a steady 1,000 tokens/s with a known capacity of
+ * 1,000 tokens/s per replica, starting from 8 replicas, for 3 hours; with
+ * `violate`, the first evaluation sees ITL at twice the target on 4
+ * replicas. Returns the size it settles at. */
+static int tl_settle(int violate)
+{
+    const char *kv[] = {"capacity_tokens_per_s=1000", NULL};
+    void *st = tl_new(kv);
+    struct fx f;
+    int ready = 8;
+
+    if (violate) {
+        fx_init(&f, 0, 4, 0);
+        f.s.arrival_rate_per_s = 10;
+        f.s.mean_output_tokens = 100;
+        f.s.itl_p99_s = 0.1;
+        ck_assert_int_eq(decide(&pol_target_latency, st, &f, NULL), 8);
+    }
+    for (double t = 15; t < 3 * 3600; t += 15) {
+        fx_init(&f, t, ready, 0);
+        f.s.arrival_rate_per_s = 10;
+        f.s.mean_output_tokens = 100;
+        f.s.itl_p99_s = 0.02;
+        ready = decide(&pol_target_latency, st, &f, NULL);
+    }
+    pol_target_latency.ops->destroy(st);
+    return ready;
+}
+
+START_TEST(test_target_latency_remembers_violation)
+{
+    /* Without history the capacity allows 2 replicas (1,000 tokens/s <=
+     * 0.9 x 1,000 x 2 - with one fewer it would not). After 4 replicas
+     * violated the target at that demand (250 tokens/s per replica), the
+     * policy does not go back to 4 or fewer soon: the memory relaxes by
+     * 2% an hour, so after 3 hours 5 replicas still hold. */
+    int plain = tl_settle(0), burnt = tl_settle(1);
+    ck_assert_int_eq(plain, 2);
+    ck_assert_int_ge(burnt, 5);
+}
+END_TEST
+
 START_TEST(test_target_latency_falling_one_at_a_time)
 {
     struct tl_sim m;
@@ -969,6 +1011,7 @@ static Suite *planners_suite(void)
     tcase_add_test(tc, test_target_latency_ramp_scales_ahead);
     tcase_add_test(tc, test_target_latency_violation_immediate);
     tcase_add_test(tc, test_target_latency_mean_ignores_bucket_p99);
+    tcase_add_test(tc, test_target_latency_remembers_violation);
     tcase_add_test(tc, test_target_latency_falling_one_at_a_time);
     tcase_add_test(tc, test_target_latency_borrows_when_urgent);
     suite_add_tcase(s, tc);

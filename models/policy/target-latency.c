@@ -37,7 +37,9 @@
  *     target is exceeded, and max(D_f, the highest D in the trend window)
  *     <= down_hysteresis (0.9) x cap x (ready - 1) has held for down_delay_s
  *     (120 s); then the clock restarts, so removals come one at a time at
- *     least down_delay_s apart.
+ *     least down_delay_s apart. For this test cap is at most the demand per
+ *     replica at the last violation (relaxing 2% an hour), so the policy
+ *     does not return to a size that just proved too small.
  * (e) Borrowing. An increase is urgent when a target is already exceeded,
  *     or when at slope g the load reaches the capacity at T of the current
  *     size sooner than the preferred pool's provision time. Then borrow =
@@ -157,6 +159,10 @@ struct tl_state {
      * fallen and only light loads are observed. */
     double seen_ok_h;
     double seen_ok_t;
+    /* The per-replica demand at the last violation (tokens/s) and when:
+     * a size that just proved too small is not returned to for a while. */
+    double viol_per_replica;
+    double viol_at_s;
 };
 
 static void ring_push(struct tl_ring *r, double t_s, double x, double y)
@@ -186,6 +192,7 @@ static void *tl_create(const void *params)
     st->down_since_s = NAN;
     st->last_down_s = -INFINITY;
     st->last_d = NAN;
+    st->viol_per_replica = NAN;
     return st;
 }
 
@@ -361,7 +368,7 @@ static int tl_decide(void *state, const struct pol_snapshot *s,
     struct tl_state *st = state;
     const struct tl_params *p = &st->p;
     double T = s->target_itl_s, d, level, slope, prov, horizon, df, cap, capT;
-    double e = 1, itl_now, ttft_now, inflight, base_inflight;
+    double e = 1, itl_now, ttft_now, inflight, base_inflight, capd;
     int cur = s->ready + s->pending, fast = 0, want;
 
     if (!isfinite(T) && !isfinite(s->target_ttft_s))
@@ -436,6 +443,10 @@ static int tl_decide(void *state, const struct pol_snapshot *s,
     st->last_waiting = s->num_waiting;
     if (e > 1)
         fast = s->ready > 0 ? ceil_replicas(s->ready * e) : 1;
+    if (e > 1 && s->pending == 0 && s->ready > 0 && isfinite(d)) {
+        st->viol_per_replica = d / s->ready;
+        st->viol_at_s = s->now_s;
+    }
 
     /* (a) Capacity, (b) forecast over the cold-start horizon. */
     if (p->capacity_tokens_per_s > 0) {
@@ -512,10 +523,17 @@ static int tl_decide(void *state, const struct pol_snapshot *s,
     }
 
     /* (d) Scale down slowly. */
-    if (s->pending == 0 && e <= 1 && isfinite(cap) && isfinite(df) &&
+    /* Below a size that recently violated, the capacity is what that
+     * size could not carry; the memory relaxes by 2% an hour. */
+    capd = cap;
+    if (isfinite(st->viol_per_replica))
+        capd =
+            fmin(cap, st->viol_per_replica *
+                          (1.0 + 0.02 * (s->now_s - st->viol_at_s) / 3600.0));
+    if (s->pending == 0 && e <= 1 && isfinite(capd) && isfinite(df) &&
         s->ready >= 2 &&
         fmax(df, demand_max(st, s->now_s)) <=
-            p->down_hysteresis * cap * (s->ready - 1)) {
+            p->down_hysteresis * capd * (s->ready - 1)) {
         if (isnan(st->down_since_s))
             st->down_since_s = s->now_s;
         if (s->now_s - st->down_since_s >= p->down_delay_s - 1e-9 &&
