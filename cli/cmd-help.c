@@ -58,6 +58,8 @@ static int exec_help(int argc, char **argv)
                "  --db FILE    results database (default dsec.db)\n"
                "  --no-db      do not write a database\n"
                "  --json       print one JSON object instead of the table\n"
+               "  --report DIR write the cost report there after the run "
+               "(HTML)\n"
                "  --quiet      print nothing on success (no progress, no "
                "table)\n");
     return CLI_EXIT_OK;
