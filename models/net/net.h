@@ -1,0 +1,94 @@
+/*
+ * Links and collectives: the alpha-beta (Hockney) cost of moving bytes over
+ * one link class, and of NCCL-style collectives over a group of GPUs that
+ * may span nodes. A link class is a latency (alpha, per step) and a
+ * per-direction bandwidth; a topology says which class joins two GPUs of one
+ * node and which joins two nodes. Every figure cites FACTS.md §2 and the
+ * formulas FACTS.md §3.2-3.4; see docs/hardware.md.
+ *
+ * All quantities are SI (bytes, bytes/s) with times in ns as doubles;
+ * callers round. Entries are immutable and static; lookups return borrowed
+ * pointers. Pure functions, no state, thread-safe.
+ */
+#ifndef NET_NET_H
+#define NET_NET_H
+
+#include <stddef.h>
+
+/* One link class: latency per step and bandwidth per direction. */
+struct net_link {
+    const char *name;      /* catalog key, e.g. "nvlink4", "ib-ndr" */
+    const char *summary;   /* one line with its source */
+    double alpha_ns;       /* per-step latency (NCCL hardware latency) */
+    double bytes_per_s;    /* per direction, nominal data rate */
+    double efficiency;     /* achieved fraction of bytes_per_s, (0, 1] */
+};
+
+/* NULL-terminated, sorted by name. Borrowed, static. */
+extern const struct net_link *const net_link_table[];
+
+/* The entry named name (ASCII case ignored), or NULL. */
+const struct net_link *net_link_find(const char *name);
+
+/* Catalog names joined by ", ". Caller frees with free(). */
+char *net_link_names(void);
+
+/* Time of one point-to-point transfer of bytes over l:
+ * alpha + bytes / (efficiency * bytes_per_s) (FACTS.md §3.1). */
+double net_p2p_ns(const struct net_link *l, double bytes);
+
+enum net_coll {
+    NET_ALLREDUCE,
+    NET_ALLGATHER,
+    NET_REDUCESCATTER,
+    NET_ALLTOALL,
+    NET_BROADCAST,
+    NET_SENDRECV,
+};
+
+enum net_algo {
+    NET_ALGO_AUTO, /* the faster of ring and tree, as NCCL's tuner does */
+    NET_ALGO_RING,
+    NET_ALGO_TREE,
+};
+
+/* Where a group of ranks sits: ranks_per_node consecutive ranks share a
+ * node joined by intra; nodes are joined by inter with nics_per_node rails.
+ * A group within one node ignores inter. */
+struct net_topo {
+    const struct net_link *intra; /* borrowed */
+    const struct net_link *inter; /* borrowed; may be NULL for one node */
+    int ranks_per_node;           /* >= 1 */
+    int nics_per_node;            /* >= 1 */
+};
+
+/* The cost of one collective and its terms. */
+struct net_cost {
+    double total_ns;
+    double latency_ns;   /* the alpha terms */
+    double bandwidth_ns; /* the bytes terms */
+    int algo;            /* enum net_algo actually used (ring or tree) */
+    int hierarchical;    /* 1 when intra-node then inter-node */
+    const struct net_link *bottleneck; /* the slowest link crossed */
+};
+
+/* NCCL's bus-bandwidth factor for c over n ranks (nccl-tests
+ * doc/PERFORMANCE.md via FACTS.md §3.3): all-reduce 2(n-1)/n; all-gather,
+ * reduce-scatter, all-to-all (n-1)/n; broadcast and send/recv 1. */
+double net_busbw_factor(enum net_coll c, int n);
+
+/* Fills out with the time of collective c of bytes (the nccl-tests size S:
+ * the full array for all-reduce, reduce-scatter and all-gather, the bytes
+ * each rank sends in total for all-to-all, the message for broadcast and
+ * send/recv) over ranks ranks placed by t, with algorithm a. A group that
+ * spans nodes is hierarchical (intra-node then inter-node, FACTS.md §3.2).
+ * Returns 0, or SIM_EINVAL for ranks < 1, bytes < 0, or a topology missing
+ * the link it needs (out zeroed). One rank or zero bytes cost 0. */
+int net_coll_cost(const struct net_topo *t, enum net_coll c, enum net_algo a,
+                  int ranks, double bytes, struct net_cost *out);
+
+/* The total_ns of net_coll_cost(), or -1.0 on invalid input. */
+double net_coll_ns(const struct net_topo *t, enum net_coll c, enum net_algo a,
+                   int ranks, double bytes);
+
+#endif /* NET_NET_H */
