@@ -2,8 +2,8 @@
 # simulated-to-wall ratio and peak memory for fixed scenarios.
 noinst_PROGRAMS += bench/dsec-bench
 bench_dsec_bench_SOURCES = bench/bench.c
-bench_dsec_bench_LDADD = $(DSEC_LIBS)
-EXTRA_DIST += bench/mm4.yaml bench/llama8b.yaml
+bench_dsec_bench_LDADD = $(SWEEP_LIBS)
+EXTRA_DIST += bench/mm4.yaml bench/llama8b.yaml bench/sweep.yaml
 
 bench: bench/dsec-bench
 	@echo "== bare engine (one pop + one push per event)"
@@ -18,4 +18,7 @@ bench: bench/dsec-bench
 	@bench/dsec-bench run $(srcdir)/bench/llama8b.yaml 1000000
 	@echo "(requests are recycled, statistics are fixed-size: peak_rss_mib stays flat as requests grow tenfold,"
 	@echo " except one ~120-byte time-series row per metrics interval of simulated time)"
+	@echo "== dsec sweep: 48 configurations, each simulated and written in its own transaction"
+	@bench/dsec-bench sweep $(srcdir)/bench/sweep.yaml 1
+	@bench/dsec-bench sweep $(srcdir)/bench/sweep.yaml 2
 .PHONY: bench

@@ -28,8 +28,12 @@ struct cli_entry {
 
 extern const struct cli_entry cli_cmd_compare;
 extern const struct cli_entry cli_cmd_help;
+extern const struct cli_entry cli_cmd_model;
 extern const struct cli_entry cli_cmd_report;
 extern const struct cli_entry cli_cmd_run;
+extern const struct cli_entry cli_cmd_step;
+extern const struct cli_entry cli_cmd_strategies;
+extern const struct cli_entry cli_cmd_sweep;
 extern const struct cli_entry cli_cmd_validate;
 extern const struct cli_entry cli_cmd_version;
 

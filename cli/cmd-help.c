@@ -1,10 +1,11 @@
-/* dsec help [COMMAND|scenario]. */
+/* dsec help [COMMAND|scenario|policies|models|gpus|links]. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "models/arch/arch.h"
 #include "models/gpu/gpu.h"
+#include "models/net/net.h"
 #include "models/policy/policy.h"
 #include "scenarios/load.h"
 
@@ -36,15 +37,40 @@ static int exec_help(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     if (strcmp(argv[1], "gpus") == 0) {
-        for (int i = 0; gpu_table[i] != NULL; i++)
-            printf("%-8s %s\n", gpu_table[i]->name, gpu_table[i]->summary);
+        for (int i = 0; gpu_table[i] != NULL; i++) {
+            const struct gpu_spec *g = gpu_table[i];
+            const struct net_link *su = net_link_find(g->scale_up);
+            const char *how = "";
+
+            if (g->scale_up_switched)
+                how = " via NVSwitch";
+            else if (su != NULL && su->mesh_peers > 0)
+                how = " full mesh";
+            printf("%-8s %s\n", g->name, g->summary);
+            printf("%-8s   scale-up %s%s, %.0f GB/s/dir; host PCIe Gen%d "
+                   "x%d; %.0f W; $%.2f/h (%s)\n",
+                   "", g->scale_up != NULL ? g->scale_up : "-", how,
+                   g->nvlink_bytes_per_s / 1e9, g->pcie_gen, g->pcie_lanes,
+                   g->tdp_watts, g->price_usd_per_hour, g->price_source);
+        }
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "links") == 0) {
+        printf("%-12s %8s %9s %5s  %s\n", "name", "alpha", "GB/s/dir", "eff",
+               "summary");
+        for (int i = 0; net_link_table[i] != NULL; i++) {
+            const struct net_link *l = net_link_table[i];
+            printf("%-12s %6.1fus %9.1f %5.3f  %s\n", l->name,
+                   l->alpha_ns / 1e3, l->bytes_per_s / 1e9, l->efficiency,
+                   l->summary);
+        }
         return CLI_EXIT_OK;
     }
     e = cli_find(argv[1]);
     if (e == NULL) {
         fprintf(stderr,
-                "dsec help: unknown topic '%s'; valid: gpus, models, "
-                "policies, scenario",
+                "dsec help: unknown topic '%s'; valid: gpus, links, "
+                "models, policies, scenario",
                 argv[1]);
         for (int i = 0; cli_table[i] != NULL; i++)
             fprintf(stderr, ", %s", cli_table[i]->name);
@@ -67,7 +93,7 @@ static int exec_help(int argc, char **argv)
 
 const struct cli_entry cli_cmd_help = {
     .name = "help",
-    .usage = "[COMMAND|scenario|policies|models|gpus]",
+    .usage = "[COMMAND|scenario|policies|models|gpus|links]",
     .summary = "show help for a command, every scenario key, or the catalogs",
     .exec = exec_help,
 };

@@ -7,8 +7,12 @@
 const struct cli_entry *const cli_table[] = {
     &cli_cmd_compare,
     &cli_cmd_help,
+    &cli_cmd_model,
     &cli_cmd_report,
     &cli_cmd_run,
+    &cli_cmd_step,
+    &cli_cmd_strategies,
+    &cli_cmd_sweep,
     &cli_cmd_validate,
     &cli_cmd_version,
     NULL,
@@ -28,7 +32,7 @@ void cli_usage(FILE *fp)
                 "dsec simulates elastic GPU clusters that serve large "
                 "language models.\n\ncommands:\n");
     for (int i = 0; cli_table[i] != NULL; i++)
-        fprintf(fp, "  %-9s %s\n", cli_table[i]->name, cli_table[i]->summary);
+        fprintf(fp, "  %-10s %s\n", cli_table[i]->name, cli_table[i]->summary);
     fprintf(fp, "\n'dsec help COMMAND' shows a command's options; "
                 "'dsec help scenario' lists every scenario key; 'dsec help "
                 "policies', 'models' and 'gpus' list the catalogs.\n"

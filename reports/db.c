@@ -508,6 +508,34 @@ static int write_run_row(sqlite3 *sql, const struct rpt_run_info *info,
     return rc;
 }
 
+/* Writes every row of one run inside the caller's transaction and stores
+ * its id in *run_id. Returns an SQLite code. */
+static int write_run_rows(sqlite3 *sql, const struct rpt_run_info *info,
+                          const struct cl_results *r, int64_t *run_id)
+{
+    int rc = write_run_row(sql, info, r, run_id);
+
+    if (rc == SQLITE_OK)
+        rc = write_summary(sql, *run_id, r);
+    if (rc == SQLITE_OK)
+        rc = write_series(sql, *run_id, r);
+    if (rc == SQLITE_OK)
+        rc = write_notes(sql, *run_id, r);
+    if (rc == SQLITE_OK)
+        rc = write_pools(sql, *run_id, r);
+    if (rc == SQLITE_OK)
+        rc = write_pool_series(sql, *run_id, r);
+    return rc;
+}
+
+/* Ends a failed transaction. SQLite may have rolled back already (on
+ * SQLITE_FULL, IOERR, ...); a failed COMMIT leaves the transaction open. */
+static void rollback(sqlite3 *sql)
+{
+    if (!sqlite3_get_autocommit(sql))
+        sqlite3_exec(sql, "ROLLBACK", NULL, NULL, NULL);
+}
+
 int rpt_db_write_run(struct rpt_db *db, const struct rpt_run_info *info,
                      const struct cl_results *r, int64_t *run_id_out,
                      struct sim_diag *d)
@@ -522,29 +550,258 @@ int rpt_db_write_run(struct rpt_db *db, const struct rpt_run_info *info,
     }
     rc = sqlite3_exec(db->sql, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     if (rc == SQLITE_OK)
-        rc = write_run_row(db->sql, info, r, &run_id);
-    if (rc == SQLITE_OK)
-        rc = write_summary(db->sql, run_id, r);
-    if (rc == SQLITE_OK)
-        rc = write_series(db->sql, run_id, r);
-    if (rc == SQLITE_OK)
-        rc = write_notes(db->sql, run_id, r);
-    if (rc == SQLITE_OK)
-        rc = write_pools(db->sql, run_id, r);
-    if (rc == SQLITE_OK)
-        rc = write_pool_series(db->sql, run_id, r);
+        rc = write_run_rows(db->sql, info, r, &run_id);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
         sim_diag_error(d, db->path, 0, 0, "cannot write run: %s",
                        sqlite3_errmsg(db->sql));
-        /* SQLite may have rolled back already (on SQLITE_FULL, IOERR, ...);
-         * a failed COMMIT leaves the transaction open. */
-        if (!sqlite3_get_autocommit(db->sql))
-            sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+        rollback(db->sql);
         return SIM_EDB;
     }
     if (run_id_out != NULL)
         *run_id_out = run_id;
     return 0;
+}
+
+int rpt_db_sweep_find_or_add(struct rpt_db *db,
+                             const struct rpt_sweep_info *info,
+                             int64_t *sweep_id_out, int *created_out,
+                             struct sim_diag *d)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t id = 0;
+    int created = 0, rc;
+
+    if (info->hash == NULL || info->created_at == NULL) {
+        sim_diag_error(d, db->path, 0, 0,
+                       "cannot record sweep: hash or created_at is not set");
+        return SIM_EINVAL;
+    }
+    /* IMMEDIATE, so that two processes starting the same sweep at once
+     * insert one row: the second waits and then finds it. */
+    rc = sqlite3_exec(db->sql, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(db->sql,
+                                "SELECT id FROM sweeps WHERE sweep_hash = ?1",
+                                -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 1, info->hash);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            id = sqlite3_column_int64(st, 0);
+            rc = SQLITE_OK;
+        } else if (rc == SQLITE_DONE) {
+            rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (rc == SQLITE_OK && id == 0) {
+        rc = sqlite3_prepare_v2(
+            db->sql,
+            "INSERT INTO sweeps (name, sweep_file, sweep_hash, sweep_text, "
+            "points, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            -1, &st, NULL);
+        if (rc == SQLITE_OK)
+            rc = bind_text(st, 1, info->name);
+        if (rc == SQLITE_OK)
+            rc = bind_text(st, 2, info->sweep_file);
+        if (rc == SQLITE_OK)
+            rc = bind_text(st, 3, info->hash);
+        if (rc == SQLITE_OK)
+            rc = bind_text(st, 4, info->sweep_text);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int64(st, 5, info->points);
+        if (rc == SQLITE_OK)
+            rc = bind_text(st, 6, info->created_at);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE) {
+            rc = SQLITE_OK;
+            id = sqlite3_last_insert_rowid(db->sql);
+            created = 1;
+        }
+        sqlite3_finalize(st);
+    }
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        sim_diag_error(d, db->path, 0, 0, "cannot record sweep: %s",
+                       sqlite3_errmsg(db->sql));
+        rollback(db->sql);
+        return SIM_EDB;
+    }
+    *sweep_id_out = id;
+    if (created_out != NULL)
+        *created_out = created;
+    return 0;
+}
+
+/* Inserts the sweep_points row of pt and its sweep_values rows. */
+static int write_point_rows(sqlite3 *sql, const struct rpt_sweep_point *pt,
+                            int64_t run_id)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    rc = sqlite3_prepare_v2(sql,
+                            "INSERT INTO sweep_points (sweep_id, point_key, "
+                            "seq, run_id, status, message) VALUES (?1, ?2, "
+                            "?3, ?4, ?5, ?6)",
+                            -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 1, pt->sweep_id);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 2, pt->key);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 3, pt->seq);
+    if (rc == SQLITE_OK)
+        rc = run_id > 0 ? sqlite3_bind_int64(st, 4, run_id)
+                        : sqlite3_bind_null(st, 4);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 5, pt->status);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 6, pt->message);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE)
+        rc = SQLITE_OK;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK)
+        return rc;
+
+    rc = sqlite3_prepare_v2(sql,
+                            "INSERT INTO sweep_values (sweep_id, point_key, "
+                            "path, value) VALUES (?1, ?2, ?3, ?4)",
+                            -1, &st, NULL);
+    for (int i = 0; i < pt->nvalues && rc == SQLITE_OK; i++) {
+        sqlite3_reset(st);
+        rc = sqlite3_bind_int64(st, 1, pt->sweep_id);
+        if (rc == SQLITE_OK)
+            rc = bind_text(st, 2, pt->key);
+        if (rc == SQLITE_OK)
+            rc = bind_text(st, 3, pt->paths[i]);
+        if (rc == SQLITE_OK)
+            rc = bind_text(st, 4, pt->values[i]);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE)
+            rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int rpt_db_write_sweep_point(struct rpt_db *db,
+                             const struct rpt_sweep_point *pt,
+                             const struct rpt_run_info *info,
+                             const struct cl_results *r, int64_t *run_id_out,
+                             struct sim_diag *d)
+{
+    int64_t run_id = 0;
+    int rc;
+
+    if (r != NULL && (info == NULL || info->started_at == NULL)) {
+        sim_diag_error(d, db->path, 0, 0,
+                       "cannot write sweep point: started_at is not set");
+        return SIM_EINVAL;
+    }
+    rc = sqlite3_exec(db->sql, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc == SQLITE_OK && r != NULL)
+        rc = write_run_rows(db->sql, info, r, &run_id);
+    if (rc == SQLITE_OK)
+        rc = write_point_rows(db->sql, pt, run_id);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL);
+    if (rc == SQLITE_CONSTRAINT_PRIMARYKEY) {
+        rollback(db->sql);
+        return SIM_EBUSY;
+    }
+    if (rc != SQLITE_OK) {
+        sim_diag_error(d, db->path, 0, 0, "cannot write sweep point: %s",
+                       sqlite3_errmsg(db->sql));
+        rollback(db->sql);
+        return SIM_EDB;
+    }
+    if (run_id_out != NULL)
+        *run_id_out = run_id;
+    return 0;
+}
+
+/* Reads the metrics of one run into values[] (NAN where absent); st is the
+ * prepared SELECT metric, value FROM summary WHERE run_id = ?1. */
+static int read_metrics(sqlite3_stmt *st, int64_t run_id,
+                        const char *const *metrics, int nmetrics,
+                        double *values)
+{
+    int rc;
+
+    sqlite3_reset(st);
+    rc = sqlite3_bind_int64(st, 1, run_id);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *m = (const char *)sqlite3_column_text(st, 0);
+        rc = SQLITE_OK;
+        for (int i = 0; m != NULL && i < nmetrics; i++)
+            if (strcmp(m, metrics[i]) == 0 &&
+                sqlite3_column_type(st, 1) != SQLITE_NULL)
+                values[i] = sqlite3_column_double(st, 1);
+    }
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+int rpt_db_sweep_points(struct rpt_db *db, int64_t sweep_id,
+                        const char *const *metrics, int nmetrics,
+                        rpt_sweep_point_fn fn, void *ctx, struct sim_diag *d)
+{
+    sqlite3_stmt *pts = NULL, *sum = NULL;
+    double values[32];
+    int rc, stop = 0;
+
+    if (nmetrics < 0 || nmetrics > 32)
+        nmetrics = nmetrics < 0 ? 0 : 32;
+    /* Reading in one transaction gives a consistent snapshot while another
+     * process may be writing. */
+    rc = sqlite3_exec(db->sql, "BEGIN", NULL, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(db->sql,
+                                "SELECT point_key, seq, status, message, "
+                                "run_id FROM sweep_points WHERE sweep_id = ?1 "
+                                "ORDER BY seq, point_key",
+                                -1, &pts, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(db->sql,
+                                "SELECT metric, value FROM summary WHERE "
+                                "run_id = ?1",
+                                -1, &sum, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(pts, 1, sweep_id);
+    while (rc == SQLITE_OK && !stop && (rc = sqlite3_step(pts)) == SQLITE_ROW) {
+        int64_t run_id = sqlite3_column_int64(pts, 4);
+        const char *key = (const char *)sqlite3_column_text(pts, 0);
+        const char *status = (const char *)sqlite3_column_text(pts, 2);
+        const char *message = (const char *)sqlite3_column_text(pts, 3);
+
+        rc = SQLITE_OK;
+        for (int i = 0; i < nmetrics; i++)
+            values[i] = NAN;
+        if (run_id > 0)
+            rc = read_metrics(sum, run_id, metrics, nmetrics, values);
+        if (rc == SQLITE_OK)
+            stop = fn(ctx, key ? key : "", sqlite3_column_int64(pts, 1),
+                      status ? status : "", message, run_id, values);
+    }
+    if (rc == SQLITE_DONE)
+        rc = SQLITE_OK;
+    sqlite3_finalize(pts);
+    sqlite3_finalize(sum);
+    if (rc != SQLITE_OK) {
+        sim_diag_error(d, db->path, 0, 0, "cannot read sweep: %s",
+                       sqlite3_errmsg(db->sql));
+        rollback(db->sql);
+        return SIM_EDB;
+    }
+    sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL);
+    return stop;
 }

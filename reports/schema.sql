@@ -1,4 +1,4 @@
--- dsec results database, schema version 5.
+-- dsec results database, schema version 6.
 --
 -- One row in runs per simulation run; its scalar metrics in summary (long
 -- format: one row per metric, names as in docs/results.md), its time series
@@ -10,12 +10,12 @@
 -- Changing this file means raising the version in both places below and
 -- RPT_SCHEMA_VERSION in reports/schema.h.
 
-PRAGMA user_version = 5;
+PRAGMA user_version = 6;
 
 CREATE TABLE meta (
     schema_version INTEGER NOT NULL
 );
-INSERT INTO meta (schema_version) VALUES (5);
+INSERT INTO meta (schema_version) VALUES (6);
 
 CREATE TABLE runs (
     id INTEGER PRIMARY KEY,
@@ -129,4 +129,42 @@ CREATE INDEX comparison_runs_run_id ON comparison_runs (run_id);
 CREATE TABLE baselines (
     run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
     baseline_run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE
+);
+
+-- Sweeps (dsec sweep, docs/sweep.md): one row per sweep, identified by a
+-- hash of the sweep file's text and of its base scenario's text, so that
+-- running the same sweep again finds its row and runs only the points that
+-- have none in sweep_points. A point's row is written in the transaction
+-- that writes its run, so a point is either recorded with its whole run or
+-- not at all.
+CREATE TABLE sweeps (
+    id INTEGER PRIMARY KEY,
+    name TEXT,
+    sweep_file TEXT,
+    sweep_hash TEXT NOT NULL UNIQUE, -- 16 hex digits, FNV-1a 64 of the texts
+    sweep_text TEXT,                 -- the sweep file as read
+    points INTEGER NOT NULL,         -- the number of points of the grid
+    created_at TEXT NOT NULL         -- ISO-8601 UTC, from the caller
+);
+
+CREATE TABLE sweep_points (
+    sweep_id INTEGER NOT NULL REFERENCES sweeps (id) ON DELETE CASCADE,
+    point_key TEXT NOT NULL,        -- canonical overrides: "path=value, ..."
+    seq INTEGER NOT NULL,           -- 0-based position in the grid
+    run_id INTEGER REFERENCES runs (id) ON DELETE CASCADE, -- NULL unless ok
+    status TEXT NOT NULL,           -- 'ok', or 'infeasible' (not simulated)
+    message TEXT,                   -- why a point is infeasible
+    PRIMARY KEY (sweep_id, point_key)
+);
+CREATE INDEX sweep_points_run_id ON sweep_points (run_id);
+
+-- The overrides of each point, one row per key path, for queries by axis.
+CREATE TABLE sweep_values (
+    sweep_id INTEGER NOT NULL,
+    point_key TEXT NOT NULL,
+    path TEXT NOT NULL,             -- dotted scenario key path, or "seed"
+    value TEXT NOT NULL,            -- canonical text of the value
+    PRIMARY KEY (sweep_id, point_key, path),
+    FOREIGN KEY (sweep_id, point_key)
+        REFERENCES sweep_points (sweep_id, point_key) ON DELETE CASCADE
 );

@@ -12,8 +12,13 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <yaml.h>
 
+#include "models/arch/arch.h"
+#include "models/arch/hf.h"
+#include "models/gpu/gpu.h"
+#include "models/perf/calib.h"
 #include "scenarios/schema.h"
 #include "sim/errors.h"
 #include "sim/param.h"
@@ -406,6 +411,15 @@ static void walk_section(struct ctx *c, const struct sim_param *rows,
         if (idx < sizeof(given))
             given[idx] = 1;
         add_seen(c, child, k, v);
+        if (rows == scn_schema && strcmp(key, "model") == 0 &&
+            v->type == YAML_MAPPING_NODE) {
+            /* model: {hf_config: PATH} instead of a catalog name. */
+            walk_section(c, scn_model_rows, v,
+                         (char *)base + offsetof(struct cl_scenario, model_src),
+                         child, kl, kc);
+            free(child);
+            continue;
+        }
         if (p->type == SIM_PT_SECTION) {
             walk_section(c, p->sub, v, (char *)base + p->offset, child, kl, kc);
             free(child);
@@ -684,7 +698,8 @@ static void check_server(struct ctx *c, struct cl_scenario *s)
     int line, col;
 
     if (find_seen(c, "server.kind") == NULL)
-        sv->kind = s->model != NULL || s->deploy.model_path != NULL
+        sv->kind = s->model != NULL || s->model_src.hf_config != NULL ||
+                           s->deploy.model_path != NULL
                        ? CL_SRV_LLM
                        : CL_SRV_ABSTRACT;
     sv->service.value = sv->service.min = sv->service.max = NAN;
@@ -823,6 +838,135 @@ static void check_pools(struct ctx *c, struct cl_scenario *s)
                  total, s->cluster.min_gpus);
 }
 
+/* path resolved against the directory of the scenario file name (as
+ * workload.trace.path is): absolute paths and names without a directory
+ * part stay as they are. Caller frees. */
+static char *scenario_relative(const char *name, const char *path)
+{
+    const char *slash = strrchr(name, '/');
+    size_t dir;
+    char *out;
+
+    if (path[0] == '/' || slash == NULL)
+        return xstrdup(path);
+    dir = (size_t)(slash - name) + 1;
+    out = xmalloc(dir + strlen(path) + 1);
+    memcpy(out, name, dir);
+    strcpy(out + dir, path);
+    return out;
+}
+
+/* model.hf_config: read the config.json into s->model_arch. */
+static void resolve_hf_config(struct ctx *c, struct cl_scenario *s)
+{
+    const struct seen *at = find_seen(c, "model.hf_config");
+    char why[512], *path;
+
+    if (s->model_src.hf_config == NULL || at == NULL)
+        return;
+    path = scenario_relative(c->file, s->model_src.hf_config);
+    if (arch_hf_load(path, &s->model_arch, why, sizeof(why)) != 0) {
+        /* why is "FILE[:LINE:COL]: error: WHAT": keep the place, drop the
+         * second "error:" so the line reads as one diagnostic. */
+        char *e = strstr(why, ": error: ");
+        if (e != NULL)
+            memmove(e + 2, e + 9, strlen(e + 9) + 1);
+        error_at(c, at->vline, at->vcol, "model.hf_config: %s", why);
+    }
+    free(path);
+}
+
+/* hardware.calibration: read the profile into s->calib; its own errors
+ * name the profile's lines. */
+static void resolve_calibration(struct ctx *c, struct cl_scenario *s)
+{
+    const struct seen *at = find_seen(c, "hardware.calibration");
+    char *path;
+
+    if (s->hardware.calibration == NULL || at == NULL)
+        return;
+    path = scenario_relative(c->file, s->hardware.calibration);
+    s->calib = xcalloc(1, sizeof(*s->calib));
+    if (perf_calib_load(path, s->calib, c->d) != 0) {
+        error_at(c, at->vline, at->vcol,
+                 "hardware.calibration: cannot use profile '%s'", path);
+        free(s->calib);
+        s->calib = NULL;
+    }
+    free(path);
+}
+
+/* hardware.gpus: build each definition on its base (or from scratch) and
+ * check it like a catalog entry. */
+static void resolve_gpus(struct ctx *c, struct cl_scenario *s)
+{
+    const struct seen *at = find_seen(c, "hardware.gpus");
+    char why[256];
+
+    if (s->hardware.ngpus == 0 || at == NULL)
+        return;
+    s->gpu_specs = xcalloc((size_t)s->hardware.ngpus, sizeof(*s->gpu_specs));
+    for (int i = 0; i < s->hardware.ngpus; i++) {
+        const struct cl_gpu_def *d = &s->hardware.gpus[i];
+        struct gpu_spec *g = &s->gpu_specs[i];
+        const struct seen *nm = seenf(c, "hardware.gpus[%d].name", i);
+        const struct seen *bs = seenf(c, "hardware.gpus[%d].base", i);
+
+        if (nm != NULL)
+            at = nm;
+
+        for (int j = 0; j < i; j++)
+            if (strcasecmp(s->hardware.gpus[j].name, d->name) == 0)
+                error_at(c, at->kline, at->kcol,
+                         "hardware.gpus[%d]: name '%s' defined twice", i,
+                         d->name);
+        if (d->base != NULL) {
+            const struct gpu_spec *b = gpu_find(d->base);
+            if (b == NULL) {
+                char *names = gpu_names();
+                error_at(c, bs != NULL ? bs->vline : at->kline,
+                         bs != NULL ? bs->vcol : at->kcol,
+                         "hardware.gpus[%d].base: unknown gpu '%s'; valid: "
+                         "%s",
+                         i, d->base, names);
+                free(names);
+                continue;
+            }
+            *g = *b;
+        } else {
+            memset(g, 0, sizeof(*g));
+        }
+        g->name = d->name;
+        g->summary = "defined inline in the scenario (hardware.gpus)";
+        g->source = d->base != NULL ? "scenario hardware.gpus on a catalog base"
+                                    : "scenario hardware.gpus";
+        if (!isnan(d->flops_bf16))
+            g->flops_bf16 = d->flops_bf16;
+        if (!isnan(d->flops_fp8))
+            g->flops_fp8 = d->flops_fp8;
+        if (!isnan(d->flops_int8))
+            g->flops_int8 = d->flops_int8;
+        if (!isnan(d->hbm_bytes))
+            g->hbm_bytes = (int64_t)d->hbm_bytes;
+        if (!isnan(d->hbm_bytes_per_s))
+            g->hbm_bytes_per_s = d->hbm_bytes_per_s;
+        if (!isnan(d->nvlink_bytes_per_s))
+            g->nvlink_bytes_per_s = d->nvlink_bytes_per_s;
+        if (d->nvlink_latency_ns >= 0)
+            g->nvlink_latency_ns = d->nvlink_latency_ns;
+        if (!isnan(d->pcie_bytes_per_s))
+            g->pcie_bytes_per_s = d->pcie_bytes_per_s;
+        if (!isnan(d->price_usd_per_gpu_hour)) {
+            g->price_usd_per_hour = d->price_usd_per_gpu_hour;
+            g->price_source = "scenario hardware.gpus";
+        }
+        if (gpu_spec_check(g, why, sizeof(why)) != 0)
+            error_at(c, at->kline, at->kcol, "hardware.gpus[%d] (%s): %s%s",
+                     i, d->name, why,
+                     d->base == NULL ? " (give it, or a catalog base)" : "");
+    }
+}
+
 static struct cl_pos pos_of(const struct ctx *c, const char *path)
 {
     const struct seen *s = find_seen(c, path);
@@ -949,6 +1093,11 @@ int scn_string_load(const char *name, const char *text, size_t len,
         check_workload(&c, &s);
         check_cluster(&c, &s);
         check_pools(&c, &s);
+        if (c.errors == 0) {
+            resolve_hf_config(&c, &s);
+            resolve_gpus(&c, &s);
+            resolve_calibration(&c, &s);
+        }
     }
 
     if (c.errors > 0) {
@@ -967,6 +1116,12 @@ int scn_string_load(const char *name, const char *text, size_t len,
     s.pos.cluster_min_gpus = pos_of(&c, "cluster.min_gpus");
     s.pos.workload_trace_path = pos_of(&c, "workload.trace.path");
     s.pos.policy_name = pos_of(&c, "policy.name");
+    s.pos.model_hf_config = pos_of(&c, "model.hf_config");
+    s.pos.hardware_calibration = pos_of(&c, "hardware.calibration");
+    if (find_seen(&c, "hardware.gpus") != NULL) {
+        s.pos.hardware_gpus.line = find_seen(&c, "hardware.gpus")->kline;
+        s.pos.hardware_gpus.col = find_seen(&c, "hardware.gpus")->kcol;
+    }
     if (find_seen(&c, "pools") != NULL) {
         s.pos.pools.line = find_seen(&c, "pools")->kline;
         s.pos.pools.col = find_seen(&c, "pools")->kcol;

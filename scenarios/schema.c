@@ -299,24 +299,71 @@ static const struct sim_param server_rows[] = {
      "llm only: fraction of HBM the engine may use (vLLM 0.90 in older "
      "releases, 0.92 at newer commits, FACTS.md §5.1)",
      offsetof(struct cl_server, gpu_memory_utilization), NULL, NULL},
-    {"efficiency_compute", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT, "0.6",
-     "llm only: achieved fraction of peak FLOP/s (kernel anchors 67-78%, "
-     "FACTS.md §1.3; lower for whole models)",
+    {"efficiency_compute", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT, NULL,
+     "llm only: replaces the largest achieved fraction of peak FLOP/s of "
+     "GEMMs and attention (default: the calibration's, docs/step-time.md; "
+     "kernel anchors 67-78%, FACTS.md §1.3)",
      offsetof(struct cl_server, efficiency_compute), NULL, NULL},
-    {"efficiency_memory", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT, "0.8",
-     "llm only: achieved fraction of peak HBM bandwidth (FlashMLA decode ~90%, "
-     "FACTS.md §1.3)",
+    {"efficiency_memory", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT, NULL,
+     "llm only: replaces the achieved fraction of peak HBM bandwidth of "
+     "GEMMs and attention (default: the calibration's; FlashMLA decode "
+     "~90%, FACTS.md §1.3)",
      offsetof(struct cl_server, efficiency_memory), NULL, NULL},
-    {"iteration_overhead", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "2ms",
-     "llm only: fixed host time per iteration (measured 1.2-6.2 ms per "
-     "iteration in Vidur's CPU overheads, FACTS.md §5.4)",
+    {"iteration_overhead", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, NULL,
+     "llm only: replaces the fixed host time per iteration (FACTS.md §5.4: "
+     "1.2-6.2 ms in Vidur's CPU overheads; default: the calibration's)",
      offsetof(struct cl_server, iteration_overhead_ns), NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
+const struct sim_param scn_model_rows[] = {
+    {"hf_config", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "Hugging Face config.json (or its directory) of a Llama, Qwen, "
+     "Qwen-MoE or DeepSeek model; a relative path is relative to the "
+     "scenario file",
+     offsetof(struct cl_model_src, hf_config), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+#define GDEF(f) offsetof(struct cl_gpu_def, f)
+
+static const struct sim_param gpu_def_rows[] = {
+    {"name", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "the name hardware.gpu and pools.gpu use; may shadow a catalog name",
+     GDEF(name), NULL, NULL},
+    {"base", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "catalog GPU whose figures the others replace (without it every "
+     "figure but flops_fp8, flops_int8 and price is required)",
+     GDEF(base), NULL, NULL},
+    {"flops_bf16", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT, NULL,
+     "dense BF16 tensor FLOP/s, e.g. 989.4e12", GDEF(flops_bf16), NULL, NULL},
+    {"flops_fp8", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, 0, NULL,
+     "dense FP8 tensor FLOP/s (0: no FP8)", GDEF(flops_fp8), NULL, NULL},
+    {"flops_int8", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, 0, NULL,
+     "dense INT8 tensor OP/s", GDEF(flops_int8), NULL, NULL},
+    {"hbm", SIM_PT_DOUBLE, SIM_U_BYTES, 0, NOMAX, GT, NULL,
+     "device memory, e.g. 141GB", GDEF(hbm_bytes), NULL, NULL},
+    {"hbm_bandwidth", SIM_PT_DOUBLE, SIM_U_BYTES_PER_S, 0, NOMAX, GT, NULL,
+     "peak device-memory bandwidth, e.g. 4.8TB/s", GDEF(hbm_bytes_per_s),
+     NULL, NULL},
+    {"nvlink_bandwidth", SIM_PT_DOUBLE, SIM_U_BYTES_PER_S, 0, NOMAX, GT, NULL,
+     "intra-node GPU link per direction, e.g. 450GB/s",
+     GDEF(nvlink_bytes_per_s), NULL, NULL},
+    {"nvlink_latency", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, NULL,
+     "intra-node per-step latency, e.g. 1.9us", GDEF(nvlink_latency_ns), NULL,
+     NULL},
+    {"pcie_bandwidth", SIM_PT_DOUBLE, SIM_U_BYTES_PER_S, 0, NOMAX, GT, NULL,
+     "host link per direction, e.g. 63GB/s", GDEF(pcie_bytes_per_s), NULL,
+     NULL},
+    {"price_per_gpu_hour", SIM_PT_DOUBLE, SIM_U_USD_PER_HOUR, 0, NOMAX, 0,
+     NULL, "default price of one GPU per hour", GDEF(price_usd_per_gpu_hour),
+     NULL, NULL},
+    SIM_PARAM_END_LIST(struct cl_gpu_def),
+};
+
 static const struct sim_param hardware_rows[] = {
     {"gpu", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, "h100",
-     "GPU catalog name (see dsec --list-gpus)",
+     "GPU catalog name (dsec help gpus) or a hardware.gpus name",
      offsetof(struct cl_hardware, gpu), NULL, NULL},
     {"gpus_per_node", SIM_PT_INT, SIM_U_NONE, 1, 72, 0, "8",
      "GPUs joined by NVLink in one node",
@@ -324,6 +371,19 @@ static const struct sim_param hardware_rows[] = {
     {"price_per_gpu_hour", SIM_PT_DOUBLE, SIM_U_USD_PER_HOUR, 0, NOMAX, 0, NULL,
      "price of one GPU per hour (default: the GPU catalog's price)",
      offsetof(struct cl_hardware, price_usd_per_gpu_hour), NULL, NULL},
+    {"calibration", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "calibration profile (YAML written by dsec-calib, docs/step-time.md) "
+     "whose fitted efficiencies and link figures replace the defaults; a "
+     "relative path is relative to the scenario file",
+     offsetof(struct cl_hardware, calibration), NULL, NULL},
+    {.key = "gpus",
+     .type = SIM_PT_LIST,
+     .unit = SIM_U_NONE,
+     .min = NOMIN,
+     .max = 64,
+     .help = "GPUs defined inline, each from a catalog base or from scratch",
+     .offset = offsetof(struct cl_hardware, gpus),
+     .sub = gpu_def_rows},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -338,6 +398,15 @@ static const struct sim_param deploy_rows[] = {
     {"tp", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
      "tensor-parallel degree (default: the smallest that fits)",
      offsetof(struct cl_deploy, tp), NULL, NULL},
+    {"pp", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, "1",
+     "pipeline stages of one replica (layers split in order; an iteration "
+     "passes through every stage, one batch in flight, docs/step-time.md)",
+     offsetof(struct cl_deploy, pp), NULL, NULL},
+    {"ep", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, "1",
+     "expert-parallel degree of a MoE model: 1 splits every expert over the "
+     "tp GPUs, tp spreads whole experts over them, k*tp adds k "
+     "data-parallel attention groups (docs/step-time.md)",
+     offsetof(struct cl_deploy, ep), NULL, NULL},
     {"weight_dtype", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "bf16",
      "data type of the weights (int4: 4-bit weights, 16-bit activations)",
      offsetof(struct cl_deploy, weight_dtype), weight_dtypes, NULL},
@@ -577,7 +646,8 @@ const struct sim_param scn_schema[] = {
      "seed of every random stream", offsetof(struct cl_scenario, seed), NULL,
      NULL},
     {"model", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
-     "model catalog name (default: from deploy.model_path)",
+     "model catalog name (default: from deploy.model_path), or a "
+     "mapping {hf_config: PATH} naming a Hugging Face config.json",
      offsetof(struct cl_scenario, model), NULL, NULL},
     {"workload", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
      "the traffic", offsetof(struct cl_scenario, workload), NULL,

@@ -15,4 +15,8 @@
 /* Rows of the top-level keys, filling struct cl_scenario. */
 extern const struct sim_param scn_schema[];
 
+/* Rows of `model:` when it is a mapping rather than a catalog name,
+ * filling struct cl_model_src. */
+extern const struct sim_param scn_model_rows[];
+
 #endif /* SCN_SCHEMA_H */

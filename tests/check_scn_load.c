@@ -471,9 +471,14 @@ START_TEST(test_scn_file_load_defaults)
     ck_assert_int_eq(scn.server.max_num_seqs, 256);
     ck_assert(scn.server.max_num_batched_tokens == 8192);
     ck_assert(scn.server.gpu_memory_utilization == 0.9);
-    ck_assert(scn.server.efficiency_compute == 0.6);
-    ck_assert(scn.server.efficiency_memory == 0.8);
-    ck_assert(scn.server.iteration_overhead_ns == 2000000);
+    /* Unset: the calibration's (models/perf/calib.c) apply. */
+    ck_assert(isnan(scn.server.efficiency_compute));
+    ck_assert(isnan(scn.server.efficiency_memory));
+    ck_assert(scn.server.iteration_overhead_ns == -1);
+    ck_assert_int_eq(scn.deploy.pp, 1);
+    ck_assert_int_eq(scn.deploy.ep, 1);
+    ck_assert_ptr_null(scn.calib);
+    ck_assert_ptr_null(scn.model_arch);
     ck_assert_str_eq(scn.hardware.gpu, "h100");
     ck_assert_int_eq(scn.hardware.gpus_per_node, 8);
     ck_assert(isnan(scn.hardware.price_usd_per_gpu_hour));

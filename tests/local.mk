@@ -2,6 +2,8 @@
 TESTS += tests/e2e-run.sh
 EXTRA_DIST += tests/e2e-run.sh tests/data/e2e
 TESTS += tests/e2e-compare.sh
+TESTS += tests/e2e-hardware.sh
+EXTRA_DIST += tests/e2e-hardware.sh
 TESTS += tests/e2e-report.sh
 EXTRA_DIST += tests/e2e-report.sh
 check_PROGRAMS += tests/check_rpt_report

@@ -38,9 +38,28 @@ static int64_t attn_params(const struct arch_spec *a)
                nh * m->v_head_dim * h;
     }
     /* FACTS.md §4.2, dense layer: h*(n_h*d) [q] + 2*h*(n_kv*d) [k, v] +
-     * (n_h*d)*h [o]; no biases for Llama. */
-    return h * nh * a->head_dim + 2 * h * a->kv_heads * a->head_dim +
-           nh * a->head_dim * h;
+     * (n_h*d)*h [o]; no biases for Llama; + n_h*d + 2*n_kv*d biases for
+     * Qwen2; + 2*d QK-norm weights for Qwen3. */
+    int64_t d = a->head_dim, nkv = a->kv_heads;
+    int64_t n = h * nh * d + 2 * h * nkv * d + nh * d * h;
+
+    if (a->qkv_bias)
+        n += nh * d + 2 * nkv * d;
+    if (a->qk_norm)
+        n += 2 * d;
+    return n;
+}
+
+/* All attention parameters of one layer: projections and the indexer. */
+static int64_t layer_attn_params(const struct arch_spec *a)
+{
+    return attn_params(a) + arch_params_indexer(a);
+}
+
+/* Bytes of n FP8 elements with one FP32 scale per group of them. */
+static int64_t fp8_scaled_bytes(int64_t n, int64_t group)
+{
+    return n + 4 * ((n + group - 1) / group);
 }
 
 /* Router parameters of one MoE layer: E*h, plus E bias terms (DeepSeek's
@@ -62,13 +81,16 @@ static int64_t params_with_experts(const struct arch_spec *a,
     int64_t dense_mlp = 3 * h * a->ffn; /* SwiGLU gate, up, down */
     int moe_layers = arch_moe_layers(a);
     int dense_layers = a->layers - moe_layers;
-    int64_t moe_layer =
-        router_params(a) +
-        (experts_per_layer + a->moe.n_shared_experts) * arch_params_expert(a);
+    int64_t shared_ffn =
+        a->moe.shared_ffn > 0 ? a->moe.shared_ffn : a->moe.moe_ffn;
+    int64_t moe_layer = router_params(a) +
+                        experts_per_layer * arch_params_expert(a) +
+                        a->moe.n_shared_experts * 3 * h * shared_ffn +
+                        (a->moe.shared_gate ? h : 0);
     int64_t n;
 
-    n = (int64_t)dense_layers * (attn_params(a) + dense_mlp + norms);
-    n += (int64_t)moe_layers * (attn_params(a) + moe_layer + norms);
+    n = (int64_t)dense_layers * (layer_attn_params(a) + dense_mlp + norms);
+    n += (int64_t)moe_layers * (layer_attn_params(a) + moe_layer + norms);
     n += arch_params_embedding(a); /* input embedding */
     if (!a->tied_embeddings)
         n += arch_params_embedding(a); /* LM head */
@@ -92,7 +114,24 @@ int arch_moe_layers(const struct arch_spec *a)
 {
     if (a->moe.n_routed_experts == 0)
         return 0;
+    if (a->moe.moe_layers > 0)
+        return a->moe.moe_layers;
     return a->layers - a->moe.first_dense_layers;
+}
+
+int64_t arch_params_indexer(const struct arch_spec *a)
+{
+    const struct arch_indexer *x = &a->indexer;
+    int64_t h = a->hidden, nd = (int64_t)x->n_heads * x->head_dim;
+
+    if (x->n_heads == 0)
+        return 0;
+    /* FACTS.md §4.1 (model.py Indexer): wq_b from the query LoRA to
+     * n_heads*head_dim (from the hidden state when there is no query
+     * LoRA), wk hidden -> head_dim, LayerNorm(head_dim) with weight and
+     * bias, weights_proj hidden -> n_heads. */
+    return (a->mla.q_lora_rank > 0 ? a->mla.q_lora_rank : h) * nd +
+           h * x->head_dim + 2 * (int64_t)x->head_dim + h * x->n_heads;
 }
 
 int64_t arch_params_total(const struct arch_spec *a)
@@ -117,10 +156,23 @@ int64_t arch_params_always_read(const struct arch_spec *a)
 int64_t arch_kv_bytes_per_token(const struct arch_spec *a, int kv_dtype_bytes)
 {
     if (a->attn == ARCH_ATTN_MLA) {
+        const struct arch_mla *m = &a->mla;
+        int64_t layer;
+
         /* FACTS.md §4.3: only the latent and the shared RoPE key are
-         * cached, one copy for all heads. */
-        return (int64_t)a->layers *
-               (a->mla.kv_lora_rank + a->mla.qk_rope_head_dim) * kv_dtype_bytes;
+         * cached, one copy for all heads. FlashMLA's FP8 layout (V3.2)
+         * keeps scales beside the latent and the RoPE key in bf16. */
+        if (kv_dtype_bytes == 1 && m->fp8_scale_group > 0)
+            layer = fp8_scaled_bytes(m->kv_lora_rank, m->fp8_scale_group) +
+                    2 * (int64_t)m->qk_rope_head_dim;
+        else
+            layer = (int64_t)(m->kv_lora_rank + m->qk_rope_head_dim) *
+                    kv_dtype_bytes;
+        /* FACTS.md §4.3: the DSA indexer caches an FP8 key with one FP32
+         * scale per 128 elements (model.py k_cache, k_scale_cache). */
+        if (a->indexer.n_heads > 0)
+            layer += fp8_scaled_bytes(a->indexer.head_dim, 128);
+        return a->layers * layer;
     }
     /* FACTS.md §4.3: K and V for every KV head of every layer. */
     return 2 * (int64_t)a->layers * a->kv_heads * a->head_dim * kv_dtype_bytes;
@@ -165,4 +217,30 @@ double arch_moe_experts_touched(const struct arch_spec *a, int64_t tokens)
         return 0.0;
     /* FACTS.md §4.5. exp(T*log1p(-k/E)) keeps precision for large T. */
     return e * -expm1((double)tokens * log1p(-k / e));
+}
+
+int arch_attn_topk(const struct arch_spec *a)
+{
+    return a->indexer.n_heads > 0 ? a->indexer.topk : 0;
+}
+
+double arch_indexer_flops_per_pair(const struct arch_spec *a)
+{
+    /* One head_dim-wide dot product per indexer head, 2 FLOPs per
+     * multiply-add (FACTS.md §4.4 convention). */
+    return 2.0 * a->indexer.n_heads * a->indexer.head_dim * a->layers;
+}
+
+double arch_attn_flops_decode_query(const struct arch_spec *a,
+                                    int64_t ctx_tokens)
+{
+    int64_t topk = arch_attn_topk(a);
+    int64_t read = ctx_tokens;
+
+    if (ctx_tokens <= 0)
+        return 0.0;
+    if (topk > 0 && topk < read)
+        read = topk;
+    return arch_attn_flops_per_pair(a, 1) * (double)read +
+           arch_indexer_flops_per_pair(a) * (double)ctx_tokens;
 }

@@ -5,8 +5,10 @@
  * plus the quantities derived from them (parameter counts, KV-cache bytes
  * per token, FLOPs per token). Counts are exact integers; the formulas are
  * those of FACTS.md §4.2-4.5 and reproduce its worked values to the unit.
- * Entries are immutable and static; lookups return borrowed pointers.
- * Single-threaded, no state.
+ * Catalog entries are immutable and static; lookups return borrowed
+ * pointers. models/arch/hf.h builds entries from a Hugging Face config.json
+ * on the heap; every function below takes either kind. Single-threaded, no
+ * state.
  */
 #ifndef ARCH_ARCH_H
 #define ARCH_ARCH_H
@@ -20,20 +22,46 @@ enum arch_attn_kind {
     ARCH_ATTN_MLA, /* DeepSeek multi-head latent attention */
 };
 
-/* Multi-head latent attention shape (DeepSeek-V2/V3); zero for GQA. */
+/* Multi-head latent attention shape (DeepSeek-V2/V3); zero for GQA.
+ * fp8_scale_group says how the cache is laid out in FP8: 0 for one byte per
+ * element (the latent and RoPE key alike, a per-tensor scale), or, as in
+ * FlashMLA's "FP8 with scale" layout that DeepSeek-V3.2 uses, the latent in
+ * FP8 with one FP32 scale per fp8_scale_group elements and the RoPE key kept
+ * in bf16: 512 + 16 + 128 = 656 bytes a layer for group 128 (FACTS.md
+ * §4.3). */
 struct arch_mla {
-    int q_lora_rank;
+    int q_lora_rank; /* 0: the query is one hidden x heads*qk projection */
     int kv_lora_rank;
     int qk_nope_head_dim;
     int qk_rope_head_dim;
     int v_head_dim;
+    int fp8_scale_group;
+};
+
+/* The DeepSeek Sparse Attention (DSA) lightning indexer of DeepSeek-V3.2,
+ * one per layer; n_heads == 0 when absent. It scores every cached token
+ * with n_heads heads of width head_dim and the main attention then reads
+ * only the topk best. Its weights (FACTS.md §4.1, model.py Indexer): wq_b
+ * q_lora_rank x n_heads*head_dim, wk hidden x head_dim, a LayerNorm of
+ * head_dim (weight and bias) and weights_proj hidden x n_heads, 13,959,424
+ * a layer for V3.2 (FACTS.md §4.2). It caches one FP8 key of head_dim bytes
+ * per token and layer plus one FP32 scale per 128 elements, 132 bytes for
+ * V3.2, whatever the MLA cache dtype (FACTS.md §4.3). */
+struct arch_indexer {
+    int n_heads;
+    int head_dim;
+    int topk; /* keys each query attends to in the main attention */
 };
 
 /* Mixture-of-experts shape; n_routed_experts == 0 for a dense model. Layers
  * [0, first_dense_layers) use the dense MLP of width ffn; the others use a
  * router, n_routed_experts experts of width moe_ffn of which
  * experts_per_token run per token, and n_shared_experts always-on experts of
- * width moe_ffn. */
+ * width shared_ffn (moe_ffn when shared_ffn is 0). When moe_layers > 0 it
+ * is the number of MoE layers instead of layers - first_dense_layers, for
+ * configs whose sparse layers are not a suffix (Hugging Face
+ * decoder_sparse_step, mlp_only_layers, moe_layer_freq); every other layer
+ * is dense. Only the count matters to the quantities below. */
 struct arch_moe {
     int n_routed_experts;
     int experts_per_token;
@@ -41,6 +69,10 @@ struct arch_moe {
     int moe_ffn;
     int first_dense_layers;
     int router_bias; /* 1 if the router has a per-expert bias (DeepSeek) */
+    int shared_ffn;  /* width of a shared expert; 0 means moe_ffn */
+    int shared_gate; /* 1 if the shared experts have a hidden x 1 sigmoid
+                        gate (Qwen2-MoE) */
+    int moe_layers;  /* > 0: MoE layer count overriding the suffix rule */
 };
 
 /* One model. All layers are SwiGLU MLPs with RMSNorm before attention and
@@ -61,6 +93,11 @@ struct arch_spec {
     struct arch_mla mla;
     struct arch_moe moe;
     int weight_dtype; /* enum cl_dtype of the released checkpoint */
+    int qkv_bias;     /* 1 if the q, k and v projections have biases (Qwen2,
+                         FACTS.md §4.1, §4.2) */
+    int qk_norm;      /* 1 if q and k get an RMSNorm of head_dim per layer
+                         (Qwen3 QK-norm, FACTS.md §4.1, §4.2) */
+    struct arch_indexer indexer; /* DeepSeek-V3.2 DSA; zero otherwise */
 };
 
 /* NULL-terminated, sorted by name. Borrowed, static. */
@@ -76,12 +113,16 @@ const struct arch_spec *arch_find(const char *name);
  * ASCII case and dropping every character that is not a letter or digit;
  * a catalog name matches when its normalised form equals, or is a prefix
  * of, the normalised component ("llama3170binstruct" starts with
- * "llama3170b"). When several match the longest wins. Returns the entry or
- * NULL (also for NULL or empty path). Borrowed, static. */
+ * "llama3170b"), or of the component less a leading "meta" (Hugging Face
+ * names the Llama 3 repositories "Meta-Llama-3.1-405B-Instruct"). When
+ * several match the longest wins, so "DeepSeek-V3.2-Exp" is deepseek-v3.2
+ * and "DeepSeek-V3-0324" deepseek-v3. Returns the entry or NULL (also for
+ * NULL or empty path). Borrowed, static. */
 const struct arch_spec *arch_find_path(const char *path);
 
 /* Returns the catalog names joined by ", " in table order, e.g.
- * "deepseek-v3, llama-3.1-70b, llama-3.1-8b". Caller frees with free(). */
+ * "deepseek-v3, deepseek-v3.2, llama-2-70b, ...". Caller frees with
+ * free(). */
 char *arch_names(void);
 
 /* Number of parameters in the input embedding table, vocab * hidden. */
@@ -91,13 +132,20 @@ int64_t arch_params_embedding(const struct arch_spec *a);
  * (SwiGLU gate, up, down); 0 for a dense model. */
 int64_t arch_params_expert(const struct arch_spec *a);
 
-/* Number of MoE layers, layers - first_dense_layers; 0 for a dense model. */
+/* Number of MoE layers: moe.moe_layers when set, else layers -
+ * first_dense_layers; 0 for a dense model. */
 int arch_moe_layers(const struct arch_spec *a);
+
+/* Parameters of one layer's DSA indexer (struct arch_indexer), 0 without
+ * one: 13,959,424 for DeepSeek-V3.2 (FACTS.md §4.2). Counted in the
+ * attention of every layer by the totals below. */
+int64_t arch_params_indexer(const struct arch_spec *a);
 
 /* Total parameters of the main model (DeepSeek's multi-token-prediction
  * module excluded), by the FACTS.md §4.2 formulas: embedding, per-layer
- * attention, MLP or MoE (router, routed and shared experts) and norms, final
- * norm, and the LM head unless tied. */
+ * attention (with QKV biases, QK-norm weights and the DSA indexer when the
+ * entry has them), MLP or MoE (router, routed and shared experts) and norms,
+ * final norm, and the LM head unless tied. */
 int64_t arch_params_total(const struct arch_spec *a);
 
 /* Parameters used per token: as arch_params_total but counting only
@@ -114,7 +162,14 @@ int64_t arch_params_always_read(const struct arch_spec *a);
 /* KV-cache bytes per token for the whole model (all layers, all heads, on
  * one copy), FACTS.md §4.3: GQA 2 * layers * kv_heads * head_dim * b; MLA
  * layers * (kv_lora_rank + qk_rope_head_dim) * b. kv_dtype_bytes is the size
- * of one cached element in bytes (2 for bf16, 1 for fp8). */
+ * of one cached element in bytes (2 for bf16, 1 for fp8). Two exceptions
+ * make the figure the real layout's rather than elements times b: an MLA
+ * entry with mla.fp8_scale_group > 0 stores fp8 (b == 1) as FlashMLA's "FP8
+ * with scale" layout, kv_lora_rank + 4 * ceil(kv_lora_rank / group) +
+ * 2 * qk_rope_head_dim bytes a layer; and a DSA indexer adds its FP8 key
+ * with FP32 scales, index_head_dim + 4 * ceil(index_head_dim / 128) bytes a
+ * layer, whatever b. DeepSeek-V3.2: 61 * (656 + 132) = 48,068 in fp8,
+ * 61 * (1,152 + 132) = 78,324 in bf16. */
 int64_t arch_kv_bytes_per_token(const struct arch_spec *a, int kv_dtype_bytes);
 
 /* Linear-layer FLOPs per token of the forward pass, 2 * (active parameters
@@ -130,6 +185,26 @@ int64_t arch_linear_flops_per_token(const struct arch_spec *a);
  * form (FlashMLA): heads * (2 * (kv_lora + qk_rope) + 2 * kv_lora), i.e.
  * 2,176 * heads for DeepSeek-V3 (FACTS.md §4.4). */
 double arch_attn_flops_per_pair(const struct arch_spec *a, int decode);
+
+/* Keys one query attends to in the main attention at most: the DSA
+ * index_topk (2,048 for DeepSeek-V3.2), or 0 when every cached key is read
+ * (dense attention). */
+int arch_attn_topk(const struct arch_spec *a);
+
+/* FLOPs per query-key pair of the DSA indexer, summed over its heads and
+ * all layers: 2 * index_n_heads * index_head_dim * layers (a dot product
+ * per head; the ReLU and head weighting are neglected), 999,424 for
+ * DeepSeek-V3.2. Every cached key is scored, whatever topk. 0 without an
+ * indexer. Derived from the FACTS.md §4.1 shapes with the §4.4 count of 2
+ * FLOPs per multiply-add. */
+double arch_indexer_flops_per_pair(const struct arch_spec *a);
+
+/* Attention FLOPs of one decode query over ctx_tokens cached tokens, all
+ * heads and layers: arch_attn_flops_per_pair(a, 1) * min(ctx_tokens, topk)
+ * + arch_indexer_flops_per_pair(a) * ctx_tokens, where topk is
+ * arch_attn_topk() (ctx_tokens when 0). 0 for ctx_tokens <= 0. */
+double arch_attn_flops_decode_query(const struct arch_spec *a,
+                                    int64_t ctx_tokens);
 
 /* Expected number of distinct routed experts a batch of tokens touches in
  * one MoE layer under uniform routing, E * (1 - (1 - k/E)^tokens) (FACTS.md

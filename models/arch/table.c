@@ -15,15 +15,26 @@
 #include "sim/xalloc.h"
 
 extern const struct arch_spec arch_deepseek_v3;
+extern const struct arch_spec arch_deepseek_v3_2;
+extern const struct arch_spec arch_llama_2_70b;
+extern const struct arch_spec arch_llama_3_1_405b;
 extern const struct arch_spec arch_llama_3_1_70b;
 extern const struct arch_spec arch_llama_3_1_8b;
+extern const struct arch_spec arch_qwen2_5_72b;
+extern const struct arch_spec arch_qwen3_235b_a22b;
+extern const struct arch_spec arch_qwen3_32b;
 
 const struct arch_spec *const arch_table[] = {
-    &arch_deepseek_v3,
-    &arch_llama_3_1_70b,
-    &arch_llama_3_1_8b,
-    NULL,
+    &arch_deepseek_v3,   &arch_deepseek_v3_2,
+    &arch_llama_2_70b,   &arch_llama_3_1_405b,
+    &arch_llama_3_1_70b, &arch_llama_3_1_8b,
+    &arch_qwen2_5_72b,   &arch_qwen3_235b_a22b,
+    &arch_qwen3_32b,     NULL,
 };
+
+/* Publisher words that Hugging Face repository names put before the model
+ * name ("Meta-Llama-3.1-8B"), normalised. */
+static const char *const vendor_prefixes[] = {"meta", NULL};
 
 const struct arch_spec *arch_find(const char *name)
 {
@@ -54,6 +65,23 @@ static char *normalise(const char *s, size_t n)
     return out;
 }
 
+/* Whether key is a prefix of base, or of base less a vendor prefix. */
+static int matches(const char *base, const char *key)
+{
+    size_t n = strlen(key), i;
+
+    if (strncmp(base, key, n) == 0)
+        return 1;
+    for (i = 0; vendor_prefixes[i] != NULL; i++) {
+        size_t v = strlen(vendor_prefixes[i]);
+
+        if (strncmp(base, vendor_prefixes[i], v) == 0 &&
+            strncmp(base + v, key, n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 const struct arch_spec *arch_find_path(const char *path)
 {
     const struct arch_spec *best = NULL;
@@ -79,7 +107,7 @@ const struct arch_spec *arch_find_path(const char *path)
         char *key = normalise(name, strlen(name));
         size_t n = strlen(key);
 
-        if (n > best_len && strncmp(base, key, n) == 0) {
+        if (n > best_len && matches(base, key)) {
             best = arch_table[i];
             best_len = n;
         }

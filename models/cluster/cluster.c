@@ -303,6 +303,8 @@ static const struct arch_spec *resolve_arch(const struct cl_scenario *s,
     const struct arch_spec *a;
     char *names;
 
+    if (s->model_arch != NULL)
+        return s->model_arch; /* model.hf_config, read by the loader */
     if (s->model != NULL) {
         a = arch_find(s->model);
         if (a != NULL)
@@ -332,24 +334,47 @@ static const struct arch_spec *resolve_arch(const struct cl_scenario *s,
     return NULL;
 }
 
+/* The replica's constants on g: the calibration profile
+ * (hardware.calibration) or the built-in defaults for g, then the server
+ * keys that are set (not NAN / -1): efficiency_compute replaces the GEMM
+ * asymptote and the attention compute fraction, efficiency_memory both HBM
+ * fractions, iteration_overhead the fixed host time. One tp-wide stage, no
+ * expert parallelism (docs/step-time.md). */
 static int init_perf(const struct cl_scenario *s, const struct arch_spec *a,
                      const struct gpu_spec *g, int tp, struct perf_replica *p,
                      char *why, size_t whylen)
 {
     const struct cl_server *sv = &s->server;
-    return perf_replica_init(
-        p, a, g, tp, s->hardware.gpus_per_node, s->deploy.weight_dtype,
-        s->deploy.kv_dtype, sv->gpu_memory_utilization, sv->efficiency_compute,
-        sv->efficiency_memory, sv->iteration_overhead_ns, why, whylen);
+    struct perf_layout l = {.tp = tp,
+                            .pp = s->deploy.pp < 1 ? 1 : s->deploy.pp,
+                            .ep = s->deploy.ep < 1 ? 1 : s->deploy.ep,
+                            .gpus_per_node = s->hardware.gpus_per_node,
+                            .nics_per_node = 0};
+    struct perf_gpu_calib c;
+
+    perf_calib_resolve(s->calib, g, &c);
+    if (!isnan(sv->efficiency_compute)) {
+        c.gemm_eff_max = sv->efficiency_compute;
+        c.attn_eff_compute = sv->efficiency_compute;
+    }
+    if (!isnan(sv->efficiency_memory)) {
+        c.gemm_eff_memory = sv->efficiency_memory;
+        c.attn_eff_memory = sv->efficiency_memory;
+    }
+    if (sv->iteration_overhead_ns >= 0)
+        c.iteration_overhead_ns = (double)sv->iteration_overhead_ns;
+    return perf_replica_init(p, a, g, &l, s->deploy.weight_dtype,
+                             s->deploy.kv_dtype, sv->gpu_memory_utilization, &c,
+                             why, whylen);
 }
 
 static const struct gpu_spec *find_gpu(const struct cl_scenario *s,
                                        const char *name, struct cl_pos at,
                                        const char *key, struct sim_diag *d)
 {
-    const struct gpu_spec *g = gpu_find(name);
+    const struct gpu_spec *g = cl_gpu_find(s, name);
     if (g == NULL) {
-        char *names = gpu_names();
+        char *names = cl_gpu_names(s);
         sim_diag_error(d, s->file, at.line, at.col,
                        "%s: unknown gpu '%s'; valid: %s", key, name, names);
         free(names);
@@ -377,7 +402,8 @@ static int check_llm(const struct cl_scenario *s, struct cl_plan *plan,
 
     if (a == NULL || g == NULL)
         return SIM_EINVAL;
-    if (tp < 1 && c->min_gpus >= 1 && c->min_gpus <= s->hardware.gpus_per_node)
+    if (tp < 1 && s->deploy.pp <= 1 && s->deploy.ep <= 1 &&
+        c->min_gpus >= 1 && c->min_gpus <= s->hardware.gpus_per_node)
         tp = c->min_gpus; /* the smallest cluster is one replica */
     if (tp < 1) {
         /* The smallest power-of-two degree on one node that fits. */
@@ -410,7 +436,7 @@ static int check_llm(const struct cl_scenario *s, struct cl_plan *plan,
         }
     }
     plan->tp = tp;
-    plan->gpus_per_replica = tp;
+    plan->gpus_per_replica = perf.gpus; /* tp x data-parallel attention x pp */
     plan->price_usd_per_gpu_hour = isnan(s->hardware.price_usd_per_gpu_hour)
                                        ? g->price_usd_per_hour
                                        : s->hardware.price_usd_per_gpu_hour;
@@ -507,7 +533,7 @@ static int check_all(const struct cl_scenario *s, struct cl_plan *plan,
                            s->pos.cluster_min_gpus.col,
                            "cluster.min_gpus: %d is not a whole number of "
                            "replicas of %d gpus (tp=%d)",
-                           c->min_gpus, tp, tp);
+                           c->min_gpus, tp, plan->tp);
             return SIM_EINFEASIBLE;
         }
         plan->min_replicas = c->min_gpus / tp;
@@ -603,7 +629,7 @@ static int pools_init(struct cl_world *w, const struct cl_plan *plan,
         if (wl_dist_init(&p->provision, &prov, "pools.provision", d) != 0)
             return SIM_EINVAL;
         p->provision_mean_s = isnan(prov.mean) ? prov.value : prov.mean;
-        g = gpu_find(p->gpu);
+        g = cl_gpu_find(s, p->gpu);
         if (s->server.kind == CL_SRV_LLM) {
             if (g == NULL || init_perf(s, resolve_arch(s, d), g, plan->tp,
                                        &p->perf, why, sizeof(why)) != 0)

@@ -5,6 +5,13 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#include "models/arch/arch.h"
+#include "models/arch/hf.h"
+#include "models/gpu/gpu.h"
+#include "models/perf/calib.h"
+#include "sim/xalloc.h"
 
 void cl_scenario_fini(struct cl_scenario *s)
 {
@@ -16,6 +23,17 @@ void cl_scenario_fini(struct cl_scenario *s)
     free(s->workload.synthetic.arrival.profile.steps);
     free(s->workload.trace.path);
     free(s->hardware.gpu);
+    free(s->hardware.calibration);
+    for (int i = 0; s->hardware.gpus != NULL && i < s->hardware.ngpus; i++) {
+        free(s->hardware.gpus[i].name);
+        free(s->hardware.gpus[i].base);
+    }
+    free(s->hardware.gpus);
+    free(s->gpu_specs);
+    free(s->model_src.hf_config);
+    arch_hf_free(s->model_arch);
+    perf_calib_fini(s->calib);
+    free(s->calib);
     free(s->deploy.model_path);
     free(s->cluster.rdma_interface);
     for (int i = 0; s->pools != NULL && i < s->npools; i++) {
@@ -33,4 +51,36 @@ void cl_scenario_fini(struct cl_scenario *s)
     free(s->policy.params);
     free(s->text);
     memset(s, 0, sizeof(*s));
+}
+
+const struct gpu_spec *cl_gpu_find(const struct cl_scenario *s,
+                                   const char *name)
+{
+    if (name == NULL)
+        return NULL;
+    for (int i = 0; s != NULL && s->gpu_specs != NULL && i < s->hardware.ngpus;
+         i++) {
+        if (strcasecmp(s->gpu_specs[i].name, name) == 0)
+            return &s->gpu_specs[i];
+    }
+    return gpu_find(name);
+}
+
+char *cl_gpu_names(const struct cl_scenario *s)
+{
+    char *cat = gpu_names(), *out;
+    size_t len = strlen(cat) + 1;
+    int n = s != NULL && s->gpu_specs != NULL ? s->hardware.ngpus : 0;
+
+    for (int i = 0; i < n; i++)
+        len += strlen(s->gpu_specs[i].name) + 2;
+    out = xmalloc(len);
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        strcat(out, s->gpu_specs[i].name);
+        strcat(out, ", ");
+    }
+    strcat(out, cat);
+    free(cat);
+    return out;
 }

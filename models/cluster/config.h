@@ -134,10 +134,30 @@ enum cl_dtype {
     CL_DTYPE_INT4, /* weights only: 4-bit weights, 16-bit activations */
 };
 
+/* A GPU defined inline (hardware.gpus): a catalog entry to start from and
+ * the figures that replace its own. Unset figures are NAN (-1 for the
+ * latency); without a base every required figure must be given. */
+struct cl_gpu_def {
+    char *name; /* the name hardware.gpu and pools.gpu refer to */
+    char *base; /* catalog name, or NULL */
+    double flops_bf16;
+    double flops_fp8;
+    double flops_int8;
+    double hbm_bytes;
+    double hbm_bytes_per_s;
+    double nvlink_bytes_per_s;
+    int64_t nvlink_latency_ns;
+    double pcie_bytes_per_s;
+    double price_usd_per_gpu_hour;
+};
+
 struct cl_hardware {
-    char *gpu; /* catalog name, e.g. "h200" */
+    char *gpu; /* catalog or hardware.gpus name, e.g. "h200" */
     int gpus_per_node;
     double price_usd_per_gpu_hour; /* NAN = the catalog default */
+    char *calibration;             /* calibration profile path, or NULL */
+    struct cl_gpu_def *gpus;       /* owned, inline definitions */
+    int ngpus;
 };
 
 enum cl_strategy {
@@ -160,6 +180,8 @@ struct cl_deploy {
     char *model_path;   /* e.g. s3://models/deepseek-v3; model from basename */
     int strategy;       /* enum cl_strategy */
     int tp;             /* tensor-parallel degree, -1 = derive */
+    int pp;             /* pipeline stages, >= 1 */
+    int ep;             /* expert-parallel degree (MoE), >= 1 */
     int weight_dtype;   /* enum cl_dtype */
     int kv_dtype;       /* enum cl_dtype (bf16 or fp8) */
     int weights_source; /* enum cl_weights_source */
@@ -282,13 +304,26 @@ struct cl_scenario_pos {
     struct cl_pos workload_trace_path;
     struct cl_pos policy_name;
     struct cl_pos pools; /* the `pools:` key */
+    struct cl_pos model_hf_config;
+    struct cl_pos hardware_gpus; /* the `hardware.gpus:` key */
+    struct cl_pos hardware_calibration;
 };
+
+/* model: {hf_config: PATH}, the alternative to a catalog name. */
+struct cl_model_src {
+    char *hf_config; /* path to a Hugging Face config.json or its dir */
+};
+
+struct arch_spec;
+struct gpu_spec;
+struct perf_calib;
 
 struct cl_scenario {
     char *file; /* path of the scenario file, for messages */
     char *name;
     uint64_t seed;
     char *model; /* catalog name, or NULL (then from deploy.model_path) */
+    struct cl_model_src model_src;
     struct cl_workload workload;
     struct cl_server server;
     struct cl_hardware hardware;
@@ -302,7 +337,20 @@ struct cl_scenario {
     struct cl_policy policy;
     char *text; /* the scenario text as loaded, NUL-terminated (run rows) */
     struct cl_scenario_pos pos; /* where some values were found */
+    /* Resolved by the loader from the keys above (owned): */
+    struct arch_spec *model_arch; /* from model.hf_config, or NULL */
+    struct gpu_spec *gpu_specs;   /* from hardware.gpus, ngpus of them */
+    struct perf_calib *calib;     /* from hardware.calibration, or NULL */
 };
+
+/* The GPU named name: an inline definition of s (hardware.gpus) first,
+ * else the catalog's; NULL when neither has it. Borrowed from s or static. */
+const struct gpu_spec *cl_gpu_find(const struct cl_scenario *s,
+                                   const char *name);
+
+/* The names cl_gpu_find() knows, inline ones first, joined by ", ".
+ * Caller frees with free(). */
+char *cl_gpu_names(const struct cl_scenario *s);
 
 /* Frees the strings and arrays of s and zeroes it. NULL is a no-op. */
 void cl_scenario_fini(struct cl_scenario *s);

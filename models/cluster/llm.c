@@ -189,6 +189,9 @@ static void kick(struct cl_llm_replica *e)
         b.prefill_tokens += c;
         b.prefill_ctx_tokens += r->prefilled;
         b.prefill_attn_pairs += (double)c * ((double)r->prefilled + c / 2.0);
+        b.prefill_seqs++;
+        if (r->prefilled + c == r->prompt_tokens)
+            b.prefill_done_seqs++; /* samples its first token */
         e->prefill_chunks++;
     }
     if (b.decode_seqs == 0 && b.prefill_tokens == 0)

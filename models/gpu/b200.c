@@ -43,4 +43,16 @@ const struct gpu_spec gpu_b200 = {
     .price_usd_per_hour = 8.60,
     .price_source = "default: CoreWeave 8x B200 $68.80/h via "
                     "kaelresearch.com, Feb 2026 (FACTS.md §1.4)",
+    /* Added fields. FACTS.md §1.1 gives no INT4 figure for B200. */
+    .flops_int4 = 0,
+    /* glennklockwood B200 via FACTS.md §1.1: FP4 9,000 TFLOP/s dense. */
+    .flops_fp4 = 9000e12,
+    /* FACTS.md §1.1 "Note B200 host link": Gen5 x16 (assumption). */
+    .pcie_gen = 5,
+    .pcie_lanes = 16,
+    /* FACTS.md §1.1, §2.1: NVLink5 through 2 NVSwitch chips (DGX B200). */
+    .scale_up = "nvlink5",
+    .scale_up_switched = 1,
+    /* FACTS.md §1.1: 1,000 W (HGX variant). */
+    .tdp_watts = 1000,
 };

@@ -38,4 +38,15 @@ const struct gpu_spec gpu_h100 = {
     .price_usd_per_hour = 6.16,
     .price_source = "default: CoreWeave HGX H100 8x $49.24/h via "
                     "kaelresearch.com, Feb 2026 (FACTS.md §1.4)",
+    /* Added fields. FACTS.md §1.1: no INT4 or FP4 figure for Hopper. */
+    .flops_int4 = 0,
+    .flops_fp4 = 0,
+    /* FACTS.md §1.1: host link PCIe Gen5 x16. */
+    .pcie_gen = 5,
+    .pcie_lanes = 16,
+    /* FACTS.md §2.1: NVLink4 through 3rd-gen NVSwitch. */
+    .scale_up = "nvlink4",
+    .scale_up_switched = 1,
+    /* FACTS.md §1.1: 700 W. */
+    .tdp_watts = 700,
 };

@@ -17,11 +17,17 @@
 
 /* One link class: latency per step and bandwidth per direction. */
 struct net_link {
-    const char *name;      /* catalog key, e.g. "nvlink4", "ib-ndr" */
-    const char *summary;   /* one line with its source */
-    double alpha_ns;       /* per-step latency (NCCL hardware latency) */
-    double bytes_per_s;    /* per direction, nominal data rate */
-    double efficiency;     /* achieved fraction of bytes_per_s, (0, 1] */
+    const char *name;    /* catalog key, e.g. "nvlink4", "ib-ndr" */
+    const char *summary; /* one line with its source */
+    double alpha_ns;     /* per-step latency (NCCL hardware latency) */
+    double bytes_per_s;  /* per direction, nominal data rate */
+    double efficiency;   /* achieved fraction of bytes_per_s, (0, 1] */
+    /* Added for meshes: 0 when each GPU reaches the others through one
+     * port of bytes_per_s (a switch, a bus, a NIC); k > 0 when the GPUs of
+     * a node form a full mesh with one link of bytes_per_s per peer pair
+     * and k links per GPU (MI300X xGMI, FACTS.md §1.1). Collectives over a
+     * group of g GPUs of a mesh use min(g - 1, k) links per GPU at once. */
+    int mesh_peers;
 };
 
 /* NULL-terminated, sorted by name. Borrowed, static. */
@@ -34,8 +40,23 @@ const struct net_link *net_link_find(const char *name);
 char *net_link_names(void);
 
 /* Time of one point-to-point transfer of bytes over l:
- * alpha + bytes / (efficiency * bytes_per_s) (FACTS.md §3.1). */
+ * alpha + bytes / (efficiency * bytes_per_s) (FACTS.md §3.1).
+ * Returns -1.0 when l is NULL or has no bandwidth, or bytes < 0. */
 double net_p2p_ns(const struct net_link *l, double bytes);
+
+/* The achieved bandwidth one GPU of a group of group_gpus GPUs within one
+ * node has into l for a collective, bytes/s per direction: efficiency *
+ * bytes_per_s, times min(group_gpus - 1, mesh_peers) for a mesh. Returns 0
+ * for a NULL link or a mesh group of fewer than 2 GPUs. */
+double net_link_gpu_bytes_per_s(const struct net_link *l, int group_gpus);
+
+/* NCCL's base latency of one collective call with the LL128 protocol, in
+ * ns (NVIDIA/nccl @ 5067397c src/graph/tuning.cc via FACTS.md §2.2: 14.0
+ * us for Ring and Tree). net_coll_cost() does not add it (see
+ * docs/hardware.md: vLLM's custom all-reduce and CUDA graphs avoid most of
+ * it); a caller modelling a plain NCCL call, as nccl-tests measures it,
+ * adds it once per collective. */
+#define NET_NCCL_BASE_NS 14000.0
 
 enum net_coll {
     NET_ALLREDUCE,

@@ -1,30 +1,45 @@
 /*
- * The roofline step-time model. Every term and its source:
+ * The per-operator step-time model. Every term and its source (the
+ * formulas with their symbols are in docs/step-time.md):
  *
- * - Linear FLOPs: 2 * N_linear per token (FACTS.md §4.4), N_linear = active
- *   parameters less an untied embedding table, split evenly over tp.
- * - Attention FLOPs per query-key pair (FACTS.md §4.4): GQA 4 * n_h * d per
- *   layer; MLA naive form for prefill, absorbed (FlashMLA) form for decode.
- *   Run at the bf16 peak whatever the KV dtype (FlashAttention/FlashMLA
- *   compute in bf16 after dequantising an fp8 cache).
- * - Weight bytes: read once per iteration, all of them except the untied
- *   embedding table (a lookup reads a few rows) and the routed experts no
- *   token chose: E * (1 - (1 - k/E)^T) per MoE layer (FACTS.md §4.5).
- * - KV bytes: every cached token a query attends to is read once, every new
- *   token is written once (FACTS.md §4.3 sizes).
- * - TP all-reduce: two per layer (Megatron accounting, FACTS.md §3.2) of
- *   T * hidden bf16 activations, ring cost 2(p-1) alpha + 2(p-1)/p n / B
- *   (Thakur et al. via FACTS.md §3.2) with B the per-direction NVLink rate
- *   through NVSwitch (FACTS.md §2.1) and alpha NCCL's per-step NVLink
- *   latency (FACTS.md §2.2).
+ * - GEMM classes (attention projections, dense MLP, MoE router, shared and
+ *   routed experts, LM head): FLOPs 2 * M * params and bytes params * b_w
+ *   + M * (K + N) * 2 per GEMM (FACTS.md §4.4, "GEMM time model"), priced
+ *   max(FLOPs / (eta(M) * peak), bytes / (eta_m * HBM)) + kernels *
+ *   kernel time, eta(M) = eta_max * M / (M + M_half) (models/perf/calib.c
+ *   for the fitted values). MLA decodes in the absorbed form, whose FLOPs
+ *   per query token equal the naive kv_b's (FACTS.md §4.4); a prefill
+ *   with cached context also expands the cached latents through kv_b.
+ * - Routed experts: E * (1 - (1 - k/E)^T) experts touched per MoE layer
+ *   (FACTS.md §4.5), whose weights are read; 2 * 3 * h * f_e FLOPs per
+ *   token-expert pair; M = T * k / touched rows per expert.
+ * - Attention: FLOPs per query-key pair of arch_attn_flops_per_pair()
+ *   (FACTS.md §4.4: GQA 4 n_h d, MLA naive for prefill and absorbed for
+ *   decode), capped at the DSA top-k keys plus the indexer's scoring of
+ *   every key (arch.h); bytes = the KV cache read (every attended cached
+ *   token once) and written (every new token), FACTS.md §4.3.
+ * - Elementwise: two fused residual-add RMSNorms (read x and the residual,
+ *   write both: 4h elements), rotary embedding on q and k, SiLU-and-mul
+ *   (read 2f, write f), MoE routing, permute and combine, embedding lookup
+ *   and final norm, at the elementwise HBM fraction.
+ * - TP: two all-reduces per layer of T * h * 2 bytes (Megatron, FACTS.md
+ *   §3.2), one per MoE layer when EP's combine replaces the second; EP: an
+ *   all-to-all dispatch of k * h * b_d and combine of k * h * 2 bytes per
+ *   token (FACTS.md §3.2; b_d = 1 for fp8 as DeepEP dispatches, else 2);
+ *   PP: a send of T * h * 2 bytes per stage boundary (FACTS.md §3.2).
+ *   Costs from models/net (FACTS.md §3.2-3.4) over the calibrated links.
+ * - Host: a fixed time per iteration plus a time per sequence (FACTS.md
+ *   §5.4).
  *
- * Rejected alternatives: a per-layer or per-sequence sum would cost O(batch)
- * per iteration, and the aggregate shape in struct perf_batch is exact for
- * every term above, since each is linear in tokens, pairs or context.
- * Not modelled yet, TODO(#3): activation traffic, norm and elementwise
- * kernels, sampling and logits only at sampled positions, per-collective
- * NCCL base latency, NVLink efficiency below line rate, expert parallelism,
- * pipeline parallelism, tp across nodes, and compute/communication overlap.
+ * Every class is linear in tokens, query-key pairs or context, so the
+ * aggregate struct perf_batch prices them exactly, except two documented
+ * approximations: the DSA cap uses the mean decode context, and the
+ * expert coverage assumes uniform routing. Per-layer and per-sequence sums
+ * were rejected: O(batch) per iteration on the simulator's hot path.
+ * Not modelled, TODO(#3): compute/communication overlap (e.g. DeepEP's
+ * two micro-batches), the logits all-gather, sampling on the GPU, CUDA
+ * graph padding of decode batches, and load imbalance between experts or
+ * data-parallel attention groups.
  */
 #include "models/perf/roofline.h"
 
@@ -36,12 +51,42 @@
 #include "sim/errors.h"
 #include "sim/xalloc.h"
 
-/* 1e9 ns per second. */
-#define NS_PER_S 1e9
+/* Bytes per activation element (bf16), FACTS.md §3.2 counts tokens * h *
+ * bytes. */
+#define ACT_BYTES 2.0
 
-/* Bytes per element of activations exchanged by the all-reduces: bf16
- * (FACTS.md §3.2 counts tokens * h * bytes). */
-#define ACT_BYTES 2
+/* GEMM kernels per layer (FACTS.md §4.4 shapes): GQA fused QKV and O;
+ * MLA fused q_a/kv_a, q_b, kv_b (absorbed: two batched GEMMs), o; dense
+ * MLP fused gate/up and down; experts the same two (fused MoE). */
+#define KERNELS_GQA_PROJ 2.0
+#define KERNELS_MLA_PROJ 5.0
+#define KERNELS_MLP 2.0
+
+static const char *const op_names[PERF_OP_COUNT] = {
+    "attn_proj",   "attention", "mlp",     "moe",     "lm_head",
+    "elementwise", "tp_comm",   "ep_comm", "pp_comm", "overhead",
+};
+
+const char *perf_op_name(int op)
+{
+    return op >= 0 && op < PERF_OP_COUNT ? op_names[op] : "?";
+}
+
+const char *perf_bound_name(int bound)
+{
+    switch (bound) {
+    case PERF_BOUND_COMPUTE:
+        return "compute";
+    case PERF_BOUND_MEMORY:
+        return "memory";
+    case PERF_BOUND_COMM:
+        return "comm";
+    case PERF_BOUND_HOST:
+        return "host";
+    default:
+        return "-";
+    }
+}
 
 double perf_weight_bytes_per_param(int dtype)
 {
@@ -71,7 +116,7 @@ int perf_kv_bytes_per_elem(int dtype)
     }
 }
 
-static const char *dtype_name(int dtype)
+const char *perf_dtype_name(int dtype)
 {
     switch (dtype) {
     case CL_DTYPE_BF16:
@@ -100,45 +145,219 @@ static int tp_divides(const struct arch_spec *a, int tp)
     return 1;
 }
 
-/* KV bytes per token held by one GPU (FACTS.md §4.3): GQA heads are split
- * over tp, each rank keeping at least one (replicated) head; the MLA latent
- * is replicated on every rank. */
-static double kv_per_gpu(const struct arch_spec *a, int tp, int kv_dtype)
+/* Whether ep is allowed with tp: 1, or a multiple of tp dividing the routed
+ * experts of an MoE model. */
+static int ep_allowed(const struct arch_spec *a, int tp, int ep)
 {
-    double full =
-        (double)arch_kv_bytes_per_token(a, perf_kv_bytes_per_elem(kv_dtype));
+    if (ep == 1)
+        return 1;
+    return ep > 1 && a->moe.n_routed_experts > 0 && ep % tp == 0 &&
+           a->moe.n_routed_experts % ep == 0;
+}
 
+/* The fraction of the GQA KV heads one GPU holds: 1/tp, or 1/kv_heads when
+ * they are replicated (tp > kv_heads). */
+static double kv_head_share(const struct arch_spec *a, int tp)
+{
     if (a->attn == ARCH_ATTN_MLA)
-        return full;
-    if (tp >= a->kv_heads)
-        return full / a->kv_heads;
-    return full / tp;
+        return 1.0; /* the latent is replicated on every rank */
+    return tp >= a->kv_heads ? 1.0 / a->kv_heads : 1.0 / tp;
 }
 
-static double weight_bytes(const struct arch_spec *a, int dtype)
+/* Fills the layout-dependent constants of n (everything but the
+ * calibration) and returns the KV capacity in tokens, negative when the
+ * weights and the reserve alone do not fit. n->arch, gpu and the dtypes
+ * and utilisation must be set. */
+static double plan(struct perf_replica *n, const struct perf_layout *l)
 {
-    return (double)arch_params_total(a) * perf_weight_bytes_per_param(dtype);
+    const struct arch_spec *a = n->arch;
+    const struct gpu_spec *g = n->gpu;
+    double h = a->hidden, nh = a->heads, tp = l->tp;
+    double bpp = perf_weight_bytes_per_param(n->weight_dtype);
+    int kvb = perf_kv_bytes_per_elem(n->kv_dtype);
+    double emb = (double)arch_params_embedding(a);
+    double head = a->tied_embeddings ? 0.0 : emb;
+    double e = a->moe.n_routed_experts;
+    double sffn = a->moe.shared_ffn > 0 ? a->moe.shared_ffn : a->moe.moe_ffn;
+    double nsh = a->moe.n_shared_experts;
+    double router = 0.0, shared = 0.0, attn, repl = 0.0, rope, kvg;
+    double layer_common, layer_dense, layer_moe, stage, free_bytes;
+    struct arch_spec noidx;
+    int w, gpn = l->gpus_per_node;
+
+    n->tp = l->tp;
+    n->pp = l->pp;
+    n->ep = l->ep;
+    n->dp = l->ep > l->tp ? l->ep / l->tp : 1;
+    n->inv_dp = 1.0 / n->dp;
+    n->gpus = l->tp * n->dp * l->pp;
+    n->gpus_per_node = gpn;
+    n->nics_per_node = l->nics_per_node > 0 ? l->nics_per_node : gpn;
+    n->layers = a->layers;
+    n->moe_layers = arch_moe_layers(a);
+    n->dense_layers = a->layers - n->moe_layers;
+    n->stage_layers = (a->layers + l->pp - 1) / l->pp;
+    n->stage_moe_layers =
+        n->moe_layers < n->stage_layers ? n->moe_layers : n->stage_layers;
+    n->stage_dense_layers = n->stage_layers - n->stage_moe_layers;
+    n->weight_bytes_per_param = bpp;
+    n->weight_bytes = (double)arch_params_total(a) * bpp;
+
+    /* Attention parameters of one layer: what arch_params_total() counts
+     * beyond the embeddings, the final norm, the MLPs and MoE blocks and
+     * the norms (so QKV biases, QK-norm and the DSA indexer are in). */
+    if (e > 0) {
+        router = e * h + (a->moe.router_bias ? e : 0.0);
+        shared = nsh * 3.0 * h * sffn + (a->moe.shared_gate ? h : 0.0);
+    }
+    attn = ((double)arch_params_total(a) - emb - head - h -
+            n->dense_layers * (3.0 * h * a->ffn + 2.0 * h) -
+            n->moe_layers * (router + shared +
+                             e * (double)arch_params_expert(a) + 2.0 * h)) /
+           a->layers;
+
+    kvg = a->kv_heads * kv_head_share(a, l->tp); /* KV heads per GPU */
+    if (a->attn == ARCH_ATTN_MLA) {
+        const struct arch_mla *m = &a->mla;
+        double qk = m->qk_nope_head_dim + m->qk_rope_head_dim;
+
+        /* vLLM keeps q_a and kv_a (with their norms) whole on every rank
+         * (ReplicatedLinear); the rest splits by heads. */
+        if (m->q_lora_rank > 0)
+            repl += h * m->q_lora_rank + m->q_lora_rank;
+        repl += h * (m->kv_lora_rank + m->qk_rope_head_dim) + m->kv_lora_rank;
+        n->attn_proj_params = (attn - repl) / tp + repl;
+        n->attn_proj_act =
+            (m->q_lora_rank > 0
+                 ? h + m->q_lora_rank + m->q_lora_rank + nh / tp * qk
+                 : h + nh / tp * qk) +
+            h + m->kv_lora_rank + m->qk_rope_head_dim + m->kv_lora_rank +
+            nh / tp * (m->qk_nope_head_dim + m->v_head_dim) +
+            nh / tp * m->v_head_dim + h;
+        n->attn_proj_kernels =
+            m->q_lora_rank > 0 ? KERNELS_MLA_PROJ : KERNELS_MLA_PROJ - 1.0;
+        n->kv_b_params = (double)m->kv_lora_rank * nh *
+                         (m->qk_nope_head_dim + m->v_head_dim) / tp;
+        n->attn_qo_act = nh / tp * (qk + m->v_head_dim);
+        rope = 2.0 * (nh / tp + 1.0) * m->qk_rope_head_dim;
+        rope += 2.0 * (m->q_lora_rank + m->kv_lora_rank); /* latent norms */
+    } else {
+        double d = a->head_dim;
+        double kv = 2.0 * h * a->kv_heads * d;
+
+        /* K and V replicate with their heads when tp > kv_heads. */
+        n->attn_proj_params = (attn - kv) / tp + kv * kv_head_share(a, l->tp);
+        n->attn_proj_act = h + (nh / tp + 2.0 * kvg) * d + nh / tp * d + h;
+        n->attn_proj_kernels = KERNELS_GQA_PROJ;
+        n->kv_b_params = 0.0;
+        n->attn_qo_act = 2.0 * nh / tp * d;
+        rope = 2.0 * (nh / tp + kvg) * d;
+        if (a->qk_norm)
+            rope *= 2.0; /* QK-norm reads and writes q and k once more */
+    }
+    n->mlp_params = 3.0 * h * a->ffn / tp;
+    n->mlp_act = h + 2.0 * a->ffn / tp + a->ffn / tp + h;
+    n->router_params = router;
+    n->router_act = e > 0 ? h + e : 0.0;
+    n->shared_params = shared / tp;
+    n->shared_act = nsh > 0 ? h + 3.0 * nsh * sffn / tp + h : 0.0;
+    n->expert_params = (double)arch_params_expert(a);
+    n->moe_log_keep = e > 0 ? log1p(-a->moe.experts_per_token / e) : 0.0;
+    n->expert_div = l->ep > 1 ? l->ep : l->tp;
+    n->pairs_div = l->ep > 1 ? l->ep : 1.0;
+    n->expert_pair_act =
+        h + 3.0 * a->moe.moe_ffn * n->pairs_div / n->expert_div + h;
+    n->lm_head_params = emb / tp;
+    n->lm_head_act = h + a->vocab / tp;
+
+    /* Attention per layer. */
+    n->attn_flops_pair_prefill = arch_attn_flops_per_pair(a, 0) / a->layers;
+    n->attn_flops_pair_decode = arch_attn_flops_per_pair(a, 1) / a->layers;
+    n->attn_flops_pair_indexer = arch_indexer_flops_per_pair(a) / a->layers;
+    n->attn_topk = arch_attn_topk(a);
+    noidx = *a;
+    memset(&noidx.indexer, 0, sizeof(noidx.indexer));
+    n->kv_main_bytes = (double)arch_kv_bytes_per_token(&noidx, kvb) /
+                       a->layers * kv_head_share(a, l->tp);
+    n->kv_index_bytes = (double)(arch_kv_bytes_per_token(a, kvb) -
+                                 arch_kv_bytes_per_token(&noidx, kvb)) /
+                        a->layers;
+    n->attn_kernels = a->indexer.n_heads > 0 ? 2.0 : 1.0;
+
+    /* Elementwise per layer. */
+    n->elem_common = 2.0 * 4.0 * h + rope;
+    n->elem_common_kernels =
+        3.0 + (a->attn == ARCH_ATTN_MLA ? 1.0 : 0.0) + (a->qk_norm ? 1.0 : 0.0);
+    n->elem_dense = 3.0 * a->ffn / tp;
+    n->elem_dense_kernels = 1.0;
+    n->elem_moe_token = 3.0 * nsh * sffn / tp + h + e;
+    n->elem_moe_pair =
+        3.0 * a->moe.moe_ffn * n->pairs_div / n->expert_div + 2.0 * h;
+    n->elem_moe_kernels = 4.0 + (nsh > 0 ? 1.0 : 0.0);
+    n->elem_once = 4.0 * h;
+    n->elem_once_kernels = 2.0;
+
+    /* Communication. */
+    n->allreduces_dense = l->tp > 1 ? 2 : 0;
+    n->allreduces_moe = l->tp > 1 ? (l->ep > 1 ? 1 : 2) : 0;
+    n->dispatch_bytes_per_elem =
+        n->weight_dtype == CL_DTYPE_FP8 && g->flops_fp8 > 0.0 ? 1.0 : 2.0;
+    /* Rank j of stage s-1 sends to rank j of stage s; the boundary crosses
+     * nodes when a node boundary falls between any such pair. */
+    w = l->tp * n->dp;
+    n->pp_intra_sends = n->pp_inter_sends = 0;
+    for (int s = 1; s < l->pp; s++) {
+        if (((s + 1) * w - 1) / gpn > ((s - 1) * w) / gpn)
+            n->pp_inter_sends++;
+        else
+            n->pp_intra_sends++;
+    }
+
+    /* Memory of one GPU of the heaviest stage. */
+    layer_common = n->attn_proj_params + 2.0 * h;
+    layer_dense = layer_common + n->mlp_params;
+    layer_moe = layer_common + n->router_params + n->shared_params +
+                e * n->expert_params / n->expert_div;
+    stage = n->stage_dense_layers * layer_dense +
+            n->stage_moe_layers * layer_moe +
+            (l->pp == 1 ? (emb + head) / tp : emb / tp) + h;
+    n->weight_bytes_per_gpu = stage * bpp;
+    n->reserve_bytes_per_gpu = (double)PERF_RESERVE_BYTES_PER_GPU;
+    n->kv_bytes_per_token_per_gpu =
+        n->stage_layers * (n->kv_main_bytes + n->kv_index_bytes);
+    free_bytes = n->gpu_memory_utilization * (double)g->hbm_bytes -
+                 n->weight_bytes_per_gpu - n->reserve_bytes_per_gpu;
+    if (free_bytes < 0)
+        return floor(free_bytes / n->kv_bytes_per_token_per_gpu);
+    return n->dp * floor(free_bytes / n->kv_bytes_per_token_per_gpu);
 }
 
-/* KV tokens a configuration holds; negative when even the weights and
- * the reserve do not fit. */
-static double capacity_tokens(const struct arch_spec *a,
-                              const struct gpu_spec *g, int tp,
-                              int weight_dtype, int kv_dtype, double util)
+/* Whether the layout is allowed at all (not memory). */
+static int layout_ok(const struct arch_spec *a, const struct perf_layout *l)
 {
-    double free_bytes = util * (double)g->hbm_bytes -
-                        weight_bytes(a, weight_dtype) / tp -
-                        (double)PERF_RESERVE_BYTES_PER_GPU;
-
-    return floor(free_bytes / kv_per_gpu(a, tp, kv_dtype));
+    return l->tp >= 1 && l->tp <= l->gpus_per_node && tp_divides(a, l->tp) &&
+           l->pp >= 1 && l->pp <= a->layers && ep_allowed(a, l->tp, l->ep);
 }
 
-static int fits(const struct arch_spec *a, const struct gpu_spec *g, int tp,
-                int weight_dtype, int kv_dtype, double util)
+static double capacity(const struct arch_spec *a, const struct gpu_spec *g,
+                       const struct perf_layout *l, int wd, int kd, double util)
 {
-    return tp_divides(a, tp) &&
-           capacity_tokens(a, g, tp, weight_dtype, kv_dtype, util) >=
-               PERF_MIN_KV_TOKENS;
+    struct perf_replica n;
+
+    memset(&n, 0, sizeof(n));
+    n.arch = a;
+    n.gpu = g;
+    n.weight_dtype = wd;
+    n.kv_dtype = kd;
+    n.gpu_memory_utilization = util;
+    return plan(&n, l);
+}
+
+static int fits(const struct arch_spec *a, const struct gpu_spec *g,
+                const struct perf_layout *l, int wd, int kd, double util)
+{
+    return layout_ok(a, l) &&
+           capacity(a, g, l, wd, kd, util) >= PERF_MIN_KV_TOKENS;
 }
 
 /* A short list of phrases joined for a message: "a", "a or b",
@@ -182,44 +401,63 @@ static void phrases_join(const struct phrases *p, char *buf, size_t len)
     }
 }
 
+/* The most pipeline stages and expert-parallel GPUs a suggestion names. */
+#define SUGGEST_MAX_PP 16
+#define SUGGEST_MAX_EP 64
+
 /* Writes what would make an infeasible configuration fit into buf: other
- * weight dtypes at this tp, the smallest allowed larger tp, larger catalog
- * GPUs at this tp. */
+ * weight dtypes, an fp8 KV cache, the smallest allowed larger tp, pp or ep,
+ * larger catalog GPUs, each with the rest of the layout unchanged. */
 static void suggest(char *buf, size_t len, const struct arch_spec *a,
-                    const struct gpu_spec *g, int tp, int gpus_per_node,
-                    int weight_dtype, int kv_dtype, double util)
+                    const struct gpu_spec *g, const struct perf_layout *l,
+                    int wd, int kd, double util)
 {
     static const int dtypes[] = {CL_DTYPE_BF16, CL_DTYPE_FP8, CL_DTYPE_INT4};
     struct phrases all = {.n = 0}, names = {.n = 0};
+    struct perf_layout t;
     char joined[256], item[300];
     size_t i;
-    int t;
 
     for (i = 0; i < sizeof(dtypes) / sizeof(dtypes[0]); i++) {
-        if (dtypes[i] != weight_dtype &&
-            fits(a, g, tp, dtypes[i], kv_dtype, util))
-            phrases_add(&names, dtype_name(dtypes[i]));
+        if (dtypes[i] != wd && fits(a, g, l, dtypes[i], kd, util))
+            phrases_add(&names, perf_dtype_name(dtypes[i]));
     }
     if (names.n > 0) {
         phrases_join(&names, joined, sizeof(joined));
         snprintf(item, sizeof(item), "%s weights", joined);
         phrases_add(&all, item);
     }
-    if (kv_dtype == CL_DTYPE_BF16 &&
-        fits(a, g, tp, weight_dtype, CL_DTYPE_FP8, util))
+    if (kd == CL_DTYPE_BF16 && fits(a, g, l, wd, CL_DTYPE_FP8, util))
         phrases_add(&all, "an fp8 kv cache");
-    for (t = tp + 1; t <= gpus_per_node; t++) {
-        if (fits(a, g, t, weight_dtype, kv_dtype, util)) {
-            snprintf(item, sizeof(item), "tp >= %d", t);
+    for (t = *l, t.tp = l->tp + 1; t.tp <= l->gpus_per_node; t.tp++) {
+        t.ep = l->ep > 1 && l->ep % t.tp == 0 ? l->ep : 1;
+        if (fits(a, g, &t, wd, kd, util)) {
+            snprintf(item, sizeof(item), "tp >= %d", t.tp);
             phrases_add(&all, item);
             break;
+        }
+    }
+    for (t = *l, t.pp = l->pp + 1; t.pp <= SUGGEST_MAX_PP; t.pp++) {
+        if (fits(a, g, &t, wd, kd, util)) {
+            snprintf(item, sizeof(item), "pp >= %d", t.pp);
+            phrases_add(&all, item);
+            break;
+        }
+    }
+    if (a->moe.n_routed_experts > 0) {
+        for (t = *l, t.ep = 2 * (l->ep > l->tp ? l->ep : l->tp);
+             t.ep <= SUGGEST_MAX_EP; t.ep += l->tp) {
+            if (fits(a, g, &t, wd, kd, util)) {
+                snprintf(item, sizeof(item), "ep >= %d", t.ep);
+                phrases_add(&all, item);
+                break;
+            }
         }
     }
     names.n = 0;
     for (i = 0; gpu_table[i] != NULL; i++) {
         const struct gpu_spec *o = gpu_table[i];
-        if (o->hbm_bytes > g->hbm_bytes &&
-            fits(a, o, tp, weight_dtype, kv_dtype, util))
+        if (o->hbm_bytes > g->hbm_bytes && fits(a, o, l, wd, kd, util))
             phrases_add(&names, o->name);
     }
     if (names.n > 0) {
@@ -262,24 +500,100 @@ static void allowed_tps(char *buf, size_t len, const struct arch_spec *a,
     phrases_join(&p, buf, len);
 }
 
+static int calib_ok(const struct perf_gpu_calib *c)
+{
+    const double f[] = {c->gemm_eff_max, c->gemm_eff_memory,
+                        c->attn_eff_compute, c->attn_eff_memory,
+                        c->elem_eff_memory};
+    const double t[] = {c->gemm_half_tokens,      c->gemm_kernel_ns,
+                        c->attn_kernel_ns,        c->elem_kernel_ns,
+                        c->iteration_overhead_ns, c->seq_overhead_ns};
+
+    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+        if (!(f[i] > 0.0 && f[i] <= 1.0))
+            return 0;
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+        if (!(t[i] >= 0.0) || isinf(t[i]))
+            return 0;
+    return c->intra.bytes_per_s > 0 && c->intra.efficiency > 0 &&
+           c->inter.bytes_per_s > 0 && c->inter.efficiency > 0;
+}
+
+/* Checks the layout against a and writes the reason into why. Returns 0,
+ * SIM_EINVAL or SIM_EINFEASIBLE. */
+static int check_layout(const struct arch_spec *a, const struct perf_layout *l,
+                        char *why, size_t whylen)
+{
+    char list[512];
+
+    if (l->gpus_per_node < 1) {
+        say(why, whylen, "gpus_per_node must be at least 1, got %d",
+            l->gpus_per_node);
+        return SIM_EINVAL;
+    }
+    if (l->tp < 1 || l->pp < 1 || l->ep < 1 || l->nics_per_node < 0) {
+        say(why, whylen,
+            "tp, pp and ep must be at least 1, got tp %d, pp %d, ep %d", l->tp,
+            l->pp, l->ep);
+        return SIM_EINVAL;
+    }
+    if (l->tp > l->gpus_per_node) {
+        say(why, whylen,
+            "tp %d exceeds gpus_per_node %d; tensor "
+            "parallelism across nodes is not modelled, use tp <= %d "
+            "and pp or ep across nodes",
+            l->tp, l->gpus_per_node, l->gpus_per_node);
+        return SIM_EINFEASIBLE;
+    }
+    if (!tp_divides(a, l->tp)) {
+        allowed_tps(list, sizeof(list), a, l->gpus_per_node);
+        if (a->attn == ARCH_ATTN_GQA)
+            say(why, whylen,
+                "%s has %d attention heads and %d kv heads, "
+                "which tp %d does not split evenly; use tp %s",
+                a->name, a->heads, a->kv_heads, l->tp, list);
+        else
+            say(why, whylen,
+                "%s has %d attention heads, not divisible by "
+                "tp %d; use tp %s",
+                a->name, a->heads, l->tp, list);
+        return SIM_EINFEASIBLE;
+    }
+    if (l->pp > a->layers) {
+        say(why, whylen, "pp %d exceeds the %d layers of %s", l->pp, a->layers,
+            a->name);
+        return SIM_EINFEASIBLE;
+    }
+    if (l->ep > 1 && a->moe.n_routed_experts == 0) {
+        say(why, whylen,
+            "ep %d needs a mixture-of-experts model; %s is dense, use ep 1",
+            l->ep, a->name);
+        return SIM_EINFEASIBLE;
+    }
+    if (!ep_allowed(a, l->tp, l->ep)) {
+        say(why, whylen,
+            "ep %d must be a multiple of tp %d (ep = tp: experts spread "
+            "over the tp GPUs; ep = k * tp: k data-parallel attention "
+            "groups) dividing the %d routed experts of %s",
+            l->ep, l->tp, a->moe.n_routed_experts, a->name);
+        return SIM_EINFEASIBLE;
+    }
+    return 0;
+}
+
 int perf_replica_init(struct perf_replica *r, const struct arch_spec *a,
-                      const struct gpu_spec *g, int tp, int gpus_per_node,
+                      const struct gpu_spec *g, const struct perf_layout *l,
                       int weight_dtype, int kv_dtype,
-                      double gpu_memory_utilization, double eff_compute,
-                      double eff_memory, int64_t overhead_ns, char *why,
-                      size_t whylen)
+                      double gpu_memory_utilization,
+                      const struct perf_gpu_calib *c, char *why, size_t whylen)
 {
     struct perf_replica n;
     double util = gpu_memory_utilization, cap;
     char list[512];
+    int rc;
 
-    if (a == NULL || g == NULL) {
-        say(why, whylen, "no model or gpu given");
-        return SIM_EINVAL;
-    }
-    if (gpus_per_node < 1) {
-        say(why, whylen, "gpus_per_node must be at least 1, got %d",
-            gpus_per_node);
+    if (a == NULL || g == NULL || l == NULL) {
+        say(why, whylen, "no model, gpu or layout given");
         return SIM_EINVAL;
     }
     if (perf_weight_bytes_per_param(weight_dtype) == 0.0) {
@@ -291,72 +605,53 @@ int perf_replica_init(struct perf_replica *r, const struct arch_spec *a,
         say(why, whylen,
             "kv cache dtype %s is not supported; valid: bf16, "
             "fp8",
-            dtype_name(kv_dtype));
+            perf_dtype_name(kv_dtype));
         return SIM_EINVAL;
     }
     if (!(util > 0.0 && util <= 1.0)) {
         say(why, whylen, "gpu_memory_utilization %g out of range (0, 1]", util);
         return SIM_EINVAL;
     }
-    if (!(eff_compute > 0.0 && eff_compute <= 1.0) ||
-        !(eff_memory > 0.0 && eff_memory <= 1.0)) {
+    memset(&n, 0, sizeof(n));
+    if (c != NULL)
+        n.calib = *c;
+    else
+        perf_calib_resolve(NULL, g, &n.calib);
+    if (!calib_ok(&n.calib)) {
         say(why, whylen,
-            "efficiencies must be in (0, 1], got compute %g "
-            "and memory %g",
-            eff_compute, eff_memory);
+            "calibration out of range: efficiencies must be in (0, 1] and "
+            "times >= 0");
         return SIM_EINVAL;
     }
-    if (overhead_ns < 0) {
-        say(why, whylen, "iteration overhead must be >= 0 ns, got %lld",
-            (long long)overhead_ns);
-        return SIM_EINVAL;
-    }
-    if (tp < 1) {
-        say(why, whylen, "tp must be at least 1, got %d", tp);
-        return SIM_EINVAL;
-    }
-    if (tp > gpus_per_node) {
-        say(why, whylen,
-            "tp %d exceeds gpus_per_node %d; tensor "
-            "parallelism across nodes is not modelled, use tp <= %d",
-            tp, gpus_per_node, gpus_per_node);
-        return SIM_EINFEASIBLE;
-    }
-    if (!tp_divides(a, tp)) {
-        allowed_tps(list, sizeof(list), a, gpus_per_node);
-        if (a->attn == ARCH_ATTN_GQA)
-            say(why, whylen,
-                "%s has %d attention heads and %d kv heads, "
-                "which tp %d does not split evenly; use tp %s",
-                a->name, a->heads, a->kv_heads, tp, list);
-        else
-            say(why, whylen,
-                "%s has %d attention heads, not divisible by "
-                "tp %d; use tp %s",
-                a->name, a->heads, tp, list);
-        return SIM_EINFEASIBLE;
-    }
+    rc = check_layout(a, l, why, whylen);
+    if (rc != 0)
+        return rc;
 
-    cap = capacity_tokens(a, g, tp, weight_dtype, kv_dtype, util);
+    n.arch = a;
+    n.gpu = g;
+    n.weight_dtype = weight_dtype;
+    n.kv_dtype = kv_dtype;
+    n.gpu_memory_utilization = util;
+    cap = plan(&n, l);
     if (cap < PERF_MIN_KV_TOKENS) {
-        double w = weight_bytes(a, weight_dtype);
-        double hold = (double)g->hbm_bytes * tp;
-        double reserve = (double)PERF_RESERVE_BYTES_PER_GPU * tp;
+        double w = n.weight_bytes;
+        double hold = (double)g->hbm_bytes * n.gpus;
+        double reserve = n.reserve_bytes_per_gpu * n.gpus;
 
-        suggest(list, sizeof(list), a, g, tp, gpus_per_node, weight_dtype,
-                kv_dtype, util);
+        suggest(list, sizeof(list), a, g, l, weight_dtype, kv_dtype, util);
         if (list[0] == '\0')
             snprintf(list, sizeof(list), "%s",
-                     "nothing in the catalog fits within one node; "
-                     "pipeline and expert parallelism are not modelled "
-                     "yet");
-        if (w > util * hold - reserve)
+                     "nothing in the catalog fits with this layout's "
+                     "variations; use more pipeline stages or expert "
+                     "parallelism across nodes");
+        if (n.weight_bytes_per_gpu >
+            util * (double)g->hbm_bytes - n.reserve_bytes_per_gpu)
             say(why, whylen,
                 "%s in %s needs %.1f GB of weights but %d x "
                 "%s hold %.1f GB (%.1f GB usable at gpu_memory_utilization "
                 "%g, %.1f GB of it reserved for activations); %s%s",
-                a->name, dtype_name(weight_dtype), w / 1e9, tp, g->name,
-                hold / 1e9, util * hold / 1e9, util, reserve / 1e9,
+                a->name, perf_dtype_name(weight_dtype), w / 1e9, n.gpus,
+                g->name, hold / 1e9, util * hold / 1e9, util, reserve / 1e9,
                 strncmp(list, "nothing", 7) == 0 ? "" : "use ", list);
         else
             say(why, whylen,
@@ -364,98 +659,312 @@ int perf_replica_init(struct perf_replica *r, const struct arch_spec *a,
                 "tokens, fewer than %d, after %.1f GB of weights and "
                 "%.1f GB reserved for activations (%.1f GB usable at "
                 "gpu_memory_utilization %g); %s%s",
-                a->name, dtype_name(weight_dtype), tp, g->name,
+                a->name, perf_dtype_name(weight_dtype), n.gpus, g->name,
                 cap < 0 ? 0 : cap, PERF_MIN_KV_TOKENS, w / 1e9, reserve / 1e9,
                 util * hold / 1e9, util,
                 strncmp(list, "nothing", 7) == 0 ? "" : "use ", list);
         return SIM_EINFEASIBLE;
     }
-
-    memset(&n, 0, sizeof(n));
-    n.arch = a;
-    n.gpu = g;
-    n.tp = tp;
-    n.weight_dtype = weight_dtype;
-    n.kv_dtype = kv_dtype;
-    n.gpu_memory_utilization = util;
-    n.eff_compute = eff_compute;
-    n.eff_memory = eff_memory;
-    n.overhead_ns = overhead_ns;
-    n.weight_bytes = weight_bytes(a, weight_dtype);
-    n.weight_bytes_per_gpu = n.weight_bytes / tp;
-    n.reserve_bytes_per_gpu = (double)PERF_RESERVE_BYTES_PER_GPU;
-    n.kv_bytes_per_token_per_gpu = kv_per_gpu(a, tp, kv_dtype);
     n.kv_capacity_tokens = (int64_t)cap;
-    n.linear_flops_per_token = (double)arch_linear_flops_per_token(a);
-    n.attn_flops_per_pair_prefill = arch_attn_flops_per_pair(a, 0);
-    n.attn_flops_per_pair_decode = arch_attn_flops_per_pair(a, 1);
-    /* W4A16 dequantises to bf16; fp8 weights run fp8 GEMMs (FACTS.md
-     * §1.1 peaks). */
-    n.linear_peak_flops =
-        weight_dtype == CL_DTYPE_FP8 ? g->flops_fp8 : g->flops_bf16;
+    /* FP8 GEMMs where the GPU has FP8 tensor cores; elsewhere (A100) fp8
+     * weights are weight-only, dequantised to bf16, as are int4 (W4A16). */
+    n.linear_peak_flops = weight_dtype == CL_DTYPE_FP8 && g->flops_fp8 > 0.0
+                              ? g->flops_fp8
+                              : g->flops_bf16;
     n.attn_peak_flops = g->flops_bf16;
-    n.always_read_bytes = (double)arch_params_always_read(a) *
-                          perf_weight_bytes_per_param(weight_dtype);
-    n.expert_bytes = (double)arch_params_expert(a) *
-                     perf_weight_bytes_per_param(weight_dtype);
-    n.moe_layers = arch_moe_layers(a);
+    n.ns_per_gemm_flop = 1e9 / (n.calib.gemm_eff_max * n.linear_peak_flops);
+    n.ns_per_gemm_byte = 1e9 / (n.calib.gemm_eff_memory * g->hbm_bytes_per_s);
+    n.ns_per_attn_flop = 1e9 / (n.calib.attn_eff_compute * n.attn_peak_flops);
+    n.ns_per_attn_byte = 1e9 / (n.calib.attn_eff_memory * g->hbm_bytes_per_s);
+    n.ns_per_elem_byte = 1e9 / (n.calib.elem_eff_memory * g->hbm_bytes_per_s);
     *r = n;
     return 0;
+}
+
+/* Adds one GEMM's roofline, times times, to *ns and, when op is not NULL,
+ * its FLOPs, bytes and bound to op: m rows of fpr FLOPs each, bytes,
+ * kernels. The same formula as perf_op_ns() with eta = perf_gemm_eff(m),
+ * rearranged with the reciprocals precomputed by perf_replica_init() so
+ * that the simulator's hot path divides nothing: f / (eta * peak) = fpr *
+ * (m + M_half) / (eta_max * peak). */
+static void add_gemm(const struct perf_replica *r, struct perf_op_cost *op,
+                     double *ns, double times, double m, double fpr,
+                     double bytes, double kernels, double *worst)
+{
+    double tc, tm, t;
+
+    if (times <= 0.0 || m <= 0.0)
+        return;
+    tc = fpr * (m + r->calib.gemm_half_tokens) * r->ns_per_gemm_flop;
+    tm = bytes * r->ns_per_gemm_byte;
+    t = (tc >= tm ? tc : tm) + kernels * r->calib.gemm_kernel_ns;
+    *ns += times * t;
+    if (op == NULL)
+        return;
+    op->flops += times * fpr * m;
+    op->bytes += times * bytes;
+    if (t > *worst) {
+        *worst = t;
+        op->bound = tc >= tm ? PERF_BOUND_COMPUTE : PERF_BOUND_MEMORY;
+    }
+}
+
+/* Bandwidth-bound elementwise traffic of bytes in kernels kernels. */
+static double elem_ns(const struct perf_replica *r, double bytes,
+                      double kernels)
+{
+    return bytes * r->ns_per_elem_byte + kernels * r->calib.elem_kernel_ns;
+}
+
+/* arch_moe_experts_touched() for t tokens, E * (1 - (1 - k/E)^t) (FACTS.md
+ * §4.5), with log(1 - k/E) precomputed and exp() instead of expm1() where
+ * 1 - exp(x) loses no precision (exp(x) < 0.61): expm1() is several
+ * times slower and this runs every iteration. */
+static double experts_touched(const struct perf_replica *r, double t)
+{
+    double x = t * r->moe_log_keep;
+
+    return r->arch->moe.n_routed_experts *
+           (x > -0.5 ? -expm1(x) : 1.0 - exp(x));
+}
+
+/* x >= 0 rounded to the nearest ns, halves up (llround() without the libm
+ * call). */
+static int64_t round_ns(double x)
+{
+    return (int64_t)(x + 0.5);
+}
+
+/* The iteration: returns total_ns and, when out is not NULL, fills it. One
+ * function serves both perf_iteration_ns() (out NULL: times only, no
+ * bookkeeping, the simulator's hot path) and perf_iteration_breakdown(),
+ * so the two cannot disagree. */
+static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
+                       struct perf_breakdown *out)
+{
+    const struct arch_spec *a = r->arch;
+    const struct perf_gpu_calib *c = &r->calib;
+    struct perf_op_cost *op = out != NULL ? out->op : NULL;
+    struct net_topo topo;
+    double ns[PERF_OP_COUNT] = {0.0};
+    double t = (double)(b->prefill_tokens + b->decode_seqs);
+    double tp = r->tp, h = a->hidden;
+    double tg, sg, worst = 0.0, f, by, pairs_pf, dec_main, pf_main, ctx_all;
+    double t_common, t_dense, t_moe, t_once, sum, per, nseqs;
+    double ar_ns = 0.0, a2a_ns = 0.0, send_intra = 0.0, send_inter = 0.0;
+    double e_common, e_dense, e_moe = 0.0, pairs = 0.0, touched = 0.0;
+    int64_t overhead, total;
+
+    if (out != NULL)
+        memset(out, 0, sizeof(*out));
+    if (b->prefill_tokens + b->decode_seqs <= 0)
+        return 0;
+    tg = t * r->inv_dp; /* tokens of one data-parallel attention group */
+    sg = (double)(b->decode_seqs + b->prefill_done_seqs) * r->inv_dp;
+
+    /* Attention projections, per layer; MLA's kv_b also expands the cached
+     * latents of a prefill (FLOPs per row: their share). */
+    f = 2.0 * r->attn_proj_params;
+    if (b->prefill_ctx_tokens > 0 && r->kv_b_params > 0.0)
+        f += 2.0 * r->kv_b_params * (double)b->prefill_ctx_tokens / t;
+    by = r->attn_proj_params * r->weight_bytes_per_param +
+         tg * r->attn_proj_act * ACT_BYTES;
+    add_gemm(r, op ? &op[PERF_OP_ATTN_PROJ] : NULL, &ns[PERF_OP_ATTN_PROJ],
+             r->layers, tg, f, by, r->attn_proj_kernels, &worst);
+
+    /* Attention, per layer; DSA reads at most topk keys a query. */
+    pairs_pf = b->prefill_attn_pairs;
+    dec_main = (double)b->decode_ctx_tokens;
+    pf_main = pairs_pf;
+    if (r->attn_topk > 0) {
+        double topk = r->attn_topk;
+        if (b->decode_seqs > 0 && dec_main > topk * (double)b->decode_seqs)
+            dec_main = topk * (double)b->decode_seqs;
+        if (pf_main > topk * (double)b->prefill_tokens)
+            pf_main = topk * (double)b->prefill_tokens;
+    }
+    ctx_all = (double)b->decode_ctx_tokens + (double)b->prefill_ctx_tokens;
+    f = (r->attn_flops_pair_prefill * pf_main +
+         r->attn_flops_pair_decode * dec_main +
+         r->attn_flops_pair_indexer *
+             (pairs_pf + (double)b->decode_ctx_tokens)) *
+        r->inv_dp / tp;
+    by = (r->kv_main_bytes * (dec_main + (double)b->prefill_ctx_tokens + t) +
+          r->kv_index_bytes * (ctx_all + t)) *
+             r->inv_dp +
+         tg * r->attn_qo_act * ACT_BYTES;
+    {
+        double tc = f * r->ns_per_attn_flop, tm = by * r->ns_per_attn_byte;
+        ns[PERF_OP_ATTENTION] =
+            r->layers *
+            ((tc >= tm ? tc : tm) + r->attn_kernels * c->attn_kernel_ns);
+        if (op != NULL) {
+            op[PERF_OP_ATTENTION].flops = r->layers * f;
+            op[PERF_OP_ATTENTION].bytes = r->layers * by;
+            op[PERF_OP_ATTENTION].bound =
+                tc >= tm ? PERF_BOUND_COMPUTE : PERF_BOUND_MEMORY;
+        }
+    }
+
+    /* Dense MLP layers. */
+    worst = 0.0;
+    add_gemm(r, op ? &op[PERF_OP_MLP] : NULL, &ns[PERF_OP_MLP], r->dense_layers,
+             tg, 2.0 * r->mlp_params,
+             r->mlp_params * r->weight_bytes_per_param +
+                 tg * r->mlp_act * ACT_BYTES,
+             KERNELS_MLP, &worst);
+
+    /* MoE layers: router, shared experts, routed experts. */
+    if (r->moe_layers > 0) {
+        struct perf_op_cost *mo = op ? &op[PERF_OP_MOE] : NULL;
+        double k = a->moe.experts_per_token;
+
+        worst = 0.0;
+        pairs = t * k / r->pairs_div; /* token-expert pairs on one GPU */
+        touched = experts_touched(r, t);
+        add_gemm(r, mo, &ns[PERF_OP_MOE], r->moe_layers, tg,
+                 2.0 * r->router_params,
+                 r->router_params * r->weight_bytes_per_param +
+                     tg * r->router_act * ACT_BYTES,
+                 1.0, &worst);
+        if (r->shared_params > 0.0)
+            add_gemm(r, mo, &ns[PERF_OP_MOE], r->moe_layers, tg,
+                     2.0 * r->shared_params,
+                     r->shared_params * r->weight_bytes_per_param +
+                         tg * r->shared_act * ACT_BYTES,
+                     KERNELS_MLP, &worst);
+        /* t * k / touched rows in one expert's GEMM. */
+        add_gemm(r, mo, &ns[PERF_OP_MOE], r->moe_layers, t * k / touched,
+                 2.0 * touched * r->expert_params / r->expert_div,
+                 touched * r->expert_params / r->expert_div *
+                         r->weight_bytes_per_param +
+                     pairs * r->expert_pair_act * ACT_BYTES,
+                 KERNELS_MLP, &worst);
+        e_moe = elem_ns(
+            r, (tg * r->elem_moe_token + pairs * r->elem_moe_pair) * ACT_BYTES,
+            r->elem_moe_kernels);
+    }
+
+    /* LM head, for the sampled positions only. */
+    worst = 0.0;
+    if (sg > 0.0)
+        add_gemm(r, op ? &op[PERF_OP_LM_HEAD] : NULL, &ns[PERF_OP_LM_HEAD], 1.0,
+                 sg, 2.0 * r->lm_head_params,
+                 r->lm_head_params * r->weight_bytes_per_param +
+                     sg * r->lm_head_act * ACT_BYTES,
+                 1.0, &worst);
+
+    /* Elementwise. */
+    e_common =
+        elem_ns(r, tg * r->elem_common * ACT_BYTES, r->elem_common_kernels);
+    e_dense = elem_ns(r, tg * r->elem_dense * ACT_BYTES, r->elem_dense_kernels);
+    t_once = elem_ns(r, tg * r->elem_once * ACT_BYTES, r->elem_once_kernels);
+    ns[PERF_OP_ELEMENTWISE] = r->layers * e_common + r->dense_layers * e_dense +
+                              r->moe_layers * e_moe + t_once;
+
+    /* Collectives. */
+    topo.intra = &c->intra;
+    topo.inter = &c->inter;
+    topo.ranks_per_node = r->gpus_per_node;
+    topo.nics_per_node = r->nics_per_node;
+    if (r->tp > 1) {
+        double n = tg * h * ACT_BYTES;
+        int count = r->dense_layers * r->allreduces_dense +
+                    r->moe_layers * r->allreduces_moe;
+        ar_ns = net_coll_ns(&topo, NET_ALLREDUCE, NET_ALGO_AUTO, r->tp, n);
+        ns[PERF_OP_TP_COMM] = count * ar_ns;
+        if (op != NULL)
+            op[PERF_OP_TP_COMM].bytes = count * n;
+    }
+    if (r->ep > 1 && r->moe_layers > 0) {
+        double per_rank = t / r->ep * a->moe.experts_per_token * h;
+        double nd = per_rank * r->dispatch_bytes_per_elem;
+        double nc = per_rank * ACT_BYTES;
+        a2a_ns = net_coll_ns(&topo, NET_ALLTOALL, NET_ALGO_RING, r->ep, nd) +
+                 net_coll_ns(&topo, NET_ALLTOALL, NET_ALGO_RING, r->ep, nc);
+        ns[PERF_OP_EP_COMM] = r->moe_layers * a2a_ns;
+        if (op != NULL)
+            op[PERF_OP_EP_COMM].bytes = r->moe_layers * (nd + nc);
+    }
+    if (r->pp > 1) {
+        double n = tg * h * ACT_BYTES;
+        send_intra = r->pp_intra_sends > 0 ? net_p2p_ns(&c->intra, n) : 0.0;
+        send_inter = r->pp_inter_sends > 0 ? net_p2p_ns(&c->inter, n) : 0.0;
+        ns[PERF_OP_PP_COMM] =
+            r->pp_intra_sends * send_intra + r->pp_inter_sends * send_inter;
+        if (op != NULL)
+            op[PERF_OP_PP_COMM].bytes = (r->pp - 1) * n;
+    }
+
+    /* Host. */
+    nseqs = (double)b->decode_seqs +
+            (double)(b->prefill_seqs > 0 ? b->prefill_seqs
+                                         : (b->prefill_tokens > 0 ? 1 : 0));
+    ns[PERF_OP_OVERHEAD] =
+        c->iteration_overhead_ns + c->seq_overhead_ns * nseqs;
+
+    sum = 0.0;
+    for (int i = 0; i < PERF_OP_OVERHEAD; i++)
+        sum += ns[i];
+    overhead = round_ns(ns[PERF_OP_OVERHEAD]);
+    total = (sum < 1.0 ? 1 : round_ns(sum)) + overhead;
+    if (out == NULL)
+        return total;
+
+    for (int i = 0; i < PERF_OP_COUNT; i++)
+        op[i].ns = ns[i];
+    op[PERF_OP_ELEMENTWISE].bytes =
+        ACT_BYTES *
+        (r->layers * tg * r->elem_common +
+         r->dense_layers * tg * r->elem_dense +
+         r->moe_layers * (tg * r->elem_moe_token + pairs * r->elem_moe_pair) +
+         tg * r->elem_once);
+    op[PERF_OP_ELEMENTWISE].bound = PERF_BOUND_MEMORY;
+    for (int i = PERF_OP_TP_COMM; i <= PERF_OP_PP_COMM; i++)
+        if (ns[i] > 0.0)
+            op[i].bound = PERF_BOUND_COMM;
+    op[PERF_OP_OVERHEAD].bound = PERF_BOUND_HOST;
+    out->tokens = t;
+    out->experts_touched = touched;
+    out->comm_ns =
+        ns[PERF_OP_TP_COMM] + ns[PERF_OP_EP_COMM] + ns[PERF_OP_PP_COMM];
+    out->overhead_ns = overhead;
+    out->total_ns = total;
+
+    /* The busiest stage: its layers, the LM head and embedding, one send. */
+    if (r->pp == 1) {
+        out->stage_ns = total;
+        return total;
+    }
+    per = r->layers > 0 ? 1.0 / r->layers : 0.0;
+    t_common = (ns[PERF_OP_ATTN_PROJ] + ns[PERF_OP_ATTENTION]) * per +
+               e_common + (r->tp > 1 ? ar_ns : 0.0);
+    t_dense = r->dense_layers > 0
+                  ? ns[PERF_OP_MLP] / r->dense_layers + e_dense +
+                        (r->allreduces_dense > 1 ? ar_ns : 0.0)
+                  : 0.0;
+    t_moe = r->moe_layers > 0
+                ? ns[PERF_OP_MOE] / r->moe_layers + e_moe +
+                      (r->allreduces_moe > 1 ? ar_ns : 0.0) + a2a_ns
+                : 0.0;
+    sum = r->stage_layers * t_common + r->stage_dense_layers * t_dense +
+          r->stage_moe_layers * t_moe + ns[PERF_OP_LM_HEAD] + t_once +
+          (send_inter > send_intra ? send_inter : send_intra);
+    out->stage_ns = (sum < 1.0 ? 1 : round_ns(sum)) + overhead;
+    return total;
 }
 
 void perf_iteration_breakdown(const struct perf_replica *r,
                               const struct perf_batch *b,
                               struct perf_breakdown *out)
 {
-    const struct arch_spec *a = r->arch;
-    double tokens = (double)(b->prefill_tokens + b->decode_seqs);
-    double p = r->tp, t;
-
-    memset(out, 0, sizeof(*out));
-    if (b->prefill_tokens + b->decode_seqs <= 0)
-        return;
-
-    out->linear_flops = r->linear_flops_per_token * tokens / p;
-    out->attn_flops =
-        (r->attn_flops_per_pair_prefill * b->prefill_attn_pairs +
-         r->attn_flops_per_pair_decode * (double)b->decode_ctx_tokens) /
-        p;
-    out->compute_ns = NS_PER_S *
-                      (out->linear_flops / r->linear_peak_flops +
-                       out->attn_flops / r->attn_peak_flops) /
-                      r->eff_compute;
-
-    out->experts_touched =
-        arch_moe_experts_touched(a, b->prefill_tokens + b->decode_seqs);
-    out->weight_bytes =
-        (r->always_read_bytes +
-         r->moe_layers * out->experts_touched * r->expert_bytes) /
-        p;
-    out->kv_bytes =
-        r->kv_bytes_per_token_per_gpu *
-        ((double)b->decode_ctx_tokens + (double)b->prefill_ctx_tokens + tokens);
-    out->memory_ns = NS_PER_S * (out->weight_bytes + out->kv_bytes) /
-                     (r->eff_memory * r->gpu->hbm_bytes_per_s);
-
-    if (r->tp > 1) {
-        out->allreduce_bytes = tokens * a->hidden * ACT_BYTES;
-        out->comm_ns = 2.0 * a->layers *
-                       (2.0 * (p - 1.0) * (double)r->gpu->nvlink_latency_ns +
-                        NS_PER_S * 2.0 * (p - 1.0) / p * out->allreduce_bytes /
-                            r->gpu->nvlink_bytes_per_s);
-    }
-    out->overhead_ns = r->overhead_ns;
-    t = fmax(out->compute_ns, out->memory_ns) + out->comm_ns;
-    out->total_ns = (t < 1.0 ? 1 : llround(t)) + r->overhead_ns;
+    iterate(r, b, out);
 }
 
 int64_t perf_iteration_ns(const struct perf_replica *r,
                           const struct perf_batch *b)
 {
-    struct perf_breakdown bd;
-
-    perf_iteration_breakdown(r, b, &bd);
-    return bd.total_ns;
+    return iterate(r, b, NULL);
 }
 
 int64_t perf_kv_capacity_tokens(const struct perf_replica *r)
@@ -466,4 +975,47 @@ int64_t perf_kv_capacity_tokens(const struct perf_replica *r)
 double perf_weight_bytes_per_gpu(const struct perf_replica *r)
 {
     return r->weight_bytes_per_gpu;
+}
+
+int64_t perf_default_max_num_seqs(const struct gpu_spec *g)
+{
+    /* vllm @ 99d7eb5d get_batch_defaults via FACTS.md §5.1: "GPU >= 70 GiB
+     * and not A100". */
+    if ((double)g->hbm_bytes >= 70.0 * 1073741824.0 &&
+        strcmp(g->name, "a100") != 0)
+        return 1024;
+    return 256;
+}
+
+int perf_saturate(const struct perf_replica *r, int64_t context_tokens,
+                  int64_t max_num_seqs, struct perf_saturation *out)
+{
+    struct perf_batch b;
+    int64_t d, mb;
+
+    memset(out, 0, sizeof(*out));
+    if (r == NULL || context_tokens <= 0 || max_num_seqs <= 0)
+        return SIM_EINVAL;
+    out->context_tokens = context_tokens;
+    out->max_num_seqs = max_num_seqs;
+    out->kv_limit_seqs = r->kv_capacity_tokens / context_tokens;
+    if (out->kv_limit_seqs < 1) {
+        memset(out, 0, sizeof(*out));
+        return SIM_EINFEASIBLE;
+    }
+    d = max_num_seqs < out->kv_limit_seqs ? max_num_seqs : out->kv_limit_seqs;
+    out->limited_by_kv = out->kv_limit_seqs < max_num_seqs;
+    out->decode_seqs = d;
+    mb = (d + r->pp - 1) / r->pp;
+    out->micro_batch_seqs = mb;
+    memset(&b, 0, sizeof(b));
+    b.decode_seqs = mb;
+    b.decode_ctx_tokens = mb * context_tokens;
+    perf_iteration_breakdown(r, &b, &out->step);
+    out->step_ns = out->step.total_ns;
+    out->cycle_ns = out->step.total_ns;
+    if (r->pp > 1 && r->pp * out->step.stage_ns > out->cycle_ns)
+        out->cycle_ns = r->pp * out->step.stage_ns;
+    out->tokens_per_s = (double)d * 1e9 / (double)out->cycle_ns;
+    return 0;
 }

@@ -1,17 +1,26 @@
 /*
- * Step time of one model replica: a roofline per engine iteration. A replica
- * is one model on tp GPUs of one kind in one node, with tensor parallelism
- * (Megatron-style: heads and MLP columns split, two all-reduces per layer).
- * perf_replica_init() checks that the configuration fits and precomputes the
- * per-replica constants (weight bytes, KV capacity, FLOPs per token); then
- * perf_iteration_ns() prices one batch in O(1) from its aggregate shape:
+ * Step time of one model replica: a roofline per operator class, summed
+ * over the layers, per engine iteration. A replica is one model on
+ * tp x pp GPUs (x ep / tp data-parallel attention groups for MoE models
+ * with ep > tp) of one GPU kind: tensor parallelism within a node
+ * (Megatron-style, two all-reduces per layer), pipeline stages holding
+ * ceil(layers / pp) layers each, and expert parallelism over ep GPUs.
+ * perf_replica_init() checks that the configuration fits and precomputes
+ * the per-replica constants; perf_iteration_breakdown() then prices one
+ * batch in O(1) from its aggregate shape (no loop over sequences or
+ * layers):
  *
- *   t = max(compute, memory) + tp all-reduce + overhead
+ *   t = sum over operator classes of max(FLOPs / (eta_c * peak),
+ *       bytes / (eta_m * HBM)) + kernels * kernel time
+ *       + collectives + host overhead
  *
- * Compute and memory overlap (the roofline); communication and host overhead
- * do not. Bytes and FLOPs are doubles, simulated time is int64_t ns. The
- * replica borrows its arch and gpu entries (static catalog entries).
- * Single-threaded, no state beyond the caller-owned struct.
+ * Classes run one after another on the GPU's stream, so their times add;
+ * within a class compute and memory overlap. Efficiencies come from a
+ * calibration (models/perf/calib.h). Bytes and FLOPs are doubles,
+ * simulated time is int64_t ns. The replica borrows its arch and gpu
+ * entries (static catalog entries or the scenario's, which must outlive
+ * it) and copies its calibration. Single-threaded, no state beyond the
+ * caller-owned struct. See docs/step-time.md.
  */
 #ifndef PERF_ROOFLINE_H
 #define PERF_ROOFLINE_H
@@ -21,11 +30,7 @@
 
 #include "models/arch/arch.h"
 #include "models/gpu/gpu.h"
-
-/* Efficiencies and the per-iteration overhead are the caller's: the
- * scenario's server.efficiency_compute, efficiency_memory and
- * iteration_overhead, whose defaults and their sources live in one place,
- * the scenario schema (scenarios/schema.c, docs/hardware.md). */
+#include "models/perf/calib.h"
 
 /* Memory kept back on every GPU for activations, CUDA graphs, NCCL buffers
  * and allocator slack, outside the KV cache: 2 GiB. An assumption (FACTS.md
@@ -39,65 +44,153 @@
  * vllm/config/cache.py via FACTS.md §5.1). */
 #define PERF_MIN_KV_TOKENS 16
 
+/* How a replica's GPUs are arranged. */
+struct perf_layout {
+    int tp; /* tensor-parallel degree of attention and dense layers, >= 1,
+               within one node */
+    int pp; /* pipeline stages, >= 1, <= layers */
+    int ep; /* expert-parallel degree, >= 1; 1 splits every expert over
+               the tp GPUs; > 1 (MoE only, a multiple of tp dividing the
+               routed experts) puts experts / ep whole experts on each of
+               ep GPUs, and ep / tp data-parallel attention groups of tp
+               GPUs each serve 1 / (ep / tp) of the sequences */
+    int gpus_per_node; /* GPUs joined by the intra-node link, >= 1 */
+    int nics_per_node; /* inter-node rails per node; 0 = gpus_per_node */
+};
+
+/* The operator classes of the breakdown, in print order. */
+enum perf_op {
+    PERF_OP_ATTN_PROJ,   /* QKV and output projections (MLA: q_a, q_b,
+                            kv_a, kv_b or its absorbed form, o) */
+    PERF_OP_ATTENTION,   /* score and PV over the KV cache */
+    PERF_OP_MLP,         /* dense SwiGLU MLP layers */
+    PERF_OP_MOE,         /* router, shared experts, routed experts */
+    PERF_OP_LM_HEAD,     /* logits of the sampled positions */
+    PERF_OP_ELEMENTWISE, /* norms, rotary, activation, residual, routing,
+                            embedding lookup */
+    PERF_OP_TP_COMM,     /* tensor-parallel all-reduces */
+    PERF_OP_EP_COMM,     /* expert-parallel dispatch and combine */
+    PERF_OP_PP_COMM,     /* pipeline sends between stages */
+    PERF_OP_OVERHEAD,    /* host time */
+    PERF_OP_COUNT,
+};
+
+/* Static lower-case name of class op ("attn_proj", ...), "?" if none. */
+const char *perf_op_name(int op);
+
+/* Static name of a bound ("compute", "memory", "comm", "host", "-"). */
+const char *perf_bound_name(int bound);
+
 /* Per-replica constants. Callers embed it and fill it only through
  * perf_replica_init(); the fields are public for reports and tests. */
 struct perf_replica {
-    const struct arch_spec *arch; /* borrowed, static catalog entry */
-    const struct gpu_spec *gpu;   /* borrowed, static catalog entry */
-    int tp;                       /* GPUs in the replica */
-    int weight_dtype;             /* enum cl_dtype */
-    int kv_dtype;                 /* enum cl_dtype, bf16 or fp8 */
+    const struct arch_spec *arch; /* borrowed */
+    const struct gpu_spec *gpu;   /* borrowed */
+    int tp, pp, ep;
+    int dp;           /* data-parallel attention groups, ep / tp or 1 */
+    double inv_dp;    /* 1 / dp */
+    int gpus;         /* tp * dp * pp */
+    int weight_dtype; /* enum cl_dtype */
+    int kv_dtype;     /* enum cl_dtype, bf16 or fp8 */
     double gpu_memory_utilization;
-    double eff_compute; /* achieved fraction of peak FLOP/s, (0, 1] */
-    double eff_memory;  /* achieved fraction of peak HBM B/s, (0, 1] */
-    int64_t overhead_ns;
-    /* Derived. */
+    struct perf_gpu_calib calib; /* a copy */
+    /* Memory, per GPU of the heaviest stage. */
     double weight_bytes;         /* whole model, with quantisation scales */
-    double weight_bytes_per_gpu; /* weight_bytes / tp */
+    double weight_bytes_per_gpu; /* what one GPU holds */
     double reserve_bytes_per_gpu;
-    double kv_bytes_per_token_per_gpu;
-    int64_t kv_capacity_tokens;         /* per replica (= per GPU: ranks share
-                                           every token) */
-    double linear_flops_per_token;      /* whole model, FACTS.md §4.4 */
-    double attn_flops_per_pair_prefill; /* all heads and layers */
-    double attn_flops_per_pair_decode;
-    double linear_peak_flops; /* per GPU, at the weights' compute dtype */
-    double attn_peak_flops;   /* per GPU, bf16 */
-    double always_read_bytes; /* whole model: non-expert weights read */
-    double expert_bytes;      /* one routed expert of one layer */
-    int moe_layers;
+    double kv_bytes_per_token_per_gpu; /* of its stage's layers */
+    int64_t kv_capacity_tokens;        /* per replica, all dp groups */
+    /* Layers: all of them, and of the heaviest pipeline stage. */
+    int layers, dense_layers, moe_layers;
+    int stage_layers, stage_dense_layers, stage_moe_layers;
+    /* Peaks per GPU: GEMMs at the weights' compute dtype, attention bf16. */
+    double linear_peak_flops;
+    double attn_peak_flops;
+    double weight_bytes_per_param;
+    /* ns per FLOP and per byte at the calibrated fractions (GEMM FLOPs at
+     * the asymptote gemm_eff_max). */
+    double ns_per_gemm_flop, ns_per_gemm_byte;
+    double ns_per_attn_flop, ns_per_attn_byte, ns_per_elem_byte;
+    /* Per layer and GPU: parameters each GEMM class reads and the
+     * activation elements (inputs plus outputs) it moves per token. */
+    double attn_proj_params, attn_proj_act;
+    double attn_proj_kernels;
+    double kv_b_params; /* MLA kv_b per GPU, applied to cached context
+                           tokens by a prefill (naive form) */
+    double mlp_params, mlp_act;
+    double router_params, router_act;
+    double shared_params, shared_act;
+    double expert_params;   /* one routed expert, whole */
+    double moe_log_keep;    /* log(1 - k / E): a token skips an expert */
+    double expert_div;      /* GPUs an expert's work is split over: tp or
+                               ep */
+    double expert_pair_act; /* elements moved per token-expert pair */
+    double pairs_div;       /* token-expert pairs per GPU = T * k / it */
+    double lm_head_params, lm_head_act;
+    /* Attention, per layer: FLOPs per query-key pair (all heads; split
+     * over tp at run time), KV bytes per token per GPU (main cache, DSA
+     * indexer keys), query/output elements per token per GPU. */
+    double attn_flops_pair_prefill, attn_flops_pair_decode;
+    double attn_flops_pair_indexer;
+    int attn_topk; /* DSA keys per query, 0 = all */
+    double kv_main_bytes, kv_index_bytes;
+    double attn_qo_act;
+    double attn_kernels;
+    /* Elementwise elements per token per GPU and kernels, per layer. */
+    double elem_common, elem_dense, elem_moe_token, elem_moe_pair;
+    double elem_common_kernels, elem_dense_kernels, elem_moe_kernels;
+    double elem_once, elem_once_kernels; /* embedding lookup, final norm */
+    /* Communication. */
+    int allreduces_dense, allreduces_moe; /* per layer */
+    double dispatch_bytes_per_elem;       /* EP dispatch: 1 (fp8) or 2 */
+    int pp_intra_sends, pp_inter_sends;   /* stage boundaries by link */
+    int gpus_per_node, nics_per_node;
 };
 
 /* The aggregate shape of one iteration's batch, so that its cost is O(1)
  * however many sequences it holds. A prefill chunk of c new tokens for a
  * sequence with s tokens already cached contributes c to prefill_tokens,
- * s to prefill_ctx_tokens and c * (s + c / 2) query-key pairs (causal) to
- * prefill_attn_pairs. A decoding sequence contributes 1 to decode_seqs and
- * its context length (the tokens its query attends to) to
- * decode_ctx_tokens. Zero-initialise and add. */
+ * s to prefill_ctx_tokens, c * (s + c / 2) query-key pairs (causal) to
+ * prefill_attn_pairs, 1 to prefill_seqs, and 1 to prefill_done_seqs if it
+ * ends the prompt (the engine then samples its first output token). A
+ * decoding sequence contributes 1 to decode_seqs and its context length
+ * (the tokens its query attends to) to decode_ctx_tokens. Zero-initialise
+ * and add. prefill_seqs == 0 with prefill tokens counts as one sequence
+ * for the host overhead; prefill_done_seqs == 0 prices no logits for the
+ * prefills. */
 struct perf_batch {
     int64_t prefill_tokens;
     int64_t prefill_ctx_tokens;
     double prefill_attn_pairs;
     int64_t decode_seqs;
     int64_t decode_ctx_tokens;
+    int64_t prefill_seqs;
+    int64_t prefill_done_seqs;
 };
 
-/* The terms of one iteration's time, per GPU. FLOPs and bytes are what
- * one GPU of the replica does and moves; the _ns terms are doubles before
- * rounding; total_ns = max(1, round(max(compute_ns, memory_ns) + comm_ns))
- * + overhead_ns, or 0 for an empty batch. */
+/* One operator class of one iteration: what one GPU computes and moves,
+ * summed over every layer of the model (all pipeline stages, each on its
+ * own GPUs), and the time it adds. */
+struct perf_op_cost {
+    double flops;
+    double bytes; /* HBM bytes, or bytes sent for a collective */
+    double ns;
+    int bound; /* enum perf_bound */
+};
+
+/* The terms of one iteration's time. total_ns is the latency of the batch
+ * through every stage: max(1, round(sum of the op[] ns but the overhead))
+ * + round(overhead), or 0 for an empty batch. stage_ns is the busiest
+ * stage's share (its layers, the LM head, one send, the overhead), the
+ * interval at which a full pipeline completes micro-batches; equal to
+ * total_ns when pp == 1. */
 struct perf_breakdown {
-    double linear_flops;    /* 2 * N_linear * tokens / tp */
-    double attn_flops;      /* query-key pair FLOPs / tp */
-    double weight_bytes;    /* weights read (touched experts only) / tp */
-    double kv_bytes;        /* KV cache read and written by one GPU */
+    struct perf_op_cost op[PERF_OP_COUNT];
     double experts_touched; /* per MoE layer, 0 for dense models */
-    double allreduce_bytes; /* payload of one all-reduce */
-    double compute_ns;
-    double memory_ns;
-    double comm_ns; /* 2 * layers ring all-reduces, 0 when tp == 1 */
+    double tokens;          /* T = prefill_tokens + decode_seqs */
+    double comm_ns;         /* TP + EP + PP collectives */
     int64_t overhead_ns;
+    int64_t stage_ns;
     int64_t total_ns;
 };
 
@@ -113,46 +206,45 @@ double perf_weight_bytes_per_param(int dtype);
  * is a weight-only format). */
 int perf_kv_bytes_per_elem(int dtype);
 
+/* Static name of dtype: "bf16", "fp8", "int4", or "?". */
+const char *perf_dtype_name(int dtype);
+
 /*
  * Checks one replica configuration and fills r with its constants.
- *   a, g: catalog entries (borrowed; must outlive r).
- *   tp: tensor-parallel degree, 1 <= tp <= gpus_per_node; it must divide
- *     the query heads, and divide the KV heads when tp <= kv_heads or be a
- *     multiple of them otherwise (GQA).
- *   gpus_per_node: GPUs joined by NVLink; tp across nodes is not modelled.
+ *   a, g: architecture and GPU (borrowed; must outlive r).
+ *   l: the layout (struct perf_layout; copied). tp must divide the query
+ *     heads, and divide the KV heads when tp <= kv_heads or be a multiple
+ *     of them otherwise (GQA, vLLM's rule).
  *   weight_dtype, kv_dtype: enum cl_dtype; the KV cache is bf16 or fp8.
- *     bf16 and int4 (W4A16) weights compute at the bf16 peak, fp8 weights at
- *     the fp8 peak.
+ *     bf16 and int4 (W4A16) weights compute at the bf16 peak; fp8 weights
+ *     at the fp8 peak, or dequantised at the bf16 peak on a GPU without
+ *     FP8 (flops_fp8 == 0, e.g. A100).
  *   gpu_memory_utilization: fraction of HBM the engine may use, (0, 1].
- *   eff_compute, eff_memory: achieved fractions of peak, (0, 1].
- *   overhead_ns: host time added to every non-empty iteration, >= 0.
+ *   c: calibration for g (copied); NULL means perf_calib_resolve(NULL, g).
  *   why, whylen: receives a one-line lower-case reason on failure (may be
  *     NULL when whylen is 0); untouched on success.
- * KV capacity = floor((util * HBM - weights / tp - PERF_RESERVE_BYTES_PER_GPU)
- * / KV bytes per token per GPU), where a GPU holds kv_heads / tp of the GQA
- * heads (one, replicated, when tp > kv_heads) or the whole MLA latent
- * (FACTS.md §4.3).
- * Returns 0; SIM_EINVAL for an out-of-range argument; SIM_EINFEASIBLE when
- * tp is not allowed or the weights plus PERF_MIN_KV_TOKENS of KV do not fit,
- * the message then naming the weight dtypes, the smallest tp and the larger
- * catalog GPUs that would fit. On failure r is unchanged.
+ * Memory per GPU (heaviest stage): its layers' weights (attention and
+ * dense MLPs / tp, MLA's q_a and kv_a, norms and router replicated, routed
+ * experts / tp or / ep), the embedding and LM head / tp, and
+ * PERF_RESERVE_BYTES_PER_GPU; KV capacity = dp * floor((util * HBM -
+ * those) / KV bytes per token of the stage's layers on one GPU), where a
+ * GPU holds kv_heads / tp of the GQA heads (one, replicated, when tp >
+ * kv_heads) or the whole MLA latent (FACTS.md §4.3).
+ * Returns 0; SIM_EINVAL for an out-of-range argument; SIM_EINFEASIBLE
+ * when the layout is not allowed or the weights plus PERF_MIN_KV_TOKENS of
+ * KV do not fit, the message then naming the weight dtypes, KV dtype,
+ * larger tp, pp or ep, and larger catalog GPUs that would fit. On failure
+ * r is unchanged.
  */
 int perf_replica_init(struct perf_replica *r, const struct arch_spec *a,
-                      const struct gpu_spec *g, int tp, int gpus_per_node,
+                      const struct gpu_spec *g, const struct perf_layout *l,
                       int weight_dtype, int kv_dtype,
-                      double gpu_memory_utilization, double eff_compute,
-                      double eff_memory, int64_t overhead_ns, char *why,
-                      size_t whylen);
+                      double gpu_memory_utilization,
+                      const struct perf_gpu_calib *c, char *why, size_t whylen);
 
-/* Fills out with the terms of one iteration of batch b on replica r:
- *   compute = (linear_flops / peak_w + attn_flops / peak_bf16)
- *             / eff_compute, per GPU (FACTS.md §4.4);
- *   memory = (weights read + KV read and written) / (eff_memory * HBM B/s),
- *     MoE layers reading only E * (1 - (1 - k/E)^T) routed experts for T
- *     batch tokens (FACTS.md §4.5);
- *   comm = 2 * layers ring all-reduces of T * hidden * 2 bytes:
- *     2(p-1) * alpha + 2(p-1)/p * n / B_nvlink (FACTS.md §3.2, §2.2).
- * An empty batch (no tokens) gives all zeros. */
+/* Fills out with the terms of one iteration of batch b on replica r
+ * (docs/step-time.md lists every formula and its source). An empty batch
+ * (no tokens) gives all zeros. O(1). */
 void perf_iteration_breakdown(const struct perf_replica *r,
                               const struct perf_batch *b,
                               struct perf_breakdown *out);
@@ -165,7 +257,38 @@ int64_t perf_iteration_ns(const struct perf_replica *r,
 /* Returns the replica's KV-cache capacity in tokens. */
 int64_t perf_kv_capacity_tokens(const struct perf_replica *r);
 
-/* Returns the weight bytes each GPU of the replica holds. */
+/* Returns the weight bytes each GPU of the replica holds (heaviest
+ * stage). */
 double perf_weight_bytes_per_gpu(const struct perf_replica *r);
+
+/* vLLM's default max_num_seqs for g: 1,024 on GPUs of at least 70 GiB
+ * other than the A100, else 256 (vllm @ 99d7eb5d EngineArgs
+ * get_batch_defaults via FACTS.md §5.1). */
+int64_t perf_default_max_num_seqs(const struct gpu_spec *g);
+
+/* Decode at saturation (struct perf_saturation). */
+struct perf_saturation {
+    int64_t context_tokens;
+    int64_t max_num_seqs;
+    int64_t kv_limit_seqs;      /* floor(KV capacity / context) */
+    int64_t decode_seqs;        /* D = min(max_num_seqs, kv_limit_seqs) */
+    int limited_by_kv;          /* 1 when kv_limit_seqs < max_num_seqs */
+    int64_t micro_batch_seqs;   /* ceil(D / pp): one micro-batch */
+    int64_t step_ns;            /* a decode iteration of one micro-batch */
+    int64_t cycle_ns;           /* every sequence advances once per cycle:
+                                   max(step_ns, pp * stage_ns) */
+    double tokens_per_s;        /* D / cycle */
+    struct perf_breakdown step; /* of the micro-batch */
+};
+
+/* Fills out with the output rate of r when every sequence decodes at
+ * context_tokens (> 0) and the batch is as large as max_num_seqs (> 0)
+ * and the KV cache allow: D = min(max_num_seqs, floor(capacity /
+ * context)); with pp > 1, pp micro-batches of ceil(D / pp) sequences are
+ * in flight (vLLM's virtual engines) and tokens/s = D / max(step, pp *
+ * stage). Returns 0, SIM_EINVAL for a bad argument, SIM_EINFEASIBLE when
+ * not one sequence of context_tokens fits (out zeroed then). */
+int perf_saturate(const struct perf_replica *r, int64_t context_tokens,
+                  int64_t max_num_seqs, struct perf_saturation *out);
 
 #endif /* PERF_ROOFLINE_H */

@@ -1,0 +1,496 @@
+/* dsec step MODEL --gpu KIND [--tp N] [--ep N] [--pp N] [--prefill-tokens P]
+ * [--decode-seqs D] [--context L] [--dtype D] [--kv-dtype D] [--saturate
+ * [--max-num-seqs N]] [--calibration FILE] [--json]: the predicted time of
+ * one engine iteration with its breakdown per operator class
+ * (models/perf/roofline.h), the replica's KV capacity, and with --saturate
+ * the output rate at the largest decode batch that fits. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "models/arch/arch.h"
+#include "models/gpu/gpu.h"
+#include "models/perf/calib.h"
+#include "models/perf/roofline.h"
+#include "sim/errors.h"
+
+/* vLLM's gpu_memory_utilization of older releases, the scenario default
+ * (FACTS.md §5.1). */
+#define STEP_DEFAULT_UTIL 0.9
+
+struct step_opts {
+    const char *model, *gpu, *calib_path;
+    int64_t tp, pp, ep, gpus_per_node;
+    int64_t prefill_tokens, decode_seqs, context, max_num_seqs;
+    int weight_dtype, kv_dtype;
+    double util;
+    int saturate, json, decode_given;
+};
+
+static int parse_count(const char *opt, const char *s, int64_t lo, int64_t hi,
+                       int64_t *out)
+{
+    uint64_t v;
+    char why[128];
+
+    if (cli_parse_u64(s, &v) != 0 || v < (uint64_t)lo || v > (uint64_t)hi) {
+        snprintf(why, sizeof(why), "%s: expected an integer in [%lld, %lld]",
+                 opt, (long long)lo, (long long)hi);
+        return cli_usage_error(&cli_cmd_step, why);
+    }
+    *out = (int64_t)v;
+    return 0;
+}
+
+static int parse_dtype(const char *opt, const char *s, int kv, int *out)
+{
+    char why[128];
+
+    if (strcmp(s, "bf16") == 0)
+        *out = CL_DTYPE_BF16;
+    else if (strcmp(s, "fp8") == 0)
+        *out = CL_DTYPE_FP8;
+    else if (!kv && strcmp(s, "int4") == 0)
+        *out = CL_DTYPE_INT4;
+    else {
+        snprintf(why, sizeof(why), "%s: unknown dtype '%s'; valid: %s", opt, s,
+                 kv ? "bf16, fp8" : "bf16, fp8, int4");
+        return cli_usage_error(&cli_cmd_step, why);
+    }
+    return 0;
+}
+
+/* "1,234,567". */
+static const char *grouped(char *buf, size_t len, int64_t v)
+{
+    char raw[32];
+    size_t n, o = 0;
+
+    snprintf(raw, sizeof(raw), "%lld", (long long)(v < 0 ? -v : v));
+    n = strlen(raw);
+    if (v < 0 && o + 1 < len)
+        buf[o++] = '-';
+    for (size_t i = 0; i < n && o + 2 < len; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = raw[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+/* Writes s as a JSON string. */
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; *s != '\0'; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            printf("\\%c", ch);
+        else if (ch < 0x20)
+            printf("\\u%04x", ch);
+        else
+            putchar(ch);
+    }
+    putchar('"');
+}
+
+static void print_text(const struct step_opts *o, const struct perf_replica *r,
+                       const struct perf_batch *b,
+                       const struct perf_breakdown *bd,
+                       const struct perf_saturation *sat)
+{
+    char g1[32], g2[32], g3[32], g4[32];
+    double kv_gpu = r->gpu_memory_utilization * (double)r->gpu->hbm_bytes -
+                    r->weight_bytes_per_gpu - r->reserve_bytes_per_gpu;
+
+    printf("%s on %d x %s (tp %d, pp %d, ep %d%s), %s weights, %s kv cache\n",
+           r->arch->name, r->gpus, r->gpu->name, r->tp, r->pp, r->ep,
+           r->dp > 1 ? ", data-parallel attention" : "",
+           perf_dtype_name(r->weight_dtype), perf_dtype_name(r->kv_dtype));
+    printf("calibration: %s\n", r->calib.source);
+    printf("memory per gpu: %.1f GB weights, %.1f GB kv cache at "
+           "gpu_memory_utilization %g; kv capacity %s tokens per replica\n",
+           r->weight_bytes_per_gpu / 1e9, kv_gpu / 1e9,
+           r->gpu_memory_utilization,
+           grouped(g1, sizeof(g1), r->kv_capacity_tokens));
+    printf("batch: %s decoding sequences at context %s, %s prefill tokens "
+           "after %s cached\n\n",
+           grouped(g1, sizeof(g1), b->decode_seqs),
+           grouped(g2, sizeof(g2), o->context),
+           grouped(g3, sizeof(g3), b->prefill_tokens),
+           grouped(g4, sizeof(g4), b->prefill_ctx_tokens));
+    printf("%-12s %12s %10s %10s %6s  %s\n", "operator", "GFLOP/gpu", "GB/gpu",
+           "time ms", "share", "bound");
+    for (int i = 0; i < PERF_OP_COUNT; i++) {
+        const struct perf_op_cost *c = &bd->op[i];
+        if (c->ns == 0.0 && c->bytes == 0.0)
+            continue;
+        printf("%-12s %12.2f %10.3f %10.3f %5.1f%%  %s\n", perf_op_name(i),
+               c->flops / 1e9, c->bytes / 1e9, c->ns / 1e6,
+               100.0 * c->ns / (double)bd->total_ns, perf_bound_name(c->bound));
+    }
+    printf("%-12s %12s %10s %10.3f\n", "total", "", "",
+           (double)bd->total_ns / 1e6);
+    if (r->pp > 1)
+        printf("%-12s %12s %10s %10.3f  (busiest pipeline stage)\n", "stage",
+               "", "", (double)bd->stage_ns / 1e6);
+    if (sat != NULL) {
+        printf("\nsaturation at context %s: decode batch %s = min(max_num_seqs "
+               "%s, kv capacity / context %s)%s\n",
+               grouped(g1, sizeof(g1), sat->context_tokens),
+               grouped(g2, sizeof(g2), sat->decode_seqs),
+               grouped(g3, sizeof(g3), sat->max_num_seqs),
+               grouped(g4, sizeof(g4), sat->kv_limit_seqs),
+               sat->limited_by_kv ? ", limited by the kv cache" : "");
+        if (r->pp > 1)
+            printf("  %d micro-batches of %lld sequences in flight; cycle "
+                   "%.3f ms\n",
+                   r->pp, (long long)sat->micro_batch_seqs,
+                   (double)sat->cycle_ns / 1e6);
+        printf("  step %.3f ms; %.0f output tokens/s per replica, %.0f per "
+               "gpu\n",
+               (double)sat->step_ns / 1e6, sat->tokens_per_s,
+               sat->tokens_per_s / r->gpus);
+    }
+}
+
+static void print_json(const struct step_opts *o, const struct perf_replica *r,
+                       const struct perf_batch *b,
+                       const struct perf_breakdown *bd,
+                       const struct perf_saturation *sat)
+{
+    printf("{\"model\": ");
+    json_str(r->arch->name);
+    printf(", \"gpu\": ");
+    json_str(r->gpu->name);
+    printf(", \"tp\": %d, \"pp\": %d, \"ep\": %d, \"dp_attention\": %d, "
+           "\"gpus\": %d",
+           r->tp, r->pp, r->ep, r->dp, r->gpus);
+    printf(", \"weight_dtype\": \"%s\", \"kv_dtype\": \"%s\"",
+           perf_dtype_name(r->weight_dtype), perf_dtype_name(r->kv_dtype));
+    printf(", \"calibration\": ");
+    json_str(r->calib.source);
+    printf(", \"gpu_memory_utilization\": %g, \"weight_bytes_per_gpu\": %.0f"
+           ", \"kv_capacity_tokens\": %lld",
+           r->gpu_memory_utilization, r->weight_bytes_per_gpu,
+           (long long)r->kv_capacity_tokens);
+    printf(", \"batch\": {\"prefill_tokens\": %lld, \"prefill_ctx_tokens\": "
+           "%lld, \"decode_seqs\": %lld, \"decode_ctx_tokens\": %lld, "
+           "\"context\": %lld}",
+           (long long)b->prefill_tokens, (long long)b->prefill_ctx_tokens,
+           (long long)b->decode_seqs, (long long)b->decode_ctx_tokens,
+           (long long)o->context);
+    printf(", \"ops\": [");
+    for (int i = 0; i < PERF_OP_COUNT; i++)
+        printf("%s{\"name\": \"%s\", \"flops\": %.6g, \"bytes\": %.6g, "
+               "\"time_ns\": %.1f, \"bound\": \"%s\"}",
+               i ? ", " : "", perf_op_name(i), bd->op[i].flops, bd->op[i].bytes,
+               bd->op[i].ns, perf_bound_name(bd->op[i].bound));
+    printf("], \"total_ns\": %lld, \"stage_ns\": %lld", (long long)bd->total_ns,
+           (long long)bd->stage_ns);
+    if (sat != NULL)
+        printf(", \"saturation\": {\"context\": %lld, \"max_num_seqs\": %lld, "
+               "\"kv_limit_seqs\": %lld, \"decode_seqs\": %lld, "
+               "\"limited_by_kv\": %s, \"micro_batch_seqs\": %lld, "
+               "\"step_ns\": %lld, \"cycle_ns\": %lld, \"tokens_per_s\": "
+               "%.1f, \"tokens_per_s_per_gpu\": %.1f}",
+               (long long)sat->context_tokens, (long long)sat->max_num_seqs,
+               (long long)sat->kv_limit_seqs, (long long)sat->decode_seqs,
+               sat->limited_by_kv ? "true" : "false",
+               (long long)sat->micro_batch_seqs, (long long)sat->step_ns,
+               (long long)sat->cycle_ns, sat->tokens_per_s,
+               sat->tokens_per_s / r->gpus);
+    printf("}\n");
+}
+
+static void print_help(void)
+{
+    printf("usage: dsec step %s\n\n%s\n\n"
+           "options:\n"
+           "  --gpu KIND          GPU catalog name (dsec help gpus)\n"
+           "  --tp N              tensor-parallel GPUs (default: the smallest "
+           "power of two that fits)\n"
+           "  --pp N              pipeline stages (default 1)\n"
+           "  --ep N              expert-parallel GPUs, MoE only: tp or a "
+           "multiple of it (default 1)\n"
+           "  --prefill-tokens P  one prompt chunk of P tokens in the batch\n"
+           "  --decode-seqs D     D decoding sequences in the batch (default "
+           "1 without a prefill)\n"
+           "  --context L         tokens each sequence already has cached "
+           "(default 0)\n"
+           "  --dtype D           weights: bf16, fp8 or int4 (default: the "
+           "model's release)\n"
+           "  --kv-dtype D        kv cache: bf16 or fp8 (default bf16)\n"
+           "  --gpu-memory-utilization F  fraction of HBM for the engine "
+           "(default 0.9)\n"
+           "  --gpus-per-node N   GPUs per node (default 8)\n"
+           "  --calibration FILE  calibration profile (docs/step-time.md)\n"
+           "  --saturate          decode at the largest batch that fits "
+           "(needs --context)\n"
+           "  --max-num-seqs N    batch cap for --saturate (default: vLLM's, "
+           "1024 or 256)\n"
+           "  --json              one JSON object instead of the table\n",
+           cli_cmd_step.usage, cli_cmd_step.summary);
+}
+
+static int parse_args(int argc, char **argv, struct step_opts *o)
+{
+    static const struct option longopts[] = {
+        {"gpu", required_argument, NULL, 'g'},
+        {"tp", required_argument, NULL, 't'},
+        {"pp", required_argument, NULL, 'p'},
+        {"ep", required_argument, NULL, 'e'},
+        {"prefill-tokens", required_argument, NULL, 'P'},
+        {"decode-seqs", required_argument, NULL, 'D'},
+        {"context", required_argument, NULL, 'L'},
+        {"dtype", required_argument, NULL, 'w'},
+        {"kv-dtype", required_argument, NULL, 'k'},
+        {"gpu-memory-utilization", required_argument, NULL, 'u'},
+        {"gpus-per-node", required_argument, NULL, 'n'},
+        {"calibration", required_argument, NULL, 'c'},
+        {"saturate", no_argument, NULL, 's'},
+        {"max-num-seqs", required_argument, NULL, 'm'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt, rc = 0;
+    char *end;
+
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'g':
+            o->gpu = optarg;
+            break;
+        case 't':
+            rc = parse_count("--tp", optarg, 1, 1024, &o->tp);
+            break;
+        case 'p':
+            rc = parse_count("--pp", optarg, 1, 1024, &o->pp);
+            break;
+        case 'e':
+            rc = parse_count("--ep", optarg, 1, 4096, &o->ep);
+            break;
+        case 'P':
+            rc = parse_count("--prefill-tokens", optarg, 0, INT64_C(1) << 40,
+                             &o->prefill_tokens);
+            break;
+        case 'D':
+            rc = parse_count("--decode-seqs", optarg, 0, INT64_C(1) << 30,
+                             &o->decode_seqs);
+            o->decode_given = 1;
+            break;
+        case 'L':
+            rc = parse_count("--context", optarg, 0, INT64_C(1) << 40,
+                             &o->context);
+            break;
+        case 'w':
+            rc = parse_dtype("--dtype", optarg, 0, &o->weight_dtype);
+            break;
+        case 'k':
+            rc = parse_dtype("--kv-dtype", optarg, 1, &o->kv_dtype);
+            break;
+        case 'u':
+            errno = 0;
+            o->util = strtod(optarg, &end);
+            if (*optarg == '\0' || *end != '\0' || errno != 0 ||
+                !(o->util > 0.0 && o->util <= 1.0))
+                rc = cli_usage_error(&cli_cmd_step,
+                                     "--gpu-memory-utilization: expected a "
+                                     "number in (0, 1]");
+            break;
+        case 'n':
+            rc = parse_count("--gpus-per-node", optarg, 1, 1024,
+                             &o->gpus_per_node);
+            break;
+        case 'c':
+            o->calib_path = optarg;
+            break;
+        case 's':
+            o->saturate = 1;
+            break;
+        case 'm':
+            rc = parse_count("--max-num-seqs", optarg, 1, INT64_C(1) << 30,
+                             &o->max_num_seqs);
+            break;
+        case 'j':
+            o->json = 1;
+            break;
+        case 'h':
+            print_help();
+            return -1;
+        default:
+            return cli_usage_error(&cli_cmd_step, NULL);
+        }
+        if (rc != 0)
+            return rc;
+    }
+    if (optind != argc - 1)
+        return cli_usage_error(&cli_cmd_step, "expected one model name");
+    o->model = argv[optind];
+    if (o->gpu == NULL)
+        return cli_usage_error(&cli_cmd_step, "--gpu is required");
+    if (o->saturate && o->context < 1)
+        return cli_usage_error(&cli_cmd_step,
+                               "--saturate needs --context L >= 1");
+    if (o->saturate && (o->prefill_tokens > 0 || o->decode_given))
+        return cli_usage_error(&cli_cmd_step,
+                               "--saturate chooses the decode batch itself; "
+                               "drop --prefill-tokens and --decode-seqs");
+    if (o->max_num_seqs > 0 && !o->saturate)
+        return cli_usage_error(&cli_cmd_step,
+                               "--max-num-seqs goes with --saturate");
+    return 0;
+}
+
+static int exec_step(int argc, char **argv)
+{
+    struct step_opts o = {.pp = 1,
+                          .ep = 1,
+                          .gpus_per_node = 8,
+                          .weight_dtype = -1,
+                          .kv_dtype = CL_DTYPE_BF16,
+                          .util = STEP_DEFAULT_UTIL};
+    const struct arch_spec *a;
+    const struct gpu_spec *g;
+    struct perf_calib cal;
+    struct perf_gpu_calib gc;
+    struct perf_replica r;
+    struct perf_layout l;
+    struct perf_batch b = {0};
+    struct perf_breakdown bd;
+    struct perf_saturation sat;
+    struct sim_diag d;
+    char why[1024];
+    int rc, have_cal = 0;
+
+    rc = parse_args(argc, argv, &o);
+    if (rc != 0)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    a = arch_find(o.model);
+    if (a == NULL)
+        a = arch_find_path(o.model);
+    if (a == NULL) {
+        char *names = arch_names();
+        fprintf(stderr, "dsec step: unknown model '%s'; valid: %s\n", o.model,
+                names);
+        free(names);
+        return CLI_EXIT_INPUT;
+    }
+    g = gpu_find(o.gpu);
+    if (g == NULL) {
+        char *names = gpu_names();
+        fprintf(stderr, "dsec step: unknown gpu '%s'; valid: %s\n", o.gpu,
+                names);
+        free(names);
+        return CLI_EXIT_INPUT;
+    }
+    if (o.weight_dtype < 0)
+        o.weight_dtype = a->weight_dtype;
+    if (o.calib_path != NULL) {
+        sim_diag_init(&d);
+        if (perf_calib_load(o.calib_path, &cal, &d) != 0) {
+            sim_diag_print(&d, stderr);
+            sim_diag_fini(&d);
+            return CLI_EXIT_INPUT;
+        }
+        sim_diag_fini(&d);
+        have_cal = 1;
+    }
+    perf_calib_resolve(have_cal ? &cal : NULL, g, &gc);
+
+    l.pp = (int)o.pp;
+    l.ep = (int)o.ep;
+    l.gpus_per_node = (int)o.gpus_per_node;
+    l.nics_per_node = 0;
+    if (o.tp > 0) {
+        l.tp = (int)o.tp;
+        rc = perf_replica_init(&r, a, g, &l, o.weight_dtype, o.kv_dtype, o.util,
+                               &gc, why, sizeof(why));
+    } else {
+        /* The smallest power-of-two tp in one node that fits (with ep a
+         * multiple of it), as the scenario does when deploy.tp is unset. */
+        rc = SIM_EINFEASIBLE;
+        snprintf(why, sizeof(why), "no tp fits ep %lld", (long long)o.ep);
+        for (int t = 1; t <= l.gpus_per_node && rc != 0; t *= 2) {
+            if (o.ep > 1 && o.ep % t != 0)
+                break;
+            l.tp = t; /* on failure, why keeps the largest try's reason */
+            rc = perf_replica_init(&r, a, g, &l, o.weight_dtype, o.kv_dtype,
+                                   o.util, &gc, why, sizeof(why));
+        }
+    }
+    if (rc != 0) {
+        fprintf(stderr, "dsec step: %s\n", why);
+        if (have_cal)
+            perf_calib_fini(&cal);
+        return rc == SIM_EINVAL || rc == SIM_EINFEASIBLE ? CLI_EXIT_INPUT
+                                                         : CLI_EXIT_INTERNAL;
+    }
+
+    if (o.saturate) {
+        int64_t mns =
+            o.max_num_seqs > 0 ? o.max_num_seqs : perf_default_max_num_seqs(g);
+        rc = perf_saturate(&r, o.context, mns, &sat);
+        if (rc != 0) {
+            fprintf(stderr,
+                    "dsec step: context %lld exceeds the kv capacity of %lld "
+                    "tokens\n",
+                    (long long)o.context, (long long)r.kv_capacity_tokens);
+            if (have_cal)
+                perf_calib_fini(&cal);
+            return CLI_EXIT_INPUT;
+        }
+        b.decode_seqs = sat.micro_batch_seqs;
+        b.decode_ctx_tokens = sat.micro_batch_seqs * o.context;
+        bd = sat.step;
+    } else {
+        if (o.prefill_tokens == 0 && !o.decode_given)
+            o.decode_seqs = 1;
+        if (o.prefill_tokens + o.decode_seqs == 0) {
+            if (have_cal)
+                perf_calib_fini(&cal);
+            return cli_usage_error(&cli_cmd_step,
+                                   "the batch is empty: give "
+                                   "--prefill-tokens or --decode-seqs > 0");
+        }
+        b.decode_seqs = o.decode_seqs;
+        b.decode_ctx_tokens = o.decode_seqs * o.context;
+        /* One prompt chunk of P tokens after L cached ones, ending the
+         * prompt. */
+        b.prefill_tokens = o.prefill_tokens;
+        if (o.prefill_tokens > 0) {
+            b.prefill_ctx_tokens = o.context;
+            b.prefill_attn_pairs =
+                (double)o.prefill_tokens *
+                ((double)o.context + (double)o.prefill_tokens / 2.0);
+            b.prefill_seqs = 1;
+            b.prefill_done_seqs = 1;
+        }
+        perf_iteration_breakdown(&r, &b, &bd);
+    }
+    if (o.json)
+        print_json(&o, &r, &b, &bd, o.saturate ? &sat : NULL);
+    else
+        print_text(&o, &r, &b, &bd, o.saturate ? &sat : NULL);
+    if (have_cal)
+        perf_calib_fini(&cal);
+    return CLI_EXIT_OK;
+}
+
+const struct cli_entry cli_cmd_step = {
+    .name = "step",
+    .usage = "MODEL --gpu KIND [--tp N] [--pp N] [--ep N] "
+             "[--prefill-tokens P] [--decode-seqs D] [--context L] "
+             "[--dtype bf16|fp8|int4] [--kv-dtype bf16|fp8] "
+             "[--gpu-memory-utilization F] [--gpus-per-node N] "
+             "[--calibration FILE] [--saturate [--max-num-seqs N]] [--json]",
+    .summary = "predict one engine iteration's time per operator class, the "
+               "kv capacity and the saturated output rate",
+    .exec = exec_step,
+};

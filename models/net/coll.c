@@ -1,0 +1,292 @@
+/*
+ * Collective costs: alpha-beta formulas for ring and tree algorithms over
+ * one link class (Thakur, Rabenseifner & Gropp, IJHPCA 2005, and
+ * Patarasuk & Yuan 2009, via FACTS.md §3.2), the tree forms NCCL's tuner
+ * uses (NVIDIA/nccl @ 5067397c src/graph/tuning.cc via FACTS.md §3.4), and
+ * their two-level (hierarchical) decomposition for groups spanning nodes.
+ *
+ * With p ranks, n bytes, alpha the link's per-step latency and B the
+ * achieved per-GPU bandwidth (net_link_gpu_bytes_per_s()), one level costs:
+ *
+ *   all-reduce      ring 2(p-1)a + 2(p-1)/p n/B
+ *                   tree 2 lg(p) a + 2 n/B  (NCCL double binary tree: the
+ *                        reduce and broadcast halves each push n through
+ *                        every GPU; NCCL's algBw = busBw / 2, FACTS.md §3.4)
+ *   all-gather,     ring (p-1)a + (p-1)/p n/B
+ *   reduce-scatter  tree lg(p) a + (p-1)/p n/(0.75 B)  (recursive doubling
+ *                        or halving, Thakur et al.; 0.75 is NCCL's PAT
+ *                        bandwidth factor, FACTS.md §3.4)
+ *   all-to-all      (p-1)a + (p-1)/p n/B  (pairwise, the only algorithm)
+ *   broadcast       ring (p-1)a + n/B  (pipelined chain, as NCCL's ring)
+ *                   tree lg(p) (a + n/B)  (binomial)
+ *   send/recv       a + n/B  (every rank to its neighbour at once)
+ *
+ * lg(p) is ceil(log2 p). A group of N nodes x k ranks (k = the ranks of the
+ * group per node) is hierarchical: all-reduce is an intra-node
+ * reduce-scatter, an all-reduce of n/k per GPU among the N nodes (ring or
+ * tree as asked), and an intra-node all-gather (FACTS.md §3.2); all-gather
+ * is an inter-node all-gather of n/k followed by an intra-node one;
+ * reduce-scatter the mirror; all-to-all sends (k-1)/p of n inside the node
+ * and (p-k)/p over the network; broadcast runs along the node leaders then
+ * inside each node. The phases are chunk-pipelined, as NCCL's are, so the
+ * bandwidth term is that of the most loaded link and the latency terms add
+ * (the binomial broadcast is not pipelined: its terms add). The
+ * inter-node bandwidth of a GPU is one NIC's when nics_per_node >= k,
+ * else nics_per_node / k of one (rails shared); a GPU never drives more
+ * than one NIC ("Alltoall cannot aggregate the bandwidth of multiple
+ * NICs", FACTS.md §2.3).
+ */
+#include "models/net/net.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "sim/errors.h"
+
+/* NCCL's PAT bandwidth factor (FACTS.md §3.4). */
+#define PAT_BW_FACTOR 0.75
+
+/* One evaluated algorithm: its latency and the bandwidth time each link
+ * level needs; combined by finish(). */
+struct terms {
+    double lat_ns;
+    double intra_ns; /* bytes over the intra-node link / its bandwidth */
+    double inter_ns; /* bytes over the inter-node link / its bandwidth */
+    int serial;      /* 1: the levels add (not pipelined) */
+};
+
+static int ceil_log2(int p)
+{
+    int d = 0;
+
+    while ((1L << d) < (long)p)
+        d++;
+    return d;
+}
+
+static int link_ok(const struct net_link *l)
+{
+    return l != NULL && l->bytes_per_s > 0.0 && l->efficiency > 0.0 &&
+           l->efficiency <= 1.0 && l->alpha_ns >= 0.0;
+}
+
+/* The per-GPU inter-node bandwidth when k GPUs of a node use the rails at
+ * once. */
+static double inter_gpu_bw(const struct net_topo *t, int k)
+{
+    double share = (double)t->nics_per_node / (double)k;
+
+    if (share > 1.0)
+        share = 1.0;
+    return t->inter->efficiency * t->inter->bytes_per_s * share;
+}
+
+/* One level of p ranks over a link of per-GPU bandwidth bw: the formulas of
+ * the file comment. Sets *lat and returns the bandwidth time. */
+static double level(enum net_coll c, int tree, int p, double n, double alpha,
+                    double bw, double *lat)
+{
+    double f = (double)(p - 1) / (double)p;
+    int lg = ceil_log2(p);
+
+    if (p <= 1) {
+        *lat = 0.0;
+        return 0.0;
+    }
+    switch (c) {
+    case NET_ALLREDUCE:
+        *lat = tree ? 2.0 * lg * alpha : 2.0 * (p - 1) * alpha;
+        return tree ? 2.0 * n / bw : 2.0 * f * n / bw;
+    case NET_ALLGATHER:
+    case NET_REDUCESCATTER:
+        *lat = tree ? lg * alpha : (p - 1) * alpha;
+        return tree ? f * n / (PAT_BW_FACTOR * bw) : f * n / bw;
+    case NET_ALLTOALL:
+        *lat = (p - 1) * alpha;
+        return f * n / bw;
+    case NET_BROADCAST:
+        *lat = tree ? lg * alpha : (p - 1) * alpha;
+        return tree ? lg * n / bw : n / bw;
+    case NET_SENDRECV:
+        *lat = alpha;
+        return n / bw;
+    }
+    *lat = 0.0;
+    return 0.0;
+}
+
+/* The cost of c with algorithm tree (0 ring, 1 tree) over N nodes of k
+ * ranks; N == 1 is a single level over the intra link. */
+static struct terms eval(const struct net_topo *t, enum net_coll c, int tree,
+                         int p, int k, int nodes, double n)
+{
+    struct terms r = {0.0, 0.0, 0.0, 0};
+    const struct net_link *li = t->intra, *le = t->inter;
+    double lat, bwi, bwe, bwe1;
+
+    if (nodes == 1) {
+        bwi = c == NET_SENDRECV ? li->efficiency * li->bytes_per_s
+                                : net_link_gpu_bytes_per_s(li, p);
+        r.intra_ns = level(c, tree, p, n, li->alpha_ns, bwi, &lat) * 1e9;
+        r.lat_ns = lat;
+        return r;
+    }
+    bwi = k > 1 ? net_link_gpu_bytes_per_s(li, k) : 0.0;
+    bwe = inter_gpu_bw(t, k);
+    /* One GPU per node crossing: a whole NIC. */
+    bwe1 = le->efficiency * le->bytes_per_s;
+    switch (c) {
+    case NET_ALLREDUCE:
+        /* Intra reduce-scatter and all-gather: 2(k-1) steps, 2(k-1)/k n. */
+        if (k > 1) {
+            r.intra_ns = level(c, 0, k, n, li->alpha_ns, bwi, &lat) * 1e9;
+            r.lat_ns += lat;
+        }
+        r.inter_ns =
+            level(c, tree, nodes, n / k, le->alpha_ns, bwe, &lat) * 1e9;
+        r.lat_ns += lat;
+        break;
+    case NET_ALLGATHER:
+    case NET_REDUCESCATTER:
+        if (k > 1) {
+            r.intra_ns = level(c, tree, k, n, li->alpha_ns, bwi, &lat) * 1e9;
+            r.lat_ns += lat;
+        }
+        r.inter_ns =
+            level(c, tree, nodes, n / k, le->alpha_ns, bwe, &lat) * 1e9;
+        r.lat_ns += lat;
+        break;
+    case NET_ALLTOALL:
+        /* Direct sends: k-1 peers inside the node, p-k outside, each n/p. */
+        if (k > 1) {
+            r.intra_ns = (double)(k - 1) / p * n / bwi * 1e9;
+            r.lat_ns = (k - 1) * li->alpha_ns;
+        }
+        r.inter_ns = (double)(p - k) / p * n / bwe * 1e9;
+        r.lat_ns += (p - k) * le->alpha_ns;
+        break;
+    case NET_BROADCAST:
+        if (k > 1) {
+            r.intra_ns = level(c, tree, k, n, li->alpha_ns, bwi, &lat) * 1e9;
+            r.lat_ns += lat;
+        }
+        r.inter_ns = level(c, tree, nodes, n, le->alpha_ns, bwe1, &lat) * 1e9;
+        r.lat_ns += lat;
+        r.serial = tree;
+        break;
+    case NET_SENDRECV:
+        /* Neighbours inside a node and across a node boundary send at
+         * once; the slower pair sets the time. */
+        if (k > 1 &&
+            li->alpha_ns + n / (li->efficiency * li->bytes_per_s) * 1e9 >
+                le->alpha_ns + n / bwe1 * 1e9) {
+            r.intra_ns = n / (li->efficiency * li->bytes_per_s) * 1e9;
+            r.lat_ns = li->alpha_ns;
+        } else {
+            r.inter_ns = n / bwe1 * 1e9;
+            r.lat_ns = le->alpha_ns;
+        }
+        break;
+    }
+    return r;
+}
+
+static void finish(const struct net_topo *t, const struct terms *r, int algo,
+                   int hier, struct net_cost *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->latency_ns = r->lat_ns;
+    if (r->serial)
+        out->bandwidth_ns = r->intra_ns + r->inter_ns;
+    else
+        out->bandwidth_ns =
+            r->intra_ns > r->inter_ns ? r->intra_ns : r->inter_ns;
+    out->total_ns = out->latency_ns + out->bandwidth_ns;
+    out->algo = algo;
+    out->hierarchical = hier;
+    /* The link whose bandwidth term is the larger; on a tie (or no bytes
+     * term) the link with the lower per-direction rate. */
+    if (!hier)
+        out->bottleneck = t->intra;
+    else if (t->intra == NULL || r->inter_ns > r->intra_ns)
+        out->bottleneck = t->inter;
+    else if (r->intra_ns > r->inter_ns)
+        out->bottleneck = t->intra;
+    else
+        out->bottleneck =
+            t->intra->bytes_per_s < t->inter->bytes_per_s ? t->intra : t->inter;
+}
+
+static int one_algo(enum net_coll c)
+{
+    return c == NET_ALLTOALL || c == NET_SENDRECV;
+}
+
+int net_coll_cost(const struct net_topo *t, enum net_coll c, enum net_algo a,
+                  int ranks, double bytes, struct net_cost *out)
+{
+    struct net_cost ring, tree;
+    struct terms r;
+    int k, nodes;
+
+    if (out == NULL)
+        return SIM_EINVAL;
+    memset(out, 0, sizeof(*out));
+    if (t == NULL || t->ranks_per_node < 1 || t->nics_per_node < 1 ||
+        ranks < 1 || !(bytes >= 0.0) || isinf(bytes) ||
+        (int)c < NET_ALLREDUCE || (int)c > NET_SENDRECV ||
+        (int)a < NET_ALGO_AUTO || (int)a > NET_ALGO_TREE)
+        return SIM_EINVAL;
+    k = ranks < t->ranks_per_node ? ranks : t->ranks_per_node;
+    /* A partial last node is costed as a full one (an upper bound). */
+    nodes = (ranks + k - 1) / k;
+    if ((k > 1 && !link_ok(t->intra)) || (nodes > 1 && !link_ok(t->inter)))
+        return SIM_EINVAL;
+    if (ranks == 1 || bytes == 0.0) {
+        out->algo =
+            a == NET_ALGO_TREE && !one_algo(c) ? NET_ALGO_TREE : NET_ALGO_RING;
+        return 0;
+    }
+    if (one_algo(c))
+        a = NET_ALGO_RING;
+    r = eval(t, c, 0, ranks, k, nodes, bytes);
+    finish(t, &r, NET_ALGO_RING, nodes > 1, &ring);
+    if (a == NET_ALGO_RING) {
+        *out = ring;
+        return 0;
+    }
+    r = eval(t, c, 1, ranks, k, nodes, bytes);
+    finish(t, &r, NET_ALGO_TREE, nodes > 1, &tree);
+    /* AUTO keeps ring on a tie, as the bandwidth-optimal choice. */
+    *out = a == NET_ALGO_TREE || tree.total_ns < ring.total_ns ? tree : ring;
+    return 0;
+}
+
+double net_coll_ns(const struct net_topo *t, enum net_coll c, enum net_algo a,
+                   int ranks, double bytes)
+{
+    struct net_cost cost;
+
+    if (net_coll_cost(t, c, a, ranks, bytes, &cost) != 0)
+        return -1.0;
+    return cost.total_ns;
+}
+
+double net_busbw_factor(enum net_coll c, int n)
+{
+    if (n < 1)
+        return 0.0;
+    switch (c) {
+    case NET_ALLREDUCE:
+        return 2.0 * (n - 1) / n;
+    case NET_ALLGATHER:
+    case NET_REDUCESCATTER:
+    case NET_ALLTOALL:
+        return (double)(n - 1) / n;
+    case NET_BROADCAST:
+    case NET_SENDRECV:
+        return 1.0;
+    }
+    return 0.0;
+}

@@ -1,0 +1,197 @@
+/*
+ * Calibration of the step-time model: the achieved fractions of peak, the
+ * fixed time of a GPU kernel and the host overheads that turn datasheet
+ * peaks into predicted times, for one GPU kind (struct perf_gpu_calib), and
+ * the YAML profile that carries them per GPU kind and per link class with
+ * its provenance (struct perf_calib, docs/step-time.md "Calibration
+ * profile"). Built-in defaults stand in for a profile; their values and
+ * sources are in calib.c and in models/perf/calibration-default.yaml, which
+ * holds exactly them. Efficiencies are fractions in (0, 1], times are ns
+ * (doubles in the resolved struct). A loaded profile owns its strings and
+ * arrays; resolved constants borrow nothing from it except the source
+ * string. Single-threaded, no global state.
+ */
+#ifndef PERF_CALIB_H
+#define PERF_CALIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/gpu/gpu.h"
+#include "models/net/net.h"
+#include "sim/diag.h"
+#include "sim/param.h"
+
+/* The profile format this code reads (the root key "format"). */
+#define PERF_CALIB_FORMAT 1
+
+/* The most GPU entries and link entries one profile may hold. */
+#define PERF_CALIB_MAX_GPUS 64
+#define PERF_CALIB_MAX_LINKS 32
+
+/* Largest profile file read, in bytes. */
+#define PERF_CALIB_MAX_BYTES (1u << 20)
+
+/* The GPU entry that applies to every GPU kind without its own. */
+#define PERF_CALIB_DEFAULT_GPU "default"
+
+/* The inter-node link class assumed between nodes (EP and PP groups that
+ * span nodes): InfiniBand NDR, one NIC per GPU as on DGX H100 (FACTS.md
+ * §2.1, §2.3). An assumption; a profile may recalibrate the class. */
+#define PERF_CALIB_INTER_LINK "ib-ndr"
+
+/* The calibrated constants of one GPU kind, as the model uses them. */
+struct perf_gpu_calib {
+    /* GEMMs: achieved compute fraction eta(M) = gemm_eff_max * M / (M +
+     * gemm_half_tokens) for M rows (tokens), HBM fraction when
+     * memory-bound, and a fixed time per GEMM kernel. */
+    double gemm_eff_max;
+    double gemm_half_tokens;
+    double gemm_eff_memory;
+    double gemm_kernel_ns;
+    /* Attention kernels (FlashAttention, FlashMLA): compute and HBM
+     * fractions and a fixed time per kernel. */
+    double attn_eff_compute;
+    double attn_eff_memory;
+    double attn_kernel_ns;
+    /* Norms, rotary embedding, activation, residual add, routing: HBM
+     * fraction and fixed time per kernel. */
+    double elem_eff_memory;
+    double elem_kernel_ns;
+    /* Host time per iteration and per sequence in the batch. */
+    double iteration_overhead_ns;
+    double seq_overhead_ns;
+    /* Link classes, copies (their name and summary strings are static):
+     * the GPU's intra-node link (gpu_intra_link()) and the inter-node one
+     * (PERF_CALIB_INTER_LINK), each recalibrated by the profile's entry
+     * for its class name. */
+    struct net_link intra;
+    struct net_link inter;
+    /* "built-in defaults" or the profile's file name; borrowed from the
+     * profile (valid while it lives) or static. */
+    const char *source;
+};
+
+/* One GPU entry of a profile: the values it gives. Unset doubles are NAN,
+ * unset durations -1; sections follow the YAML keys. */
+struct perf_calib_gemm {
+    double eff_max;
+    double half_tokens;
+    double eff_memory;
+    int64_t kernel_ns;
+};
+
+struct perf_calib_attn {
+    double eff_compute;
+    double eff_memory;
+    int64_t kernel_ns;
+};
+
+struct perf_calib_elem {
+    double eff_memory;
+    int64_t kernel_ns;
+};
+
+struct perf_calib_gpu {
+    char *name; /* GPU kind, or PERF_CALIB_DEFAULT_GPU; owned */
+    struct perf_calib_gemm gemm;
+    struct perf_calib_attn attn;
+    struct perf_calib_elem elem;
+    int64_t iteration_overhead_ns;
+    int64_t seq_overhead_ns;
+};
+
+/* One link entry: replaces the given figures of the catalog class name. */
+struct perf_calib_link {
+    char *name; /* net_link catalog name; owned */
+    int64_t alpha_ns;
+    double bytes_per_s;
+    double efficiency;
+};
+
+/* A loaded profile. Fill with perf_calib_load(), free with
+ * perf_calib_fini(). */
+struct perf_calib {
+    char *file; /* the path it was read from; owned */
+    int format;
+    /* Provenance: the tool and version that wrote it, the date (ISO 8601),
+     * the host measured, its raw log file and a free note; tool and date
+     * are required, the others NULL when absent. Owned. */
+    char *tool;
+    char *date;
+    char *host;
+    char *raw_log;
+    char *note;
+    struct perf_calib_gpu *gpus; /* owned, ngpus entries */
+    int ngpus;
+    struct perf_calib_link *links; /* owned, nlinks entries */
+    int nlinks;
+};
+
+/* The built-in profile (the documented defaults), static: a "default"
+ * entry and an "a100" entry; no link entries. */
+extern const struct perf_calib perf_calib_builtin;
+
+/* Parameter rows of one GPU entry and of one link entry (their YAML keys,
+ * units, ranges and help), for the loader and for help text. */
+extern const struct sim_param perf_calib_gpu_rows[];
+extern const struct sim_param perf_calib_link_rows[];
+
+/* Reads the profile at path into out. Every problem is added to d as
+ * "path:line:col: error: KEY.PATH: what was expected": YAML syntax (stops
+ * the load), unknown keys (with the valid ones), wrong types, values out
+ * of range, duplicate entries, an unknown link class, a missing format,
+ * provenance.tool or provenance.date, a format other than
+ * PERF_CALIB_FORMAT. Returns 0; SIM_EIO when the file cannot be read or is
+ * larger than PERF_CALIB_MAX_BYTES; SIM_EPARSE for a syntax error;
+ * SIM_EINVAL for any other error. On failure out is zeroed and owns
+ * nothing. */
+int perf_calib_load(const char *path, struct perf_calib *out,
+                    struct sim_diag *d);
+
+/* As perf_calib_load() from len bytes of text, reporting positions under
+ * the file name name. */
+int perf_calib_load_string(const char *name, const char *text, size_t len,
+                           struct perf_calib *out, struct sim_diag *d);
+
+/* Frees what c owns and zeroes it. NULL is a no-op. */
+void perf_calib_fini(struct perf_calib *c);
+
+/* Returns the entry of c for the GPU kind name (ASCII case ignored), or
+ * NULL. Borrowed from c. */
+const struct perf_calib_gpu *perf_calib_find_gpu(const struct perf_calib *c,
+                                                 const char *name);
+
+/* Fills out with the constants for GPU g: the built-in profile's "default"
+ * entry, then its entry for g->name, then the same two entries of c (when
+ * c is not NULL), each given value replacing the one before; the intra
+ * link is gpu_intra_link(g) and the inter link PERF_CALIB_INTER_LINK, each
+ * then replaced field by field by c's link entry of the same class name.
+ * out->source borrows c->file (or a static string). */
+void perf_calib_resolve(const struct perf_calib *c, const struct gpu_spec *g,
+                        struct perf_gpu_calib *out);
+
+/* The GEMM compute efficiency for m_tokens rows: gemm_eff_max * m / (m +
+ * gemm_half_tokens), 0 for m <= 0. */
+double perf_gemm_eff(const struct perf_gpu_calib *c, double m_tokens);
+
+/* How an operator's time is bound (perf_op_ns() sets it). */
+enum perf_bound {
+    PERF_BOUND_NONE,    /* no work */
+    PERF_BOUND_COMPUTE, /* FLOPs / (eff * peak) is the larger */
+    PERF_BOUND_MEMORY,  /* bytes / (eff * HBM) is the larger */
+    PERF_BOUND_COMM,    /* a collective or transfer */
+    PERF_BOUND_HOST,    /* host (CPU) time */
+};
+
+/* The time of one operator class in ns, a roofline plus fixed kernel time:
+ * max(flops / (eff_compute * peak_flops), bytes / (eff_memory *
+ * hbm_bytes_per_s)) * 1e9 + kernels * kernel_ns. flops and bytes >= 0;
+ * peak_flops > 0 unless flops is 0; eff_* in (0, 1]. *bound (may be NULL)
+ * receives the larger side, PERF_BOUND_NONE when flops and bytes are 0
+ * (the time is then kernels * kernel_ns). */
+double perf_op_ns(double flops, double peak_flops, double eff_compute,
+                  double bytes, double hbm_bytes_per_s, double eff_memory,
+                  double kernels, double kernel_ns, int *bound);
+
+#endif /* PERF_CALIB_H */

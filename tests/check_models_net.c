@@ -1,0 +1,694 @@
+/*
+ * The "net" suite: the link catalog, point-to-point and collective costs
+ * (models/net/), and the GPU catalog's scale-up figures (models/gpu/).
+ * Expected values are worked by hand in the comments from FACTS.md §1-§3,
+ * so that a change to a formula or a figure shows up here.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/gpu/gpu.h"
+#include "models/net/net.h"
+#include "sim/errors.h"
+
+#define GIB 1073741824.0
+
+/* Relative closeness, for values computed in a different order. */
+#define ck_assert_rel(x, want, rel)                                            \
+    ck_assert_msg(fabs((x) - (want)) <= (rel)*fabs(want),                      \
+                  "%s = %.9g, want %.9g", #x, (double)(x), (double)(want))
+
+static const struct net_link *must_link(const char *name)
+{
+    const struct net_link *l = net_link_find(name);
+
+    ck_assert_msg(l != NULL, "no link %s", name);
+    return l;
+}
+
+static const struct gpu_spec *must_gpu(const char *name)
+{
+    const struct gpu_spec *g = gpu_find(name);
+
+    ck_assert_msg(g != NULL, "no gpu %s", name);
+    return g;
+}
+
+/* One HGX node of eight GPUs with the given intra-node link. */
+static struct net_topo node8(const char *intra)
+{
+    struct net_topo t = {must_link(intra), NULL, 8, 1};
+
+    return t;
+}
+
+/* Nodes of eight H100 (NVLink4) joined by nics rails of NDR. */
+static struct net_topo h100_ndr(int nics)
+{
+    struct net_topo t = {must_link("nvlink4"), must_link("ib-ndr"), 8, nics};
+
+    return t;
+}
+
+/* ---- link catalog ---- */
+
+START_TEST(test_net_link_table_sorted_unique_sane)
+{
+    size_t i;
+
+    ck_assert_ptr_nonnull(net_link_table[0]);
+    for (i = 0; net_link_table[i] != NULL; i++) {
+        const struct net_link *l = net_link_table[i];
+        ck_assert_msg(l->summary != NULL && strstr(l->summary, "FACTS.md"),
+                      "%s summary must cite FACTS.md", l->name);
+        ck_assert_msg(l->alpha_ns > 0 && l->bytes_per_s > 0, "%s", l->name);
+        ck_assert_msg(l->efficiency > 0 && l->efficiency <= 1.0, "%s", l->name);
+        ck_assert(l->mesh_peers >= 0);
+        if (net_link_table[i + 1] != NULL)
+            ck_assert_msg(strcmp(l->name, net_link_table[i + 1]->name) < 0,
+                          "%s before %s", l->name, net_link_table[i + 1]->name);
+    }
+    ck_assert_uint_eq(i, 17);
+}
+END_TEST
+
+START_TEST(test_net_link_find_figures)
+{
+    /* FACTS.md §2.1 nominal rates per direction. */
+    ck_assert_double_eq(must_link("nvlink3")->bytes_per_s, 300e9);
+    ck_assert_double_eq(must_link("NVLink4")->bytes_per_s, 450e9);
+    ck_assert_double_eq(must_link("nvlink-h800")->bytes_per_s, 200e9);
+    ck_assert_double_eq(must_link("nvlink5")->bytes_per_s, 900e9);
+    ck_assert_double_eq(must_link("xgmi")->bytes_per_s, 64e9);
+    ck_assert_int_eq(must_link("xgmi")->mesh_peers, 7);
+    ck_assert_double_eq(must_link("pcie4")->bytes_per_s, 31.5e9);
+    ck_assert_double_eq(must_link("pcie5")->bytes_per_s, 63.0e9);
+    ck_assert_double_eq(must_link("ib-ndr")->bytes_per_s, 50e9);
+    ck_assert_double_eq(must_link("roce-800")->bytes_per_s, 100e9);
+    /* FACTS.md §2.3: 370 of 450 GB/s NVLink; 48 of 50 GB/s per NDR NIC. */
+    ck_assert_rel(must_link("nvlink4")->efficiency * 450e9, 370e9, 1e-12);
+    ck_assert_rel(must_link("ib-ndr")->efficiency * 50e9, 48e9, 1e-12);
+    /* FACTS.md §2.2: NCCL LL128 Ring NVLink 1.9 us, PCIe 2.5, network 4.0. */
+    ck_assert_double_eq(must_link("nvlink4")->alpha_ns, 1900.0);
+    ck_assert_double_eq(must_link("pcie4")->alpha_ns, 2500.0);
+    ck_assert_double_eq(must_link("ib-hdr")->alpha_ns, 4000.0);
+    ck_assert_ptr_null(net_link_find("nvlink"));
+    ck_assert_ptr_null(net_link_find(NULL));
+}
+END_TEST
+
+START_TEST(test_net_link_names_list)
+{
+    char *s = net_link_names();
+
+    ck_assert_str_eq(s, "host-dram, ib-edr, ib-hdr, ib-ndr, ib-xdr, "
+                        "nvlink-h800, nvlink3, nvlink4, nvlink5, pcie4, "
+                        "pcie5, pcie6, roce-100, roce-200, roce-400, "
+                        "roce-800, xgmi");
+    free(s);
+}
+END_TEST
+
+/* ---- point to point ---- */
+
+START_TEST(test_net_p2p_ns_hockney)
+{
+    /* 1 MB over NDR: 4,000 ns + 1e6 B / 48e9 B/s = 4,000 + 20,833.33 ns. */
+    ck_assert_rel(net_p2p_ns(must_link("ib-ndr"), 1e6), 24833.3333333, 1e-9);
+    /* Zero bytes cost the latency alone. */
+    ck_assert_double_eq(net_p2p_ns(must_link("nvlink4"), 0.0), 1900.0);
+    /* One xGMI pair is one 64 GB/s link: 1 GiB / (0.8222 * 64e9) + 1.9 us =
+     * 1,073,741,824 / 52.622e9 s = 20,404,695 ns + 1,900 ns. */
+    ck_assert_rel(net_p2p_ns(must_link("xgmi"), GIB),
+                  1900.0 + GIB / (370.0 / 450.0 * 64e9) * 1e9, 1e-12);
+    ck_assert_double_eq(net_p2p_ns(NULL, 1.0), -1.0);
+    ck_assert_double_eq(net_p2p_ns(must_link("pcie5"), -1.0), -1.0);
+    ck_assert_double_eq(net_p2p_ns(must_link("pcie5"), NAN), -1.0);
+}
+END_TEST
+
+START_TEST(test_net_link_gpu_bytes_per_s_mesh)
+{
+    const struct net_link *x = must_link("xgmi");
+    double eff = x->efficiency;
+
+    /* A switched port: one rate whatever the group. */
+    ck_assert_rel(net_link_gpu_bytes_per_s(must_link("nvlink4"), 4), 370e9,
+                  1e-12);
+    /* Mesh: 8 GPUs use 7 links x 64 GB/s = 448 GB/s; 4 GPUs use 3. */
+    ck_assert_rel(net_link_gpu_bytes_per_s(x, 8), eff * 448e9, 1e-12);
+    ck_assert_rel(net_link_gpu_bytes_per_s(x, 4), eff * 192e9, 1e-12);
+    ck_assert_rel(net_link_gpu_bytes_per_s(x, 16), eff * 448e9, 1e-12);
+    ck_assert_double_eq(net_link_gpu_bytes_per_s(x, 1), 0.0);
+    ck_assert_double_eq(net_link_gpu_bytes_per_s(NULL, 8), 0.0);
+}
+END_TEST
+
+/* ---- bus bandwidth factors ---- */
+
+START_TEST(test_net_busbw_factor_nccl_tests)
+{
+    /* nccl-tests doc/PERFORMANCE.md via FACTS.md §3.3. */
+    ck_assert_double_eq(net_busbw_factor(NET_ALLREDUCE, 8), 1.75);
+    ck_assert_double_eq(net_busbw_factor(NET_ALLREDUCE, 16), 1.875);
+    ck_assert_double_eq(net_busbw_factor(NET_ALLGATHER, 8), 0.875);
+    ck_assert_double_eq(net_busbw_factor(NET_REDUCESCATTER, 4), 0.75);
+    ck_assert_double_eq(net_busbw_factor(NET_ALLTOALL, 2), 0.5);
+    ck_assert_double_eq(net_busbw_factor(NET_BROADCAST, 8), 1.0);
+    ck_assert_double_eq(net_busbw_factor(NET_SENDRECV, 2), 1.0);
+    ck_assert_double_eq(net_busbw_factor(NET_ALLREDUCE, 1), 0.0);
+    ck_assert_double_eq(net_busbw_factor(NET_ALLREDUCE, 0), 0.0);
+}
+END_TEST
+
+/* ---- single-node collectives ---- */
+
+START_TEST(test_net_coll_cost_ring_allreduce_8xh100)
+{
+    struct net_topo t = node8("nvlink4");
+    struct net_cost c;
+
+    /* Ring all-reduce of 1 GiB on 8 GPUs over NVLink4 (FACTS.md §3.2):
+     * 2(p-1) alpha = 14 x 1,900 = 26,600 ns; 2 (p-1)/p n / B =
+     * 1.75 x 1,073,741,824 B / (370/450 x 450e9 = 370e9 B/s) =
+     * 5,078,508.6 ns; total 5,105,108.6 ns. */
+    ck_assert_int_eq(
+        net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_RING, 8, GIB, &c), 0);
+    ck_assert_rel(c.latency_ns, 26600.0, 1e-12);
+    ck_assert_rel(c.bandwidth_ns, 1.75 * GIB / 370e9 * 1e9, 1e-12);
+    ck_assert_rel(c.total_ns, 5105108.627027, 1e-9);
+    ck_assert_int_eq(c.algo, NET_ALGO_RING);
+    ck_assert_int_eq(c.hierarchical, 0);
+    ck_assert_ptr_eq(c.bottleneck, must_link("nvlink4"));
+    /* Its busbw is the achieved link rate less the latency share: 1 GiB x
+     * 1.75 / 5.105 ms = 368.1 GB/s, inside FACTS.md §2.3's 370 GB/s ring. */
+    ck_assert_rel(GIB * 1.75 / (c.total_ns * 1e-9), 368.07e9, 1e-3);
+}
+END_TEST
+
+START_TEST(test_net_coll_cost_tree_allreduce_terms)
+{
+    struct net_topo t = node8("nvlink4");
+    struct net_cost c;
+
+    /* Double binary tree (FACTS.md §3.2, §3.4): 2 lg(8) alpha = 6 x 1,900
+     * = 11,400 ns; 2 n / B = 2 x 1 MiB / 370e9 = 5,668.0 ns. */
+    ck_assert_int_eq(
+        net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_TREE, 8, 1048576.0, &c), 0);
+    ck_assert_rel(c.latency_ns, 11400.0, 1e-12);
+    ck_assert_rel(c.bandwidth_ns, 2.0 * 1048576.0 / 370e9 * 1e9, 1e-12);
+    ck_assert_int_eq(c.algo, NET_ALGO_TREE);
+}
+END_TEST
+
+START_TEST(test_net_coll_cost_other_collectives_8xh100)
+{
+    struct net_topo t = node8("nvlink4");
+    double n = 256.0 * 1048576.0;
+
+    /* Ring all-gather: 7 x 1,900 + 7/8 x 268,435,456 / 370e9 s =
+     * 13,300 + 634,813.6 ns. */
+    ck_assert_rel(net_coll_ns(&t, NET_ALLGATHER, NET_ALGO_RING, 8, n),
+                  13300.0 + 0.875 * n / 370e9 * 1e9, 1e-12);
+    /* Reduce-scatter costs the same as all-gather on a ring. */
+    ck_assert_rel(net_coll_ns(&t, NET_REDUCESCATTER, NET_ALGO_RING, 8, n),
+                  net_coll_ns(&t, NET_ALLGATHER, NET_ALGO_RING, 8, n), 1e-15);
+    /* PAT-like tree: 3 x 1,900 + 7/8 n / (0.75 x 370e9). */
+    ck_assert_rel(net_coll_ns(&t, NET_ALLGATHER, NET_ALGO_TREE, 8, n),
+                  5700.0 + 0.875 * n / (0.75 * 370e9) * 1e9, 1e-12);
+    /* Pairwise all-to-all: 7 alpha + 7/8 n / B, whatever algo is asked. */
+    ck_assert_rel(net_coll_ns(&t, NET_ALLTOALL, NET_ALGO_TREE, 8, n),
+                  13300.0 + 0.875 * n / 370e9 * 1e9, 1e-12);
+    /* Broadcast: pipelined chain 7 alpha + n / B; binomial 3 (alpha + n/B). */
+    ck_assert_rel(net_coll_ns(&t, NET_BROADCAST, NET_ALGO_RING, 8, n),
+                  13300.0 + n / 370e9 * 1e9, 1e-12);
+    ck_assert_rel(net_coll_ns(&t, NET_BROADCAST, NET_ALGO_TREE, 8, n),
+                  3.0 * (1900.0 + n / 370e9 * 1e9), 1e-12);
+    /* Send/recv is one point-to-point transfer. */
+    ck_assert_rel(net_coll_ns(&t, NET_SENDRECV, NET_ALGO_AUTO, 2, n),
+                  net_p2p_ns(must_link("nvlink4"), n), 1e-12);
+}
+END_TEST
+
+START_TEST(test_net_coll_cost_one_rank_zero_bytes_free)
+{
+    struct net_topo t = node8("nvlink4");
+    struct net_topo bare = {NULL, NULL, 8, 1};
+    struct net_cost c;
+
+    ck_assert_int_eq(
+        net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_AUTO, 1, GIB, &c), 0);
+    ck_assert_double_eq(c.total_ns, 0.0);
+    ck_assert_double_eq(c.latency_ns, 0.0);
+    ck_assert_ptr_null(c.bottleneck);
+    ck_assert_int_eq(
+        net_coll_cost(&t, NET_ALLGATHER, NET_ALGO_RING, 8, 0.0, &c), 0);
+    ck_assert_double_eq(c.total_ns, 0.0);
+    ck_assert_int_eq(c.algo, NET_ALGO_RING);
+    /* One rank needs no link at all. */
+    ck_assert_double_eq(
+        net_coll_ns(&bare, NET_ALLREDUCE, NET_ALGO_AUTO, 1, GIB), 0.0);
+}
+END_TEST
+
+START_TEST(test_net_coll_cost_invalid)
+{
+    struct net_topo t = node8("nvlink4");
+    struct net_topo no_intra = {NULL, NULL, 8, 1};
+    struct net_topo bad_rpn = {must_link("nvlink4"), NULL, 0, 1};
+    struct net_topo bad_nics = h100_ndr(0);
+    struct net_cost c;
+
+    c.total_ns = 42.0;
+    ck_assert_int_eq(
+        net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_AUTO, 0, GIB, &c),
+        SIM_EINVAL);
+    ck_assert_double_eq(c.total_ns, 0.0);
+    ck_assert_int_eq(
+        net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_AUTO, 8, -1.0, &c),
+        SIM_EINVAL);
+    ck_assert_int_eq(
+        net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_AUTO, 8, NAN, &c),
+        SIM_EINVAL);
+    ck_assert_int_eq(
+        net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_AUTO, 8, INFINITY, &c),
+        SIM_EINVAL);
+    ck_assert_int_eq(
+        net_coll_cost(NULL, NET_ALLREDUCE, NET_ALGO_AUTO, 8, 1.0, &c),
+        SIM_EINVAL);
+    ck_assert_int_eq(
+        net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_AUTO, 8, 1.0, NULL),
+        SIM_EINVAL);
+    ck_assert_int_eq(
+        net_coll_cost(&t, (enum net_coll)99, NET_ALGO_AUTO, 8, 1.0, &c),
+        SIM_EINVAL);
+    ck_assert_int_eq(
+        net_coll_cost(&t, NET_ALLREDUCE, (enum net_algo)7, 8, 1.0, &c),
+        SIM_EINVAL);
+    /* Missing links: intra for 8 ranks of a node, inter across nodes. */
+    ck_assert_int_eq(
+        net_coll_cost(&no_intra, NET_ALLREDUCE, NET_ALGO_AUTO, 8, 1.0, &c),
+        SIM_EINVAL);
+    ck_assert_int_eq(
+        net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_AUTO, 16, 1.0, &c),
+        SIM_EINVAL);
+    ck_assert_int_eq(
+        net_coll_cost(&bad_rpn, NET_ALLREDUCE, NET_ALGO_AUTO, 8, 1.0, &c),
+        SIM_EINVAL);
+    ck_assert_int_eq(
+        net_coll_cost(&bad_nics, NET_ALLREDUCE, NET_ALGO_AUTO, 16, 1.0, &c),
+        SIM_EINVAL);
+    ck_assert_double_eq(net_coll_ns(&t, NET_ALLREDUCE, NET_ALGO_AUTO, 16, 1.0),
+                        -1.0);
+}
+END_TEST
+
+START_TEST(test_net_coll_cost_tree_small_ring_large)
+{
+    struct net_topo t = node8("nvlink4");
+    struct net_topo x = h100_ndr(8);
+    struct net_cost c;
+
+    /* 8 B: tree 6 alpha (11.4 us) beats ring 14 alpha (26.6 us). */
+    ck_assert_double_lt(net_coll_ns(&t, NET_ALLREDUCE, NET_ALGO_TREE, 8, 8.0),
+                        net_coll_ns(&t, NET_ALLREDUCE, NET_ALGO_RING, 8, 8.0));
+    ck_assert_int_eq(
+        net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_AUTO, 8, 8.0, &c), 0);
+    ck_assert_int_eq(c.algo, NET_ALGO_TREE);
+    /* 4 GiB: ring moves 2(p-1)/p n, the tree 2n: ring wins. */
+    ck_assert_double_le(
+        net_coll_ns(&t, NET_ALLREDUCE, NET_ALGO_RING, 8, 4 * GIB),
+        net_coll_ns(&t, NET_ALLREDUCE, NET_ALGO_TREE, 8, 4 * GIB));
+    ck_assert_int_eq(
+        net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_AUTO, 8, 4 * GIB, &c), 0);
+    ck_assert_int_eq(c.algo, NET_ALGO_RING);
+    /* Same across 32 nodes: the inter-node tree has lg(32) = 5 steps of 4
+     * us against the ring's 2 x 31. */
+    ck_assert_double_lt(
+        net_coll_ns(&x, NET_ALLREDUCE, NET_ALGO_TREE, 256, 1024.0),
+        net_coll_ns(&x, NET_ALLREDUCE, NET_ALGO_RING, 256, 1024.0));
+    ck_assert_double_le(
+        net_coll_ns(&x, NET_ALLREDUCE, NET_ALGO_RING, 256, 4 * GIB),
+        net_coll_ns(&x, NET_ALLREDUCE, NET_ALGO_TREE, 256, 4 * GIB));
+}
+END_TEST
+
+START_TEST(test_net_coll_cost_auto_is_min)
+{
+    struct net_topo t = h100_ndr(8);
+    double n;
+    int c, p;
+
+    for (c = NET_ALLREDUCE; c <= NET_SENDRECV; c++)
+        for (p = 2; p <= 64; p *= 2)
+            for (n = 1.0; n < 1e11; n *= 37.0) {
+                double r = net_coll_ns(&t, c, NET_ALGO_RING, p, n);
+                double tr = net_coll_ns(&t, c, NET_ALGO_TREE, p, n);
+                double a = net_coll_ns(&t, c, NET_ALGO_AUTO, p, n);
+                ck_assert(r > 0 && tr > 0);
+                ck_assert_double_eq(a, r < tr ? r : tr);
+            }
+}
+END_TEST
+
+START_TEST(test_net_coll_cost_monotone_in_bytes)
+{
+    struct net_topo t[3] = {node8("nvlink4"), h100_ndr(8), node8("xgmi")};
+    int i, c, a;
+
+    for (i = 0; i < 3; i++)
+        for (c = NET_ALLREDUCE; c <= NET_SENDRECV; c++)
+            for (a = NET_ALGO_AUTO; a <= NET_ALGO_TREE; a++) {
+                int p = i == 1 ? 32 : 8;
+                double prev = 0.0, n;
+                for (n = 1.0; n <= 64 * GIB; n *= 2.0) {
+                    double v = net_coll_ns(&t[i], c, a, p, n);
+                    ck_assert_msg(v >= prev, "topo %d coll %d algo %d", i, c,
+                                  a);
+                    prev = v;
+                }
+            }
+}
+END_TEST
+
+START_TEST(test_net_coll_cost_mesh_xgmi)
+{
+    struct net_topo t = node8("xgmi");
+    double eff = must_link("xgmi")->efficiency;
+    double n = GIB;
+
+    /* 8 MI300X: 7 links x 64 GB/s per GPU (docs/hardware.md); ring
+     * all-reduce 14 x 1.9 us + 1.75 n / (eff x 448e9). */
+    ck_assert_rel(net_coll_ns(&t, NET_ALLREDUCE, NET_ALGO_RING, 8, n),
+                  26600.0 + 1.75 * n / (eff * 448e9) * 1e9, 1e-12);
+    /* 4 of them: 3 links; 2(3)/4 n / (eff x 192e9). */
+    ck_assert_rel(net_coll_ns(&t, NET_ALLREDUCE, NET_ALGO_RING, 4, n),
+                  6 * 1900.0 + 1.5 * n / (eff * 192e9) * 1e9, 1e-12);
+    /* Send/recv between two of them: one 64 GB/s link. */
+    ck_assert_rel(net_coll_ns(&t, NET_SENDRECV, NET_ALGO_AUTO, 2, n),
+                  1900.0 + n / (eff * 64e9) * 1e9, 1e-12);
+}
+END_TEST
+
+/* ---- hierarchical collectives ---- */
+
+START_TEST(test_net_coll_cost_2x8_ndr_busbw)
+{
+    struct net_topo t = h100_ndr(8);
+    struct net_cost c;
+    double n = 8 * GIB, busbw;
+
+    /* 2 nodes x 8 H100, 8 NDR rails. Intra reduce-scatter + all-gather push
+     * 2 x 7/8 n through each NVLink port at 370 GB/s; the inter-node
+     * all-reduce of n/8 over 2 nodes pushes 2 x 1/2 x n/8 through each
+     * GPU's own NIC at 48 GB/s: per byte 4.730e-12 s vs 2.604e-12 s, so
+     * NVLink is the bottleneck and busbw = 1.875 / 4.730e-12 = 396.4 GB/s.
+     * FACTS.md §2.3 derives ~384 GB/s (8 x 48) for NCCL's flat ring, which
+     * crosses the network with twice the bytes; the measured 46-48 GB/s
+     * per NIC puts that ring at 368-384. The model must land within 5 % of
+     * 384 GB/s (364.8-403.2), which holds both. */
+    ck_assert_int_eq(net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_AUTO, 16, n, &c),
+                     0);
+    ck_assert_int_eq(c.hierarchical, 1);
+    ck_assert_ptr_eq(c.bottleneck, must_link("nvlink4"));
+    busbw = n * net_busbw_factor(NET_ALLREDUCE, 16) / (c.total_ns * 1e-9);
+    ck_assert_msg(busbw > 0.95 * 384e9 && busbw < 1.05 * 384e9,
+                  "busbw %.1f GB/s", busbw / 1e9);
+    ck_assert_rel(busbw, 396.4e9, 2e-3);
+    /* Latency: ring 2 x 7 x 1.9 us inside + 2 x 1 x 4.0 us across. */
+    ck_assert_int_eq(net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_RING, 16, n, &c),
+                     0);
+    ck_assert_rel(c.latency_ns, 14 * 1900.0 + 2 * 4000.0, 1e-12);
+}
+END_TEST
+
+START_TEST(test_net_coll_cost_rails_shared)
+{
+    struct net_topo t = h100_ndr(4);
+    struct net_cost c;
+    double n = 8 * GIB, busbw;
+
+    /* 4 rails for 8 GPUs: each GPU gets half an NDR NIC, 24 GB/s; the
+     * network term 0.125 n / 24e9 = 5.208e-12 s/B exceeds NVLink's 4.730,
+     * so busbw = 1.875 / 5.208e-12 = 360 GB/s and the NIC is the
+     * bottleneck. */
+    ck_assert_int_eq(net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_RING, 16, n, &c),
+                     0);
+    ck_assert_ptr_eq(c.bottleneck, must_link("ib-ndr"));
+    busbw = n * 1.875 / (c.total_ns * 1e-9);
+    ck_assert_rel(busbw, 360e9, 1e-3);
+}
+END_TEST
+
+START_TEST(test_net_coll_cost_hier_alltoall_and_p2p)
+{
+    struct net_topo t = h100_ndr(8);
+    struct net_cost c;
+    double n = GIB;
+
+    /* All-to-all over 2 x 8: each GPU sends 7/16 n over NVLink and 8/16 n
+     * over its NIC; the NIC term 0.5 n / 48e9 = 11.18 ms dominates.
+     * Latency 7 x 1.9 + 8 x 4.0 = 45.3 us. */
+    ck_assert_int_eq(net_coll_cost(&t, NET_ALLTOALL, NET_ALGO_AUTO, 16, n, &c),
+                     0);
+    ck_assert_ptr_eq(c.bottleneck, must_link("ib-ndr"));
+    ck_assert_rel(c.latency_ns, 7 * 1900.0 + 8 * 4000.0, 1e-12);
+    ck_assert_rel(c.bandwidth_ns, 0.5 * n / 48e9 * 1e9, 1e-12);
+    /* A 2-rank send/recv across nodes (one GPU per node, pipeline stage
+     * boundary) is one NIC transfer: 4.0 us + n / 48e9. */
+    t.ranks_per_node = 1;
+    ck_assert_rel(net_coll_ns(&t, NET_SENDRECV, NET_ALGO_AUTO, 2, n),
+                  net_p2p_ns(must_link("ib-ndr"), n), 1e-12);
+    /* One GPU per node needs no intra link. */
+    t.intra = NULL;
+    ck_assert_double_gt(net_coll_ns(&t, NET_ALLREDUCE, NET_ALGO_AUTO, 4, n),
+                        0.0);
+}
+END_TEST
+
+START_TEST(test_net_coll_cost_hier_allgather_terms)
+{
+    struct net_topo t = h100_ndr(8);
+    struct net_cost c;
+    double n = GIB;
+
+    /* All-gather of n over 4 nodes x 8 (ring): inter all-gather of n/8
+     * among 4 nodes, 3/4 x n/8 / 48e9, then intra 7/8 n / 370e9 (the
+     * larger, 2.539 ms); latency 3 x 4.0 + 7 x 1.9 us. */
+    ck_assert_int_eq(net_coll_cost(&t, NET_ALLGATHER, NET_ALGO_RING, 32, n, &c),
+                     0);
+    ck_assert_rel(c.latency_ns, 3 * 4000.0 + 7 * 1900.0, 1e-12);
+    ck_assert_rel(c.bandwidth_ns, 0.875 * n / 370e9 * 1e9, 1e-12);
+    ck_assert_ptr_eq(c.bottleneck, must_link("nvlink4"));
+}
+END_TEST
+
+/* ---- GPU catalog: scale-up and checks ---- */
+
+START_TEST(test_gpu_table_sorted_complete)
+{
+    size_t i;
+
+    for (i = 0; gpu_table[i] != NULL; i++) {
+        const struct gpu_spec *g = gpu_table[i];
+        char why[128] = "";
+
+        ck_assert_msg(g->summary != NULL && g->summary[0] != '\0', "%s",
+                      g->name);
+        ck_assert_msg(g->source != NULL && strstr(g->source, "FACTS.md"), "%s",
+                      g->name);
+        ck_assert_msg(g->price_source != NULL &&
+                          strstr(g->price_source, "default") != NULL,
+                      "%s", g->name);
+        ck_assert_msg(gpu_spec_check(g, why, sizeof(why)) == 0, "%s: %s",
+                      g->name, why);
+        ck_assert_msg(net_link_find(g->scale_up) != NULL, "%s: %s", g->name,
+                      g->scale_up);
+        ck_assert(g->pcie_gen >= 4 && g->pcie_lanes == 16);
+        ck_assert(g->tdp_watts >= 350 && g->tdp_watts <= 1000);
+        if (gpu_table[i + 1] != NULL)
+            ck_assert_msg(strcmp(g->name, gpu_table[i + 1]->name) < 0,
+                          "%s before %s", g->name, gpu_table[i + 1]->name);
+    }
+    ck_assert_uint_eq(i, 7);
+}
+END_TEST
+
+START_TEST(test_gpu_ridge_points_facts)
+{
+    /* FACTS.md §1.2: BF16 ridge = peak FLOP/s / memory B/s, rounded. */
+    static const struct {
+        const char *name;
+        double bf16, fp8;
+    } want[] = {
+        {"h100", 295, 591},   {"h800", 295, 591}, {"h200", 206, 412},
+        {"a100", 153, 0},     {"b200", 281, 563}, {"l40s", 419, 848},
+        {"mi300x", 247, 493},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        const struct gpu_spec *g = must_gpu(want[i].name);
+        double r = g->flops_bf16 / g->hbm_bytes_per_s;
+        double r8 = g->flops_fp8 / g->hbm_bytes_per_s;
+        ck_assert_msg(fabs(r - want[i].bf16) <= 0.5, "%s bf16 ridge %.1f",
+                      g->name, r);
+        ck_assert_msg(fabs(r8 - want[i].fp8) <= 0.5, "%s fp8 ridge %.1f",
+                      g->name, r8);
+    }
+}
+END_TEST
+
+START_TEST(test_gpu_new_entries_figures)
+{
+    const struct gpu_spec *a = must_gpu("a100");
+    const struct gpu_spec *l = must_gpu("l40s");
+    const struct gpu_spec *m = must_gpu("mi300x");
+    const struct gpu_spec *h8 = must_gpu("h800");
+
+    /* FACTS.md §1.1. */
+    ck_assert_double_eq(a->flops_fp8, 0.0);
+    ck_assert_double_eq(a->flops_int4, 1248e12);
+    ck_assert_str_eq(a->scale_up, "nvlink3");
+    ck_assert_int_eq(a->scale_up_switched, 1);
+    ck_assert_str_eq(l->scale_up, "pcie4");
+    ck_assert_int_eq(l->scale_up_switched, 0);
+    ck_assert_double_eq(l->nvlink_bytes_per_s, 31.5e9);
+    ck_assert_int_eq(m->hbm_bytes, INT64_C(192000000000));
+    ck_assert_str_eq(m->scale_up, "xgmi");
+    ck_assert_double_eq(m->nvlink_bytes_per_s, 448e9);
+    ck_assert_double_eq(h8->nvlink_bytes_per_s, 200e9);
+    ck_assert_double_eq(must_gpu("b200")->flops_fp4, 9000e12);
+}
+END_TEST
+
+START_TEST(test_gpu_spec_check_rejects)
+{
+    struct gpu_spec g;
+    char why[128];
+
+    memset(&g, 0, sizeof(g));
+    g.name = "zero";
+    why[0] = '\0';
+    ck_assert_int_eq(gpu_spec_check(&g, why, sizeof(why)), SIM_EINVAL);
+    ck_assert_str_eq(why, "flops_bf16: must be > 0, got 0");
+    g = *must_gpu("h100");
+    g.hbm_bytes_per_s = -1.0;
+    ck_assert_int_eq(gpu_spec_check(&g, why, sizeof(why)), SIM_EINVAL);
+    ck_assert_str_eq(why, "hbm_bytes_per_s: must be > 0, got -1");
+    g = *must_gpu("h100");
+    g.flops_fp8 = 0.0; /* a GPU without FP8 is valid */
+    ck_assert_int_eq(gpu_spec_check(&g, why, sizeof(why)), 0);
+    g.nvlink_latency_ns = 0;
+    ck_assert_int_eq(gpu_spec_check(&g, why, sizeof(why)), SIM_EINVAL);
+    ck_assert_str_eq(why, "nvlink_latency_ns: must be > 0, got 0");
+    g = *must_gpu("h100");
+    g.scale_up = "nvlink9";
+    ck_assert_int_eq(gpu_spec_check(&g, why, sizeof(why)), SIM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(why, "scale_up: unknown link 'nvlink9'"));
+    g = *must_gpu("h100");
+    g.flops_int8 = NAN;
+    ck_assert_int_eq(gpu_spec_check(&g, why, sizeof(why)), SIM_EINVAL);
+    ck_assert_int_eq(gpu_spec_check(NULL, why, sizeof(why)), SIM_EINVAL);
+    /* An inline GPU with no scale-up class or host-link details is fine. */
+    g = *must_gpu("h100");
+    g.scale_up = NULL;
+    g.pcie_gen = 0;
+    g.tdp_watts = 0;
+    ck_assert_int_eq(gpu_spec_check(&g, NULL, 0), 0);
+}
+END_TEST
+
+START_TEST(test_gpu_intra_link_from_own_figures)
+{
+    struct gpu_spec g = *must_gpu("h100");
+    struct net_link l;
+    struct net_topo t = {&l, NULL, 8, 1};
+
+    /* A catalog GPU gets its catalog link's figures back. */
+    gpu_intra_link(&g, &l);
+    ck_assert_str_eq(l.name, "nvlink4");
+    ck_assert_double_eq(l.bytes_per_s, 450e9);
+    ck_assert_double_eq(l.alpha_ns, 1900.0);
+    ck_assert_double_eq(l.efficiency, must_link("nvlink4")->efficiency);
+    ck_assert_double_eq(
+        net_coll_ns(&t, NET_ALLREDUCE, NET_ALGO_RING, 8, GIB),
+        net_coll_ns(&(struct net_topo){must_link("nvlink4"), NULL, 8, 1},
+                    NET_ALLREDUCE, NET_ALGO_RING, 8, GIB));
+    /* A calibrated H100 with 400 GB/s and 2.5 us uses its own figures. */
+    g.nvlink_bytes_per_s = 400e9;
+    g.nvlink_latency_ns = 2500;
+    gpu_intra_link(&g, &l);
+    ck_assert_rel(net_coll_ns(&t, NET_ALLREDUCE, NET_ALGO_RING, 8, GIB),
+                  14 * 2500.0 + 1.75 * GIB / (370.0 / 450.0 * 400e9) * 1e9,
+                  1e-12);
+    /* MI300X: 448 GB/s aggregate becomes 7 mesh links of 64 GB/s. */
+    gpu_intra_link(must_gpu("mi300x"), &l);
+    ck_assert_double_eq(l.bytes_per_s, 64e9);
+    ck_assert_int_eq(l.mesh_peers, 7);
+    /* L40S: its intra-node link is PCIe Gen4. */
+    gpu_intra_link(must_gpu("l40s"), &l);
+    ck_assert_str_eq(l.name, "pcie4");
+    ck_assert_double_eq(l.bytes_per_s, 31.5e9);
+    ck_assert_double_eq(l.alpha_ns, 2500.0);
+    /* An inline GPU without a class: switched, NVLink4's efficiency. */
+    g.scale_up = NULL;
+    gpu_intra_link(&g, &l);
+    ck_assert_int_eq(l.mesh_peers, 0);
+    ck_assert_double_eq(l.efficiency, must_link("nvlink4")->efficiency);
+}
+END_TEST
+
+static Suite *net_suite(void)
+{
+    Suite *s = suite_create("net");
+    TCase *tc;
+
+    tc = tcase_create("net_link");
+    tcase_add_test(tc, test_net_link_table_sorted_unique_sane);
+    tcase_add_test(tc, test_net_link_find_figures);
+    tcase_add_test(tc, test_net_link_names_list);
+    tcase_add_test(tc, test_net_p2p_ns_hockney);
+    tcase_add_test(tc, test_net_link_gpu_bytes_per_s_mesh);
+    tcase_add_test(tc, test_net_busbw_factor_nccl_tests);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("net_coll_cost");
+    tcase_add_test(tc, test_net_coll_cost_ring_allreduce_8xh100);
+    tcase_add_test(tc, test_net_coll_cost_tree_allreduce_terms);
+    tcase_add_test(tc, test_net_coll_cost_other_collectives_8xh100);
+    tcase_add_test(tc, test_net_coll_cost_one_rank_zero_bytes_free);
+    tcase_add_test(tc, test_net_coll_cost_invalid);
+    tcase_add_test(tc, test_net_coll_cost_tree_small_ring_large);
+    tcase_add_test(tc, test_net_coll_cost_auto_is_min);
+    tcase_add_test(tc, test_net_coll_cost_monotone_in_bytes);
+    tcase_add_test(tc, test_net_coll_cost_mesh_xgmi);
+    tcase_add_test(tc, test_net_coll_cost_2x8_ndr_busbw);
+    tcase_add_test(tc, test_net_coll_cost_rails_shared);
+    tcase_add_test(tc, test_net_coll_cost_hier_alltoall_and_p2p);
+    tcase_add_test(tc, test_net_coll_cost_hier_allgather_terms);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("gpu_catalog");
+    tcase_add_test(tc, test_gpu_table_sorted_complete);
+    tcase_add_test(tc, test_gpu_ridge_points_facts);
+    tcase_add_test(tc, test_gpu_new_entries_figures);
+    tcase_add_test(tc, test_gpu_spec_check_rejects);
+    tcase_add_test(tc, test_gpu_intra_link_from_own_figures);
+    suite_add_tcase(s, tc);
+
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(net_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

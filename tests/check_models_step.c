@@ -1,0 +1,789 @@
+/*
+ * The "step" suite: the per-operator step-time model
+ * (models/perf/roofline.h), its calibration profiles (models/perf/calib.h)
+ * and decode saturation. Expected values are worked by hand in the
+ * comments from FACTS.md figures and the built-in calibration
+ * (models/perf/calib.c), so that a change to a formula or a default shows
+ * up here.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "models/arch/arch.h"
+#include "models/gpu/gpu.h"
+#include "models/perf/calib.h"
+#include "models/perf/roofline.h"
+#include "sim/errors.h"
+#include "sim/xalloc.h"
+
+static const struct arch_spec *must_arch(const char *name)
+{
+    const struct arch_spec *a = arch_find(name);
+
+    ck_assert_ptr_nonnull(a);
+    return a;
+}
+
+static const struct gpu_spec *must_gpu(const char *name)
+{
+    const struct gpu_spec *g = gpu_find(name);
+
+    ck_assert_ptr_nonnull(g);
+    return g;
+}
+
+/* A feasible replica with the built-in calibration at utilisation 0.9 on
+ * 8-GPU nodes. */
+static void must_init(struct perf_replica *r, const char *model,
+                      const char *gpu, int tp, int pp, int ep, int wdt)
+{
+    struct perf_layout l = {
+        .tp = tp, .pp = pp, .ep = ep, .gpus_per_node = 8, .nics_per_node = 0};
+    char why[512] = "";
+    int rc = perf_replica_init(r, must_arch(model), must_gpu(gpu), &l, wdt,
+                               CL_DTYPE_BF16, 0.9, NULL, why, sizeof(why));
+
+    ck_assert_msg(rc == 0, "%s tp %d pp %d ep %d on %s: %s", model, tp, pp, ep,
+                  gpu, why);
+}
+
+static struct perf_batch decode(int64_t seqs, int64_t ctx)
+{
+    struct perf_batch b = {0};
+
+    b.decode_seqs = seqs;
+    b.decode_ctx_tokens = seqs * ctx;
+    return b;
+}
+
+/* ---- primitives ---- */
+
+START_TEST(test_perf_gemm_eff_curve)
+{
+    struct perf_gpu_calib c;
+
+    perf_calib_resolve(NULL, must_gpu("h100"), &c);
+    /* 0.74 * M / (M + 80): half the asymptote at M = 80. */
+    ck_assert_double_eq(perf_gemm_eff(&c, 0.0), 0.0);
+    ck_assert_double_eq_tol(perf_gemm_eff(&c, 80.0), 0.37, 1e-12);
+    ck_assert_double_eq_tol(perf_gemm_eff(&c, 1.0), 0.74 / 81.0, 1e-12);
+    ck_assert(perf_gemm_eff(&c, 1e9) < 0.74 && perf_gemm_eff(&c, 1e9) > 0.7399);
+}
+END_TEST
+
+START_TEST(test_perf_op_ns_roofline_and_bound)
+{
+    int bound = -1;
+
+    /* 1e12 FLOPs at 0.5 * 1e15 = 2 ms against 1e9 B at 0.5 * 1e12 = 2 ms:
+     * a tie is compute-bound; plus 3 kernels of 1 us. */
+    ck_assert_double_eq_tol(
+        perf_op_ns(1e12, 1e15, 0.5, 1e9, 1e12, 0.5, 3.0, 1000.0, &bound),
+        2e6 + 3000.0, 1e-6);
+    ck_assert_int_eq(bound, PERF_BOUND_COMPUTE);
+    perf_op_ns(1e12, 1e15, 0.5, 2e9, 1e12, 0.5, 0.0, 0.0, &bound);
+    ck_assert_int_eq(bound, PERF_BOUND_MEMORY);
+    ck_assert_double_eq(
+        perf_op_ns(0.0, 1e15, 0.5, 0.0, 1e12, 0.5, 2.0, 500.0, &bound), 1000.0);
+    ck_assert_int_eq(bound, PERF_BOUND_NONE);
+}
+END_TEST
+
+START_TEST(test_perf_calib_defaults_honour_facts_anchors)
+{
+    /* FACTS.md §1.3: the best kernels reach 78 % (DeepGEMM FP8) and 67 %
+     * (FlashMLA BF16) of peak and 90 % of HBM (FlashMLA); no default may
+     * claim more. A 16k x 16k x 16k FP8 GEMM on H100 then achieves at
+     * most 78 % of the FP8 peak. */
+    const char *gpus[] = {"a100", "h100", "h200", "b200"};
+
+    for (size_t i = 0; i < sizeof(gpus) / sizeof(gpus[0]); i++) {
+        struct perf_gpu_calib c;
+        perf_calib_resolve(NULL, must_gpu(gpus[i]), &c);
+        ck_assert(c.gemm_eff_max >= 0.67 && c.gemm_eff_max <= 0.78);
+        ck_assert(c.attn_eff_compute <= 0.67);
+        ck_assert(c.gemm_eff_memory <= 0.90 && c.attn_eff_memory <= 0.90 &&
+                  c.elem_eff_memory <= 0.90);
+    }
+    {
+        struct perf_gpu_calib c;
+        const struct gpu_spec *g = must_gpu("h100");
+        double n = 16384.0, f = 2.0 * n * n * n;
+        double ns;
+
+        perf_calib_resolve(NULL, g, &c);
+        ns = perf_op_ns(f, g->flops_fp8, perf_gemm_eff(&c, n), 3.0 * n * n,
+                        g->hbm_bytes_per_s, c.gemm_eff_memory, 1.0,
+                        c.gemm_kernel_ns, NULL);
+        ck_assert(f / (ns * 1e-9) <= 0.78 * g->flops_fp8);
+    }
+}
+END_TEST
+
+/* ---- step time ---- */
+
+START_TEST(test_perf_iteration_ns_empty_batch)
+{
+    struct perf_replica r;
+    struct perf_batch b = {0};
+    struct perf_breakdown bd;
+
+    must_init(&r, "llama-3.1-8b", "h100", 1, 1, 1, CL_DTYPE_BF16);
+    ck_assert_int_eq(perf_iteration_ns(&r, &b), 0);
+    perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert_double_eq(bd.op[PERF_OP_OVERHEAD].ns, 0.0);
+}
+END_TEST
+
+START_TEST(test_perf_iteration_ns_single_decode_weight_bound)
+{
+    /* One decoding token, Llama-3.1-8B bf16, 1 x H100. It reads every
+     * GEMM weight once: 32 layers * (41,943,040 attention + 176,160,768
+     * MLP) + 525,336,576 LM head = 7,504,658,432 parameters * 2 B =
+     * 15,009,316,864 B, at 0.8 * 3.35e12 B/s = 5,600,491.37 ns. Fixed
+     * kernel times: 129 GEMMs * 6 us + 32 attention * 15 us + (32 * 4 + 2)
+     * elementwise * 2.5 us = 1,579,000 ns; host 126 + 4 us = 130,000 ns.
+     * Everything else moves activations and one KV row: 4,721,152 B of
+     * GEMM activations, 655,360 B of attention and 5,537,792 B of
+     * elementwise traffic, 5.6 us in all, 0.1 % of the weight time; the
+     * tolerance is 0.2 % of it. */
+    struct perf_replica r;
+    struct perf_batch b = decode(1, 0);
+    struct perf_breakdown bd;
+    double w = 15009316864.0 / (0.8 * 3.35e12) * 1e9;
+    double fixed = 1579000.0, host = 130000.0;
+
+    must_init(&r, "llama-3.1-8b", "h100", 1, 1, 1, CL_DTYPE_BF16);
+    perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert_int_eq(bd.op[PERF_OP_ATTN_PROJ].bound, PERF_BOUND_MEMORY);
+    ck_assert_int_eq(bd.op[PERF_OP_MLP].bound, PERF_BOUND_MEMORY);
+    ck_assert_int_eq(bd.op[PERF_OP_LM_HEAD].bound, PERF_BOUND_MEMORY);
+    ck_assert_double_eq_tol(bd.op[PERF_OP_OVERHEAD].ns, host, 1e-6);
+    ck_assert_double_eq(bd.comm_ns, 0.0);
+    ck_assert_msg(fabs((double)bd.total_ns - (w + fixed + host)) <= 0.002 * w,
+                  "total %lld vs %.0f", (long long)bd.total_ns,
+                  w + fixed + host);
+    ck_assert((double)bd.total_ns >= w + fixed + host);
+}
+END_TEST
+
+START_TEST(test_perf_iteration_ns_large_prefill_compute_bound)
+{
+    /* One 8,192-token prompt from scratch, Llama-3.1-8B, 1 x H100. GEMMs:
+     * 2 * 8,192 * 32 * 218,103,808 = 114,349,209,288,704 FLOPs at eta(8192)
+     * = 0.74 * 8192 / 8272 = 0.732843 of 989.4e12 = 157,706,692 ns, plus
+     * 128 kernels * 6 us. Attention: 524,288 FLOPs a pair * 8,192 * 4,096
+     * pairs = 1.7592e13 FLOPs at 0.67 of peak = 26,538,300 ns + 32 *
+     * 15 us, against 1.1 GB of KV writes (0.36 ms): compute-bound. */
+    struct perf_replica r;
+    struct perf_batch b = {0};
+    struct perf_breakdown bd;
+    double gemm = 157706692.0 + 128 * 6000.0;
+    double attn = 26538300.08 + 32 * 15000.0;
+
+    must_init(&r, "llama-3.1-8b", "h100", 1, 1, 1, CL_DTYPE_BF16);
+    b.prefill_tokens = 8192;
+    b.prefill_attn_pairs = 8192.0 * 4096.0;
+    b.prefill_seqs = 1;
+    b.prefill_done_seqs = 1;
+    perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert_int_eq(bd.op[PERF_OP_ATTN_PROJ].bound, PERF_BOUND_COMPUTE);
+    ck_assert_int_eq(bd.op[PERF_OP_MLP].bound, PERF_BOUND_COMPUTE);
+    ck_assert_int_eq(bd.op[PERF_OP_ATTENTION].bound, PERF_BOUND_COMPUTE);
+    ck_assert_double_eq_tol(bd.op[PERF_OP_ATTN_PROJ].ns + bd.op[PERF_OP_MLP].ns,
+                            gemm, 1.0);
+    ck_assert_double_eq_tol(bd.op[PERF_OP_ATTENTION].ns, attn, 1.0);
+    ck_assert_double_eq_tol(bd.op[PERF_OP_ATTN_PROJ].flops +
+                                bd.op[PERF_OP_MLP].flops,
+                            114349209288704.0, 1.0);
+    /* The one sampled position reads the LM head once (memory-bound). */
+    ck_assert_int_eq(bd.op[PERF_OP_LM_HEAD].bound, PERF_BOUND_MEMORY);
+    ck_assert((double)bd.total_ns > gemm + attn);
+}
+END_TEST
+
+START_TEST(test_perf_iteration_lm_head_only_for_sampled)
+{
+    /* A prefill chunk that does not end its prompt samples nothing. */
+    struct perf_replica r;
+    struct perf_batch b = {0};
+    struct perf_breakdown bd;
+
+    must_init(&r, "llama-3.1-8b", "h100", 1, 1, 1, CL_DTYPE_BF16);
+    b.prefill_tokens = 512;
+    b.prefill_attn_pairs = 512.0 * 256.0;
+    perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert_double_eq(bd.op[PERF_OP_LM_HEAD].ns, 0.0);
+    b.prefill_done_seqs = 1;
+    perf_iteration_breakdown(&r, &b, &bd);
+    /* 2 * 525,336,576 FLOPs for the one row. */
+    ck_assert_double_eq(bd.op[PERF_OP_LM_HEAD].flops, 1050673152.0);
+    b = decode(3, 100);
+    perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert_double_eq(bd.op[PERF_OP_LM_HEAD].flops, 3 * 1050673152.0);
+}
+END_TEST
+
+START_TEST(test_perf_iteration_mla_decode_and_moe)
+{
+    /* DeepSeek-V3 fp8, 8 x H200, one decoding token over 1,000 cached.
+     * Attention (absorbed MLA): 2,176 * 128 heads * 61 layers per pair =
+     * 16,990,208; / tp 8 * 1,000 = 2,123,776,000 FLOPs a GPU. MoE, per
+     * layer and GPU: router 256 * 7168 + 256 = 1,835,264 (whole on every
+     * rank), shared 44,040,192 / 8 = 5,505,024, 8 touched experts * 1/8
+     * = 44,040,192 parameters: 51,380,480 * (1 + 4/16384) B; activations
+     * (7168 + 256) * 2 + (2 * 7168 + 3 * 2048 / 8) * 2 + 8 pairs * (2 *
+     * 7168 + 3 * 2048 / 8) * 2 = 286,720 B; 58 layers. */
+    struct perf_replica r;
+    struct perf_batch b = decode(1, 1000);
+    struct perf_breakdown bd;
+    double bpp = 1.0 + 4.0 / 16384.0;
+
+    must_init(&r, "deepseek-v3", "h200", 8, 1, 1, CL_DTYPE_FP8);
+    perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert_double_eq_tol(bd.op[PERF_OP_ATTENTION].flops, 2123776000.0, 1.0);
+    ck_assert_double_eq_tol(bd.experts_touched, 8.0, 1e-9);
+    ck_assert_double_eq_tol(bd.op[PERF_OP_MOE].bytes,
+                            58.0 * (51380480.0 * bpp + 286720.0), 1.0);
+    ck_assert_int_eq(bd.op[PERF_OP_MOE].bound, PERF_BOUND_MEMORY);
+    /* fp8 weights on an FP8 GPU run FP8 GEMMs. */
+    ck_assert_double_eq(r.linear_peak_flops, must_gpu("h200")->flops_fp8);
+}
+END_TEST
+
+START_TEST(test_perf_iteration_mla_prefill_expands_cached_latents)
+{
+    /* A prefill after 1,000 cached tokens runs kv_b over them (naive
+     * form): 512 * 128 * (128 + 128) / 8 = 2,097,152 parameters a GPU,
+     * 2 FLOPs each per token per layer: 2 * 2,097,152 * 1,000 * 61 more
+     * attention-projection FLOPs than from scratch. */
+    struct perf_replica r;
+    struct perf_batch b = {0};
+    struct perf_breakdown a0, a1;
+
+    must_init(&r, "deepseek-v3", "h200", 8, 1, 1, CL_DTYPE_FP8);
+    ck_assert_double_eq(r.kv_b_params, 2097152.0);
+    b.prefill_tokens = 256;
+    b.prefill_attn_pairs = 256.0 * 128.0;
+    perf_iteration_breakdown(&r, &b, &a0);
+    b.prefill_ctx_tokens = 1000;
+    b.prefill_attn_pairs = 256.0 * (1000.0 + 128.0);
+    perf_iteration_breakdown(&r, &b, &a1);
+    ck_assert_double_eq_tol(a1.op[PERF_OP_ATTN_PROJ].flops -
+                                a0.op[PERF_OP_ATTN_PROJ].flops,
+                            2.0 * 2097152.0 * 1000.0 * 61.0, 1.0);
+}
+END_TEST
+
+START_TEST(test_perf_iteration_a100_fp8_is_weight_only)
+{
+    /* A100 has no FP8 (FACTS.md §1.1): fp8 weights are stored in one byte
+     * and dequantised to bf16 GEMMs. */
+    struct perf_replica r;
+    struct perf_batch b = decode(1, 0);
+    struct perf_breakdown bf, f8;
+
+    must_init(&r, "llama-3.1-8b", "a100", 1, 1, 1, CL_DTYPE_FP8);
+    ck_assert_double_eq(r.linear_peak_flops, 312e12);
+    ck_assert_double_eq_tol(r.weight_bytes_per_param, 1.000244140625, 1e-12);
+    perf_iteration_breakdown(&r, &b, &f8);
+    must_init(&r, "llama-3.1-8b", "a100", 1, 1, 1, CL_DTYPE_BF16);
+    perf_iteration_breakdown(&r, &b, &bf);
+    /* Half the bytes, so a weight-bound decode is faster. */
+    ck_assert(f8.op[PERF_OP_MLP].ns < 0.6 * bf.op[PERF_OP_MLP].ns);
+    /* The a100 entry's host overhead, 870 us + 42 us a sequence. */
+    ck_assert_double_eq_tol(bf.op[PERF_OP_OVERHEAD].ns, 912000.0, 1e-6);
+}
+END_TEST
+
+START_TEST(test_perf_iteration_tp_allreduces)
+{
+    /* Llama-3.1-70B on 8 x H100, 64 decoding tokens: 2 * 80 all-reduces
+     * of 64 * 8192 * 2 = 1,048,576 B each, priced by net_coll_ns() over
+     * the GPU's intra link. */
+    struct perf_replica r;
+    struct perf_batch b = decode(64, 2048);
+    struct perf_breakdown bd;
+    struct net_topo t;
+    double one;
+
+    must_init(&r, "llama-3.1-70b", "h100", 8, 1, 1, CL_DTYPE_BF16);
+    perf_iteration_breakdown(&r, &b, &bd);
+    t.intra = &r.calib.intra;
+    t.inter = &r.calib.inter;
+    t.ranks_per_node = 8;
+    t.nics_per_node = 8;
+    one = net_coll_ns(&t, NET_ALLREDUCE, NET_ALGO_AUTO, 8, 1048576.0);
+    ck_assert(one > 0.0);
+    ck_assert_double_eq(bd.op[PERF_OP_TP_COMM].bytes, 160.0 * 1048576.0);
+    ck_assert_double_eq_tol(bd.op[PERF_OP_TP_COMM].ns, 160.0 * one, 1e-6);
+    ck_assert_double_eq(bd.op[PERF_OP_EP_COMM].ns, 0.0);
+    ck_assert_double_eq(bd.op[PERF_OP_PP_COMM].ns, 0.0);
+    ck_assert_int_eq(bd.stage_ns, bd.total_ns);
+}
+END_TEST
+
+START_TEST(test_perf_iteration_ep_and_pp_terms_only_when_used)
+{
+    struct perf_replica r;
+    struct perf_batch b = decode(256, 1024);
+    struct perf_breakdown bd;
+
+    /* ep 1: experts split by tp, two all-reduces in every layer. */
+    must_init(&r, "deepseek-v3", "h200", 8, 1, 1, CL_DTYPE_FP8);
+    perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert_double_eq(bd.op[PERF_OP_EP_COMM].ns, 0.0);
+    ck_assert_double_eq(bd.op[PERF_OP_TP_COMM].bytes,
+                        61 * 2 * 256.0 * 7168 * 2);
+    /* ep 8 = tp: dispatch and combine replace the MoE layers' second
+     * all-reduce: 3 * 2 + 58 * 1 of them. Dispatch in fp8 (1 B), combine
+     * in bf16: 256 / 8 tokens * 8 copies * 7168 * (1 + 2) B a layer. */
+    must_init(&r, "deepseek-v3", "h200", 8, 1, 8, CL_DTYPE_FP8);
+    perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert(bd.op[PERF_OP_EP_COMM].ns > 0.0);
+    ck_assert_double_eq(bd.op[PERF_OP_TP_COMM].bytes, 64 * 256.0 * 7168 * 2);
+    ck_assert_double_eq(bd.op[PERF_OP_EP_COMM].bytes, 58 * 32.0 * 8 * 7168 * 3);
+    ck_assert_double_eq(bd.op[PERF_OP_PP_COMM].ns, 0.0);
+    /* pp 2 of tp 4 in one node: one send inside the node; pp 2 of tp 8:
+     * the stages are two nodes. */
+    must_init(&r, "llama-3.1-70b", "h100", 4, 1, 1, CL_DTYPE_BF16);
+    perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert_double_eq(bd.op[PERF_OP_PP_COMM].ns, 0.0);
+    must_init(&r, "llama-3.1-70b", "h100", 4, 2, 1, CL_DTYPE_BF16);
+    ck_assert_int_eq(r.pp_intra_sends, 1);
+    ck_assert_int_eq(r.pp_inter_sends, 0);
+    perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert_double_eq_tol(bd.op[PERF_OP_PP_COMM].ns,
+                            net_p2p_ns(&r.calib.intra, 256.0 * 8192 * 2), 1e-6);
+    ck_assert(bd.stage_ns < bd.total_ns);
+    must_init(&r, "llama-3.1-70b", "h100", 8, 2, 1, CL_DTYPE_BF16);
+    ck_assert_int_eq(r.pp_inter_sends, 1);
+    ck_assert_int_eq(r.gpus, 16);
+}
+END_TEST
+
+START_TEST(test_perf_replica_dp_attention_groups)
+{
+    /* DeepSeek-V3 fp8 with tp 1, ep 8 on H200: eight data-parallel
+     * attention groups of one GPU each, no tensor-parallel all-reduce; each
+     * GPU keeps the latent only for its own sequences, so the replica
+     * holds 8 x one GPU's capacity. */
+    struct perf_replica r;
+    struct perf_batch b = decode(64, 1000);
+    struct perf_breakdown bd;
+    double free_bytes;
+
+    must_init(&r, "deepseek-v3", "h200", 1, 1, 8, CL_DTYPE_FP8);
+    ck_assert_int_eq(r.dp, 8);
+    ck_assert_int_eq(r.gpus, 8);
+    free_bytes = 0.9 * 141e9 - r.weight_bytes_per_gpu - 2147483648.0;
+    ck_assert_int_eq(r.kv_capacity_tokens,
+                     8 * (int64_t)floor(free_bytes / 70272.0));
+    perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert_double_eq(bd.op[PERF_OP_TP_COMM].ns, 0.0);
+    ck_assert(bd.op[PERF_OP_EP_COMM].ns > 0.0);
+}
+END_TEST
+
+/* Replicas for the property tests. */
+static const struct {
+    const char *model, *gpu;
+    int tp, pp, ep, dtype;
+} props[] = {
+    {"llama-3.1-8b", "h100", 1, 1, 1, CL_DTYPE_BF16},
+    {"llama-3.1-70b", "h100", 4, 2, 1, CL_DTYPE_BF16},
+    {"deepseek-v3", "h200", 8, 1, 1, CL_DTYPE_FP8},
+    {"deepseek-v3", "h200", 2, 1, 8, CL_DTYPE_FP8},
+    {"deepseek-v3.2", "h200", 8, 1, 8, CL_DTYPE_FP8},
+    {"qwen3-235b-a22b", "h100", 4, 1, 1, CL_DTYPE_FP8},
+};
+
+START_TEST(test_perf_iteration_monotone_in_batch_and_context)
+{
+    /* Property: the step time never falls when a batch gains decoding
+     * sequences, prefill tokens or context. */
+    for (size_t i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
+        struct perf_replica r;
+        int64_t prev = 0;
+
+        must_init(&r, props[i].model, props[i].gpu, props[i].tp, props[i].pp,
+                  props[i].ep, props[i].dtype);
+        for (int64_t d = 1; d <= 4096; d = d * 3 / 2 + 1) {
+            struct perf_batch b = decode(d, 700);
+            int64_t t = perf_iteration_ns(&r, &b);
+            ck_assert_msg(t >= prev, "%s: decode %lld", props[i].model,
+                          (long long)d);
+            prev = t;
+        }
+        prev = 0;
+        for (int64_t ctx = 0; ctx <= 200000; ctx = ctx * 2 + 100) {
+            struct perf_batch b = decode(32, ctx);
+            int64_t t = perf_iteration_ns(&r, &b);
+            ck_assert_msg(t >= prev, "%s: context %lld", props[i].model,
+                          (long long)ctx);
+            prev = t;
+        }
+        prev = 0;
+        for (int64_t p = 1; p <= 65536; p = p * 2 + 7) {
+            struct perf_batch b = decode(16, 500);
+            int64_t t;
+            b.prefill_tokens = p;
+            b.prefill_attn_pairs = (double)p * (double)p / 2.0;
+            b.prefill_seqs = 1;
+            t = perf_iteration_ns(&r, &b);
+            ck_assert_msg(t >= prev, "%s: prefill %lld", props[i].model,
+                          (long long)p);
+            prev = t;
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_perf_iteration_breakdown_adds_up)
+{
+    for (size_t i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
+        struct perf_replica r;
+        struct perf_batch b = decode(100, 3000);
+        struct perf_breakdown bd;
+        double sum = 0.0;
+
+        must_init(&r, props[i].model, props[i].gpu, props[i].tp, props[i].pp,
+                  props[i].ep, props[i].dtype);
+        b.prefill_tokens = 2000;
+        b.prefill_attn_pairs = 2000.0 * 1000.0;
+        perf_iteration_breakdown(&r, &b, &bd);
+        for (int k = 0; k < PERF_OP_OVERHEAD; k++) {
+            ck_assert(bd.op[k].ns >= 0.0 && bd.op[k].bytes >= 0.0);
+            sum += bd.op[k].ns;
+        }
+        ck_assert(llabs(bd.total_ns - llround(sum) - bd.overhead_ns) <= 1);
+        ck_assert(bd.stage_ns <= bd.total_ns);
+        ck_assert(bd.stage_ns * r.pp >= bd.total_ns - 2 * r.pp * 1000000);
+    }
+}
+END_TEST
+
+/* ---- saturation ---- */
+
+START_TEST(test_perf_saturate_kv_and_seq_limits)
+{
+    /* Llama-3.1-8B bf16 on 1 x H100: 410,400 KV tokens / 2,048 = 200
+     * sequences, fewer than vLLM's 1,024: D = 200, limited by the cache;
+     * tokens/s = 200 / step. With max_num_seqs 64, D = 64. */
+    struct perf_replica r;
+    struct perf_saturation s;
+    struct perf_batch b = decode(200, 2048);
+
+    must_init(&r, "llama-3.1-8b", "h100", 1, 1, 1, CL_DTYPE_BF16);
+    ck_assert_int_eq(perf_saturate(&r, 2048, 1024, &s), 0);
+    ck_assert_int_eq(s.kv_limit_seqs, 200);
+    ck_assert_int_eq(s.decode_seqs, 200);
+    ck_assert(s.limited_by_kv);
+    ck_assert_int_eq(s.step_ns, perf_iteration_ns(&r, &b));
+    ck_assert_double_eq_tol(s.tokens_per_s, 200.0 * 1e9 / (double)s.step_ns,
+                            1e-9);
+    ck_assert_int_eq(perf_saturate(&r, 2048, 64, &s), 0);
+    ck_assert_int_eq(s.decode_seqs, 64);
+    ck_assert(!s.limited_by_kv);
+    ck_assert_int_eq(perf_saturate(&r, 500000, 64, &s), SIM_EINFEASIBLE);
+    ck_assert_int_eq(perf_saturate(&r, 0, 64, &s), SIM_EINVAL);
+}
+END_TEST
+
+START_TEST(test_perf_saturate_pipeline_micro_batches)
+{
+    /* pp 2: two micro-batches of ceil(D / 2) in flight; every sequence
+     * advances once per max(step, 2 * stage). */
+    struct perf_replica r;
+    struct perf_saturation s;
+
+    must_init(&r, "llama-3.1-70b", "h100", 4, 2, 1, CL_DTYPE_BF16);
+    ck_assert_int_eq(perf_saturate(&r, 1000, 301, &s), 0);
+    ck_assert_int_eq(s.decode_seqs, 301);
+    ck_assert_int_eq(s.micro_batch_seqs, 151);
+    ck_assert_int_eq(s.cycle_ns, s.step.total_ns > 2 * s.step.stage_ns
+                                     ? s.step.total_ns
+                                     : 2 * s.step.stage_ns);
+    ck_assert_double_eq_tol(s.tokens_per_s, 301.0 * 1e9 / (double)s.cycle_ns,
+                            1e-9);
+}
+END_TEST
+
+START_TEST(test_perf_default_max_num_seqs_vllm)
+{
+    /* FACTS.md §5.1: 1,024 at >= 70 GiB except A100, else 256. */
+    ck_assert_int_eq(perf_default_max_num_seqs(must_gpu("h200")), 1024);
+    ck_assert_int_eq(perf_default_max_num_seqs(must_gpu("h100")), 1024);
+    ck_assert_int_eq(perf_default_max_num_seqs(must_gpu("a100")), 256);
+    ck_assert_int_eq(perf_default_max_num_seqs(must_gpu("l40s")), 256);
+}
+END_TEST
+
+/* ---- calibration profiles ---- */
+
+static const char *good_profile =
+    "format: 1\n"
+    "provenance:\n"
+    "  tool: dsec-calib 0.1\n"
+    "  date: 2026-11-30\n"
+    "  host: node-a\n"
+    "  raw_log: logs/node-a.log\n"
+    "gpus:\n"
+    "  default:\n"
+    "    elementwise: {hbm_efficiency: 60%}\n"
+    "  H100:\n"
+    "    gemm: {efficiency_max: 0.7, half_tokens: 50, kernel_time: 4us}\n"
+    "    iteration_overhead: 300us\n"
+    "links:\n"
+    "  nvlink4: {alpha: 2.5us, efficiency: 0.9}\n";
+
+START_TEST(test_perf_calib_load_good_and_resolve)
+{
+    struct perf_calib c;
+    struct perf_gpu_calib h100, h200;
+    struct sim_diag d;
+
+    sim_diag_init(&d);
+    ck_assert_int_eq(perf_calib_load_string("p.yaml", good_profile,
+                                            strlen(good_profile), &c, &d),
+                     0);
+    ck_assert_int_eq(d.n, 0);
+    ck_assert_str_eq(c.tool, "dsec-calib 0.1");
+    ck_assert_str_eq(c.raw_log, "logs/node-a.log");
+    ck_assert_ptr_null(c.note);
+    ck_assert_int_eq(c.ngpus, 2);
+    ck_assert_int_eq(c.nlinks, 1);
+    /* h100: its entry, the profile's default, then the built-ins. */
+    perf_calib_resolve(&c, must_gpu("h100"), &h100);
+    ck_assert_double_eq(h100.gemm_eff_max, 0.7);
+    ck_assert_double_eq(h100.gemm_half_tokens, 50.0);
+    ck_assert_double_eq(h100.gemm_kernel_ns, 4000.0);
+    ck_assert_double_eq(h100.gemm_eff_memory, 0.80);
+    ck_assert_double_eq(h100.iteration_overhead_ns, 300000.0);
+    ck_assert_double_eq(h100.elem_eff_memory, 0.60);
+    ck_assert_double_eq(h100.intra.alpha_ns, 2500.0);
+    ck_assert_double_eq(h100.intra.efficiency, 0.9);
+    ck_assert_double_eq(h100.intra.bytes_per_s, 450e9);
+    ck_assert_str_eq(h100.source, "p.yaml");
+    /* h200 shares the link class but not the h100 entry. */
+    perf_calib_resolve(&c, must_gpu("h200"), &h200);
+    ck_assert_double_eq(h200.gemm_eff_max, 0.74);
+    ck_assert_double_eq(h200.elem_eff_memory, 0.60);
+    ck_assert_double_eq(h200.intra.alpha_ns, 2500.0);
+    perf_calib_fini(&c);
+    perf_calib_fini(NULL);
+    sim_diag_fini(&d);
+}
+END_TEST
+
+/* Loads text and returns the first diagnostic, formatted (caller frees),
+ * asserting the return code. */
+static char *load_error(const char *text, int want_rc)
+{
+    struct perf_calib c;
+    struct sim_diag d;
+    char *msg;
+
+    sim_diag_init(&d);
+    ck_assert_int_eq(
+        perf_calib_load_string("x.yaml", text, strlen(text), &c, &d), want_rc);
+    ck_assert_int_ge(d.n, 1);
+    ck_assert_ptr_null(c.gpus);
+    msg = sim_diag_format(&d, 0);
+    sim_diag_fini(&d);
+    return msg;
+}
+
+#define PROV "format: 1\nprovenance: {tool: t, date: d}\n"
+
+START_TEST(test_perf_calib_load_unknown_key_line_col)
+{
+    char *m = load_error(PROV "gpus:\n"
+                              "  h100:\n"
+                              "    gemm:\n"
+                              "      efficency_max: 0.7\n",
+                         SIM_EINVAL);
+
+    ck_assert_str_eq(m, "x.yaml:6:7: error: gpus.h100.gemm.efficency_max: "
+                        "unknown key; valid: efficiency_max, half_tokens, "
+                        "hbm_efficiency, kernel_time");
+    free(m);
+}
+END_TEST
+
+START_TEST(test_perf_calib_load_out_of_range)
+{
+    char *m = load_error(PROV "gpus:\n"
+                              "  h100: {attention: {hbm_efficiency: 1.5}}\n",
+                         SIM_EINVAL);
+
+    ck_assert_str_eq(m, "x.yaml:4:38: error: "
+                        "gpus.h100.attention.hbm_efficiency: 1.5 out of "
+                        "range (0, 1]");
+    free(m);
+}
+END_TEST
+
+START_TEST(test_perf_calib_load_other_errors)
+{
+    char *m;
+
+    m = load_error("format: 1\nprovenance: {tool: t}\n", SIM_EINVAL);
+    ck_assert_str_eq(m, "x.yaml:2:13: error: provenance: missing key 'date'");
+    free(m);
+    m = load_error("format: 2\nprovenance: {tool: t, date: d}\n", SIM_EINVAL);
+    ck_assert_str_eq(m, "x.yaml:1:9: error: format: 2 is not supported; "
+                        "valid: 1");
+    free(m);
+    m = load_error("provenance: {tool: t, date: d}\n", SIM_EINVAL);
+    ck_assert_str_eq(m, "x.yaml:1:1: error: missing key 'format'");
+    free(m);
+    m = load_error(PROV "links:\n  nvlink9: {alpha: 1us}\n", SIM_EINVAL);
+    ck_assert_msg(strncmp(m,
+                          "x.yaml:4:3: error: links: unknown link class "
+                          "'nvlink9'; valid: ",
+                          60) == 0,
+                  "%s", m);
+    free(m);
+    m = load_error(PROV "gpus:\n  h100: {}\n  H100: {}\n", SIM_EINVAL);
+    ck_assert_str_eq(m, "x.yaml:5:3: error: gpus.H100: duplicate entry");
+    free(m);
+    m = load_error(PROV "gpus:\n  h100: {gemm: {kernel_time: fast}}\n",
+                   SIM_EINVAL);
+    ck_assert_msg(
+        strstr(m, "x.yaml:4:30: error: gpus.h100.gemm.kernel_time: ") == m,
+        "%s", m);
+    free(m);
+    m = load_error(PROV "gpus: [h100]\n", SIM_EINVAL);
+    ck_assert_str_eq(m, "x.yaml:3:7: error: gpus: expected a mapping, got a "
+                        "sequence");
+    free(m);
+    m = load_error("format: 1\nprovenance: {tool: t, date: d\n", SIM_EPARSE);
+    ck_assert_msg(strncmp(m, "x.yaml:3:1: error: ", 19) == 0, "%s", m);
+    free(m);
+}
+END_TEST
+
+START_TEST(test_perf_calib_load_missing_file)
+{
+    struct perf_calib c;
+    struct sim_diag d;
+    char *msg;
+
+    sim_diag_init(&d);
+    ck_assert_int_eq(perf_calib_load("/nonexistent/p.yaml", &c, &d), SIM_EIO);
+    msg = sim_diag_format(&d, 0);
+    ck_assert_msg(strstr(msg, "/nonexistent/p.yaml: error: cannot read "
+                              "calibration profile: ") != NULL,
+                  "%s", msg);
+    free(msg);
+    sim_diag_fini(&d);
+}
+END_TEST
+
+static void same_double(double a, double b, const char *what)
+{
+    ck_assert_msg((isnan(a) && isnan(b)) || a == b, "%s: %g vs %g", what, a, b);
+}
+
+START_TEST(test_perf_calib_shipped_file_is_the_builtin)
+{
+    /* models/perf/calibration-default.yaml documents the defaults: it
+     * must hold exactly perf_calib_builtin's entries. */
+    const char *src = getenv("top_srcdir");
+    char *path = xasprintf("%s/models/perf/calibration-default.yaml",
+                           src != NULL && src[0] != '\0' ? src : ".");
+    struct perf_calib c;
+    struct sim_diag d;
+
+    sim_diag_init(&d);
+    ck_assert_msg(perf_calib_load(path, &c, &d) == 0, "%s",
+                  d.n > 0 ? d.v[0].msg : path);
+    ck_assert_int_eq(c.ngpus, perf_calib_builtin.ngpus);
+    ck_assert_int_eq(c.nlinks, 0);
+    for (int i = 0; i < perf_calib_builtin.ngpus; i++) {
+        const struct perf_calib_gpu *b = &perf_calib_builtin.gpus[i];
+        const struct perf_calib_gpu *f = perf_calib_find_gpu(&c, b->name);
+
+        ck_assert_msg(f != NULL, "%s missing", b->name);
+        same_double(f->gemm.eff_max, b->gemm.eff_max, "gemm.efficiency_max");
+        same_double(f->gemm.half_tokens, b->gemm.half_tokens,
+                    "gemm.half_tokens");
+        same_double(f->gemm.eff_memory, b->gemm.eff_memory,
+                    "gemm.hbm_efficiency");
+        ck_assert_int_eq(f->gemm.kernel_ns, b->gemm.kernel_ns);
+        same_double(f->attn.eff_compute, b->attn.eff_compute,
+                    "attention.compute_efficiency");
+        same_double(f->attn.eff_memory, b->attn.eff_memory,
+                    "attention.hbm_efficiency");
+        ck_assert_int_eq(f->attn.kernel_ns, b->attn.kernel_ns);
+        same_double(f->elem.eff_memory, b->elem.eff_memory,
+                    "elementwise.hbm_efficiency");
+        ck_assert_int_eq(f->elem.kernel_ns, b->elem.kernel_ns);
+        ck_assert_int_eq(f->iteration_overhead_ns, b->iteration_overhead_ns);
+        ck_assert_int_eq(f->seq_overhead_ns, b->seq_overhead_ns);
+    }
+    perf_calib_fini(&c);
+    sim_diag_fini(&d);
+    free(path);
+}
+END_TEST
+
+static Suite *step_suite(void)
+{
+    Suite *s = suite_create("step");
+    TCase *tc;
+
+    tc = tcase_create("primitives");
+    tcase_add_test(tc, test_perf_gemm_eff_curve);
+    tcase_add_test(tc, test_perf_op_ns_roofline_and_bound);
+    tcase_add_test(tc, test_perf_calib_defaults_honour_facts_anchors);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("perf_iteration_breakdown");
+    tcase_add_test(tc, test_perf_iteration_ns_empty_batch);
+    tcase_add_test(tc, test_perf_iteration_ns_single_decode_weight_bound);
+    tcase_add_test(tc, test_perf_iteration_ns_large_prefill_compute_bound);
+    tcase_add_test(tc, test_perf_iteration_lm_head_only_for_sampled);
+    tcase_add_test(tc, test_perf_iteration_mla_decode_and_moe);
+    tcase_add_test(tc, test_perf_iteration_mla_prefill_expands_cached_latents);
+    tcase_add_test(tc, test_perf_iteration_a100_fp8_is_weight_only);
+    tcase_add_test(tc, test_perf_iteration_tp_allreduces);
+    tcase_add_test(tc, test_perf_iteration_ep_and_pp_terms_only_when_used);
+    tcase_add_test(tc, test_perf_replica_dp_attention_groups);
+    tcase_add_test(tc, test_perf_iteration_monotone_in_batch_and_context);
+    tcase_add_test(tc, test_perf_iteration_breakdown_adds_up);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("perf_saturate");
+    tcase_add_test(tc, test_perf_saturate_kv_and_seq_limits);
+    tcase_add_test(tc, test_perf_saturate_pipeline_micro_batches);
+    tcase_add_test(tc, test_perf_default_max_num_seqs_vllm);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("perf_calib_load");
+    tcase_add_test(tc, test_perf_calib_load_good_and_resolve);
+    tcase_add_test(tc, test_perf_calib_load_unknown_key_line_col);
+    tcase_add_test(tc, test_perf_calib_load_out_of_range);
+    tcase_add_test(tc, test_perf_calib_load_other_errors);
+    tcase_add_test(tc, test_perf_calib_load_missing_file);
+    tcase_add_test(tc, test_perf_calib_shipped_file_is_the_builtin);
+    suite_add_tcase(s, tc);
+
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(step_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

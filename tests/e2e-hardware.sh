@@ -1,0 +1,60 @@
+#!/bin/sh
+# End-to-end tests of the scenario's hardware and model keys that reach
+# past the catalogs: model.hf_config, hardware.gpus (inline GPUs) and
+# hardware.calibration. Prints TAP. Run by `make check` (top_srcdir and
+# DSEC set by the harness) or by hand from the build directory.
+set -u
+srcdir=${top_srcdir:-.}
+dsec=${DSEC:-./dsec}
+data="$srcdir/tests/data/e2e"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+echo "1..5"
+
+ok() { # ok DESCRIPTION STATUS
+    n=$((n + 1))
+    if [ "$2" -eq 0 ]; then
+        echo "ok $n - $1"
+    else
+        echo "not ok $n - $1"
+    fi
+}
+expect_err() { # expect_err DESCRIPTION EXPECTED-LINE CMD...: exit 1 + line
+    desc=$1
+    want=$2
+    shift 2
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    st=$?
+    if [ "$st" -eq 1 ] && grep -qF "$want" "$tmp/err"; then
+        ok "$desc" 0
+    else
+        echo "# exit $st; wanted: $want"
+        sed 's/^/# /' "$tmp/err"
+        ok "$desc" 1
+    fi
+}
+
+# An hf_config model on an inline GPU and a from-scratch one: both pools
+# serve, each priced as defined.
+$dsec run "$data/inline-gpu.yaml" --no-db >"$tmp/run" 2>&1
+st=$?
+grep -q 'pool main .* at \$1.50/GPU-h' "$tmp/run" &&
+    grep -q 'pool lab .* at \$1.00/GPU-h' "$tmp/run" &&
+    grep -q 'SLO attainment' "$tmp/run" || st=1
+[ $st -ne 0 ] && sed 's/^/# /' "$tmp/run"
+ok "model.hf_config on inline GPUs runs and prices each pool" $st
+
+# validate resolves the same keys without running.
+$dsec validate "$data/inline-gpu.yaml" >"$tmp/val" 2>&1
+ok "dsec validate accepts the inline-GPU scenario" $?
+
+expect_err "a from-scratch GPU without its figures" \
+    "bad-inline-gpu.yaml:13:8: error: hardware.gpus[0] (x): flops_bf16: must be > 0, got 0 (give it, or a catalog base)" \
+    $dsec validate "$data/bad-inline-gpu.yaml"
+expect_err "an inline GPU on an unknown base" \
+    "bad-inline-gpu.yaml:14:23: error: hardware.gpus[1].base: unknown gpu 'h900'; valid:" \
+    $dsec validate "$data/bad-inline-gpu.yaml"
+expect_err "model.hf_config naming a missing file" \
+    "bad-hf-config.yaml:3:20: error: model.hf_config:" \
+    $dsec validate "$data/bad-hf-config.yaml"

@@ -1,0 +1,102 @@
+#!/bin/sh
+# End-to-end tests of `dsec strategies` (the parallel-layout table,
+# docs/layouts.md), printing TAP. Run by `make check` (DSEC set by the
+# harness) or by hand from the build directory.
+set -u
+dsec=${DSEC:-./dsec}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fails=0
+echo "1..10"
+
+ok() { # ok DESCRIPTION STATUS
+    n=$((n + 1))
+    if [ "$2" -eq 0 ]; then
+        echo "ok $n - $1"
+    else
+        echo "not ok $n - $1"
+        fails=$((fails + 1))
+    fi
+}
+show() { # show FILE...: echo files as TAP comments
+    sed 's/^/# /' "$@"
+}
+expect_err() { # expect_err DESCRIPTION STATUS PATTERN CMD...: exit + line
+    desc=$1
+    want_st=$2
+    pat=$3
+    shift 3
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    st=$?
+    if [ "$st" -eq "$want_st" ] && grep -qE "$pat" "$tmp/err"; then
+        ok "$desc" 0
+    else
+        echo "# exit $st; wanted $want_st and a line matching: $pat"
+        show "$tmp/err"
+        ok "$desc" 1
+    fi
+}
+
+$dsec strategies --help >"$tmp/h" && grep -q '^usage: dsec strategies MODEL' "$tmp/h" &&
+    grep -q -- '--train' "$tmp/h" && $dsec help strategies >"$tmp/h2" &&
+    grep -q 'strategies' "$tmp/h2"
+ok "dsec strategies --help" $?
+
+# DeepSeek-V3 (fp8) on 16 H200: expert-parallel layouts fit, a replica of
+# the whole model per GPU does not (671.2 GB of weights, FACTS.md §4.2).
+$dsec strategies deepseek-v3 --gpu h200 --gpus 16 >"$tmp/ds" 2>&1
+st=$?
+grep -q '^deepseek-v3 on 16 x h200: 2 nodes of 8' "$tmp/ds" &&
+    grep -qE '^1 +dp[0-9]+ tp[0-9]+ pp[0-9]+ ep[0-9]+ .* fits ' "$tmp/ds" &&
+    grep -qE '^[0-9]+ +dp16 tp1 pp1 +671\.2 .* no +weights need 671\.2 GB' "$tmp/ds" &&
+    grep -qE 'dp16 tp1 pp1 ep16 .* fits +ep [0-9.]+ [GM]B ib-ndr' "$tmp/ds" || st=1
+[ $st -ne 0 ] && show "$tmp/ds"
+ok "deepseek-v3 on 16 h200: ep layouts fit, dp16 refused for weights" $st
+
+# Llama-3.1-8B on one H100: 410,400 KV tokens (docs/hardware.md example).
+$dsec strategies llama-3.1-8b --gpu h100 --gpus 1 >"$tmp/l8" 2>&1
+st=$?
+grep -qE '^1 +dp1 tp1 pp1 +16\.1 +53\.8 +72\.0 +410k +100 .* fits +none$' "$tmp/l8" || st=1
+[ $st -ne 0 ] && show "$tmp/l8"
+ok "llama-3.1-8b on one h100 fits with 410k kv tokens" $st
+
+# DeepSeek-V3 in bf16 on 8 H100: nothing fits, each row says why.
+$dsec strategies deepseek-v3 --gpu h100 --gpus 8 --dtype bf16 >"$tmp/bf" 2>&1
+st=$?
+rows=$(grep -cE '^[0-9]+ +dp' "$tmp/bf")
+grep -q " $rows layouts, 0 fit" "$tmp/bf" && [ "$rows" -gt 8 ] &&
+    [ "$(grep -cE '^[0-9]+ .* no +weights need' "$tmp/bf")" -eq "$rows" ] || st=1
+[ $st -ne 0 ] && show "$tmp/bf"
+ok "deepseek-v3 bf16 on 8 h100: every layout refused for weights" $st
+
+# Training: ZeRO stages, recomputation and MFU columns.
+$dsec strategies llama-3.1-8b --gpu h100 --gpus 16 --train >"$tmp/tr" 2>&1
+st=$?
+grep -q '^training: global batch 1024 x 4096 tokens' "$tmp/tr" &&
+    grep -qE '^1 +dp[0-9]+ tp[0-9]+ pp[0-9]+ z[0-3] .*% +fits ' "$tmp/tr" &&
+    grep -qE 'dp16 tp1 pp1 z0 .* no +weights, gradients and optimizer states need 128\.5 GB' "$tmp/tr" || st=1
+[ $st -ne 0 ] && show "$tmp/tr"
+ok "training table: zero stages, fits and refusals" $st
+
+$dsec strategies llama-3.1-8b --gpu h100 --gpus 2 --json >"$tmp/j" 2>&1
+st=$?
+grep -q '"mode": "inference"' "$tmp/j" && grep -q '"layout": "dp1 tp2 pp1"' "$tmp/j" &&
+    grep -q '"kind": "tp"' "$tmp/j" && grep -q '"link": "nvlink4"' "$tmp/j" &&
+    grep -q '"kv_bytes_per_token": 65536' "$tmp/j" || st=1
+[ $st -ne 0 ] && show "$tmp/j"
+ok "--json: layouts with memory and traffic" $st
+
+expect_err "unknown model lists the valid ones" 1 \
+    "^dsec strategies: unknown model 'llama-9'; valid: .*deepseek-v3" \
+    $dsec strategies llama-9 --gpu h100 --gpus 8
+expect_err "unknown gpu lists the valid ones" 1 \
+    "^dsec strategies: unknown gpu 'h20'; valid: .*h100" \
+    $dsec strategies llama-3.1-8b --gpu h20 --gpus 8
+expect_err "gpus not divisible by nodes" 1 \
+    "^dsec strategies: 12 gpus do not split evenly over 5 nodes$" \
+    $dsec strategies llama-3.1-8b --gpu h100 --gpus 12 --nodes 5
+expect_err "missing --gpus is a usage error" 2 \
+    "^usage: dsec strategies MODEL" \
+    $dsec strategies llama-3.1-8b --gpu h100
+[ "$fails" -eq 0 ]
