@@ -10,7 +10,7 @@ data="$srcdir/tests/data/e2e"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
-echo "1..5"
+echo "1..9"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -58,3 +58,33 @@ expect_err "an inline GPU on an unknown base" \
 expect_err "model.hf_config naming a missing file" \
     "bad-hf-config.yaml:3:20: error: model.hf_config:" \
     $dsec validate "$data/bad-hf-config.yaml"
+
+# hardware.calibration: a profile whose host takes 20 ms per iteration
+# (the built-in H100 figure is 126 us) lengthens every decode step, so the
+# mean TPOT grows by about 20 ms.
+tpot() { awk '$1 == "TPOT" { print $2; exit }' "$1"; }
+$dsec run "$data/calib-run.yaml" --no-db >"$tmp/fast" 2>&1 &&
+    $dsec run "$data/calib-run-slow.yaml" --no-db >"$tmp/slow" 2>&1
+st=$?
+fast=$(tpot "$tmp/fast")
+slow=$(tpot "$tmp/slow")
+echo "# TPOT mean: built-in ${fast:-?} ms, slow-host profile ${slow:-?} ms"
+[ $st -eq 0 ] && awk -v f="${fast:-0}" -v s="${slow:-0}" \
+    'BEGIN { d = s - f; exit !(f > 0 && d > 18 && d < 22) }' || st=1
+ok "hardware.calibration replaces the built-in iteration overhead" $st
+
+expect_err "a calibration profile with a misspelt key names its line" \
+    "calib-bad.yaml:8:5: error: gpus.h100.iteration_overhed: unknown key; valid:" \
+    $dsec validate "$data/calib-run-bad.yaml"
+expect_err "the scenario line naming the bad profile" \
+    "calib-run-bad.yaml:12:36: error: hardware.calibration: cannot use profile" \
+    $dsec validate "$data/calib-run-bad.yaml"
+
+# deploy.ep: the bundled expert-parallel variant of the seed scenario runs
+# replicas of 8 GPUs (tp 1 x 8 data-parallel attention groups).
+$dsec run "$srcdir/scenarios/seed-ep.yaml" --no-db >"$tmp/ep" 2>&1
+st=$?
+grep -q 'replicas .* 8 GPUs each' "$tmp/ep" &&
+    grep -q 'SLO attainment' "$tmp/ep" || st=1
+[ $st -ne 0 ] && sed 's/^/# /' "$tmp/ep"
+ok "deploy.ep runs expert-parallel replicas of 8 GPUs" $st
