@@ -29,6 +29,7 @@ struct cli_entry {
 extern const struct cli_entry cli_cmd_compare;
 extern const struct cli_entry cli_cmd_help;
 extern const struct cli_entry cli_cmd_model;
+extern const struct cli_entry cli_cmd_plan;
 extern const struct cli_entry cli_cmd_report;
 extern const struct cli_entry cli_cmd_run;
 extern const struct cli_entry cli_cmd_step;
@@ -58,5 +59,24 @@ int cli_parse_u64(const char *s, uint64_t *out);
 
 /* Writes the current UTC time as ISO-8601 ("2026-11-30T05:37:02Z"). */
 void cli_utc_stamp(char *buf, size_t len);
+
+struct arch_spec;
+
+/*
+ * Resolves a MODEL argument as dsec model show, step and strategies take
+ * it: a catalog name (arch_find(), ignoring case) wins; otherwise a name
+ * that exists on disk, holds a '/' or ends in ".json" is read as a Hugging
+ * Face config.json or the directory holding one (arch_hf_load()).
+ *   cmd: the command's name, for messages ("step").
+ *   name: the argument (borrowed).
+ *   loaded: receives the entry read from a config.json, which the caller
+ *     frees with arch_hf_free(), or NULL for a catalog entry or on failure.
+ * Returns the entry (borrowed: the catalog's, or *loaded). On failure
+ * returns NULL after printing one line to stderr: the config's diagnostic
+ * ("PATH:LINE:COL: error: ...") or "dsec CMD: unknown model 'NAME'; valid:
+ * NAMES[; did you mean 'GUESS'?] (or give the path of a config.json)".
+ */
+const struct arch_spec *cli_resolve_model(const char *cmd, const char *name,
+                                          struct arch_spec **loaded);
 
 #endif /* CLI_H */

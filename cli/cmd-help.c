@@ -77,6 +77,15 @@ static int exec_help(int argc, char **argv)
         fprintf(stderr, "\n");
         return CLI_EXIT_USAGE;
     }
+    /* Commands with an option list print it for --help: show that one
+     * text rather than a second, shorter copy. */
+    if (e == &cli_cmd_step || e == &cli_cmd_strategies || e == &cli_cmd_sweep) {
+        char name[32], opt[] = "--help";
+        char *args[] = {name, opt, NULL};
+
+        snprintf(name, sizeof(name), "%s", e->name);
+        return e->exec(2, args);
+    }
     printf("usage: dsec %s %s\n\n%s\n", e->name, e->usage, e->summary);
     if (e == &cli_cmd_run)
         printf("\noptions:\n"

@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "models/arch/arch.h"
@@ -61,53 +59,6 @@ static int64_t weight_bytes(const struct arch_spec *a, int dtype)
 static int dense_layers(const struct arch_spec *a)
 {
     return a->layers - arch_moe_layers(a);
-}
-
-/* Edit distance between two short strings, ignoring ASCII case; strings
- * longer than 63 bytes count as far from everything. */
-static int distance(const char *s, const char *t)
-{
-    int d[64][64];
-    size_t n = strlen(s), m = strlen(t), i, j;
-
-    if (n >= 64 || m >= 64)
-        return 1 << 20;
-    for (i = 0; i <= n; i++)
-        d[i][0] = (int)i;
-    for (j = 0; j <= m; j++)
-        d[0][j] = (int)j;
-    for (i = 1; i <= n; i++) {
-        for (j = 1; j <= m; j++) {
-            int sub =
-                d[i - 1][j - 1] + (strncasecmp(s + i - 1, t + j - 1, 1) != 0);
-            int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
-            int best = sub < del ? sub : del;
-
-            d[i][j] = best < ins ? best : ins;
-        }
-    }
-    return d[n][m];
-}
-
-/* The catalog entry name most likely meant: the path-style match
- * ("Llama-3.1-70B-Instruct"), else the nearest name within 3 edits. NULL
- * when none. Borrowed, static. */
-static const char *did_you_mean(const char *name)
-{
-    const struct arch_spec *a = arch_find_path(name);
-    int best = 4;
-
-    if (a != NULL)
-        return a->name;
-    for (int i = 0; arch_table[i] != NULL; i++) {
-        int d = distance(name, arch_table[i]->name);
-
-        if (d < best) {
-            best = d;
-            a = arch_table[i];
-        }
-    }
-    return a != NULL ? a->name : NULL;
 }
 
 static void print_table(const struct arch_spec *a)
@@ -275,13 +226,6 @@ static void print_json(const struct arch_spec *a)
     json_object_put(o);
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 static void list_models(void)
 {
     for (int i = 0; arch_table[i] != NULL; i++)
@@ -312,8 +256,6 @@ static int show(int argc, char **argv)
     };
     const struct arch_spec *a;
     struct arch_spec *loaded = NULL;
-    struct stat st;
-    const char *name;
     int json = 0, opt;
 
     optind = 1;
@@ -332,30 +274,9 @@ static int show(int argc, char **argv)
     if (optind != argc - 1)
         return cli_usage_error(&cli_cmd_model,
                                "show: expected one model name or path");
-    name = argv[optind];
-    a = arch_find(name);
-    if (a == NULL && (stat(name, &st) == 0 || strchr(name, '/') != NULL ||
-                      ends_with(name, ".json"))) {
-        char why[1024];
-
-        if (arch_hf_load(name, &loaded, why, sizeof(why)) != 0) {
-            fprintf(stderr, "%s\n", why);
-            return CLI_EXIT_INPUT;
-        }
-        a = loaded;
-    }
-    if (a == NULL) {
-        char *names = arch_names();
-        const char *guess = did_you_mean(name);
-
-        fprintf(stderr, "dsec model: unknown model '%s'; valid: %s", name,
-                names);
-        if (guess != NULL)
-            fprintf(stderr, "; did you mean '%s'?", guess);
-        fprintf(stderr, " (or give the path of a config.json)\n");
-        free(names);
+    a = cli_resolve_model("model", argv[optind], &loaded);
+    if (a == NULL)
         return CLI_EXIT_INPUT;
-    }
     if (json)
         print_json(a);
     else

@@ -1,8 +1,11 @@
 /* dsec run SCENARIO [--seed N] [--db FILE|--no-db] [--json] [--quiet]
- * [--report DIR]: load, check, simulate, store in SQLite (one transaction),
- * print, and with --report write the cost report (dsec report) into DIR. */
+ * [--report DIR] [--trace FILE]: load, check, simulate, store in SQLite
+ * (one transaction), print, and with --report write the cost report (dsec
+ * report) into DIR. --trace replaces workload.trace.path; a relative FILE
+ * is taken from the current directory, not the scenario's. */
 #include <getopt.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -55,10 +58,11 @@ static int exec_run(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},
         {"quiet", no_argument, NULL, 'q'},
         {"report", required_argument, NULL, 'r'},
+        {"trace", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *db_path = "dsec.db", *report_dir = NULL;
+    const char *db_path = "dsec.db", *report_dir = NULL, *trace_path = NULL;
     int json = 0, quiet = 0, no_db = 0, seed_set = 0, opt, rc, status;
     uint64_t seed = 0;
     struct cl_scenario scn;
@@ -93,6 +97,12 @@ static int exec_run(int argc, char **argv)
         case 'r':
             report_dir = optarg;
             break;
+        case 't':
+            if (optarg[0] == '\0')
+                return cli_usage_error(&cli_cmd_run,
+                                       "--trace: expected a file name");
+            trace_path = optarg;
+            break;
         case 'h':
             printf("usage: dsec run %s\n", cli_cmd_run.usage);
             return CLI_EXIT_OK;
@@ -119,6 +129,27 @@ static int exec_run(int argc, char **argv)
     sim_diag_fini(&diag);
     if (seed_set)
         scn.seed = seed;
+    if (trace_path != NULL) {
+        char cwd[PATH_MAX];
+        if (scn.workload.kind != CL_WL_TRACE) {
+            cl_scenario_fini(&scn);
+            return cli_usage_error(&cli_cmd_run,
+                                   "--trace: the scenario's workload is not "
+                                   "a trace (workload.trace)");
+        }
+        if (trace_path[0] != '/' && getcwd(cwd, sizeof(cwd)) == NULL) {
+            cl_scenario_fini(&scn);
+            return cli_usage_error(&cli_cmd_run,
+                                   "--trace: cannot resolve a relative path "
+                                   "(the current directory is unreadable); "
+                                   "give an absolute one");
+        }
+        free(scn.workload.trace.path);
+        if (trace_path[0] == '/')
+            scn.workload.trace.path = xstrdup(trace_path);
+        else
+            scn.workload.trace.path = xasprintf("%s/%s", cwd, trace_path);
+    }
 
     dir_copy = xstrdup(argv[optind]);
     ropts.base_dir = dirname(dir_copy);
@@ -198,7 +229,7 @@ static int exec_run(int argc, char **argv)
 const struct cli_entry cli_cmd_run = {
     .name = "run",
     .usage = "SCENARIO.yaml [--seed N] [--db FILE|--no-db] [--json] [--quiet] "
-             "[--report DIR]",
+             "[--report DIR] [--trace FILE]",
     .summary = "simulate a scenario, print a summary, store results in SQLite",
     .exec = exec_run,
 };

@@ -3,15 +3,18 @@
  * [--max-num-seqs N]] [--calibration FILE] [--json]: the predicted time of
  * one engine iteration with its breakdown per operator class
  * (models/perf/roofline.h), the replica's KV capacity, and with --saturate
- * the output rate at the largest decode batch that fits. */
+ * the output rate at the largest decode batch that fits. MODEL is a
+ * catalog name or a Hugging Face config.json (cli_resolve_model()). */
 #include <errno.h>
 #include <getopt.h>
+#include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "models/arch/arch.h"
+#include "models/arch/hf.h"
 #include "models/gpu/gpu.h"
 #include "models/perf/calib.h"
 #include "models/perf/roofline.h"
@@ -82,22 +85,6 @@ static const char *grouped(char *buf, size_t len, int64_t v)
     return buf;
 }
 
-/* Writes s as a JSON string. */
-static void json_str(const char *s)
-{
-    putchar('"');
-    for (; *s != '\0'; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            printf("\\%c", ch);
-        else if (ch < 0x20)
-            printf("\\u%04x", ch);
-        else
-            putchar(ch);
-    }
-    putchar('"');
-}
-
 static void print_text(const struct step_opts *o, const struct perf_replica *r,
                        const struct perf_batch *b,
                        const struct perf_breakdown *bd,
@@ -158,58 +145,106 @@ static void print_text(const struct step_opts *o, const struct perf_replica *r,
     }
 }
 
+/* A double as a JSON number in its shortest round-trip form ("0.9", not
+ * "0.90000000000000002"); null when not finite. */
+static json_object *jdouble(double v)
+{
+    char buf[40];
+
+    if (!isfinite(v))
+        return NULL;
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, sizeof(buf), "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return json_object_new_double_s(v, buf);
+}
+
+static void add_int(json_object *o, const char *key, int64_t v)
+{
+    json_object_object_add(o, key, json_object_new_int64(v));
+}
+
+static void add_str(json_object *o, const char *key, const char *v)
+{
+    json_object_object_add(o, key, json_object_new_string(v));
+}
+
 static void print_json(const struct step_opts *o, const struct perf_replica *r,
                        const struct perf_batch *b,
                        const struct perf_breakdown *bd,
                        const struct perf_saturation *sat)
 {
-    printf("{\"model\": ");
-    json_str(r->arch->name);
-    printf(", \"gpu\": ");
-    json_str(r->gpu->name);
-    printf(", \"tp\": %d, \"pp\": %d, \"ep\": %d, \"dp_attention\": %d, "
-           "\"gpus\": %d",
-           r->tp, r->pp, r->ep, r->dp, r->gpus);
-    printf(", \"weight_dtype\": \"%s\", \"kv_dtype\": \"%s\"",
-           perf_dtype_name(r->weight_dtype), perf_dtype_name(r->kv_dtype));
-    printf(", \"calibration\": ");
-    json_str(r->calib.source);
-    printf(", \"gpu_memory_utilization\": %g, \"weight_bytes_per_gpu\": %.0f"
-           ", \"kv_capacity_tokens\": %lld",
-           r->gpu_memory_utilization, r->weight_bytes_per_gpu,
-           (long long)r->kv_capacity_tokens);
-    printf(", \"batch\": {\"prefill_tokens\": %lld, \"prefill_ctx_tokens\": "
-           "%lld, \"decode_seqs\": %lld, \"decode_ctx_tokens\": %lld, "
-           "\"context\": %lld}",
-           (long long)b->prefill_tokens, (long long)b->prefill_ctx_tokens,
-           (long long)b->decode_seqs, (long long)b->decode_ctx_tokens,
-           (long long)o->context);
-    printf(", \"ops\": [");
-    for (int i = 0; i < PERF_OP_COUNT; i++)
-        printf("%s{\"name\": \"%s\", \"flops\": %.6g, \"bytes\": %.6g, "
-               "\"time_ns\": %.1f, \"bound\": \"%s\"}",
-               i ? ", " : "", perf_op_name(i), bd->op[i].flops, bd->op[i].bytes,
-               bd->op[i].ns, perf_bound_name(bd->op[i].bound));
-    printf("], \"total_ns\": %lld, \"stage_ns\": %lld", (long long)bd->total_ns,
-           (long long)bd->stage_ns);
-    if (sat != NULL)
-        printf(", \"saturation\": {\"context\": %lld, \"max_num_seqs\": %lld, "
-               "\"kv_limit_seqs\": %lld, \"decode_seqs\": %lld, "
-               "\"limited_by_kv\": %s, \"micro_batch_seqs\": %lld, "
-               "\"step_ns\": %lld, \"cycle_ns\": %lld, \"tokens_per_s\": "
-               "%.1f, \"tokens_per_s_per_gpu\": %.1f}",
-               (long long)sat->context_tokens, (long long)sat->max_num_seqs,
-               (long long)sat->kv_limit_seqs, (long long)sat->decode_seqs,
-               sat->limited_by_kv ? "true" : "false",
-               (long long)sat->micro_batch_seqs, (long long)sat->step_ns,
-               (long long)sat->cycle_ns, sat->tokens_per_s,
-               sat->tokens_per_s / r->gpus);
-    printf("}\n");
+    json_object *j = json_object_new_object(), *x, *ops;
+
+    add_str(j, "model", r->arch->name);
+    add_str(j, "gpu", r->gpu->name);
+    add_int(j, "tp", r->tp);
+    add_int(j, "pp", r->pp);
+    add_int(j, "ep", r->ep);
+    add_int(j, "dp_attention", r->dp);
+    add_int(j, "gpus", r->gpus);
+    add_str(j, "weight_dtype", perf_dtype_name(r->weight_dtype));
+    add_str(j, "kv_dtype", perf_dtype_name(r->kv_dtype));
+    add_str(j, "calibration", r->calib.source);
+    json_object_object_add(j, "gpu_memory_utilization",
+                           jdouble(r->gpu_memory_utilization));
+    /* Whole bytes, as the table's GB are (the model computes a double). */
+    add_int(j, "weight_bytes_per_gpu", llround(r->weight_bytes_per_gpu));
+    add_int(j, "kv_capacity_tokens", r->kv_capacity_tokens);
+
+    x = json_object_new_object();
+    add_int(x, "prefill_tokens", b->prefill_tokens);
+    add_int(x, "prefill_ctx_tokens", b->prefill_ctx_tokens);
+    add_int(x, "decode_seqs", b->decode_seqs);
+    add_int(x, "decode_ctx_tokens", b->decode_ctx_tokens);
+    add_int(x, "context", o->context);
+    json_object_object_add(j, "batch", x);
+
+    ops = json_object_new_array();
+    for (int i = 0; i < PERF_OP_COUNT; i++) {
+        const struct perf_op_cost *c = &bd->op[i];
+
+        x = json_object_new_object();
+        add_str(x, "name", perf_op_name(i));
+        json_object_object_add(x, "flops", jdouble(c->flops));
+        json_object_object_add(x, "bytes", jdouble(c->bytes));
+        json_object_object_add(x, "time_ns", jdouble(c->ns));
+        add_str(x, "bound", perf_bound_name(c->bound));
+        json_object_array_add(ops, x);
+    }
+    json_object_object_add(j, "ops", ops);
+    add_int(j, "total_ns", bd->total_ns);
+    add_int(j, "stage_ns", bd->stage_ns);
+
+    if (sat != NULL) {
+        x = json_object_new_object();
+        add_int(x, "context", sat->context_tokens);
+        add_int(x, "max_num_seqs", sat->max_num_seqs);
+        add_int(x, "kv_limit_seqs", sat->kv_limit_seqs);
+        add_int(x, "decode_seqs", sat->decode_seqs);
+        json_object_object_add(x, "limited_by_kv",
+                               json_object_new_boolean(sat->limited_by_kv));
+        add_int(x, "micro_batch_seqs", sat->micro_batch_seqs);
+        add_int(x, "step_ns", sat->step_ns);
+        add_int(x, "cycle_ns", sat->cycle_ns);
+        json_object_object_add(x, "tokens_per_s", jdouble(sat->tokens_per_s));
+        json_object_object_add(x, "tokens_per_s_per_gpu",
+                               jdouble(sat->tokens_per_s / r->gpus));
+        json_object_object_add(j, "saturation", x);
+    }
+    printf("%s\n", json_object_to_json_string_ext(
+                       j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                              JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(j);
 }
 
 static void print_help(void)
 {
     printf("usage: dsec step %s\n\n%s\n\n"
+           "MODEL is a catalog name ('dsec help models') or a Hugging Face "
+           "config.json\n(or its directory); a catalog name wins.\n\n"
            "options:\n"
            "  --gpu KIND          GPU catalog name (dsec help gpus)\n"
            "  --tp N              tensor-parallel GPUs (default: the smallest "
@@ -357,6 +392,7 @@ static int exec_step(int argc, char **argv)
                           .kv_dtype = CL_DTYPE_BF16,
                           .util = STEP_DEFAULT_UTIL};
     const struct arch_spec *a;
+    struct arch_spec *loaded = NULL;
     const struct gpu_spec *g;
     struct perf_calib cal;
     struct perf_gpu_calib gc;
@@ -367,21 +403,11 @@ static int exec_step(int argc, char **argv)
     struct perf_saturation sat;
     struct sim_diag d;
     char why[1024];
-    int rc, have_cal = 0;
+    int rc, have_cal = 0, status = CLI_EXIT_INPUT;
 
     rc = parse_args(argc, argv, &o);
     if (rc != 0)
         return rc < 0 ? CLI_EXIT_OK : rc;
-    a = arch_find(o.model);
-    if (a == NULL)
-        a = arch_find_path(o.model);
-    if (a == NULL) {
-        char *names = arch_names();
-        fprintf(stderr, "dsec step: unknown model '%s'; valid: %s\n", o.model,
-                names);
-        free(names);
-        return CLI_EXIT_INPUT;
-    }
     g = gpu_find(o.gpu);
     if (g == NULL) {
         char *names = gpu_names();
@@ -390,6 +416,10 @@ static int exec_step(int argc, char **argv)
         free(names);
         return CLI_EXIT_INPUT;
     }
+    /* From here on a model read from a config.json is freed at out. */
+    a = cli_resolve_model("step", o.model, &loaded);
+    if (a == NULL)
+        return CLI_EXIT_INPUT;
     if (o.weight_dtype < 0)
         o.weight_dtype = a->weight_dtype;
     if (o.calib_path != NULL) {
@@ -397,7 +427,7 @@ static int exec_step(int argc, char **argv)
         if (perf_calib_load(o.calib_path, &cal, &d) != 0) {
             sim_diag_print(&d, stderr);
             sim_diag_fini(&d);
-            return CLI_EXIT_INPUT;
+            goto out;
         }
         sim_diag_fini(&d);
         have_cal = 1;
@@ -427,10 +457,9 @@ static int exec_step(int argc, char **argv)
     }
     if (rc != 0) {
         fprintf(stderr, "dsec step: %s\n", why);
-        if (have_cal)
-            perf_calib_fini(&cal);
-        return rc == SIM_EINVAL || rc == SIM_EINFEASIBLE ? CLI_EXIT_INPUT
-                                                         : CLI_EXIT_INTERNAL;
+        if (rc != SIM_EINVAL && rc != SIM_EINFEASIBLE)
+            status = CLI_EXIT_INTERNAL;
+        goto out;
     }
 
     if (o.saturate) {
@@ -442,9 +471,7 @@ static int exec_step(int argc, char **argv)
                     "dsec step: context %lld exceeds the kv capacity of %lld "
                     "tokens\n",
                     (long long)o.context, (long long)r.kv_capacity_tokens);
-            if (have_cal)
-                perf_calib_fini(&cal);
-            return CLI_EXIT_INPUT;
+            goto out;
         }
         b.decode_seqs = sat.micro_batch_seqs;
         b.decode_ctx_tokens = sat.micro_batch_seqs * o.context;
@@ -453,11 +480,10 @@ static int exec_step(int argc, char **argv)
         if (o.prefill_tokens == 0 && !o.decode_given)
             o.decode_seqs = 1;
         if (o.prefill_tokens + o.decode_seqs == 0) {
-            if (have_cal)
-                perf_calib_fini(&cal);
-            return cli_usage_error(&cli_cmd_step,
-                                   "the batch is empty: give "
-                                   "--prefill-tokens or --decode-seqs > 0");
+            status = cli_usage_error(&cli_cmd_step,
+                                     "the batch is empty: give "
+                                     "--prefill-tokens or --decode-seqs > 0");
+            goto out;
         }
         b.decode_seqs = o.decode_seqs;
         b.decode_ctx_tokens = o.decode_seqs * o.context;
@@ -478,9 +504,13 @@ static int exec_step(int argc, char **argv)
         print_json(&o, &r, &b, &bd, o.saturate ? &sat : NULL);
     else
         print_text(&o, &r, &b, &bd, o.saturate ? &sat : NULL);
+    status = CLI_EXIT_OK;
+
+out:
     if (have_cal)
         perf_calib_fini(&cal);
-    return CLI_EXIT_OK;
+    arch_hf_free(loaded);
+    return status;
 }
 
 const struct cli_entry cli_cmd_step = {

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "models/arch/arch.h"
@@ -387,37 +386,6 @@ static void print_help(void)
         "crosses nodes.\nFormulas and sources: docs/layouts.md.\n");
 }
 
-/* Resolves MODEL: a catalog name, else a config.json path. Returns the
- * entry (catalog, or loaded into *loaded for the caller to free), or NULL
- * after printing why. */
-static const struct arch_spec *find_model(const char *name,
-                                          struct arch_spec **loaded)
-{
-    const struct arch_spec *a = arch_find(name);
-    struct stat st;
-    char *names;
-
-    *loaded = NULL;
-    if (a != NULL)
-        return a;
-    if (stat(name, &st) == 0) {
-        char why[512];
-
-        if (arch_hf_load(name, loaded, why, sizeof(why)) != 0) {
-            fprintf(stderr, "dsec strategies: %s\n", why);
-            return NULL;
-        }
-        return *loaded;
-    }
-    names = arch_names();
-    fprintf(stderr,
-            "dsec strategies: unknown model '%s'; valid: %s, or a "
-            "config.json path\n",
-            name, names);
-    free(names);
-    return NULL;
-}
-
 static int exec_strategies(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -534,7 +502,7 @@ static int exec_strategies(int argc, char **argv)
         free(names);
         return CLI_EXIT_INPUT;
     }
-    a = find_model(argv[optind], &loaded);
+    a = cli_resolve_model("strategies", argv[optind], &loaded);
     if (a == NULL)
         return CLI_EXIT_INPUT;
     if (nodes > 0 && gpus % nodes != 0) {
@@ -635,8 +603,9 @@ static int exec_strategies(int argc, char **argv)
 
 const struct cli_entry cli_cmd_strategies = {
     .name = "strategies",
-    .usage = "MODEL --gpu KIND --gpus N [--nodes M] [--train] [--seq L] "
-             "[--batch B] [--dtype bf16|fp8|int4] [--json]",
+    .usage = "MODEL --gpu KIND --gpus N [--nodes M] [--nics N] "
+             "[--link NAME] [--train] [--seq L] [--batch B] [--prefill P] "
+             "[--dtype bf16|fp8|int4] [--kv-dtype bf16|fp8] [--json]",
     .summary = "compare parallel layouts (dp, tp, pp, ep, ZeRO): memory, "
                "traffic, step time, fit",
     .exec = exec_strategies,

@@ -93,6 +93,7 @@ struct table {
     const struct swp_spec *s;
     struct row *rows;
     size_t n;
+    size_t ok, infeasible; /* recorded in the database, by status */
 };
 
 static int collect(void *ctx, const char *key, int64_t seq, const char *status,
@@ -113,6 +114,10 @@ static int collect(void *ctx, const char *key, int64_t seq, const char *status,
     r->message = message ? xstrdup(message) : NULL;
     r->run_id = run_id;
     memcpy(r->v, values, sizeof(r->v));
+    if (strcmp(status, RPT_SWEEP_OK) == 0)
+        t->ok++;
+    else if (strcmp(status, RPT_SWEEP_INFEASIBLE) == 0)
+        t->infeasible++;
     return 0;
 }
 
@@ -298,15 +303,22 @@ static void print_json(const struct table *t, const char *db_path,
     json_object_object_add(o, "database", json_object_new_string(db_path));
     json_object_object_add(o, "points",
                            json_object_new_int64((int64_t)st->points));
+    /* What this invocation did... */
     json_object_object_add(o, "ran", json_object_new_int64((int64_t)st->ran));
+    json_object_object_add(o, "infeasible_now",
+                           json_object_new_int64((int64_t)st->infeasible));
+    json_object_object_add(o, "failed",
+                           json_object_new_int64((int64_t)st->failed));
     json_object_object_add(o, "recorded_before",
                            json_object_new_int64((int64_t)st->before));
     json_object_object_add(o, "recorded_elsewhere",
                            json_object_new_int64((int64_t)st->elsewhere));
+    /* ...and what the database holds for the sweep now, counted from the
+     * rows read back (sweep_points), whichever invocation wrote them. */
+    json_object_object_add(o, "recorded", json_object_new_int64((int64_t)t->n));
+    json_object_object_add(o, "ok", json_object_new_int64((int64_t)t->ok));
     json_object_object_add(o, "infeasible",
-                           json_object_new_int64((int64_t)st->infeasible));
-    json_object_object_add(o, "failed",
-                           json_object_new_int64((int64_t)st->failed));
+                           json_object_new_int64((int64_t)t->infeasible));
     json_object_object_add(o, "remaining",
                            json_object_new_int64((int64_t)st->remaining));
     for (int c = 0; c < s->ncolumns; c++)
@@ -348,7 +360,7 @@ static int report(const struct swp_spec *s, struct rpt_db *db,
                   const char *db_path, const struct swp_exec_stats *st,
                   int json)
 {
-    struct table t = {s, NULL, 0};
+    struct table t = {s, NULL, 0, 0, 0};
     struct sim_diag d;
     int rc;
 
@@ -368,8 +380,10 @@ static int report(const struct swp_spec *s, struct rpt_db *db,
             if (st->elsewhere > 0)
                 printf(", %zu recorded meanwhile by another process",
                        st->elsewhere);
-            if (st->infeasible > 0)
-                printf(", %zu infeasible", st->infeasible);
+            /* All the sweep's infeasible points, not only this call's:
+             * the table below shows them all. */
+            if (t.infeasible > 0)
+                printf(", %zu infeasible", t.infeasible);
             if (st->failed > 0)
                 printf(", %zu failed", st->failed);
             printf("; %s, sweep %lld\n\n", db_path, (long long)st->sweep_id);
@@ -383,6 +397,32 @@ static int report(const struct swp_spec *s, struct rpt_db *db,
     free(t.rows);
     sim_diag_fini(&d);
     return rc;
+}
+
+static void print_help(void)
+{
+    printf("usage: dsec sweep %s\n\n%s\n", cli_cmd_sweep.usage,
+           cli_cmd_sweep.summary);
+    printf("\nSWEEP.yaml names a base scenario and the axes, points and "
+           "seeds that vary it\n(docs/sweep.md). Points the database holds "
+           "already are not run again.\n\noptions:\n"
+           "  -j, --jobs N     worker threads (default: the online CPUs, or "
+           "1 per rank\n"
+           "                   under MPI; at most 4096)\n"
+           "  -d, --db FILE    results database (default dsec.db)\n"
+           "  --json           print one JSON object instead of the table, "
+           "and no progress\n"
+           "  -q, --quiet      print no progress, no log and no table (with "
+           "--json the\n"
+           "                   object is still printed)\n"
+           "  --list           print the points (position, key, infeasible) "
+           "without running\n"
+           "                   anything or opening the database\n"
+           "  --no-mpi         ignore the variables an MPI launcher sets; "
+           "run as one process\n"
+           "\nExit status: 0; 1 for a sweep, scenario or database error or "
+           "failed points;\n2 for a usage error; 3 for an internal error; "
+           "130 after an interrupt.\n");
 }
 
 static void list_points(const struct swp_spec *s)
@@ -443,7 +483,7 @@ static int exec_sweep(int argc, char **argv)
             no_mpi = 1;
             break;
         case 'h':
-            printf("usage: dsec sweep %s\n", cli_cmd_sweep.usage);
+            print_help();
             return CLI_EXIT_OK;
         default:
             return cli_usage_error(&cli_cmd_sweep, NULL);

@@ -9,3 +9,6 @@ dsec_LDADD = $(DSEC_LIBS)
 # dsec sweep: the sweep library needs the others after it (static order).
 dsec_SOURCES += cli/cmd-sweep.c
 dsec_LDADD += sweep/libsweep.la $(DSEC_LIBS)
+# dsec plan: the planner library, then the sweep library and the others.
+dsec_SOURCES += cli/cmd-plan.c
+dsec_LDADD += $(PLAN_LIBS)

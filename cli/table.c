@@ -5,17 +5,9 @@
 #include "config.h"
 
 const struct cli_entry *const cli_table[] = {
-    &cli_cmd_compare,
-    &cli_cmd_help,
-    &cli_cmd_model,
-    &cli_cmd_report,
-    &cli_cmd_run,
-    &cli_cmd_step,
-    &cli_cmd_strategies,
-    &cli_cmd_sweep,
-    &cli_cmd_validate,
-    &cli_cmd_version,
-    NULL,
+    &cli_cmd_compare, &cli_cmd_help,     &cli_cmd_model,   &cli_cmd_plan,
+    &cli_cmd_report,  &cli_cmd_run,      &cli_cmd_step,    &cli_cmd_strategies,
+    &cli_cmd_sweep,   &cli_cmd_validate, &cli_cmd_version, NULL,
 };
 
 const struct cli_entry *cli_find(const char *name)
@@ -35,7 +27,8 @@ void cli_usage(FILE *fp)
         fprintf(fp, "  %-10s %s\n", cli_table[i]->name, cli_table[i]->summary);
     fprintf(fp, "\n'dsec help COMMAND' shows a command's options; "
                 "'dsec help scenario' lists every scenario key; 'dsec help "
-                "policies', 'models' and 'gpus' list the catalogs.\n"
+                "policies', 'models', 'gpus' and 'links' list the "
+                "catalogs.\n"
                 "options: --help, --version\n");
 }
 

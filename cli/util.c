@@ -1,10 +1,17 @@
 /* Helpers shared by the commands: wall-clock time (the CLI may read it;
- * the models never do), number parsing, timestamps. */
+ * the models never do), number parsing, timestamps, resolving a MODEL
+ * argument. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cli/cli.h"
+#include "models/arch/arch.h"
+#include "models/arch/hf.h"
 
 double cli_wall_since(const struct timespec *t0)
 {
@@ -34,4 +41,90 @@ void cli_utc_stamp(char *buf, size_t len)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Edit distance between two short strings, ignoring ASCII case; strings
+ * longer than 63 bytes count as far from everything. */
+static int distance(const char *s, const char *t)
+{
+    int d[64][64];
+    size_t n = strlen(s), m = strlen(t), i, j;
+
+    if (n >= 64 || m >= 64)
+        return 1 << 20;
+    for (i = 0; i <= n; i++)
+        d[i][0] = (int)i;
+    for (j = 0; j <= m; j++)
+        d[0][j] = (int)j;
+    for (i = 1; i <= n; i++) {
+        for (j = 1; j <= m; j++) {
+            int sub =
+                d[i - 1][j - 1] + (strncasecmp(s + i - 1, t + j - 1, 1) != 0);
+            int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+            int best = sub < del ? sub : del;
+
+            d[i][j] = best < ins ? best : ins;
+        }
+    }
+    return d[n][m];
+}
+
+/* The catalog entry name most likely meant: the path-style match
+ * ("Llama-3.1-70B-Instruct"), else the nearest name within 3 edits. NULL
+ * when none. Borrowed, static. A path-style match is only a guess, not
+ * accepted: "my-llama-3.1-8b-finetune" is not the catalog model. */
+static const char *did_you_mean(const char *name)
+{
+    const struct arch_spec *a = arch_find_path(name);
+    int best = 4;
+
+    if (a != NULL)
+        return a->name;
+    for (int i = 0; arch_table[i] != NULL; i++) {
+        int d = distance(name, arch_table[i]->name);
+
+        if (d < best) {
+            best = d;
+            a = arch_table[i];
+        }
+    }
+    return a != NULL ? a->name : NULL;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+const struct arch_spec *cli_resolve_model(const char *cmd, const char *name,
+                                          struct arch_spec **loaded)
+{
+    const struct arch_spec *a = arch_find(name);
+    struct stat st;
+    const char *guess;
+    char *names;
+
+    *loaded = NULL;
+    if (a != NULL)
+        return a;
+    if (stat(name, &st) == 0 || strchr(name, '/') != NULL ||
+        ends_with(name, ".json")) {
+        char why[1024];
+
+        if (arch_hf_load(name, loaded, why, sizeof(why)) != 0) {
+            fprintf(stderr, "%s\n", why);
+            return NULL;
+        }
+        return *loaded;
+    }
+    names = arch_names();
+    guess = did_you_mean(name);
+    fprintf(stderr, "dsec %s: unknown model '%s'; valid: %s", cmd, name, names);
+    if (guess != NULL)
+        fprintf(stderr, "; did you mean '%s'?", guess);
+    fprintf(stderr, " (or give the path of a config.json)\n");
+    free(names);
+    return NULL;
 }

@@ -1,7 +1,10 @@
-# models/workload.mk: request sources (synthetic and Azure trace replay).
+# models/workload.mk: request sources (synthetic; Azure, Mooncake, BurstGPT
+# and ServeGen traces).
 models_libmodels_la_SOURCES += models/workload/dist.c models/workload/dist.h models/workload/source.c \
 	models/workload/source.h models/workload/workload-int.h \
-	models/workload/synthetic.c models/workload/azure.c
+	models/workload/synthetic.c models/workload/azure.c \
+	models/workload/lines.c models/workload/mooncake.c \
+	models/workload/burstgpt.c models/workload/servegen.c
 
 check_PROGRAMS += tests/check_models_workload
 TESTS += tests/check_models_workload
@@ -9,3 +12,11 @@ tests_check_models_workload_SOURCES = tests/check_models_workload.c
 tests_check_models_workload_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_models_workload_LDADD = $(DSEC_TEST_LIBS)
 EXTRA_DIST += tests/data/trace
+
+check_PROGRAMS += tests/check_models_traces
+TESTS += tests/check_models_traces
+tests_check_models_traces_SOURCES = tests/check_models_traces.c
+tests_check_models_traces_CFLAGS = $(DSEC_TEST_CFLAGS)
+tests_check_models_traces_LDADD = $(DSEC_TEST_LIBS)
+EXTRA_DIST += tests/data/traces tests/e2e-traces.sh
+TESTS += tests/e2e-traces.sh

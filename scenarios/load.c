@@ -961,8 +961,8 @@ static void resolve_gpus(struct ctx *c, struct cl_scenario *s)
             g->price_source = "scenario hardware.gpus";
         }
         if (gpu_spec_check(g, why, sizeof(why)) != 0)
-            error_at(c, at->kline, at->kcol, "hardware.gpus[%d] (%s): %s%s",
-                     i, d->name, why,
+            error_at(c, at->kline, at->kcol, "hardware.gpus[%d] (%s): %s%s", i,
+                     d->name, why,
                      d->base == NULL ? " (give it, or a catalog base)" : "");
     }
 }

@@ -83,6 +83,9 @@ static const struct sim_param_choice recoveries[] = {
 
 static const struct sim_param_choice trace_formats[] = {
     {"azure", CL_TRACE_AZURE},
+    {"burstgpt", CL_TRACE_BURSTGPT},
+    {"mooncake", CL_TRACE_MOONCAKE},
+    {"servegen", CL_TRACE_SERVEGEN},
     {NULL, 0},
 };
 
@@ -228,11 +231,24 @@ static const struct sim_param synthetic_rows[] = {
 
 static const struct sim_param trace_rows[] = {
     {"format", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "azure",
-     "trace format; azure: CSV TIMESTAMP,ContextTokens,GeneratedTokens",
+     "trace format; azure: CSV TIMESTAMP,ContextTokens,GeneratedTokens; "
+     "mooncake: JSONL timestamp (ms), input_length, output_length, hash_ids; "
+     "burstgpt: CSV Timestamp,Model,Request tokens,Response tokens,...; "
+     "servegen: per-client rate statistics (arrivals generated)",
      TRC(format), trace_formats, NULL},
     {"path", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
-     "trace file; a relative path is relative to the scenario file", TRC(path),
-     NULL, NULL},
+     "trace file (servegen: a folder of chunk-<id>-trace.csv and "
+     "chunk-<id>-dataset.json, or one chunk-<id>-trace.csv); a relative path "
+     "is relative to the scenario file; dsec run --trace overrides it",
+     TRC(path), NULL, NULL},
+    {"model", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "burstgpt only: replay only rows whose Model equals this (ChatGPT, "
+     "GPT-4; default: all)",
+     TRC(model), NULL, NULL},
+    {"clients", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "servegen only: client ids separated by commas (\"3, 17\"), or all "
+     "(default)",
+     TRC(clients), NULL, NULL},
     {"time_scale", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT, "1",
      "multiplies the gaps between arrivals", TRC(time_scale), NULL, NULL},
     {"rate_scale", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT, "1",
@@ -344,8 +360,8 @@ static const struct sim_param gpu_def_rows[] = {
     {"hbm", SIM_PT_DOUBLE, SIM_U_BYTES, 0, NOMAX, GT, NULL,
      "device memory, e.g. 141GB", GDEF(hbm_bytes), NULL, NULL},
     {"hbm_bandwidth", SIM_PT_DOUBLE, SIM_U_BYTES_PER_S, 0, NOMAX, GT, NULL,
-     "peak device-memory bandwidth, e.g. 4.8TB/s", GDEF(hbm_bytes_per_s),
-     NULL, NULL},
+     "peak device-memory bandwidth, e.g. 4.8TB/s", GDEF(hbm_bytes_per_s), NULL,
+     NULL},
     {"nvlink_bandwidth", SIM_PT_DOUBLE, SIM_U_BYTES_PER_S, 0, NOMAX, GT, NULL,
      "intra-node GPU link per direction, e.g. 450GB/s",
      GDEF(nvlink_bytes_per_s), NULL, NULL},
@@ -355,9 +371,9 @@ static const struct sim_param gpu_def_rows[] = {
     {"pcie_bandwidth", SIM_PT_DOUBLE, SIM_U_BYTES_PER_S, 0, NOMAX, GT, NULL,
      "host link per direction, e.g. 63GB/s", GDEF(pcie_bytes_per_s), NULL,
      NULL},
-    {"price_per_gpu_hour", SIM_PT_DOUBLE, SIM_U_USD_PER_HOUR, 0, NOMAX, 0,
-     NULL, "default price of one GPU per hour", GDEF(price_usd_per_gpu_hour),
-     NULL, NULL},
+    {"price_per_gpu_hour", SIM_PT_DOUBLE, SIM_U_USD_PER_HOUR, 0, NOMAX, 0, NULL,
+     "default price of one GPU per hour", GDEF(price_usd_per_gpu_hour), NULL,
+     NULL},
     SIM_PARAM_END_LIST(struct cl_gpu_def),
 };
 

@@ -745,7 +745,11 @@ START_TEST(test_new_azure_errors)
 
     w = trace_cfg("no-such-file.csv");
     want = xasprintf("%s/no-such-file.csv: error: cannot open trace: No such "
-                     "file or directory",
+                     "file or directory; the Azure LLM inference traces are "
+                     "in the Azure/AzurePublicDataset repository on GitHub, "
+                     "data/AzureLLMInferenceTrace_{conv,code}.csv; download "
+                     "one and set workload.trace.path or pass dsec run "
+                     "--trace FILE",
                      fixture_dir);
     expect_new_error(&w, want);
     free(want);

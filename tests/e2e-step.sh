@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..11"
+echo "1..14"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -125,9 +125,54 @@ st=$?
 [ $st -ne 0 ] && show "$tmp/err"
 ok "a bad calibration profile exits 1 with file:line:col" $st
 
-# 11. --help.
+# 11. --help, and dsec help step prints the same option list.
 $dsec step --help >"$tmp/h" 2>&1 && grep -q -- '--saturate' "$tmp/h" &&
-    grep -q -- '--calibration FILE' "$tmp/h"
-ok "dsec step --help" $?
+    grep -q -- '--calibration FILE' "$tmp/h" &&
+    $dsec help step >"$tmp/h2" 2>&1 && cmp -s "$tmp/h" "$tmp/h2"
+ok "dsec step --help (and dsec help step)" $?
+
+# 12. MODEL may be a Hugging Face config.json or its directory, as for
+# dsec model show and dsec strategies: the fixture of Llama-3.1-8B gives the
+# catalog entry's step time and KV capacity.
+hf=$srcdir/tests/data/hf/llama-3.1-8b
+flags="--gpu h100 --decode-seqs 8 --context 100 --prefill-tokens 512 --json"
+st=0
+$dsec step llama-3.1-8b $flags >"$tmp/c.json" 2>"$tmp/err" || st=1
+$dsec step "$hf" $flags >"$tmp/hd.json" 2>>"$tmp/err" || st=1
+$dsec step "$hf/config.json" $flags >"$tmp/hf.json" 2>>"$tmp/err" || st=1
+want=$(json_num "$tmp/c.json" total_ns)
+for f in "$tmp/hd.json" "$tmp/hf.json"; do
+    [ -n "$want" ] && [ "$(json_num "$f" total_ns)" = "$want" ] &&
+        [ "$(json_num "$f" kv_capacity_tokens)" = \
+            "$(json_num "$tmp/c.json" kv_capacity_tokens)" ] || st=1
+done
+[ $st -ne 0 ] && show "$tmp/c.json" "$tmp/hd.json" "$tmp/err"
+ok "a config.json or its directory gives the catalog model's step" $st
+
+# 13. A config that cannot be read exits 1 with its file:line:col.
+$dsec step "$srcdir/tests/data/hf/bad-syntax" --gpu h100 >"$tmp/out" \
+    2>"$tmp/err"
+st=$?
+[ $st -eq 1 ] && grep -q "bad-syntax/config.json:4:27: error: json: " "$tmp/err"
+st=$?
+[ $st -ne 0 ] && show "$tmp/err"
+ok "a malformed config.json exits 1 at its line:col" $st
+
+# 14. --json is json-c's: numbers and booleans unquoted, one object.
+st=0
+grep -q '"gpu_memory_utilization": 0.9,' "$tmp/s.json" &&
+    grep -q '"limited_by_kv": false,' "$tmp/s.json" &&
+    grep -qE '"time_ns": [0-9]' "$tmp/s.json" &&
+    grep -qE '"tokens_per_s": [0-9]' "$tmp/s.json" &&
+    [ "$(head -n 1 "$tmp/s.json")" = "{" ] &&
+    [ "$(tail -n 1 "$tmp/s.json")" = "}" ] || st=1
+if command -v jq >/dev/null 2>&1; then
+    jq -e '(.total_ns | type) == "number" and
+        (.saturation.limited_by_kv | type) == "boolean" and
+        (.ops | length) > 0 and (.ops[0].flops | type) == "number"' \
+        "$tmp/s.json" >/dev/null || st=1
+fi
+[ $st -ne 0 ] && show "$tmp/s.json"
+ok "--json prints numbers as numbers" $st
 
 [ $fails -eq 0 ]

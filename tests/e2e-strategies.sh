@@ -1,14 +1,15 @@
 #!/bin/sh
 # End-to-end tests of `dsec strategies` (the parallel-layout table,
-# docs/layouts.md), printing TAP. Run by `make check` (DSEC set by the
-# harness) or by hand from the build directory.
+# docs/layouts.md), printing TAP. Run by `make check` (top_srcdir and DSEC
+# set by the harness) or by hand from the build directory.
 set -u
+srcdir=${top_srcdir:-.}
 dsec=${DSEC:-./dsec}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..10"
+echo "1..13"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -40,8 +41,21 @@ expect_err() { # expect_err DESCRIPTION STATUS PATTERN CMD...: exit + line
 
 $dsec strategies --help >"$tmp/h" && grep -q '^usage: dsec strategies MODEL' "$tmp/h" &&
     grep -q -- '--train' "$tmp/h" && $dsec help strategies >"$tmp/h2" &&
-    grep -q 'strategies' "$tmp/h2"
-ok "dsec strategies --help" $?
+    cmp -s "$tmp/h" "$tmp/h2"
+ok "dsec strategies --help (and dsec help strategies)" $?
+
+# The usage line names every option of the option list.
+st=0
+usage=$(sed -n 1p "$tmp/h")
+for o in $(sed -n 's/^  \(--[a-z-]*\).*/\1/p' "$tmp/h"); do
+    case "$usage" in
+    *"[$o "* | *"[$o]"* | *" $o "*) ;;
+    *) echo "# usage lacks $o" && st=1 ;;
+    esac
+done
+[ "$(sed -n 's/^  \(--[a-z-]*\).*/\1/p' "$tmp/h" | wc -l)" -ge 12 ] || st=1
+[ $st -ne 0 ] && show "$tmp/h"
+ok "the usage line names every option of --help" $st
 
 # DeepSeek-V3 (fp8) on 16 H200: expert-parallel layouts fit, a replica of
 # the whole model per GPU does not (671.2 GB of weights, FACTS.md §4.2).
@@ -99,4 +113,25 @@ expect_err "gpus not divisible by nodes" 1 \
 expect_err "missing --gpus is a usage error" 2 \
     "^usage: dsec strategies MODEL" \
     $dsec strategies llama-3.1-8b --gpu h100
+# A Hugging Face config.json directory gives the catalog entry's table.
+$dsec strategies llama-3.1-8b --gpu h100 --gpus 8 >"$tmp/c" 2>&1 &&
+    $dsec strategies "$srcdir/tests/data/hf/llama-3.1-8b" --gpu h100 --gpus 8 \
+        >"$tmp/hf" 2>&1 && cmp -s "$tmp/c" "$tmp/hf"
+st=$?
+[ $st -ne 0 ] && diff "$tmp/c" "$tmp/hf" | head -20 | show
+ok "a config.json directory gives the catalog model's layouts" $st
+
+# dsec help's closing line names every topic dsec help takes (--link's
+# classes are 'dsec help links').
+st=0
+$dsec help >"$tmp/top" 2>&1 || st=1
+topics=$($dsec help help | sed -n 's/^usage: dsec help \[COMMAND|\(.*\)\]$/\1/p' |
+    tr '|' ' ')
+[ -n "$topics" ] || st=1
+for t in $topics; do
+    grep -qE "(help |')$t'" "$tmp/top" || { echo "# lacks $t"; st=1; }
+done
+$dsec help links >/dev/null 2>&1 || st=1
+[ $st -ne 0 ] && show "$tmp/top"
+ok "dsec help names every topic it accepts" $st
 [ "$fails" -eq 0 ]

@@ -4,9 +4,10 @@
 # of its stored scenario; kill -9 and SIGINT in the middle lose and
 # duplicate nothing, and a rerun completes the grid; under mpirun (when dsec
 # was built with MPI) the results equal a threads-only run; a bad key path
-# is reported at its axis. Run by `make check` (top_srcdir, top_builddir,
-# DSEC set by the harness) or by hand from the build directory. Needs the
-# sqlite3 program. No assertion depends on timing: the interrupted sweeps
+# is reported at its axis; --json counts the infeasible points recorded by
+# this invocation and in all; --help lists every option. Run by `make
+# check` (top_srcdir, top_builddir, DSEC set by the harness) or by hand from
+# the build directory. Needs the sqlite3 program. No assertion depends on timing: the interrupted sweeps
 # are checked for invariants that hold wherever the signal lands.
 set -u
 srcdir=${top_srcdir:-.}
@@ -16,7 +17,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..14"
+echo "1..17"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -35,7 +36,7 @@ show() { sed 's/^/# /' "$@"; }
 q() { sqlite3 -batch -noheader "$@"; }
 
 if ! command -v sqlite3 >/dev/null 2>&1; then
-    while [ $n -lt 14 ]; do skip "sweep test $((n + 1))" "no sqlite3 program"; done
+    while [ $n -lt 17 ]; do skip "sweep test $((n + 1))" "no sqlite3 program"; done
     exit 0
 fi
 
@@ -259,5 +260,45 @@ st=$?
 st=$?
 [ $st -ne 0 ] && show "$tmp/err"
 ok "a bad axis value is reported at the value" $st
+
+# 15-16: infeasible points: what this invocation recorded (infeasible_now)
+# and what the database holds (infeasible), also on a rerun. In grid.yaml
+# TP 2 of Llama-3.1-70B does not fit on an H100.
+grid=$data/grid.yaml
+jn() { # jn FILE KEY: the top-level integer KEY of a sweep's --json
+    sed -n "s/^  \"$2\": \([0-9]*\),\$/\1/p" "$1"
+}
+counts() { # counts FILE: ran infeasible_now recorded ok infeasible remaining
+    echo "$(jn "$1" ran) $(jn "$1" infeasible_now) $(jn "$1" recorded)" \
+        "$(jn "$1" ok) $(jn "$1" infeasible) $(jn "$1" remaining)"
+}
+(cd "$tmp" && $dsec sweep "$grid" -j 2 --db g.db --json) >"$tmp/g1" \
+    2>"$tmp/err"
+st=$?
+[ "$(counts "$tmp/g1")" = "3 1 4 3 1 0" ] || st=1
+[ $st -ne 0 ] && show "$tmp/g1" "$tmp/err"
+ok "--json: a first run counts its infeasible point now and in all" $st
+
+(cd "$tmp" && $dsec sweep "$grid" -j 2 --db g.db --json) >"$tmp/g2" \
+    2>"$tmp/err" &&
+    (cd "$tmp" && $dsec sweep "$grid" -j 2 --db g.db) >"$tmp/g3" 2>>"$tmp/err"
+st=$?
+[ "$(counts "$tmp/g2")" = "0 0 4 3 1 0" ] || st=1
+[ "$(jn "$tmp/g2" recorded_before)" = 4 ] || st=1
+grep -q '^sweep grid: 4 points, 0 run now, 4 recorded before, 1 infeasible; g.db, sweep 1$' \
+    "$tmp/g3" || st=1
+[ $st -ne 0 ] && show "$tmp/g2" "$tmp/g3" "$tmp/err"
+ok "a rerun reports the recorded infeasible point (infeasible 1, now 0)" $st
+
+# 17: --help lists every option the parser takes; dsec help sweep is the same.
+$dsec sweep --help >"$tmp/h" 2>&1
+st=$?
+for o in '-j, --jobs N' '-d, --db FILE' '--json' '-q, --quiet' '--list' \
+    '--no-mpi'; do
+    grep -q -- "^  $o " "$tmp/h" || { echo "# --help lacks $o"; st=1; }
+done
+$dsec help sweep >"$tmp/h2" 2>&1 && cmp -s "$tmp/h" "$tmp/h2" || st=1
+[ $st -ne 0 ] && show "$tmp/h"
+ok "dsec sweep --help lists every option (and dsec help sweep)" $st
 
 [ "$fails" -eq 0 ]

@@ -402,8 +402,8 @@ static int check_llm(const struct cl_scenario *s, struct cl_plan *plan,
 
     if (a == NULL || g == NULL)
         return SIM_EINVAL;
-    if (tp < 1 && s->deploy.pp <= 1 && s->deploy.ep <= 1 &&
-        c->min_gpus >= 1 && c->min_gpus <= s->hardware.gpus_per_node)
+    if (tp < 1 && s->deploy.pp <= 1 && s->deploy.ep <= 1 && c->min_gpus >= 1 &&
+        c->min_gpus <= s->hardware.gpus_per_node)
         tp = c->min_gpus; /* the smallest cluster is one replica */
     if (tp < 1) {
         /* The smallest power-of-two degree on one node that fits. */

@@ -22,6 +22,8 @@ void cl_scenario_fini(struct cl_scenario *s)
     free(s->model);
     free(s->workload.synthetic.arrival.profile.steps);
     free(s->workload.trace.path);
+    free(s->workload.trace.model);
+    free(s->workload.trace.clients);
     free(s->hardware.gpu);
     free(s->hardware.calibration);
     for (int i = 0; s->hardware.gpus != NULL && i < s->hardware.ngpus; i++) {

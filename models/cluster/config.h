@@ -86,7 +86,10 @@ enum cl_workload_kind {
 };
 
 enum cl_trace_format {
-    CL_TRACE_AZURE, /* CSV TIMESTAMP,ContextTokens,GeneratedTokens */
+    CL_TRACE_AZURE,    /* CSV TIMESTAMP,ContextTokens,GeneratedTokens */
+    CL_TRACE_MOONCAKE, /* JSONL timestamp, input/output_length, hash_ids */
+    CL_TRACE_BURSTGPT, /* CSV Timestamp,Model,Request tokens,... */
+    CL_TRACE_SERVEGEN, /* per-client statistics, arrivals generated */
 };
 
 struct cl_workload {
@@ -105,6 +108,8 @@ struct cl_workload {
         double rate_scale;   /* multiplies the arrival rate (default 1) */
         int64_t requests;    /* stop after this many rows, -1 = all */
         int64_t duration_ns; /* stop after this much trace time, -1 = all */
+        char *model;         /* burstgpt: keep only this Model, or NULL */
+        char *clients;       /* servegen: "all" or client ids, or NULL */
     } trace;
 };
 

@@ -369,7 +369,12 @@ struct wl__azure *wl__azure_new(const struct cl_workload *cfg, const char *path,
 
     FILE *fp = fopen(path, "r");
     if (fp == NULL) {
-        sim_diag_error(d, path, 0, 0, "cannot open trace: %s", strerror(errno));
+        int e = errno;
+        if (e == ENOENT)
+            sim_diag_error(d, path, 0, 0, "cannot open trace: %s; %s",
+                           strerror(e), wl__download_hint(CL_TRACE_AZURE));
+        else
+            sim_diag_error(d, path, 0, 0, "cannot open trace: %s", strerror(e));
         return NULL;
     }
 
@@ -411,7 +416,7 @@ struct wl__azure *wl__azure_new(const struct cl_workload *cfg, const char *path,
 int wl__azure_next(struct wl__azure *a, struct wl_request *out,
                    struct sim_diag *d)
 {
-    struct wl_request r;
+    struct wl_request r = {0};
     int rc;
 
     if (a->requests >= 0 && a->emitted >= a->requests)

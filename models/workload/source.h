@@ -2,11 +2,14 @@
  * Workload sources: a pull iterator of requests (arrival time, prompt and
  * output lengths) built from the scenario's struct cl_workload, either
  * synthetic (an arrival process and two length distributions) or replayed
- * from a trace file (the Azure LLM inference CSV). Arrival times are int64
+ * from a trace: the Azure LLM inference CSV, Mooncake JSONL (with prefix
+ * block hashes), BurstGPT CSV, or arrivals generated from ServeGen
+ * per-client statistics. Arrival times are int64
  * ns since the start of the simulation and never decrease; token counts are
  * integers >= 1. Synthetic sources draw from the loop's streams "arrivals",
  * "prompt_tokens" and "output_tokens", one each, so changing one part of a
- * workload never perturbs the others (common random numbers). Trace sources
+ * workload never perturbs the others (common random numbers); a ServeGen
+ * source draws from three streams per client. Trace sources
  * stream the file line by line through a fixed buffer, so memory stays flat
  * however long the file is. Formulas and formats: docs/workloads.md.
  * Single-threaded.
@@ -27,11 +30,29 @@
  * synthetic samples above it are clamped to it. */
 #define WL_TOKENS_MAX INT64_C(2147483647)
 
-/* One request as the cluster sees it. */
+/* Tokens per prefix block of a Mooncake trace (its hash_ids). */
+#define WL_MOONCAKE_BLOCK_TOKENS 512
+
+/* Most hash ids accepted in one Mooncake row (a 64 Mi-token prompt at 512
+ * tokens per block): the bound on the source's hash buffer. */
+#define WL_BLOCKS_MAX 131072
+
+/* One request as the cluster sees it. block_hashes describes the prompt
+ * as a chain of prefix blocks for prefix caching: block i covers prompt
+ * tokens [i * block_tokens, (i + 1) * block_tokens), and two requests whose
+ * block i hashes are equal share the KV of that block (Mooncake's hash_ids,
+ * where equal ids mean a reusable prefix). The array is borrowed from the
+ * source and valid until the next wl_source_next() or wl_source_free() on
+ * it; copy it to keep it longer. Sources without hashes (synthetic, azure,
+ * burstgpt, servegen) set block_hashes NULL and nblocks and block_tokens
+ * 0; no source allocates per request. */
 struct wl_request {
-    int64_t arrival_ns;    /* since the start of the simulation */
-    int64_t prompt_tokens; /* >= 1 */
-    int64_t output_tokens; /* >= 1 */
+    int64_t arrival_ns;           /* since the start of the simulation */
+    int64_t prompt_tokens;        /* >= 1 */
+    int64_t output_tokens;        /* >= 1 */
+    const uint64_t *block_hashes; /* nblocks of them, or NULL; borrowed */
+    int nblocks;                  /* [0, WL_BLOCKS_MAX] */
+    int block_tokens;             /* tokens per block, 0 without hashes */
 };
 
 struct wl_source;
@@ -40,12 +61,15 @@ struct wl_source;
  * kept). base_dir is the directory that a relative cfg->trace.path is taken
  * from (the scenario file's directory); NULL or "" means the current
  * directory, and an absolute path ignores it. loop provides the random
- * streams of a synthetic source and is borrowed: it must outlive the source;
- * a trace source does not use it (it may be NULL then). The trace header is
+ * streams of a synthetic or servegen source and is borrowed: it must
+ * outlive the source; the other trace sources do not use it (it may be NULL
+ * then). The trace header is
  * read and checked here. On failure returns NULL, adds an error to d (for
  * example "PATH: error: cannot open trace: No such file or directory" or
  * "workload.synthetic.arrival.rate_per_s: expected a positive number, got
- * 0") and allocates nothing. Caller frees with wl_source_free(). */
+ * 0"; a missing trace file's message ends with where the public files of
+ * that format are published) and allocates nothing. Caller frees with
+ * wl_source_free(). */
 struct wl_source *wl_source_new(const struct cl_workload *cfg,
                                 const char *base_dir, struct sim_loop *loop,
                                 struct sim_diag *d);
@@ -58,7 +82,8 @@ struct wl_source *wl_source_new(const struct cl_workload *cfg,
  * GeneratedTokens: expected a non-negative integer, got 'abc'"; or SIM_EIO
  * if reading the file failed (with a diagnostic). On any non-zero return
  * *out is unchanged. The end and errors are sticky: later calls return the
- * same code again without adding diagnostics. */
+ * same code again without adding diagnostics. A burstgpt source adds a note
+ * counting the failed rows it skipped when it reaches the end. */
 int wl_source_next(struct wl_source *s, struct wl_request *out,
                    struct sim_diag *d);
 

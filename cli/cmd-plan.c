@@ -1,0 +1,1134 @@
+/* dsec plan SCENARIO [--gpus LIST] [--dtypes LIST] [--policies LIST]
+ * [--budget $/h] [--max-gpus N] [--attainment F] [--headroom F] [--beyond N]
+ * [--replications R] [--duration D] [-j N] [--json] [--chart FILE.png]
+ * [--save-scenario FILE] [--db FILE] [--verbose] [--quiet]: search GPU kind
+ * x layout x size x policy for the cheapest configuration that meets the
+ * scenario's SLO (plan/plan.h, docs/plan.md), and print what was pruned,
+ * every configuration simulated, the Pareto frontier of cost against
+ * latency and the chosen configuration as the keys to set. Standard output
+ * depends on the inputs alone; the wall time goes to stderr. */
+#include <getopt.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "config.h"
+#include "plan/plan.h"
+#include "reports/db.h"
+#include "reports/gnuplot.h"
+#include "sim/errors.h"
+#include "sim/param.h"
+#include "sim/xalloc.h"
+
+/* Most names one list option may hold. */
+#define MAX_LIST 64
+
+struct list {
+    char *v[MAX_LIST];
+    int n;
+};
+
+/* Splits s at commas into l (empty names dropped). Returns 0, or -1 when
+ * there are more than MAX_LIST names or none. */
+static int split(const char *s, struct list *l)
+{
+    const char *p = s;
+
+    for (int i = 0; i < l->n; i++)
+        free(l->v[i]);
+    l->n = 0;
+    while (*p) {
+        size_t k = strcspn(p, ",");
+        if (k > 0) {
+            if (l->n == MAX_LIST)
+                return -1;
+            l->v[l->n++] = xstrndup(p, k);
+        }
+        p += k + (p[k] == ',');
+    }
+    return l->n > 0 ? 0 : -1;
+}
+
+static void list_fini(struct list *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->v[i]);
+    l->n = 0;
+}
+
+static int dtype_of(const char *name)
+{
+    static const int all[] = {CL_DTYPE_BF16, CL_DTYPE_FP8, CL_DTYPE_INT4};
+
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+        if (strcmp(name, perf_dtype_name(all[i])) == 0)
+            return all[i];
+    return -1;
+}
+
+static const char *usage_text =
+    "options:\n"
+    "  --gpus LIST          GPU kinds to search, e.g. h100,h200 (default: "
+    "every\n"
+    "                       catalog GPU and the scenario's inline ones)\n"
+    "  --dtypes LIST        weight dtypes, of bf16,fp8,int4 (default: the\n"
+    "                       scenario's deploy.weight_dtype)\n"
+    "  --policies LIST      scaling policies of an elastic scenario "
+    "(default: its\n"
+    "                       own)\n"
+    "  --budget PRICE       most dollars per hour at the largest size, "
+    "e.g. $200/h\n"
+    "  --max-gpus N         most GPUs at the largest size\n"
+    "  --attainment F       SLO attainment to meet, e.g. 0.99 or 99% "
+    "(default 0.99)\n"
+    "  --headroom F         sizes up to F x the peak estimate (default 2)\n"
+    "  --beyond N           sizes run past the first that meets the SLO, "
+    "for the\n"
+    "                       frontier (default 1)\n"
+    "  --replications R     seeds seed..seed+R-1 per configuration "
+    "(default 1)\n"
+    "  --duration D         shorten the workload to D (e.g. 30min) in "
+    "every run\n"
+    "  -j, --jobs N         worker threads (default: online CPUs)\n"
+    "  --json               print one JSON object instead of the tables\n"
+    "  --chart FILE.png     draw the frontier with gnuplot\n"
+    "  --save-scenario FILE write the chosen configuration's scenario\n"
+    "  --db FILE            record every run in a results database, as a "
+    "sweep\n"
+    "  --verbose            list every layout, with why it was left out\n"
+    "  --quiet              no progress or timing on stderr\n";
+
+/* ---- Text output ------------------------------------------------------ */
+
+static void gpus_col(const struct plan *p, const struct plan_config *c,
+                     char *buf, size_t len)
+{
+    int g = p->layouts[c->layout].gpus;
+
+    if (p->elastic)
+        snprintf(buf, len, "%d-%d", c->min_replicas * g, c->replicas * g);
+    else
+        snprintf(buf, len, "%d", c->replicas * g);
+}
+
+static const char *policy_col(const struct plan_config *c)
+{
+    if (c->policy_run != NULL)
+        return c->policy_run;
+    return c->policy != NULL ? c->policy : "-";
+}
+
+/* A metric with its CI when there is one; scale multiplies both. */
+static void stat_col(char *buf, size_t len, const struct plan_stat *s,
+                     double scale, int prec)
+{
+    if (isnan(s->mean))
+        snprintf(buf, len, "n/a");
+    else if (isnan(s->ci95))
+        snprintf(buf, len, "%.*f", prec, s->mean * scale);
+    else
+        snprintf(buf, len, "%.*f ± %.*f", prec, s->mean * scale, prec,
+                 s->ci95 * scale);
+}
+
+/* Width of s on a terminal: UTF-8 continuation bytes take no column. */
+static int cols(const char *s)
+{
+    int n = 0;
+
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+/* Prints s right-aligned in w columns. */
+static void rpad(const char *s, int w)
+{
+    printf("%*s%s", w - cols(s) > 0 ? w - cols(s) : 0, "", s);
+}
+
+static void lpad(const char *s, int w)
+{
+    printf("%s%*s", s, w - cols(s) > 0 ? w - cols(s) : 0, "");
+}
+
+static void print_header(const struct plan *p)
+{
+    const struct cl_slo *slo = &p->scn.slo;
+    const struct plan_workload *w = &p->wl;
+    const char *sep = "";
+
+    printf("plan %s: %s; slo", p->scn.name, p->arch->name);
+    if (slo->ttft_ns >= 0) {
+        printf(" ttft <= %g ms", (double)slo->ttft_ns * 1e-6);
+        sep = ",";
+    }
+    if (slo->tpot_ns >= 0) {
+        printf("%s tpot <= %g ms", sep, (double)slo->tpot_ns * 1e-6);
+        sep = ",";
+    }
+    if (slo->e2e_ns >= 0)
+        printf("%s e2e <= %g ms", sep, (double)slo->e2e_ns * 1e-6);
+    printf(" for at least %g%% of requests\n", 100 * p->attainment);
+    printf("workload: %llu requests%s over %.0f s: %.2f req/s mean, %.2f at "
+           "the peak (%.0f s windows); prompt %.1f, output %.1f tokens mean\n",
+           (unsigned long long)w->requests, w->truncated ? " (cap)" : "",
+           w->span_s, w->rate_mean_per_s, w->rate_peak_per_s, w->window_s,
+           w->prompt_mean_tokens, w->output_mean_tokens);
+    printf("search: gpus");
+    for (int i = 0; i < p->ngpus; i++)
+        printf("%s %s", i ? "," : "", p->gpus[i]->name);
+    printf("; weight dtypes");
+    if (p->opts.dtypes == NULL)
+        printf(" %s", perf_dtype_name(p->scn.deploy.weight_dtype));
+    for (int i = 0; p->opts.dtypes && i < p->opts.ndtypes; i++)
+        printf("%s %s", i ? "," : "", perf_dtype_name(p->opts.dtypes[i]));
+    if (p->elastic) {
+        printf("; elastic cluster sized by cluster.max_gpus; policies");
+        if (p->opts.policies == NULL)
+            printf(" the scenario's");
+        for (int i = 0; p->opts.policies && i < p->opts.npolicies; i++)
+            printf("%s %s", i ? "," : "", p->opts.policies[i]);
+    } else {
+        printf("; static cluster sized by cluster.replicas");
+    }
+    if (!isnan(p->opts.budget_usd_per_hour))
+        printf("; budget $%.2f/h", p->opts.budget_usd_per_hour);
+    if (p->opts.max_gpus > 0)
+        printf("; at most %d gpus", p->opts.max_gpus);
+    printf("; %d replication%s from seed %llu", p->opts.replications,
+           p->opts.replications == 1 ? "" : "s",
+           (unsigned long long)p->scn.seed);
+    if (p->duration_key != NULL)
+        printf("; %s %s", p->duration_key, p->opts.duration);
+    printf("\n\n");
+}
+
+static const char *verdict_name(int v)
+{
+    switch (v) {
+    case PLAN_V_FITS:
+        return "searched";
+    case PLAN_V_MEMORY:
+        return "does not fit";
+    case PLAN_V_SLOW:
+        return "too slow";
+    case PLAN_V_LIMIT:
+        return "over a limit";
+    }
+    return "?";
+}
+
+static void print_layouts(const struct plan *p, int verbose)
+{
+    const struct plan_counts *n = &p->counts;
+    static const char *const heads[] = {
+        "gpu",        "layout",     "dtype",        "gpus",
+        "batch",      "step ms",    "decode tok/s", "prefill tok/s",
+        "bound mean", "bound peak", "est. peak",    "sizes",
+    };
+    enum { NH = sizeof(heads) / sizeof(heads[0]) };
+    int w[NH];
+    int64_t ctx = 0;
+    char cell[NH][64];
+
+    printf("layouts: %zu enumerated; %zu do not fit in memory, %zu cannot "
+           "meet the slo even alone, %zu exceed --max-gpus or --budget; "
+           "%zu searched\n",
+           n->layouts, n->memory, n->slow, n->limit,
+           n->layouts - n->memory - n->slow - n->limit);
+    for (size_t i = 0; i < p->nlayouts; i++)
+        if (p->layouts[i].bound.context_tokens > 0)
+            ctx = p->layouts[i].bound.context_tokens;
+    printf("bound at a decode context of %lld tokens (mean prompt + half the "
+           "mean output)",
+           (long long)ctx);
+    if (p->target.tpot_ns > 0)
+        printf(", batch within tpot %g ms", (double)p->target.tpot_ns * 1e-6);
+    printf(":\n");
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            for (int k = 0; k < NH; k++) {
+                printf("%s", k ? "  " : "  ");
+                if (k <= 2)
+                    lpad(heads[k], w[k]);
+                else
+                    rpad(heads[k], w[k]);
+            }
+            printf("%s\n", verbose ? "  status" : "");
+        }
+        for (int k = 0; k < NH && pass == 0; k++)
+            w[k] = cols(heads[k]);
+        for (size_t i = 0; i < p->nlayouts; i++) {
+            const struct plan_layout *l = &p->layouts[i];
+            const struct plan_bound *b = &l->bound;
+            int has_bound = l->verdict == PLAN_V_FITS ||
+                            (l->verdict == PLAN_V_LIMIT && b->batch_seqs > 0);
+
+            if (!verbose && l->verdict != PLAN_V_FITS)
+                continue;
+            snprintf(cell[0], 64, "%s", l->gpu->name);
+            plan_layout_name(l, cell[1], 64);
+            snprintf(cell[2], 64, "%s", perf_dtype_name(l->weight_dtype));
+            snprintf(cell[3], 64, "%d", l->gpus);
+            for (int k = 4; k < NH; k++)
+                snprintf(cell[k], 64, "-");
+            if (has_bound) {
+                snprintf(cell[4], 64, "%lld", (long long)b->batch_seqs);
+                snprintf(cell[5], 64, "%.2f", (double)b->step_ns * 1e-6);
+                snprintf(cell[6], 64, "%.0f", b->decode_tokens_per_s);
+                snprintf(cell[7], 64, "%.0f", b->prefill_tokens_per_s);
+                snprintf(cell[8], 64, "%.2f", b->replicas_mean);
+                snprintf(cell[9], 64, "%.2f", b->replicas_peak);
+                snprintf(cell[10], 64, "%.2f", b->replicas_peak_sum);
+                snprintf(cell[11], 64, "%d..%d", b->min_replicas,
+                         b->cap_replicas);
+            }
+            for (int k = 0; k < NH; k++) {
+                if (pass == 0) {
+                    if (cols(cell[k]) > w[k])
+                        w[k] = cols(cell[k]);
+                    continue;
+                }
+                printf("  ");
+                if (k <= 2)
+                    lpad(cell[k], w[k]);
+                else
+                    rpad(cell[k], w[k]);
+            }
+            if (pass == 1 && verbose)
+                printf("  %s%s%s", verdict_name(l->verdict), l->why ? ": " : "",
+                       l->why ? l->why : "");
+            if (pass == 1)
+                printf("\n");
+        }
+    }
+    printf("\n");
+}
+
+static void print_counts(const struct plan *p)
+{
+    const struct plan_counts *n = &p->counts;
+
+    printf("pruned before simulating: %zu sizes below the throughput bound",
+           n->below_bound);
+    if (n->over_limit > 0)
+        printf(", %zu over --max-gpus or --budget", n->over_limit);
+    if (n->sampled_out > 0)
+        printf(", %zu between sampled sizes", n->sampled_out);
+    printf("; sizes above %g x the peak estimate are taken as dominated on "
+           "cost and not considered\n",
+           p->opts.headroom);
+    printf("simulated: %zu of %zu configurations (%zu runs)", n->simulated,
+           n->candidates, n->runs);
+    if (n->dominated > 0)
+        printf("; %zu not run: a smaller size of the same layout and policy "
+               "met the slo",
+               n->dominated);
+    if (n->failed > 0)
+        printf("; %zu failed", n->failed);
+    printf("\n");
+    if (n->capped_unmet > 0)
+        printf("%zu of %zu layouts and policies met the slo at no size tried "
+               "(largest tried: their cap or a limit; --headroom raises the "
+               "cap)\n",
+               n->capped_unmet, n->chains);
+    printf("\n");
+}
+
+/* A row of the table: a simulated configuration and its cost. */
+struct by_cost {
+    double cost;
+    size_t i;
+};
+
+/* Order of the table: by cost (NAN last), then enumeration order. */
+static int cmp_cost(const void *a, const void *b)
+{
+    const struct by_cost *x = a, *y = b;
+
+    if (isnan(x->cost) != isnan(y->cost))
+        return isnan(x->cost) ? 1 : -1;
+    if (x->cost != y->cost && !isnan(x->cost))
+        return x->cost < y->cost ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Indexes of the simulated configurations, by cost. */
+static size_t sorted_done(const struct plan *p, size_t *idx)
+{
+    struct by_cost *v = xcalloc(p->nconfigs + 1, sizeof(*v));
+    size_t n = 0;
+
+    for (size_t i = 0; i < p->nconfigs; i++)
+        if (p->configs[i].state == PLAN_C_DONE) {
+            v[n].cost = p->configs[i].m[PLAN_M_COST].mean;
+            v[n].i = i;
+            n++;
+        }
+    qsort(v, n, sizeof(*v), cmp_cost);
+    for (size_t k = 0; k < n; k++)
+        idx[k] = v[k].i;
+    free(v);
+    return n;
+}
+
+/* Columns of the configuration table; the policy only when elastic. The
+ * first NLEFT are text, left-aligned. */
+enum {
+    K_GPU,
+    K_LAYOUT,
+    K_DTYPE,
+    K_REPLICAS,
+    K_GPUS,
+    K_POLICY,
+    K_COST,
+    K_GPU_H,
+    K_TTFT,
+    K_TPOT,
+    K_E2E,
+    K_SLO,
+    K_MEETS,
+    NK,
+    NLEFT = K_COST,
+};
+
+static const char *const config_heads[NK] = {
+    "gpu",        "layout", "dtype", "replicas",    "gpus",
+    "policy",     "cost $", "GPU-h", "TTFT p99 ms", "TPOT p99 ms",
+    "E2E p99 ms", "SLO %",  "meets",
+};
+
+static void config_cells(const struct plan *p, const struct plan_config *c,
+                         char cell[NK][80])
+{
+    const struct plan_layout *l = &p->layouts[c->layout];
+
+    snprintf(cell[K_GPU], 80, "%s", l->gpu->name);
+    plan_layout_name(l, cell[K_LAYOUT], 80);
+    snprintf(cell[K_DTYPE], 80, "%s", perf_dtype_name(l->weight_dtype));
+    if (p->elastic)
+        snprintf(cell[K_REPLICAS], 80, "%d-%d", c->min_replicas, c->replicas);
+    else
+        snprintf(cell[K_REPLICAS], 80, "%d", c->replicas);
+    gpus_col(p, c, cell[K_GPUS], 80);
+    snprintf(cell[K_POLICY], 80, "%s", policy_col(c));
+    stat_col(cell[K_COST], 80, &c->m[PLAN_M_COST], 1, 2);
+    stat_col(cell[K_GPU_H], 80, &c->m[PLAN_M_GPU_HOURS], 1, 2);
+    stat_col(cell[K_TTFT], 80, &c->m[PLAN_M_TTFT_P99], 1, 2);
+    stat_col(cell[K_TPOT], 80, &c->m[PLAN_M_TPOT_P99], 1, 2);
+    stat_col(cell[K_E2E], 80, &c->m[PLAN_M_E2E_P99], 1, 0);
+    stat_col(cell[K_SLO], 80, &c->m[PLAN_M_ATTAINMENT], 100, 2);
+    snprintf(cell[K_MEETS], 80, "%s", c->meets ? "yes" : "no");
+}
+
+static void print_cell(const char *s, int k, int w)
+{
+    printf("  ");
+    if (k < NLEFT)
+        lpad(s, w);
+    else
+        rpad(s, w);
+}
+
+static void print_configs(const struct plan *p, const size_t *idx, size_t n)
+{
+    int w[NK];
+    char cell[NK][80];
+
+    printf("configurations simulated, by cost (* on the Pareto frontier of "
+           "cost vs p99 %s):\n",
+           plan_latency_name(p->latency));
+    for (int k = 0; k < NK; k++)
+        w[k] = cols(config_heads[k]);
+    for (size_t r = 0; r < n; r++) {
+        config_cells(p, &p->configs[idx[r]], cell);
+        for (int k = 0; k < NK; k++)
+            if (cols(cell[k]) > w[k])
+                w[k] = cols(cell[k]);
+    }
+    printf(" ");
+    for (int k = 0; k < NK; k++)
+        if (k != K_POLICY || p->elastic)
+            print_cell(config_heads[k], k, w[k]);
+    printf("\n");
+    for (size_t r = 0; r < n; r++) {
+        const struct plan_config *c = &p->configs[idx[r]];
+
+        config_cells(p, c, cell);
+        printf("%s", c->frontier ? "*" : " ");
+        for (int k = 0; k < NK; k++)
+            if (k != K_POLICY || p->elastic)
+                print_cell(cell[k], k, w[k]);
+        printf("\n");
+    }
+    printf("\n");
+}
+
+static void describe(const struct plan *p, const struct plan_config *c,
+                     char *buf, size_t len)
+{
+    const struct plan_layout *l = &p->layouts[c->layout];
+    char name[64], gpus[32];
+
+    plan_layout_name(l, name, sizeof(name));
+    gpus_col(p, c, gpus, sizeof(gpus));
+    if (p->elastic)
+        snprintf(buf, len, "%s %s %s, %s gpus, %s", l->gpu->name, name,
+                 perf_dtype_name(l->weight_dtype), gpus, policy_col(c));
+    else
+        snprintf(buf, len, "%s %s %s, %d replica%s of %d gpu%s", l->gpu->name,
+                 name, perf_dtype_name(l->weight_dtype), c->replicas,
+                 c->replicas == 1 ? "" : "s", l->gpus, l->gpus == 1 ? "" : "s");
+}
+
+static void print_frontier(const struct plan *p, const size_t *idx, size_t n)
+{
+    static const int lat_metric[] = {
+        [PLAN_LAT_TPOT] = PLAN_M_TPOT_P99,
+        [PLAN_LAT_TTFT] = PLAN_M_TTFT_P99,
+        [PLAN_LAT_E2E] = PLAN_M_E2E_P99,
+    };
+    size_t nf = 0;
+    char buf[256];
+
+    for (size_t r = 0; r < n; r++)
+        nf += (size_t)p->configs[idx[r]].frontier;
+    printf("Pareto frontier of cost vs p99 %s: %zu configurations\n",
+           plan_latency_name(p->latency), nf);
+    for (size_t r = 0; r < n; r++) {
+        const struct plan_config *c = &p->configs[idx[r]];
+        if (!c->frontier)
+            continue;
+        describe(p, c, buf, sizeof(buf));
+        printf("  $%.2f  %.2f ms  %s%s%s\n", c->m[PLAN_M_COST].mean,
+               c->m[lat_metric[p->latency]].mean, buf,
+               c->meets ? "  meets the slo" : "",
+               (long)idx[r] == p->chosen ? "  <- chosen" : "");
+    }
+    printf("\n");
+}
+
+static void print_chosen(const struct plan *p)
+{
+    const struct plan_config *c;
+    char buf[256], *ov;
+
+    if (p->chosen < 0) {
+        printf("chosen: none; no configuration simulated met the slo\n");
+        return;
+    }
+    c = &p->configs[p->chosen];
+    describe(p, c, buf, sizeof(buf));
+    printf("chosen: %s: $%.2f (%.2f GPU-hours), p99 TTFT %.2f ms, p99 TPOT "
+           "%.2f ms, slo attainment %.2f%% >= %g%%\n",
+           buf, c->m[PLAN_M_COST].mean, c->m[PLAN_M_GPU_HOURS].mean,
+           c->m[PLAN_M_TTFT_P99].mean, c->m[PLAN_M_TPOT_P99].mean,
+           100 * c->m[PLAN_M_ATTAINMENT].mean, 100 * p->attainment);
+    ov = plan_config_overrides(p, (size_t)p->chosen, "  ");
+    printf("keys to set in %s (a sweep's set: takes them as they are):\n%s",
+           p->scenario_file, ov);
+    free(ov);
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static struct json_object *jdouble(double v)
+{
+    char buf[40];
+
+    if (!isfinite(v))
+        return NULL;
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, sizeof(buf), "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return json_object_new_double_s(v, buf);
+}
+
+static struct json_object *jms(int64_t ns)
+{
+    return ns >= 0 ? jdouble((double)ns * 1e-6) : NULL;
+}
+
+static struct json_object *jsize(size_t v)
+{
+    return json_object_new_int64((int64_t)v);
+}
+
+static struct json_object *json_layout(const struct plan_layout *l)
+{
+    struct json_object *o = json_object_new_object();
+    const struct plan_bound *b = &l->bound;
+    int bounded = b->batch_seqs > 0;
+
+    json_object_object_add(o, "gpu", json_object_new_string(l->gpu->name));
+    json_object_object_add(o, "tp", json_object_new_int(l->tp));
+    json_object_object_add(o, "pp", json_object_new_int(l->pp));
+    json_object_object_add(o, "ep", json_object_new_int(l->ep));
+    json_object_object_add(
+        o, "weight_dtype",
+        json_object_new_string(perf_dtype_name(l->weight_dtype)));
+    json_object_object_add(o, "gpus", json_object_new_int(l->gpus));
+    json_object_object_add(o, "price_usd_per_gpu_hour",
+                           jdouble(l->price_usd_per_gpu_hour));
+    json_object_object_add(o, "verdict",
+                           json_object_new_string(verdict_name(l->verdict)));
+    json_object_object_add(o, "reason",
+                           l->why ? json_object_new_string(l->why) : NULL);
+    json_object_object_add(
+        o, "batch_seqs", bounded ? json_object_new_int64(b->batch_seqs) : NULL);
+    json_object_object_add(o, "step_ms",
+                           bounded ? jdouble((double)b->step_ns * 1e-6) : NULL);
+    json_object_object_add(o, "decode_tokens_per_s",
+                           bounded ? jdouble(b->decode_tokens_per_s) : NULL);
+    json_object_object_add(o, "prefill_tokens_per_s",
+                           bounded ? jdouble(b->prefill_tokens_per_s) : NULL);
+    json_object_object_add(o, "replicas_mean",
+                           bounded ? jdouble(b->replicas_mean) : NULL);
+    json_object_object_add(o, "replicas_peak",
+                           bounded ? jdouble(b->replicas_peak) : NULL);
+    json_object_object_add(o, "replicas_peak_sum",
+                           bounded ? jdouble(b->replicas_peak_sum) : NULL);
+    json_object_object_add(o, "min_replicas",
+                           bounded ? json_object_new_int(b->min_replicas)
+                                   : NULL);
+    json_object_object_add(o, "cap_replicas",
+                           bounded ? json_object_new_int(b->cap_replicas)
+                                   : NULL);
+    return o;
+}
+
+static struct json_object *json_overrides(const struct plan *p, size_t i)
+{
+    struct json_object *o = json_object_new_object();
+    const char *path, *value;
+    int n = plan_config_value(p, i, -1, &path, &value);
+
+    for (int c = 0; c < n; c++) {
+        plan_config_value(p, i, c, &path, &value);
+        if (value != NULL && strcmp(path, "seed") != 0)
+            json_object_object_add(o, path, json_object_new_string(value));
+    }
+    return o;
+}
+
+static struct json_object *json_config(const struct plan *p, size_t i)
+{
+    static const char *const names[PLAN_M_COUNT] = {
+        [PLAN_M_COST] = "cost_usd",
+        [PLAN_M_GPU_HOURS] = "gpu_hours",
+        [PLAN_M_TTFT_P99] = "ttft_ms_p99",
+        [PLAN_M_TPOT_P99] = "tpot_ms_p99",
+        [PLAN_M_E2E_P99] = "e2e_ms_p99",
+        [PLAN_M_ATTAINMENT] = "slo_attainment",
+    };
+    const struct plan_config *c = &p->configs[i];
+    const struct plan_layout *l = &p->layouts[c->layout];
+    struct json_object *o = json_object_new_object();
+    char name[64];
+
+    plan_layout_name(l, name, sizeof(name));
+    json_object_object_add(o, "gpu", json_object_new_string(l->gpu->name));
+    json_object_object_add(o, "layout", json_object_new_string(name));
+    json_object_object_add(
+        o, "weight_dtype",
+        json_object_new_string(perf_dtype_name(l->weight_dtype)));
+    json_object_object_add(o, "gpus_per_replica", json_object_new_int(l->gpus));
+    json_object_object_add(o, "replicas", json_object_new_int(c->replicas));
+    json_object_object_add(o, "min_replicas",
+                           json_object_new_int(c->min_replicas));
+    json_object_object_add(o, "gpus",
+                           json_object_new_int(c->replicas * l->gpus));
+    json_object_object_add(o, "policy",
+                           c->policy_run ? json_object_new_string(c->policy_run)
+                           : c->policy   ? json_object_new_string(c->policy)
+                                         : NULL);
+    for (int k = 0; k < PLAN_M_COUNT; k++) {
+        char *ci = xasprintf("%s_ci95", names[k]);
+        json_object_object_add(o, names[k], jdouble(c->m[k].mean));
+        json_object_object_add(o, ci, jdouble(c->m[k].ci95));
+        free(ci);
+    }
+    json_object_object_add(o, "meets", json_object_new_boolean(c->meets));
+    json_object_object_add(o, "frontier", json_object_new_boolean(c->frontier));
+    json_object_object_add(o, "overrides", json_overrides(p, i));
+    return o;
+}
+
+static void print_json(const struct plan *p, const size_t *idx, size_t n)
+{
+    struct json_object *o = json_object_new_object();
+    struct json_object *x, *arr;
+    const struct plan_counts *k = &p->counts;
+    long chosen_row = -1;
+
+    json_object_object_add(o, "scenario", json_object_new_string(p->scn.name));
+    json_object_object_add(o, "scenario_file",
+                           json_object_new_string(p->scenario_file));
+    json_object_object_add(o, "model", json_object_new_string(p->arch->name));
+    x = json_object_new_object();
+    json_object_object_add(x, "ttft_ms", jms(p->scn.slo.ttft_ns));
+    json_object_object_add(x, "tpot_ms", jms(p->scn.slo.tpot_ns));
+    json_object_object_add(x, "e2e_ms", jms(p->scn.slo.e2e_ns));
+    json_object_object_add(x, "attainment", jdouble(p->attainment));
+    json_object_object_add(o, "slo", x);
+    json_object_object_add(
+        o, "latency", json_object_new_string(plan_latency_name(p->latency)));
+    x = json_object_new_object();
+    json_object_object_add(x, "requests",
+                           json_object_new_int64((int64_t)p->wl.requests));
+    json_object_object_add(x, "span_s", jdouble(p->wl.span_s));
+    json_object_object_add(x, "rate_mean_per_s",
+                           jdouble(p->wl.rate_mean_per_s));
+    json_object_object_add(x, "rate_peak_per_s",
+                           jdouble(p->wl.rate_peak_per_s));
+    json_object_object_add(x, "window_s", jdouble(p->wl.window_s));
+    json_object_object_add(x, "prompt_mean_tokens",
+                           jdouble(p->wl.prompt_mean_tokens));
+    json_object_object_add(x, "output_mean_tokens",
+                           jdouble(p->wl.output_mean_tokens));
+    json_object_object_add(o, "workload", x);
+    x = json_object_new_object();
+    arr = json_object_new_array();
+    for (int i = 0; i < p->ngpus; i++)
+        json_object_array_add(arr, json_object_new_string(p->gpus[i]->name));
+    json_object_object_add(x, "gpus", arr);
+    arr = json_object_new_array();
+    if (p->opts.dtypes == NULL)
+        json_object_array_add(arr, json_object_new_string(perf_dtype_name(
+                                       p->scn.deploy.weight_dtype)));
+    for (int i = 0; p->opts.dtypes && i < p->opts.ndtypes; i++)
+        json_object_array_add(
+            arr, json_object_new_string(perf_dtype_name(p->opts.dtypes[i])));
+    json_object_object_add(x, "weight_dtypes", arr);
+    arr = NULL;
+    if (p->opts.policies != NULL) {
+        arr = json_object_new_array();
+        for (int i = 0; i < p->opts.npolicies; i++)
+            json_object_array_add(arr,
+                                  json_object_new_string(p->opts.policies[i]));
+    }
+    json_object_object_add(x, "policies", arr);
+    json_object_object_add(x, "elastic", json_object_new_boolean(p->elastic));
+    json_object_object_add(x, "budget_usd_per_hour",
+                           jdouble(p->opts.budget_usd_per_hour));
+    json_object_object_add(
+        x, "max_gpus",
+        p->opts.max_gpus > 0 ? json_object_new_int(p->opts.max_gpus) : NULL);
+    json_object_object_add(x, "headroom", jdouble(p->opts.headroom));
+    json_object_object_add(x, "beyond", json_object_new_int(p->opts.beyond));
+    json_object_object_add(x, "replications",
+                           json_object_new_int(p->opts.replications));
+    json_object_object_add(x, "seed",
+                           json_object_new_int64((int64_t)p->scn.seed));
+    json_object_object_add(
+        x, "duration",
+        p->opts.duration ? json_object_new_string(p->opts.duration) : NULL);
+    json_object_object_add(o, "search", x);
+    arr = json_object_new_array();
+    for (size_t i = 0; i < p->nlayouts; i++)
+        json_object_array_add(arr, json_layout(&p->layouts[i]));
+    json_object_object_add(o, "layouts", arr);
+    x = json_object_new_object();
+    json_object_object_add(x, "layouts", jsize(k->layouts));
+    json_object_object_add(x, "layouts_memory", jsize(k->memory));
+    json_object_object_add(x, "layouts_slow", jsize(k->slow));
+    json_object_object_add(x, "layouts_limit", jsize(k->limit));
+    json_object_object_add(x, "sizes_below_bound", jsize(k->below_bound));
+    json_object_object_add(x, "sizes_over_limit", jsize(k->over_limit));
+    json_object_object_add(x, "sizes_sampled_out", jsize(k->sampled_out));
+    json_object_object_add(x, "candidates", jsize(k->candidates));
+    json_object_object_add(x, "simulated", jsize(k->simulated));
+    json_object_object_add(x, "dominated", jsize(k->dominated));
+    json_object_object_add(x, "failed", jsize(k->failed));
+    json_object_object_add(x, "runs", jsize(k->runs));
+    json_object_object_add(o, "counts", x);
+    arr = json_object_new_array();
+    for (size_t r = 0; r < n; r++) {
+        json_object_array_add(arr, json_config(p, idx[r]));
+        if ((long)idx[r] == p->chosen)
+            chosen_row = (long)r;
+    }
+    json_object_object_add(o, "configurations", arr);
+    arr = json_object_new_array();
+    for (size_t r = 0; r < n; r++)
+        if (p->configs[idx[r]].frontier)
+            json_object_array_add(arr, json_object_new_int64((int64_t)r));
+    json_object_object_add(o, "frontier", arr);
+    json_object_object_add(o, "chosen",
+                           chosen_row >= 0 ? json_object_new_int64(chosen_row)
+                                           : NULL);
+    printf("%s\n", json_object_to_json_string_ext(
+                       o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                              JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(o);
+}
+
+/* ---- Files ------------------------------------------------------------ */
+
+static int save_scenario(const struct plan *p, const char *path)
+{
+    FILE *fp;
+    int rc = 0;
+
+    if (p->chosen < 0) {
+        fprintf(stderr,
+                "dsec plan: --save-scenario: nothing chosen; %s not "
+                "written\n",
+                path);
+        return -1;
+    }
+    fp = fopen(path, "w");
+    if (fp == NULL) {
+        perror(path);
+        return -1;
+    }
+    fprintf(fp,
+            "# Written by dsec plan %s: the cheapest configuration "
+            "that met the slo.\n",
+            p->scenario_file);
+    fputs(plan_config_text(p, (size_t)p->chosen), fp);
+    if (ferror(fp))
+        rc = -1;
+    if (fclose(fp) != 0)
+        rc = -1;
+    if (rc != 0)
+        perror(path);
+    return rc;
+}
+
+static int chart(const struct plan *p, const char *png)
+{
+    const char *gnuplot = rpt_gp_find();
+    struct sim_diag d;
+    int rc;
+
+    if (gnuplot == NULL) {
+        fprintf(stderr, "dsec plan: note: gnuplot not found: no chart\n");
+        return 0;
+    }
+    sim_diag_init(&d);
+    rc = plan_chart(p, gnuplot, png, &d);
+    sim_diag_print(&d, stderr);
+    sim_diag_fini(&d);
+    return rc;
+}
+
+/* ---- The command ------------------------------------------------------ */
+
+struct args {
+    struct list gpus, dtypes, policies;
+    int dtype_values[MAX_LIST];
+    struct plan_opts o;
+    long jobs;
+    int json, verbose, quiet;
+    const char *chart, *save, *db;
+};
+
+static int parse_number(const char *opt, const char *s, double lo, double hi,
+                        double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+
+    if (*s == '\0' || *end != '\0' || !(v >= lo && v <= hi)) {
+        char *why = xasprintf("%s: expected a number in [%g, %g], got '%s'",
+                              opt, lo, hi, s);
+        cli_usage_error(&cli_cmd_plan, why);
+        free(why);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct args *a)
+{
+    enum {
+        O_GPUS = 256,
+        O_DTYPES,
+        O_POLICIES,
+        O_BUDGET,
+        O_MAX_GPUS,
+        O_ATTAIN,
+        O_HEADROOM,
+        O_BEYOND,
+        O_REPS,
+        O_DURATION,
+        O_JSON,
+        O_CHART,
+        O_SAVE,
+        O_DB,
+        O_VERBOSE,
+        O_QUIET,
+    };
+    static const struct option longopts[] = {
+        {"gpus", required_argument, NULL, O_GPUS},
+        {"dtypes", required_argument, NULL, O_DTYPES},
+        {"policies", required_argument, NULL, O_POLICIES},
+        {"budget", required_argument, NULL, O_BUDGET},
+        {"max-gpus", required_argument, NULL, O_MAX_GPUS},
+        {"attainment", required_argument, NULL, O_ATTAIN},
+        {"headroom", required_argument, NULL, O_HEADROOM},
+        {"beyond", required_argument, NULL, O_BEYOND},
+        {"replications", required_argument, NULL, O_REPS},
+        {"duration", required_argument, NULL, O_DURATION},
+        {"jobs", required_argument, NULL, 'j'},
+        {"json", no_argument, NULL, O_JSON},
+        {"chart", required_argument, NULL, O_CHART},
+        {"save-scenario", required_argument, NULL, O_SAVE},
+        {"db", required_argument, NULL, O_DB},
+        {"verbose", no_argument, NULL, O_VERBOSE},
+        {"quiet", no_argument, NULL, O_QUIET},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    char err[SIM_PARAM_ERRLEN];
+    double v;
+    int opt;
+
+    a->o.budget_usd_per_hour = NAN;
+    a->o.attainment = 0.99;
+    a->o.headroom = 2;
+    a->o.beyond = 1;
+    a->o.replications = 1;
+    a->jobs = -1;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "j:h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case O_GPUS:
+            if (split(optarg, &a->gpus) != 0)
+                return cli_usage_error(&cli_cmd_plan,
+                                       "--gpus: expected a list of gpu names, "
+                                       "e.g. h100,h200");
+            a->o.gpus = (const char *const *)a->gpus.v;
+            a->o.ngpus = a->gpus.n;
+            break;
+        case O_DTYPES:
+            if (split(optarg, &a->dtypes) != 0)
+                return cli_usage_error(&cli_cmd_plan,
+                                       "--dtypes: expected a list of bf16, "
+                                       "fp8, int4");
+            for (int i = 0; i < a->dtypes.n; i++) {
+                a->dtype_values[i] = dtype_of(a->dtypes.v[i]);
+                if (a->dtype_values[i] < 0) {
+                    char *why = xasprintf("--dtypes: unknown weight dtype "
+                                          "'%s'; valid: bf16, fp8, int4",
+                                          a->dtypes.v[i]);
+                    cli_usage_error(&cli_cmd_plan, why);
+                    free(why);
+                    return CLI_EXIT_USAGE;
+                }
+            }
+            a->o.dtypes = a->dtype_values;
+            a->o.ndtypes = a->dtypes.n;
+            break;
+        case O_POLICIES:
+            if (split(optarg, &a->policies) != 0)
+                return cli_usage_error(&cli_cmd_plan,
+                                       "--policies: expected a list of "
+                                       "policy names");
+            a->o.policies = (const char *const *)a->policies.v;
+            a->o.npolicies = a->policies.n;
+            break;
+        case O_BUDGET:
+            if (sim_unit_parse(SIM_U_USD_PER_HOUR, optarg, &v, err,
+                               sizeof(err)) != 0 ||
+                !(v > 0)) {
+                char *why = xasprintf("--budget: %s",
+                                      v > 0 ? err
+                                            : "expected a positive price per "
+                                              "hour, e.g. $200/h");
+                cli_usage_error(&cli_cmd_plan, why);
+                free(why);
+                return CLI_EXIT_USAGE;
+            }
+            a->o.budget_usd_per_hour = v;
+            break;
+        case O_MAX_GPUS:
+            if (parse_number("--max-gpus", optarg, 1, 1e6, &v) != 0 ||
+                v != floor(v))
+                return cli_usage_error(&cli_cmd_plan,
+                                       "--max-gpus: expected a whole number "
+                                       "of gpus");
+            a->o.max_gpus = (int)v;
+            break;
+        case O_ATTAIN:
+            if (sim_unit_parse(SIM_U_FRACTION, optarg, &v, err, sizeof(err)) !=
+                    0 ||
+                !(v > 0 && v <= 1))
+                return cli_usage_error(&cli_cmd_plan,
+                                       "--attainment: expected a fraction in "
+                                       "(0, 1], e.g. 0.99 or 99%");
+            a->o.attainment = v;
+            break;
+        case O_HEADROOM:
+            if (parse_number("--headroom", optarg, 1, 100, &v) != 0)
+                return CLI_EXIT_USAGE;
+            a->o.headroom = v;
+            break;
+        case O_BEYOND:
+            if (parse_number("--beyond", optarg, 0, 100, &v) != 0 ||
+                v != floor(v))
+                return cli_usage_error(&cli_cmd_plan,
+                                       "--beyond: expected a whole number");
+            a->o.beyond = (int)v;
+            break;
+        case O_REPS:
+            if (parse_number("--replications", optarg, 1, 1000, &v) != 0 ||
+                v != floor(v))
+                return cli_usage_error(&cli_cmd_plan,
+                                       "--replications: expected a whole "
+                                       "number");
+            a->o.replications = (int)v;
+            break;
+        case O_DURATION:
+            a->o.duration = optarg;
+            break;
+        case 'j':
+            if (parse_number("-j", optarg, 1, 4096, &v) != 0 || v != floor(v))
+                return cli_usage_error(&cli_cmd_plan,
+                                       "-j: expected a number of threads");
+            a->jobs = (long)v;
+            break;
+        case O_JSON:
+            a->json = 1;
+            break;
+        case O_CHART:
+            a->chart = optarg;
+            break;
+        case O_SAVE:
+            a->save = optarg;
+            break;
+        case O_DB:
+            a->db = optarg;
+            break;
+        case O_VERBOSE:
+            a->verbose = 1;
+            break;
+        case O_QUIET:
+            a->quiet = 1;
+            break;
+        case 'h':
+            printf("usage: dsec plan %s\n\n%s.\n\n%s", cli_cmd_plan.usage,
+                   cli_cmd_plan.summary, usage_text);
+            return -1;
+        default:
+            return cli_usage_error(&cli_cmd_plan, NULL);
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error(&cli_cmd_plan, "expected one scenario file");
+    return 0;
+}
+
+static int exec_plan(int argc, char **argv)
+{
+    struct args a;
+    struct plan *p = NULL;
+    struct plan_run_opts ro = {0};
+    struct sim_diag d;
+    size_t *idx = NULL, n;
+    int rc, err = 0, status = CLI_EXIT_OK;
+
+    memset(&a, 0, sizeof(a));
+    rc = parse_args(argc, argv, &a);
+    if (rc != 0) {
+        status = rc < 0 ? CLI_EXIT_OK : rc;
+        goto out;
+    }
+    if (a.jobs < 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        a.jobs = cpus < 1 ? 1 : cpus;
+    }
+
+    sim_diag_init(&d);
+    p = plan_new(argv[optind], &a.o, &d, &err);
+    sim_diag_print(&d, stderr);
+    sim_diag_fini(&d);
+    if (p == NULL) {
+        status = err == PLAN_E_INTERNAL ? CLI_EXIT_INTERNAL : CLI_EXIT_INPUT;
+        goto out;
+    }
+
+    sim_diag_init(&d);
+    if (a.db != NULL) {
+        ro.db = rpt_db_open(a.db, &d);
+        if (ro.db == NULL) {
+            sim_diag_print(&d, stderr);
+            sim_diag_fini(&d);
+            status = CLI_EXIT_INPUT;
+            goto out;
+        }
+    }
+    ro.jobs = (int)a.jobs;
+    ro.log = a.quiet || a.json ? NULL : stderr;
+    ro.bar = isatty(STDERR_FILENO);
+    ro.program_version = PACKAGE_VERSION;
+    rc = plan_run(p, &ro, &d);
+    sim_diag_print(&d, stderr);
+    sim_diag_fini(&d);
+    rpt_db_close(ro.db);
+    if (rc != 0) {
+        status = CLI_EXIT_INPUT;
+        goto out;
+    }
+
+    idx = xcalloc(p->nconfigs + 1, sizeof(*idx));
+    n = sorted_done(p, idx);
+    if (a.json) {
+        print_json(p, idx, n);
+    } else {
+        print_header(p);
+        print_layouts(p, a.verbose);
+        print_counts(p);
+        print_configs(p, idx, n);
+        print_frontier(p, idx, n);
+        print_chosen(p);
+    }
+    fflush(stdout);
+    if (!a.quiet && !a.json)
+        fprintf(stderr,
+                "dsec plan: %zu simulations in %.1f s of wall time on %ld "
+                "threads\n",
+                p->counts.runs, p->wall_s, a.jobs);
+    if (p->counts.failed > 0)
+        status = CLI_EXIT_INPUT;
+    if (p->chosen < 0) {
+        fprintf(stderr,
+                "dsec plan: no configuration met the slo (attainment >= "
+                "%g%%); try more --gpus or --dtypes, a larger --headroom, "
+                "or a looser slo\n",
+                100 * p->attainment);
+        status = CLI_EXIT_INPUT;
+    }
+    if (a.chart != NULL && chart(p, a.chart) != 0)
+        status = CLI_EXIT_INPUT;
+    if (a.save != NULL && save_scenario(p, a.save) != 0)
+        status = CLI_EXIT_INPUT;
+
+out:
+    free(idx);
+    plan_free(p);
+    list_fini(&a.gpus);
+    list_fini(&a.dtypes);
+    list_fini(&a.policies);
+    return status;
+}
+
+const struct cli_entry cli_cmd_plan = {
+    .name = "plan",
+    .usage = "SCENARIO [--gpus LIST] [--dtypes LIST] [--policies LIST] "
+             "[--budget PRICE] [--max-gpus N] [--attainment F] "
+             "[--headroom F] [--beyond N] [--replications R] [--duration D] "
+             "[-j N] [--json] [--chart FILE.png] [--save-scenario FILE] "
+             "[--db FILE] [--verbose] [--quiet]",
+    .summary = "find the cheapest configuration that meets the scenario's "
+               "slo, with the Pareto frontier of cost vs latency",
+    .exec = exec_plan,
+};

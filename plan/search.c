@@ -1,0 +1,984 @@
+/* The search half of the planner: from the scenario and the options to the
+ * list of configurations (chains of sizes per layout and policy), their
+ * sweep spec, and the simulations on the sweep's worker pool. A chain runs
+ * one size at a time, smallest first, so that it can stop once a size meets
+ * the SLO; the chains run side by side, which keeps every thread busy while
+ * the decisions of each chain depend on its own results alone. */
+#include "config.h"
+
+#include "plan/plan.h"
+
+#include <gsl/gsl_cdf.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "models/cluster/cluster.h"
+#include "models/policy/policy.h"
+#include "reports/db.h"
+#include "scenarios/load.h"
+#include "sim/errors.h"
+#include "sim/param.h"
+#include "sim/xalloc.h"
+#include "sweep/pool.h"
+#include "sweep/spec.h"
+
+#define LOOP_WAIT_MS 100
+#define BAR_REDRAW_S 0.2
+#define LINE_EVERY_S 10.0
+#define BAR_WIDTH 24
+
+/* Copies the entries of from into to. */
+static void diag_move(struct sim_diag *to, const struct sim_diag *from)
+{
+    for (int i = 0; i < from->n; i++) {
+        const struct sim_diag_entry *e = &from->v[i];
+        sim_diag_add(to, e->sev, e->file, e->line, e->col, "%s", e->msg);
+    }
+}
+
+static const struct arch_spec *model_of(const struct cl_scenario *s)
+{
+    if (s->model_arch != NULL)
+        return s->model_arch;
+    if (s->model != NULL)
+        return arch_find(s->model);
+    return s->deploy.model_path ? arch_find_path(s->deploy.model_path) : NULL;
+}
+
+/* Writes s as a single-quoted YAML scalar. */
+static void yaml_quote(FILE *fp, const char *s)
+{
+    fputc('\'', fp);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputc('\'', fp);
+        fputc(*s, fp);
+    }
+    fputc('\'', fp);
+}
+
+static int pick_gpus(struct plan *p, struct sim_diag *d)
+{
+    const struct cl_scenario *s = &p->scn;
+    const struct plan_opts *o = &p->opts;
+    int cap = o->gpus ? o->ngpus : s->hardware.ngpus;
+
+    for (int i = 0; gpu_table[i] != NULL; i++)
+        cap++;
+    p->gpus = xcalloc((size_t)cap + 1, sizeof(*p->gpus));
+    if (o->gpus != NULL) {
+        for (int i = 0; i < o->ngpus; i++) {
+            const struct gpu_spec *g = cl_gpu_find(s, o->gpus[i]);
+            int dup = 0;
+            if (g == NULL) {
+                char *names = cl_gpu_names(s);
+                sim_diag_error(d, "dsec plan", 0, 0,
+                               "--gpus: unknown gpu '%s'; valid: %s",
+                               o->gpus[i], names);
+                free(names);
+                return -1;
+            }
+            for (int k = 0; k < p->ngpus; k++)
+                dup |= p->gpus[k] == g;
+            if (!dup)
+                p->gpus[p->ngpus++] = g;
+        }
+        return 0;
+    }
+    /* Inline GPUs first, then the catalog's that they do not shadow. */
+    for (int i = 0; i < s->hardware.ngpus; i++)
+        p->gpus[p->ngpus++] = cl_gpu_find(s, s->hardware.gpus[i].name);
+    for (int i = 0; gpu_table[i] != NULL; i++)
+        if (cl_gpu_find(s, gpu_table[i]->name) == gpu_table[i])
+            p->gpus[p->ngpus++] = gpu_table[i];
+    return 0;
+}
+
+static int check_policies(struct plan *p, struct sim_diag *d)
+{
+    const struct plan_opts *o = &p->opts;
+
+    if (o->policies == NULL)
+        return 0;
+    if (!p->elastic) {
+        sim_diag_error(d, "dsec plan", 0, 0,
+                       "--policies: %s has a static cluster; policies need "
+                       "an elastic one (cluster.min_gpus and max_gpus)",
+                       p->scenario_file);
+        return -1;
+    }
+    for (int i = 0; i < o->npolicies; i++)
+        if (pol_find(o->policies[i]) == NULL) {
+            char *names = pol_names();
+            sim_diag_error(d, "dsec plan", 0, 0,
+                           "--policies: unknown policy '%s'; valid: %s",
+                           o->policies[i], names);
+            free(names);
+            return -1;
+        }
+    return 0;
+}
+
+/* Applies --duration to the loaded scenario (for the measurement) and
+ * remembers the key path that the points set. */
+static int apply_duration(struct plan *p, struct sim_diag *d)
+{
+    struct cl_workload *w = &p->scn.workload;
+    char err[SIM_PARAM_ERRLEN];
+    int64_t ns;
+
+    if (p->opts.duration == NULL)
+        return 0;
+    if (sim_duration_parse(p->opts.duration, SIM_U_SECONDS, &ns, err,
+                           sizeof(err)) != 0 ||
+        ns <= 0) {
+        sim_diag_error(d, "dsec plan", 0, 0, "--duration: %s",
+                       ns <= 0 ? "expected a positive duration" : err);
+        return -1;
+    }
+    if (w->kind == CL_WL_TRACE) {
+        w->trace.duration_ns = ns;
+        p->duration_key = xstrdup("workload.trace.duration");
+    } else if (w->synthetic.requests >= 1) {
+        sim_diag_error(d, p->scenario_file, 0, 0,
+                       "--duration: the workload ends after "
+                       "workload.synthetic.requests; change that instead");
+        return -1;
+    } else {
+        w->synthetic.duration_ns = ns;
+        p->duration_key = xstrdup("workload.synthetic.duration");
+    }
+    return 0;
+}
+
+/* The limit on a chain's sizes from --max-gpus and --budget. */
+static int size_limit(const struct plan *p, const struct plan_layout *l)
+{
+    double lim = 1e6;
+
+    if (p->opts.max_gpus > 0)
+        lim = floor((double)p->opts.max_gpus / l->gpus);
+    if (!isnan(p->opts.budget_usd_per_hour) && l->price_usd_per_gpu_hour > 0) {
+        double b = floor(p->opts.budget_usd_per_hour /
+                             (l->gpus * l->price_usd_per_gpu_hour) +
+                         1e-9);
+        lim = b < lim ? b : lim;
+    }
+    return (int)lim;
+}
+
+static void bound_layouts(struct plan *p)
+{
+    for (size_t i = 0; i < p->nlayouts; i++) {
+        struct plan_layout *l = &p->layouts[i];
+        struct perf_replica r;
+        char why[512];
+
+        if (l->verdict != PLAN_V_FITS)
+            continue;
+        plan_replica_init(&p->scn, p->arch, l->gpu, l->tp, l->pp, l->ep,
+                          l->weight_dtype, &r, NULL, 0);
+        if (plan_bound_compute(&r, &p->target, &p->wl, &l->bound, why,
+                               sizeof(why)) != 0) {
+            l->verdict = PLAN_V_SLOW;
+            l->why = xstrdup(why);
+        } else if (size_limit(p, l) < 1) {
+            l->verdict = PLAN_V_LIMIT;
+            l->why =
+                xasprintf("one replica (%d gpus, $%.2f/h) exceeds %s", l->gpus,
+                          l->gpus * l->price_usd_per_gpu_hour,
+                          p->opts.max_gpus > 0 && l->gpus > p->opts.max_gpus
+                              ? "--max-gpus"
+                              : "--budget");
+        }
+    }
+}
+
+static struct plan_config *add_config(struct plan *p, size_t *cap)
+{
+    struct plan_config *c;
+
+    if (p->nconfigs == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        p->configs = xrealloc(p->configs, *cap, sizeof(*p->configs));
+    }
+    c = &p->configs[p->nconfigs++];
+    memset(c, 0, sizeof(*c));
+    return c;
+}
+
+/* The sizes lo..hi, all of them or PLAN_MAX_SIZES spread geometrically
+ * (always lo and hi). Returns how many were written to out. */
+static int pick_sizes(int lo, int hi, int *out)
+{
+    int n = 0;
+
+    if (hi - lo + 1 <= PLAN_MAX_SIZES) {
+        for (int k = lo; k <= hi; k++)
+            out[n++] = k;
+        return n;
+    }
+    for (int i = 0; i < PLAN_MAX_SIZES; i++) {
+        int k = (int)lround(
+            lo * pow((double)hi / lo, (double)i / (PLAN_MAX_SIZES - 1)));
+        if (n == 0 || k > out[n - 1])
+            out[n++] = k;
+    }
+    return n;
+}
+
+static void build_chains(struct plan *p)
+{
+    const struct cl_cluster *cl = &p->scn.cluster;
+    int npol = p->opts.policies ? p->opts.npolicies : 1;
+    size_t ccap = 0, chcap = 0;
+    int sizes[PLAN_MAX_SIZES];
+
+    for (size_t li = 0; li < p->nlayouts; li++) {
+        struct plan_layout *l = &p->layouts[li];
+        const struct plan_bound *b = &l->bound;
+        int lo, hi, lim, n;
+
+        if (l->verdict != PLAN_V_FITS)
+            continue;
+        lo = b->min_replicas;
+        hi = b->cap_replicas;
+        lim = size_limit(p, l);
+        if (lim < lo) {
+            p->counts.below_bound += (size_t)(lo - 1) * (size_t)npol;
+            p->counts.over_limit += (size_t)(hi - lo + 1) * (size_t)npol;
+            l->verdict = PLAN_V_LIMIT;
+            l->why = xasprintf(
+                "needs at least %d replicas (%d gpus, "
+                "$%.2f/h), over %s",
+                lo, lo * l->gpus, lo * l->gpus * l->price_usd_per_gpu_hour,
+                p->opts.max_gpus > 0 && lo * l->gpus > p->opts.max_gpus
+                    ? "--max-gpus"
+                    : "--budget");
+            continue;
+        }
+        n = pick_sizes(lo, hi < lim ? hi : lim, sizes);
+        for (int pi = 0; pi < npol; pi++) {
+            struct plan_chain *ch;
+
+            if (p->nconfigs + (size_t)n > PLAN_MAX_CONFIGS)
+                return;
+            p->counts.below_bound += (size_t)(lo - 1);
+            if (hi > lim)
+                p->counts.over_limit += (size_t)(hi - lim);
+            p->counts.sampled_out +=
+                (size_t)((hi < lim ? hi : lim) - lo + 1 - n);
+            if (p->nchains == chcap) {
+                chcap = chcap ? 2 * chcap : 32;
+                p->chains = xrealloc(p->chains, chcap, sizeof(*p->chains));
+            }
+            ch = &p->chains[p->nchains];
+            memset(ch, 0, sizeof(*ch));
+            ch->first = p->nconfigs;
+            ch->n = (size_t)n;
+            ch->met = -1;
+            for (int k = 0; k < n; k++) {
+                struct plan_config *c = add_config(p, &ccap);
+                c->layout = li;
+                c->chain = p->nchains;
+                c->policy = p->opts.policies ? p->opts.policies[pi] : NULL;
+                c->replicas = sizes[k];
+                c->min_replicas = sizes[k];
+                if (p->elastic) {
+                    int g = l->gpus;
+                    int mn = (cl->min_gpus + g - 1) / g;
+                    mn = mn < 1 ? 1 : mn;
+                    c->min_replicas = mn < sizes[k] ? mn : sizes[k];
+                    if (cl->initial_gpus >= 1) {
+                        int in = (cl->initial_gpus + g / 2) / g;
+                        in = in < c->min_replicas ? c->min_replicas : in;
+                        c->initial_replicas = in > sizes[k] ? sizes[k] : in;
+                    }
+                }
+            }
+            p->nchains++;
+        }
+    }
+}
+
+/* One point of the spec: the keys that make configuration c. */
+static void write_point(FILE *fp, const struct plan *p,
+                        const struct plan_config *c)
+{
+    const struct cl_scenario *s = &p->scn;
+    const struct plan_layout *l = &p->layouts[c->layout];
+    int g = l->gpus;
+
+    fprintf(fp, "  - {hardware.gpu: ");
+    yaml_quote(fp, l->gpu->name);
+    if (!isnan(s->hardware.price_usd_per_gpu_hour) &&
+        cl_gpu_find(s, s->hardware.gpu) != l->gpu)
+        fprintf(fp, ", hardware.price_per_gpu_hour: %.10g",
+                l->price_usd_per_gpu_hour);
+    fprintf(fp, ", deploy.tp: %d", l->tp);
+    if (p->arch->moe.n_routed_experts > 0 || l->ep != s->deploy.ep)
+        fprintf(fp, ", deploy.ep: %d", l->ep);
+    if (l->pp != (s->deploy.pp > 1 ? s->deploy.pp : 1))
+        fprintf(fp, ", deploy.pp: %d", l->pp);
+    fprintf(fp, ", deploy.weight_dtype: %s", perf_dtype_name(l->weight_dtype));
+    if (!p->elastic) {
+        fprintf(fp, ", cluster.replicas: %d", c->replicas);
+    } else {
+        fprintf(fp, ", cluster.min_gpus: %d, cluster.max_gpus: %d",
+                c->min_replicas * g, c->replicas * g);
+        if (c->initial_replicas > 0)
+            fprintf(fp, ", cluster.initial_gpus: %d", c->initial_replicas * g);
+    }
+    if (c->policy != NULL) {
+        fprintf(fp, ", policy.name: ");
+        yaml_quote(fp, c->policy);
+        /* Parameters written for another policy would not load. */
+        if (s->policy.nparams > 0 &&
+            (s->policy.name == NULL || strcmp(s->policy.name, c->policy) != 0))
+            fprintf(fp, ", policy.params: {}");
+    }
+    fprintf(fp, "}\n");
+}
+
+static int build_spec(struct plan *p, struct sim_diag *d)
+{
+    char *text = NULL, *copy, *file;
+    size_t len = 0;
+    FILE *fp = open_memstream(&text, &len);
+    const char *base;
+
+    if (fp == NULL)
+        sim_fatal("open_memstream failed");
+    copy = xstrdup(p->scenario_file);
+    base = strrchr(copy, '/') ? strrchr(copy, '/') + 1 : copy;
+    fprintf(fp, "# dsec plan of %s\nname: ", base);
+    {
+        char *name = xasprintf("plan-%s", p->scn.name);
+        yaml_quote(fp, name);
+        free(name);
+    }
+    fprintf(fp, "\nbase: ");
+    yaml_quote(fp, base);
+    fprintf(fp, "\n");
+    if (p->duration_key != NULL) {
+        fprintf(fp, "set: {%s: ", p->duration_key);
+        yaml_quote(fp, p->opts.duration);
+        fprintf(fp, "}\n");
+    }
+    fprintf(fp, "points:\n");
+    for (size_t i = 0; i < p->nconfigs; i++)
+        write_point(fp, p, &p->configs[i]);
+    fprintf(fp, "replications: %d\n", p->opts.replications);
+    if (fclose(fp) != 0)
+        sim_fatal("cannot build the plan's sweep text");
+    /* Named beside the scenario, so that `base` is read from there. */
+    file = xasprintf("%s.plan", p->scenario_file);
+    p->spec = swp_spec_load_string(file, text, len, d);
+    free(file);
+    free(copy);
+    free(text);
+    if (p->spec == NULL)
+        return -1;
+    if (SIM_NEVER(p->spec->npoints !=
+                  p->nconfigs * (size_t)p->opts.replications)) {
+        sim_diag_error(d, p->scenario_file, 0, 0,
+                       "plan: %zu points for %zu configurations",
+                       p->spec->npoints, p->nconfigs);
+        return -1;
+    }
+    for (size_t i = 0; i < p->nconfigs; i++) {
+        struct plan_config *c = &p->configs[i];
+        c->point = i * (size_t)p->opts.replications;
+        c->values = xcalloc((size_t)p->opts.replications * PLAN_M_COUNT,
+                            sizeof(*c->values));
+        for (int k = 0; k < PLAN_M_COUNT; k++)
+            c->m[k].mean = c->m[k].ci95 = NAN;
+        if (p->spec->points[c->point].infeasible) {
+            c->state = PLAN_C_FAILED;
+            c->message = xstrdup(p->spec->points[c->point].message);
+        }
+    }
+    return 0;
+}
+
+/* The layout of gpu that got furthest (fits > over a limit > too slow >
+ * memory), or NULL. Of equals, the smallest over a limit (it needs the
+ * least), else the last (the largest, the closest to fitting). */
+static const struct plan_layout *furthest(const struct plan *p,
+                                          const struct gpu_spec *g)
+{
+    static const int rank[] = {
+        [PLAN_V_FITS] = 3,
+        [PLAN_V_LIMIT] = 2,
+        [PLAN_V_SLOW] = 1,
+        [PLAN_V_MEMORY] = 0,
+    };
+    const struct plan_layout *best = NULL;
+
+    for (size_t i = 0; i < p->nlayouts; i++)
+        if (p->layouts[i].gpu == g &&
+            (best == NULL ||
+             rank[p->layouts[i].verdict] > rank[best->verdict] ||
+             (rank[p->layouts[i].verdict] == rank[best->verdict] &&
+              best->verdict != PLAN_V_LIMIT)))
+            best = &p->layouts[i];
+    return best;
+}
+
+static void nothing_feasible(const struct plan *p, struct sim_diag *d)
+{
+    sim_diag_error(d, p->scenario_file, 0, 0,
+                   "nothing to simulate: no layout of the %d gpus searched "
+                   "fits and can meet the slo within the limits",
+                   p->ngpus);
+    for (int i = 0; i < p->ngpus; i++) {
+        const struct plan_layout *l = furthest(p, p->gpus[i]);
+        char name[64];
+
+        if (l == NULL)
+            continue;
+        plan_layout_name(l, name, sizeof(name));
+        sim_diag_add(d, SIM_SEV_NOTE, p->scenario_file, 0, 0,
+                     "%s (%s, %s weights): %s", l->gpu->name, name,
+                     perf_dtype_name(l->weight_dtype),
+                     l->why ? l->why : "fits");
+    }
+}
+
+struct plan *plan_new(const char *path, const struct plan_opts *o,
+                      struct sim_diag *d, int *err)
+{
+    struct plan *p = xcalloc(1, sizeof(*p));
+    const struct cl_scenario *s = &p->scn;
+    struct sim_diag tmp;
+    char *dir_copy;
+    int rc;
+
+    *err = PLAN_E_INPUT;
+    p->scenario_file = xstrdup(path);
+    p->opts = *o;
+    p->chosen = -1;
+    if (scn_file_load(path, &p->scn, d) != 0)
+        goto fail;
+    if (s->server.kind != CL_SRV_LLM) {
+        sim_diag_error(d, path, 0, 0,
+                       "server.kind: dsec plan needs an llm server (set model "
+                       "or deploy.model_path)");
+        goto fail;
+    }
+    /* Catalog errors stop the plan; an infeasible layout does not, the
+     * search looks for others. */
+    sim_diag_init(&tmp);
+    rc = cl_scenario_check(s, NULL, &tmp);
+    if (rc != 0 && rc != SIM_EINFEASIBLE)
+        diag_move(d, &tmp);
+    sim_diag_fini(&tmp);
+    if (rc != 0 && rc != SIM_EINFEASIBLE)
+        goto fail;
+    p->arch = model_of(s);
+    if (SIM_NEVER(p->arch == NULL)) {
+        sim_diag_error(d, path, 0, 0, "model: not found");
+        goto fail;
+    }
+    if (s->npools > 0) {
+        sim_diag_error(d, path, s->pos.pools.line, s->pos.pools.col,
+                       "pools: dsec plan sizes the one implicit pool of "
+                       "hardware.gpu; remove pools to plan this scenario");
+        goto fail;
+    }
+    if (s->slo.ttft_ns < 0 && s->slo.tpot_ns < 0 && s->slo.e2e_ns < 0) {
+        sim_diag_error(d, path, 0, 0,
+                       "slo: dsec plan needs a service-level objective; set "
+                       "slo.tpot_ms (or cluster.target_latency_ms), "
+                       "slo.ttft_ms or slo.e2e_ms");
+        goto fail;
+    }
+    p->elastic = s->cluster.min_gpus >= 1 && s->cluster.replicas < 1;
+    if (check_policies(p, d) != 0 || pick_gpus(p, d) != 0 ||
+        apply_duration(p, d) != 0)
+        goto fail;
+    p->attainment = o->attainment;
+    p->latency = s->slo.tpot_ns >= 0   ? PLAN_LAT_TPOT
+                 : s->slo.ttft_ns >= 0 ? PLAN_LAT_TTFT
+                                       : PLAN_LAT_E2E;
+    p->target.tpot_ns = s->slo.tpot_ns;
+    p->target.ttft_ns = s->slo.ttft_ns;
+    p->target.max_num_seqs = s->server.max_num_seqs;
+    p->target.max_num_batched_tokens = s->server.max_num_batched_tokens;
+    p->target.headroom = o->headroom;
+
+    dir_copy = xstrdup(path);
+    rc = plan_workload_measure(s, dirname(dir_copy), &p->wl, d);
+    free(dir_copy);
+    if (rc != 0)
+        goto fail;
+
+    {
+        int dt = s->deploy.weight_dtype;
+        plan_layouts_enumerate(
+            s, p->arch, p->gpus, p->ngpus, o->dtypes ? o->dtypes : &dt,
+            o->dtypes ? o->ndtypes : 1, &p->layouts, &p->nlayouts);
+    }
+    bound_layouts(p);
+    build_chains(p);
+    p->counts.layouts = p->nlayouts;
+    for (size_t i = 0; i < p->nlayouts; i++) {
+        p->counts.memory += p->layouts[i].verdict == PLAN_V_MEMORY;
+        p->counts.slow += p->layouts[i].verdict == PLAN_V_SLOW;
+        p->counts.limit += p->layouts[i].verdict == PLAN_V_LIMIT;
+    }
+    p->counts.chains = p->nchains;
+    p->counts.candidates = p->nconfigs;
+    if (p->nconfigs == 0) {
+        nothing_feasible(p, d);
+        goto fail;
+    }
+    if (build_spec(p, d) != 0) {
+        *err = PLAN_E_INTERNAL;
+        goto fail;
+    }
+    return p;
+
+fail:
+    plan_free(p);
+    return NULL;
+}
+
+/* ---- Running ---------------------------------------------------------- */
+
+struct run {
+    struct plan *p;
+    const struct plan_run_opts *o;
+    struct swp_pool *pool;
+    int64_t sweep_id;
+    size_t finished; /* configurations done, failed or dominated */
+    double t0, last_draw;
+    int drawn;
+};
+
+static double now_s(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void fmt_eta(char *buf, size_t len, double s)
+{
+    long t = (long)(s + 0.5);
+
+    if (t >= 3600)
+        snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else if (t >= 60)
+        snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
+    else
+        snprintf(buf, len, "%ld s", t);
+}
+
+/* The bar counts configurations; its ETA assumes every one still waiting
+ * runs, so it is an upper bound when chains stop early. */
+static void progress(struct run *x, int force)
+{
+    double now = now_s(), wall = now - x->t0, rate, eta;
+    size_t total = x->p->nconfigs, done = x->finished;
+    char eta_s[32] = "?";
+
+    if (x->o->log == NULL || total == 0)
+        return;
+    if (!force &&
+        now - x->last_draw < (x->o->bar ? BAR_REDRAW_S : LINE_EVERY_S))
+        return;
+    x->last_draw = now;
+    rate = wall > 0 ? (double)done / wall : 0;
+    eta = rate > 0 ? (double)(total - done) / rate : NAN;
+    if (!isnan(eta))
+        fmt_eta(eta_s, sizeof(eta_s), eta);
+    if (x->o->bar) {
+        char bar[BAR_WIDTH + 1];
+        size_t fill = done * BAR_WIDTH / total;
+
+        for (size_t i = 0; i < BAR_WIDTH; i++)
+            bar[i] = i < fill ? '#' : '.';
+        bar[BAR_WIDTH] = '\0';
+        fprintf(x->o->log,
+                "\r  [%s] %zu/%zu configurations %5.1f%%  %.2f/s  eta %-9s",
+                bar, done, total, 100.0 * (double)done / (double)total, rate,
+                eta_s);
+        x->drawn = 1;
+    } else {
+        fprintf(x->o->log,
+                "dsec plan: %s: %zu/%zu configurations, %.2f/s, eta %s\n",
+                x->p->scn.name, done, total, rate, eta_s);
+    }
+    fflush(x->o->log);
+}
+
+static void clear_bar(struct run *x)
+{
+    if (x->drawn) {
+        fprintf(x->o->log, "\r%79s\r", "");
+        fflush(x->o->log);
+        x->drawn = 0;
+    }
+}
+
+static void utc_stamp(char *buf, size_t len, int64_t unix_s)
+{
+    time_t t = (time_t)unix_s;
+    struct tm tm;
+
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int record(struct run *x, size_t pt_index, const struct swp_done *done,
+                  struct sim_diag *d)
+{
+    const struct swp_spec *s = x->p->spec;
+    const struct swp_point *pt = &s->points[pt_index];
+    const char **paths = xcalloc((size_t)s->ncolumns + 1, sizeof(*paths));
+    const char **values = xcalloc((size_t)s->ncolumns + 1, sizeof(*values));
+    struct rpt_sweep_point sp = {0};
+    struct rpt_run_info info = {0};
+    char stamp[32];
+    int rc, n = 0;
+
+    for (int c = 0; c < s->ncolumns; c++)
+        if (pt->values[c] != NULL) {
+            paths[n] = s->columns[c];
+            values[n] = pt->values[c];
+            n++;
+        }
+    sp.sweep_id = x->sweep_id;
+    sp.key = pt->key;
+    sp.seq = (int64_t)pt->seq;
+    sp.status = RPT_SWEEP_OK;
+    sp.paths = paths;
+    sp.values = values;
+    sp.nvalues = n;
+    utc_stamp(stamp, sizeof(stamp), done->started_unix);
+    info.started_at = stamp;
+    info.scenario_file = s->scenario_file;
+    info.scenario_text = pt->text;
+    info.program_version = x->o->program_version;
+    info.seed = pt->seed;
+    rc = rpt_db_write_sweep_point(x->o->db, &sp, &info, &done->res, NULL, d);
+    free(paths);
+    free(values);
+    return rc == SIM_EBUSY ? 0 : rc;
+}
+
+static void aggregate(struct plan *p, struct plan_config *c)
+{
+    int n = p->opts.replications;
+
+    for (int k = 0; k < PLAN_M_COUNT; k++) {
+        double sum = 0, ss = 0, mean;
+        int bad = 0;
+
+        for (int r = 0; r < n; r++) {
+            double v = c->values[r * PLAN_M_COUNT + k];
+            bad |= isnan(v);
+            sum += v;
+        }
+        mean = sum / n;
+        c->m[k].mean = bad ? NAN : mean;
+        c->m[k].ci95 = NAN;
+        if (bad || n < 2)
+            continue;
+        for (int r = 0; r < n; r++) {
+            double e = c->values[r * PLAN_M_COUNT + k] - mean;
+            ss += e * e;
+        }
+        c->m[k].ci95 = gsl_cdf_tdist_Pinv(0.975, (double)(n - 1)) *
+                       sqrt(ss / (n - 1)) / sqrt((double)n);
+    }
+    c->meets = c->m[PLAN_M_ATTAINMENT].mean >= p->attainment;
+}
+
+/* A configuration has finished (done or failed): the chain decides
+ * whether its next size runs. */
+static void chain_step(struct run *x, struct plan_config *c)
+{
+    struct plan *p = x->p;
+    struct plan_chain *ch = &p->chains[c->chain];
+
+    ch->running = 0;
+    x->finished++;
+    if (c->state == PLAN_C_DONE && c->meets && ch->met < 0) {
+        ch->met = (long)(c - p->configs);
+        ch->left = p->opts.beyond;
+    } else if (ch->met >= 0) {
+        ch->left--;
+    }
+    if (ch->met >= 0 && ch->left <= 0) {
+        for (size_t k = ch->next; k < ch->n; k++) {
+            p->configs[ch->first + k].state = PLAN_C_DOMINATED;
+            x->finished++;
+        }
+        ch->next = ch->n;
+    }
+}
+
+static void submit(struct run *x, struct plan_config *c)
+{
+    const struct swp_spec *s = x->p->spec;
+
+    c->state = PLAN_C_RUNNING;
+    for (int r = 0; r < x->p->opts.replications; r++)
+        swp_pool_submit(x->pool, (long)(c->point + (size_t)r), s->scenario_file,
+                        s->points[c->point + (size_t)r].text, s->base_dir);
+}
+
+/* Starts the next size of every idle chain; configurations the spec found
+ * infeasible finish at once. Returns the number of chains running. */
+static size_t dispatch(struct run *x)
+{
+    struct plan *p = x->p;
+    size_t running = 0;
+
+    for (size_t i = 0; i < p->nchains; i++) {
+        struct plan_chain *ch = &p->chains[i];
+
+        while (!ch->running && ch->next < ch->n) {
+            struct plan_config *c = &p->configs[ch->first + ch->next++];
+            if (c->state == PLAN_C_FAILED) {
+                chain_step(x, c);
+                continue;
+            }
+            submit(x, c);
+            ch->running = 1;
+        }
+        running += (size_t)ch->running;
+    }
+    return running;
+}
+
+static int take(struct run *x, struct swp_done *done, struct sim_diag *d)
+{
+    struct plan *p = x->p;
+    size_t pt = (size_t)done->id, reps = (size_t)p->opts.replications;
+    struct plan_config *c;
+    int r;
+
+    if (SIM_NEVER(done->id < 0 || pt >= p->spec->npoints))
+        return 0;
+    c = &p->configs[pt / reps];
+    r = (int)(pt % reps);
+    p->counts.runs++;
+    if (done->rc == 0) {
+        double *v = &c->values[r * PLAN_M_COUNT];
+        v[PLAN_M_COST] = done->res.cost_usd;
+        v[PLAN_M_GPU_HOURS] = done->res.gpu_hours;
+        v[PLAN_M_TTFT_P99] = done->res.ttft_ms.p99;
+        v[PLAN_M_TPOT_P99] = done->res.tpot_ms.p99;
+        v[PLAN_M_E2E_P99] = done->res.e2e_ms.p99;
+        v[PLAN_M_ATTAINMENT] = done->res.slo_attainment;
+        if (r == 0 && done->res.policy != NULL)
+            c->policy_run = xstrdup(done->res.policy);
+        if (x->o->db != NULL && record(x, pt, done, d) != 0)
+            return SIM_EDB;
+    } else if (c->message == NULL) {
+        c->message = xstrdup(done->message ? done->message : "unknown error");
+        c->state = PLAN_C_FAILED;
+    }
+    if (++c->reps_done == p->opts.replications) {
+        if (c->state != PLAN_C_FAILED) {
+            c->state = PLAN_C_DONE;
+            aggregate(p, c);
+        } else {
+            clear_bar(x);
+            sim_diag_error(d, p->scenario_file, 0, 0,
+                           "configuration %s failed: %s",
+                           p->spec->points[c->point].key, c->message);
+        }
+        chain_step(x, c);
+    }
+    return 0;
+}
+
+static double latency_of(const struct plan *p, const struct plan_config *c)
+{
+    static const int metric[] = {
+        [PLAN_LAT_TPOT] = PLAN_M_TPOT_P99,
+        [PLAN_LAT_TTFT] = PLAN_M_TTFT_P99,
+        [PLAN_LAT_E2E] = PLAN_M_E2E_P99,
+    };
+    return c->m[metric[p->latency]].mean;
+}
+
+static void finish(struct plan *p)
+{
+    double *cost = xcalloc(p->nconfigs + 1, sizeof(*cost));
+    double *lat = xcalloc(p->nconfigs + 1, sizeof(*lat));
+    int *on = xcalloc(p->nconfigs + 1, sizeof(*on));
+
+    for (size_t i = 0; i < p->nconfigs; i++) {
+        const struct plan_config *c = &p->configs[i];
+        int done = c->state == PLAN_C_DONE;
+        cost[i] = done ? c->m[PLAN_M_COST].mean : NAN;
+        lat[i] = done ? latency_of(p, c) : NAN;
+        p->counts.simulated += (size_t)done;
+        p->counts.failed += c->state == PLAN_C_FAILED;
+        p->counts.dominated += c->state == PLAN_C_DOMINATED;
+    }
+    plan_pareto(cost, lat, p->nconfigs, on);
+    p->chosen = -1;
+    for (size_t i = 0; i < p->nconfigs; i++) {
+        struct plan_config *c = &p->configs[i];
+        c->frontier = on[i];
+        if (c->state != PLAN_C_DONE || !c->meets || isnan(cost[i]))
+            continue;
+        if (p->chosen < 0 || cost[i] < cost[p->chosen] ||
+            (cost[i] == cost[p->chosen] && lat[i] < lat[p->chosen]))
+            p->chosen = (long)i;
+    }
+    for (size_t i = 0; i < p->nchains; i++)
+        p->counts.capped_unmet += p->chains[i].met < 0;
+    free(cost);
+    free(lat);
+    free(on);
+}
+
+int plan_run(struct plan *p, const struct plan_run_opts *o, struct sim_diag *d)
+{
+    struct run x;
+    struct swp_done done;
+    int rc = 0;
+
+    memset(&x, 0, sizeof(x));
+    x.p = p;
+    x.o = o;
+    x.t0 = now_s();
+    x.last_draw = x.t0;
+    if (o->db != NULL) {
+        struct rpt_sweep_info info = {0};
+        char stamp[32];
+
+        utc_stamp(stamp, sizeof(stamp), (int64_t)time(NULL));
+        info.name = p->spec->name;
+        info.sweep_file = p->spec->file;
+        info.sweep_text = p->spec->text;
+        info.hash = p->spec->hash;
+        info.created_at = stamp;
+        info.points = (int64_t)p->spec->npoints;
+        if (rpt_db_sweep_find_or_add(o->db, &info, &x.sweep_id, NULL, d) != 0)
+            return SIM_EDB;
+    }
+    x.pool =
+        swp_pool_new(o->jobs < (int)p->nchains ? o->jobs : (int)p->nchains);
+    while (rc == 0 && dispatch(&x) > 0) {
+        int first = 1;
+        while (rc == 0 &&
+               swp_pool_take(x.pool, first ? LOOP_WAIT_MS : 0, &done)) {
+            first = 0;
+            rc = take(&x, &done, d);
+            swp_done_fini(&done);
+        }
+        progress(&x, 0);
+    }
+    if (rc == 0)
+        progress(&x, 1);
+    clear_bar(&x);
+    swp_pool_free(x.pool);
+    p->wall_s = now_s() - x.t0;
+    finish(p);
+    return rc;
+}
+
+/* ---- Reading the result ----------------------------------------------- */
+
+const char *plan_config_text(const struct plan *p, size_t i)
+{
+    return p->spec->points[p->configs[i].point].text;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+char *plan_config_overrides(const struct plan *p, size_t i, const char *indent)
+{
+    const struct swp_spec *s = p->spec;
+    const struct swp_point *pt = &s->points[p->configs[i].point];
+    char **lines = xcalloc((size_t)s->ncolumns + 1, sizeof(*lines));
+    char *out = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&out, &len);
+    int n = 0;
+
+    if (fp == NULL)
+        sim_fatal("open_memstream failed");
+    for (int c = 0; c < s->ncolumns; c++)
+        if (pt->values[c] != NULL && strcmp(s->columns[c], "seed") != 0)
+            lines[n++] =
+                xasprintf("%s%s: %s\n", indent, s->columns[c], pt->values[c]);
+    qsort(lines, (size_t)n, sizeof(*lines), cmp_str);
+    for (int k = 0; k < n; k++) {
+        fputs(lines[k], fp);
+        free(lines[k]);
+    }
+    free(lines);
+    if (fclose(fp) != 0)
+        sim_fatal("cannot format overrides");
+    return out;
+}
+
+int plan_config_value(const struct plan *p, size_t i, int c, const char **path,
+                      const char **value)
+{
+    const struct swp_spec *s = p->spec;
+
+    if (c < 0 || c >= s->ncolumns)
+        return s->ncolumns;
+    *path = s->columns[c];
+    *value = s->points[p->configs[i].point].values[c];
+    return s->ncolumns;
+}
+
+double plan_latency_target_ms(const struct plan *p)
+{
+    int64_t ns = p->latency == PLAN_LAT_TPOT   ? p->scn.slo.tpot_ns
+                 : p->latency == PLAN_LAT_TTFT ? p->scn.slo.ttft_ns
+                                               : p->scn.slo.e2e_ns;
+    return ns >= 0 ? (double)ns * 1e-6 : NAN;
+}
+
+const char *plan_latency_name(int latency)
+{
+    switch (latency) {
+    case PLAN_LAT_TPOT:
+        return "tpot";
+    case PLAN_LAT_TTFT:
+        return "ttft";
+    case PLAN_LAT_E2E:
+        return "e2e";
+    }
+    return "?";
+}
+
+void plan_free(struct plan *p)
+{
+    if (p == NULL)
+        return;
+    for (size_t i = 0; i < p->nconfigs; i++) {
+        free(p->configs[i].policy_run);
+        free(p->configs[i].message);
+        free(p->configs[i].values);
+    }
+    free(p->configs);
+    free(p->chains);
+    plan_layouts_free(p->layouts, p->nlayouts);
+    free(p->gpus);
+    swp_spec_free(p->spec);
+    free(p->duration_key);
+    free(p->scenario_file);
+    cl_scenario_fini(&p->scn);
+    free(p);
+}
