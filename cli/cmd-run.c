@@ -171,6 +171,8 @@ static int exec_run(int argc, char **argv)
                          rc == SIM_EINFEASIBLE
                      ? CLI_EXIT_INPUT
                      : CLI_EXIT_INTERNAL;
+    } else if (!quiet) {
+        sim_diag_print(&diag, stderr); /* notes, e.g. trace rows skipped */
     }
     sim_diag_fini(&diag);
 
