@@ -90,8 +90,8 @@ static const char *usage_text =
     "                       frontier (default 1)\n"
     "  --replications R     seeds seed..seed+R-1 per configuration "
     "(default 1)\n"
-    "  --duration D         shorten the workload to D (e.g. 30min) in "
-    "every run\n"
+    "  --duration D         set the workload's duration to D (e.g. 30min) "
+    "in every run\n"
     "  -j, --jobs N         worker threads (default: online CPUs)\n"
     "  --json               print one JSON object instead of the tables\n"
     "  --chart FILE.png     draw the frontier with gnuplot\n"
@@ -198,7 +198,8 @@ static void print_header(const struct plan *p)
     if (!isnan(p->opts.budget_usd_per_hour))
         printf("; budget $%.2f/h", p->opts.budget_usd_per_hour);
     if (p->opts.max_gpus > 0)
-        printf("; at most %d gpus", p->opts.max_gpus);
+        printf("; at most %d gpu%s", p->opts.max_gpus,
+               p->opts.max_gpus == 1 ? "" : "s");
     printf("; %d replication%s from seed %llu", p->opts.replications,
            p->opts.replications == 1 ? "" : "s",
            (unsigned long long)p->scn.seed);
@@ -222,18 +223,53 @@ static const char *verdict_name(int v)
     return "?";
 }
 
+/* Columns of the layout table; the first three are text. */
+static const char *const layout_heads[] = {
+    "gpu",        "layout",     "dtype",        "gpus",
+    "batch",      "step ms",    "decode tok/s", "prefill tok/s",
+    "bound mean", "bound peak", "est. peak",    "sizes",
+};
+#define NL (int)(sizeof(layout_heads) / sizeof(layout_heads[0]))
+
+static void layout_cells(const struct plan_layout *l, char cell[][64])
+{
+    const struct plan_bound *b = &l->bound;
+
+    snprintf(cell[0], 64, "%s", l->gpu->name);
+    plan_layout_name(l, cell[1], 64);
+    snprintf(cell[2], 64, "%s", perf_dtype_name(l->weight_dtype));
+    snprintf(cell[3], 64, "%d", l->gpus);
+    for (int k = 4; k < NL; k++)
+        snprintf(cell[k], 64, "-");
+    if (b->batch_seqs == 0)
+        return;
+    snprintf(cell[4], 64, "%lld", (long long)b->batch_seqs);
+    snprintf(cell[5], 64, "%.2f", (double)b->step_ns * 1e-6);
+    snprintf(cell[6], 64, "%.0f", b->decode_tokens_per_s);
+    snprintf(cell[7], 64, "%.0f", b->prefill_tokens_per_s);
+    snprintf(cell[8], 64, "%.2f", b->replicas_mean);
+    snprintf(cell[9], 64, "%.2f", b->replicas_peak);
+    snprintf(cell[10], 64, "%.2f", b->replicas_peak_sum);
+    snprintf(cell[11], 64, "%d..%d", b->min_replicas, b->cap_replicas);
+}
+
+static void print_row(char cell[][64], const int *w, int n, int nleft)
+{
+    for (int k = 0; k < n; k++) {
+        printf("  ");
+        if (k < nleft)
+            lpad(cell[k], w[k]);
+        else
+            rpad(cell[k], w[k]);
+    }
+}
+
 static void print_layouts(const struct plan *p, int verbose)
 {
     const struct plan_counts *n = &p->counts;
-    static const char *const heads[] = {
-        "gpu",        "layout",     "dtype",        "gpus",
-        "batch",      "step ms",    "decode tok/s", "prefill tok/s",
-        "bound mean", "bound peak", "est. peak",    "sizes",
-    };
-    enum { NH = sizeof(heads) / sizeof(heads[0]) };
-    int w[NH];
+    int w[NL];
     int64_t ctx = 0;
-    char cell[NH][64];
+    char cell[NL][64];
 
     printf("layouts: %zu enumerated; %zu do not fit in memory, %zu cannot "
            "meet the slo even alone, %zu exceed --max-gpus or --budget; "
@@ -249,62 +285,31 @@ static void print_layouts(const struct plan *p, int verbose)
     if (p->target.tpot_ns > 0)
         printf(", batch within tpot %g ms", (double)p->target.tpot_ns * 1e-6);
     printf(":\n");
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1) {
-            for (int k = 0; k < NH; k++) {
-                printf("%s", k ? "  " : "  ");
-                if (k <= 2)
-                    lpad(heads[k], w[k]);
-                else
-                    rpad(heads[k], w[k]);
-            }
-            printf("%s\n", verbose ? "  status" : "");
-        }
-        for (int k = 0; k < NH && pass == 0; k++)
-            w[k] = cols(heads[k]);
-        for (size_t i = 0; i < p->nlayouts; i++) {
-            const struct plan_layout *l = &p->layouts[i];
-            const struct plan_bound *b = &l->bound;
-            int has_bound = l->verdict == PLAN_V_FITS ||
-                            (l->verdict == PLAN_V_LIMIT && b->batch_seqs > 0);
+    for (int k = 0; k < NL; k++)
+        w[k] = cols(layout_heads[k]);
+    for (size_t i = 0; i < p->nlayouts; i++) {
+        if (!verbose && p->layouts[i].verdict != PLAN_V_FITS)
+            continue;
+        layout_cells(&p->layouts[i], cell);
+        for (int k = 0; k < NL; k++)
+            if (cols(cell[k]) > w[k])
+                w[k] = cols(cell[k]);
+    }
+    for (int k = 0; k < NL; k++)
+        snprintf(cell[k], 64, "%s", layout_heads[k]);
+    print_row(cell, w, NL, 3);
+    printf("%s\n", verbose ? "  status" : "");
+    for (size_t i = 0; i < p->nlayouts; i++) {
+        const struct plan_layout *l = &p->layouts[i];
 
-            if (!verbose && l->verdict != PLAN_V_FITS)
-                continue;
-            snprintf(cell[0], 64, "%s", l->gpu->name);
-            plan_layout_name(l, cell[1], 64);
-            snprintf(cell[2], 64, "%s", perf_dtype_name(l->weight_dtype));
-            snprintf(cell[3], 64, "%d", l->gpus);
-            for (int k = 4; k < NH; k++)
-                snprintf(cell[k], 64, "-");
-            if (has_bound) {
-                snprintf(cell[4], 64, "%lld", (long long)b->batch_seqs);
-                snprintf(cell[5], 64, "%.2f", (double)b->step_ns * 1e-6);
-                snprintf(cell[6], 64, "%.0f", b->decode_tokens_per_s);
-                snprintf(cell[7], 64, "%.0f", b->prefill_tokens_per_s);
-                snprintf(cell[8], 64, "%.2f", b->replicas_mean);
-                snprintf(cell[9], 64, "%.2f", b->replicas_peak);
-                snprintf(cell[10], 64, "%.2f", b->replicas_peak_sum);
-                snprintf(cell[11], 64, "%d..%d", b->min_replicas,
-                         b->cap_replicas);
-            }
-            for (int k = 0; k < NH; k++) {
-                if (pass == 0) {
-                    if (cols(cell[k]) > w[k])
-                        w[k] = cols(cell[k]);
-                    continue;
-                }
-                printf("  ");
-                if (k <= 2)
-                    lpad(cell[k], w[k]);
-                else
-                    rpad(cell[k], w[k]);
-            }
-            if (pass == 1 && verbose)
-                printf("  %s%s%s", verdict_name(l->verdict), l->why ? ": " : "",
-                       l->why ? l->why : "");
-            if (pass == 1)
-                printf("\n");
-        }
+        if (!verbose && l->verdict != PLAN_V_FITS)
+            continue;
+        layout_cells(l, cell);
+        print_row(cell, w, NL, 3);
+        if (verbose)
+            printf("  %s%s%s", verdict_name(l->verdict), l->why ? ": " : "",
+                   l->why ? l->why : "");
+        printf("\n");
     }
     printf("\n");
 }
@@ -322,8 +327,8 @@ static void print_counts(const struct plan *p)
     printf("; sizes above %g x the peak estimate are taken as dominated on "
            "cost and not considered\n",
            p->opts.headroom);
-    printf("simulated: %zu of %zu configurations (%zu runs)", n->simulated,
-           n->candidates, n->runs);
+    printf("simulated: %zu of %zu configurations (%zu run%s)", n->simulated,
+           n->candidates, n->runs, n->runs == 1 ? "" : "s");
     if (n->dominated > 0)
         printf("; %zu not run: a smaller size of the same layout and policy "
                "met the slo",
@@ -1128,7 +1133,7 @@ const struct cli_entry cli_cmd_plan = {
              "[--headroom F] [--beyond N] [--replications R] [--duration D] "
              "[-j N] [--json] [--chart FILE.png] [--save-scenario FILE] "
              "[--db FILE] [--verbose] [--quiet]",
-    .summary = "find the cheapest configuration that meets the scenario's "
-               "slo, with the Pareto frontier of cost vs latency",
+    .summary = "find the cheapest configuration that meets the slo; the "
+               "cost-latency frontier",
     .exec = exec_plan,
 };

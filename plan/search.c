@@ -432,9 +432,9 @@ static const struct plan_layout *furthest(const struct plan *p,
 static void nothing_feasible(const struct plan *p, struct sim_diag *d)
 {
     sim_diag_error(d, p->scenario_file, 0, 0,
-                   "nothing to simulate: no layout of the %d gpus searched "
-                   "fits and can meet the slo within the limits",
-                   p->ngpus);
+                   "nothing to simulate: no layout of the %d gpu kind%s "
+                   "searched fits and can meet the slo within the limits",
+                   p->ngpus, p->ngpus == 1 ? "" : "s");
     for (int i = 0; i < p->ngpus; i++) {
         const struct plan_layout *l = furthest(p, p->gpus[i]);
         char name[64];

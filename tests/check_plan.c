@@ -436,7 +436,7 @@ START_TEST(test_plan_new_nothing_fits)
     ck_assert_ptr_null(plan_new(path, &o, &diag, &err));
     ck_assert_int_eq(err, PLAN_E_INPUT);
     want = xasprintf("%s: error: nothing to simulate: no layout of the 1 "
-                     "gpus searched fits and can meet the slo within the "
+                     "gpu kind searched fits and can meet the slo within the "
                      "limits",
                      path);
     assert_diag(0, want);

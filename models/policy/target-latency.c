@@ -456,10 +456,13 @@ static int tl_decide(void *state, const struct pol_snapshot *s,
         cap = capacity_at(st, s->now_s, T * p->headroom, T);
         capT = capacity_at(st, s->now_s, T, T);
         /* Never below what was served within target: the line is fitted to
-         * recent points, which after a peak are all light loads. */
-        if (st->seen_ok_h > 0 && !(cap >= st->seen_ok_h))
+         * recent points, which after a peak are all light loads. Only once
+         * there is a line: before min_observations the capacity is unknown
+         * (NaN) and the light load seen while replicas fill up is no
+         * estimate of it (the fast path acts alone until then). */
+        if (st->seen_ok_h > 0 && isfinite(cap) && cap < st->seen_ok_h)
             cap = st->seen_ok_h;
-        if (st->seen_ok_t > 0 && !(capT >= st->seen_ok_t))
+        if (st->seen_ok_t > 0 && isfinite(capT) && capT < st->seen_ok_t)
             capT = st->seen_ok_t;
         if (isfinite(cap) && !(capT >= cap))
             capT = cap;
