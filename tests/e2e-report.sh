@@ -100,7 +100,7 @@ near "$(csv cost_usd)" "$(sq cost_usd)" &&
 ok "csv totals (cost, GPU-hours) equal the database's summary" $?
 echo "# csv cost $(csv cost_usd) db $(sq cost_usd); gpu-h $(csv gpu_hours) db $(sq gpu_hours)"
 
-pools=$(sqlite3 "$db" "SELECT printf('%.9g', sum(cost_usd)) FROM pools WHERE run_id = $run")
+pools=$(sqlite3 "$db" "SELECT printf('%.17g', sum(cost_usd)) FROM pools WHERE run_id = $run")
 near "$pools" "$(csv cost_usd)"
 ok "the pools' costs add up to the total" $?
 
