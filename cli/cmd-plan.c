@@ -324,6 +324,9 @@ static void print_counts(const struct plan *p)
         printf(", %zu over --max-gpus or --budget", n->over_limit);
     if (n->sampled_out > 0)
         printf(", %zu between sampled sizes", n->sampled_out);
+    if (n->too_many > 0)
+        printf(", %zu past the limit of %d configurations", n->too_many,
+               PLAN_MAX_CONFIGS);
     printf("; sizes above %g x the peak estimate are taken as dominated on "
            "cost and not considered\n",
            p->opts.headroom);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/cluster/cluster.h"
 #include "models/workload/source.h"
 #include "sim/errors.h"
 #include "sim/loop.h"
@@ -91,30 +92,10 @@ int plan_replica_init(const struct cl_scenario *s, const struct arch_spec *a,
                       int weight_dtype, struct perf_replica *r, char *why,
                       size_t whylen)
 {
-    const struct cl_server *sv = &s->server;
-    struct perf_layout l = {.tp = tp,
-                            .pp = pp,
-                            .ep = ep,
-                            .gpus_per_node = s->hardware.gpus_per_node,
-                            .nics_per_node = 0};
-    struct perf_gpu_calib c;
-
-    /* The same resolution as the cluster model's (init_perf() in
-     * models/cluster/cluster.c), so that the bound prices the replica the
-     * simulation will run. */
-    perf_calib_resolve(s->calib, g, &c);
-    if (!isnan(sv->efficiency_compute)) {
-        c.gemm_eff_max = sv->efficiency_compute;
-        c.attn_eff_compute = sv->efficiency_compute;
-    }
-    if (!isnan(sv->efficiency_memory)) {
-        c.gemm_eff_memory = sv->efficiency_memory;
-        c.attn_eff_memory = sv->efficiency_memory;
-    }
-    if (sv->iteration_overhead_ns >= 0)
-        c.iteration_overhead_ns = (double)sv->iteration_overhead_ns;
-    return perf_replica_init(r, a, g, &l, weight_dtype, s->deploy.kv_dtype,
-                             sv->gpu_memory_utilization, &c, why, whylen);
+    /* The cluster model's own resolution, so that the bound prices the
+     * replica the simulation will run. */
+    return cl_replica_perf_init(s, a, g, tp, pp, ep, weight_dtype, r, why,
+                                whylen);
 }
 
 /* The time of one prompt of p tokens prefilled alone, chunk by chunk

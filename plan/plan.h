@@ -253,6 +253,7 @@ struct plan_counts {
     size_t dominated;    /* PLAN_C_DOMINATED */
     size_t runs;         /* simulations, replications included */
     size_t capped_unmet; /* chains whose largest size missed the SLO */
+    size_t too_many;     /* sizes left out past PLAN_MAX_CONFIGS */
 };
 
 /* What to search. Borrowed by plan_new() for the plan's life. */
@@ -281,6 +282,11 @@ enum plan_latency {
     PLAN_LAT_E2E,
 };
 
+/* A plan: the scenario, what is searched, the layouts with their bounds,
+ * the configurations in chains and their sweep spec, and after
+ * plan_run() the results, the frontier marks and the chosen one. Public
+ * so that callers can print it; changed only by plan_new() and
+ * plan_run(). */
 struct plan {
     char *scenario_file; /* as given */
     struct cl_scenario scn;

@@ -13,7 +13,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include "models/cluster/cluster.h"
@@ -265,8 +264,10 @@ static void build_chains(struct plan *p)
         for (int pi = 0; pi < npol; pi++) {
             struct plan_chain *ch;
 
-            if (p->nconfigs + (size_t)n > PLAN_MAX_CONFIGS)
-                return;
+            if (p->nconfigs + (size_t)n > PLAN_MAX_CONFIGS) {
+                p->counts.too_many += (size_t)n;
+                continue;
+            }
             p->counts.below_bound += (size_t)(lo - 1);
             if (hi > lim)
                 p->counts.over_limit += (size_t)(hi - lim);

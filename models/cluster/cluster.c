@@ -340,14 +340,15 @@ static const struct arch_spec *resolve_arch(const struct cl_scenario *s,
  * asymptote and the attention compute fraction, efficiency_memory both HBM
  * fractions, iteration_overhead the fixed host time. One tp-wide stage, no
  * expert parallelism (docs/step-time.md). */
-static int init_perf(const struct cl_scenario *s, const struct arch_spec *a,
-                     const struct gpu_spec *g, int tp, struct perf_replica *p,
-                     char *why, size_t whylen)
+int cl_replica_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
+                         const struct gpu_spec *g, int tp, int pp, int ep,
+                         int weight_dtype, struct perf_replica *r, char *why,
+                         size_t whylen)
 {
     const struct cl_server *sv = &s->server;
     struct perf_layout l = {.tp = tp,
-                            .pp = s->deploy.pp < 1 ? 1 : s->deploy.pp,
-                            .ep = s->deploy.ep < 1 ? 1 : s->deploy.ep,
+                            .pp = pp < 1 ? 1 : pp,
+                            .ep = ep < 1 ? 1 : ep,
                             .gpus_per_node = s->hardware.gpus_per_node,
                             .nics_per_node = 0};
     struct perf_gpu_calib c;
@@ -363,9 +364,18 @@ static int init_perf(const struct cl_scenario *s, const struct arch_spec *a,
     }
     if (sv->iteration_overhead_ns >= 0)
         c.iteration_overhead_ns = (double)sv->iteration_overhead_ns;
-    return perf_replica_init(p, a, g, &l, s->deploy.weight_dtype,
-                             s->deploy.kv_dtype, sv->gpu_memory_utilization, &c,
-                             why, whylen);
+    return perf_replica_init(r, a, g, &l, weight_dtype, s->deploy.kv_dtype,
+                             sv->gpu_memory_utilization, &c, why, whylen);
+}
+
+/* The scenario's own layout (deploy.pp, deploy.ep, deploy.weight_dtype)
+ * at tensor-parallel degree tp. */
+static int init_perf(const struct cl_scenario *s, const struct arch_spec *a,
+                     const struct gpu_spec *g, int tp, struct perf_replica *p,
+                     char *why, size_t whylen)
+{
+    return cl_replica_perf_init(s, a, g, tp, s->deploy.pp, s->deploy.ep,
+                                s->deploy.weight_dtype, p, why, whylen);
 }
 
 static const struct gpu_spec *find_gpu(const struct cl_scenario *s,

@@ -39,6 +39,22 @@ struct cl_plan {
     const char *policy; /* elastic: the policy's name (borrowed) */
 };
 
+struct arch_spec;
+struct gpu_spec;
+struct perf_replica;
+
+/* Fills r with the step-time constants of one replica of a on g laid out
+ * tp x pp with expert parallelism ep and weights in weight_dtype (enum
+ * cl_dtype), priced exactly as the simulation of s prices its replicas:
+ * s's calibration profile (or the built-in one) for g, then s's
+ * server.efficiency_* and iteration_overhead where given, s's kv_dtype,
+ * gpu_memory_utilization and gpus_per_node. pp, ep < 1 mean 1. Returns
+ * perf_replica_init()'s code with why filled on failure. */
+int cl_replica_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
+                         const struct gpu_spec *g, int tp, int pp, int ep,
+                         int weight_dtype, struct perf_replica *r, char *why,
+                         size_t whylen);
+
 /* Checks what needs the catalogs: the model and GPU names, the replica's
  * feasibility (weights and KV cache in HBM), the GPU counts. Adds a
  * diagnostic at the offending key for each problem and returns
