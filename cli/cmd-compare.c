@@ -220,6 +220,38 @@ static int plot(const char *png, const struct cl_scenario *scn,
     return rc;
 }
 
+static void print_help(void)
+{
+    printf("usage: dsec compare %s\n\n%s\n", cli_cmd_compare.usage,
+           cli_cmd_compare.summary);
+    printf("\nSCENARIO.yaml must be elastic (cluster.min_gpus and "
+           "cluster.max_gpus). Every\npolicy runs on it with the same seeds: "
+           "replication r uses seed S + r (common\nrandom numbers); the "
+           "table gives means with t intervals and paired\ndifferences "
+           "against the first policy.\n\noptions:\n"
+           "  -p, --policy NAME[:key=value,...]\n"
+           "                       a policy to run ('dsec help policies'), "
+           "with parameters\n"
+           "                       that replace the scenario's; repeat for "
+           "each (at least\n"
+           "                       one, at most 64)\n"
+           "  -r, --replications N runs per policy, 1 to 1000 (default 5)\n"
+           "  -s, --seed S         seed of the first replication (default: "
+           "the scenario's)\n"
+           "  -d, --db FILE        results database (default dsec.db)\n"
+           "  --no-db              do not write a database\n"
+           "  -j, --json           print one JSON object instead of the "
+           "table, no progress\n"
+           "  -P, --plot FILE.png  chart replicas and p99 TPOT over time "
+           "of replication 0,\n"
+           "                       one line per policy (needs gnuplot)\n"
+           "  -q, --quiet          print nothing on success (no progress, "
+           "no table)\n"
+           "\nExit status: 0; 1 for a scenario or database error or a "
+           "failed run; 2 for a\nusage error (an unknown policy or "
+           "parameter); 3 for an internal error.\n");
+}
+
 static int exec_compare(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -307,7 +339,7 @@ static int exec_compare(int argc, char **argv)
             quiet = 1;
             break;
         case 'h':
-            printf("usage: dsec compare %s\n", cli_cmd_compare.usage);
+            print_help();
             status = CLI_EXIT_OK;
             goto out;
         default:

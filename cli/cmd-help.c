@@ -9,12 +9,35 @@
 #include "models/policy/policy.h"
 #include "scenarios/load.h"
 
+static void print_help(void)
+{
+    printf("usage: dsec help %s\n\n%s\n", cli_cmd_help.usage,
+           cli_cmd_help.summary);
+    printf("\ntopics:\n"
+           "  (none)     the commands, one line each (as 'dsec --help')\n"
+           "  COMMAND    the command's usage and options (as 'dsec COMMAND "
+           "--help')\n"
+           "  scenario   every scenario key with its type, range and "
+           "default\n"
+           "  policies   the scaling policies and their parameters\n"
+           "  models     the model architecture catalog\n"
+           "  gpus       the GPU catalog\n"
+           "  links      the interconnect catalog (latency, bandwidth, "
+           "efficiency)\n");
+}
+
 static int exec_help(int argc, char **argv)
 {
     const struct cli_entry *e;
+    char name[32], opt[] = "--help";
+    char *args[] = {name, opt, NULL};
 
     if (argc < 2) {
         cli_usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        print_help();
         return CLI_EXIT_OK;
     }
     if (strcmp(argv[1], "scenario") == 0) {
@@ -77,27 +100,10 @@ static int exec_help(int argc, char **argv)
         fprintf(stderr, "\n");
         return CLI_EXIT_USAGE;
     }
-    /* Commands with an option list print it for --help: show that one
-     * text rather than a second, shorter copy. */
-    if (e == &cli_cmd_step || e == &cli_cmd_strategies || e == &cli_cmd_sweep) {
-        char name[32], opt[] = "--help";
-        char *args[] = {name, opt, NULL};
-
-        snprintf(name, sizeof(name), "%s", e->name);
-        return e->exec(2, args);
-    }
-    printf("usage: dsec %s %s\n\n%s\n", e->name, e->usage, e->summary);
-    if (e == &cli_cmd_run)
-        printf("\noptions:\n"
-               "  --seed N     override the scenario's seed\n"
-               "  --db FILE    results database (default dsec.db)\n"
-               "  --no-db      do not write a database\n"
-               "  --json       print one JSON object instead of the table\n"
-               "  --report DIR write the cost report there after the run "
-               "(HTML)\n"
-               "  --quiet      print nothing on success (no progress, no "
-               "table)\n");
-    return CLI_EXIT_OK;
+    /* dsec help COMMAND is dsec COMMAND --help: one text per command, kept
+     * beside its option table, rather than a second copy here. */
+    snprintf(name, sizeof(name), "%s", e->name);
+    return e->exec(2, args);
 }
 
 const struct cli_entry cli_cmd_help = {

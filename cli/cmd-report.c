@@ -226,6 +226,29 @@ static int comparison_report(const char *db_path, int64_t cmp_id, int latest,
     return status;
 }
 
+static void print_help(void)
+{
+    printf("usage: dsec report %s\n\n%s\n", cli_cmd_report.usage,
+           cli_cmd_report.summary);
+    printf("\nA run's report sets its cost against a static cluster of the "
+           "run's peak size,\nsimulated once and stored as a baseline run; "
+           "a comparison's report is that of\na 'dsec compare' "
+           "(docs/reports.md).\n\noptions:\n"
+           "  -l, --latest             the newest run in the database, "
+           "instead of RUN-ID\n"
+           "  --comparison ID          the report of comparison ID\n"
+           "  --latest-comparison      the report of the newest comparison\n"
+           "  -d, --db FILE            results database (default dsec.db)\n"
+           "  -f, --format FORMAT      html, pdf, csv or md (default html); "
+           "pdf needs cairo\n"
+           "                           and is for run reports only\n"
+           "  -o, --out DIR            where to write it (default "
+           "report-RUN-ID or\n"
+           "                           comparison-ID)\n"
+           "\nExit status: 0; 1 for a missing database, run or comparison; "
+           "2 for a usage\nerror; 3 for an internal error.\n");
+}
+
 static int exec_report(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -276,7 +299,7 @@ static int exec_report(int argc, char **argv)
             out = optarg;
             break;
         case 'h':
-            printf("usage: dsec report %s\n", cli_cmd_report.usage);
+            print_help();
             return CLI_EXIT_OK;
         default:
             return cli_usage_error(&cli_cmd_report, NULL);

@@ -49,6 +49,32 @@ static void on_progress(void *ctx, double sim_s, uint64_t done,
     }
 }
 
+static void print_help(void)
+{
+    printf("usage: dsec run %s\n\n%s\n", cli_cmd_run.usage,
+           cli_cmd_run.summary);
+    printf("\nSCENARIO.yaml is checked as by 'dsec validate' ('dsec help "
+           "scenario' lists\nits keys), then simulated; the run is stored "
+           "in the results database in one\ntransaction.\n\noptions:\n"
+           "  -s, --seed N     seed of the random streams (default: the "
+           "scenario's seed)\n"
+           "  -d, --db FILE    results database (default dsec.db)\n"
+           "  --no-db          do not write a database\n"
+           "  -j, --json       print one JSON object instead of the table, "
+           "and no progress\n"
+           "  -q, --quiet      print nothing on success (no progress, no "
+           "notes, no table)\n"
+           "  --report DIR     write the run's cost report (HTML, as 'dsec "
+           "report') into DIR\n"
+           "                   after the run; not with --no-db\n"
+           "  --trace FILE     replay FILE instead of the scenario's "
+           "workload.trace.path; a\n"
+           "                   relative FILE is taken from the current "
+           "directory\n"
+           "\nExit status: 0; 1 for a scenario, trace or database error; 2 "
+           "for a usage error;\n3 for an internal error.\n");
+}
+
 static int exec_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -104,7 +130,7 @@ static int exec_run(int argc, char **argv)
             trace_path = optarg;
             break;
         case 'h':
-            printf("usage: dsec run %s\n", cli_cmd_run.usage);
+            print_help();
             return CLI_EXIT_OK;
         default:
             return cli_usage_error(&cli_cmd_run, NULL);

@@ -1,18 +1,50 @@
 /* dsec validate SCENARIO...: load and check without simulating. */
+#include <getopt.h>
 #include <stdio.h>
 
 #include "cli/cli.h"
 #include "models/cluster/cluster.h"
 #include "scenarios/load.h"
 
+static void print_help(void)
+{
+    printf("usage: dsec validate %s\n\n%s\n", cli_cmd_validate.usage,
+           cli_cmd_validate.summary);
+    printf("\nEach file is loaded and checked as 'dsec run' would ('dsec "
+           "help scenario' lists\nthe keys), and nothing is simulated. A good "
+           "file prints \"FILE: ok: N replicas\nof M gpus\"; each error goes "
+           "to stderr as FILE:LINE:COL: error: "
+           "MESSAGE.\n"
+           "\noptions:\n"
+           "  --help           print this text\n"
+           "  --               end of options: the files that follow may "
+           "start with '-'\n"
+           "\nExit status: 0 when every file is good; 1 when any has an "
+           "error; 2 for a usage\nerror.\n");
+}
+
 static int exec_validate(int argc, char **argv)
 {
-    int status = CLI_EXIT_OK;
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int status = CLI_EXIT_OK, opt;
 
-    if (argc < 2)
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'h':
+            print_help();
+            return CLI_EXIT_OK;
+        default:
+            return cli_usage_error(&cli_cmd_validate, NULL);
+        }
+    }
+    if (optind == argc)
         return cli_usage_error(&cli_cmd_validate,
                                "expected at least one scenario file");
-    for (int i = 1; i < argc; i++) {
+    for (int i = optind; i < argc; i++) {
         struct cl_scenario scn;
         struct cl_plan plan;
         struct sim_diag diag;

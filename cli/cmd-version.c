@@ -4,6 +4,7 @@
 #include <json-c/json_c_version.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <string.h>
 #include <yaml.h>
 
 #include "cli/cli.h"
@@ -11,8 +12,16 @@
 
 static int exec_version(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    if (argc > 1 &&
+        (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: dsec version\n\n%s: the dsec version, then the "
+               "versions of\nGSL, SQLite, libyaml and json-c it was built "
+               "with.\n",
+               cli_cmd_version.summary);
+        return CLI_EXIT_OK;
+    }
+    if (argc > 1)
+        return cli_usage_error(&cli_cmd_version, "takes no arguments");
     printf("dsec %s\n", PACKAGE_VERSION);
     printf("built with GSL %s, SQLite %s, libyaml %s, json-c %s\n", GSL_VERSION,
            sqlite3_libversion(), yaml_get_version_string(), json_c_version());

@@ -17,3 +17,5 @@ TESTS += tests/check_rpt_compare
 tests_check_rpt_compare_SOURCES = tests/check_rpt_compare.c
 tests_check_rpt_compare_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_rpt_compare_LDADD = $(DSEC_TEST_LIBS)
+TESTS += tests/e2e-help.sh
+EXTRA_DIST += tests/e2e-help.sh
