@@ -37,9 +37,10 @@ static int parse_count(const char *opt, const char *s, int64_t lo, int64_t hi,
                        int64_t *out)
 {
     uint64_t v;
-    char why[128];
 
     if (cli_parse_u64(s, &v) != 0 || v < (uint64_t)lo || v > (uint64_t)hi) {
+        char why[128];
+
         snprintf(why, sizeof(why), "%s: expected an integer in [%lld, %lld]",
                  opt, (long long)lo, (long long)hi);
         return cli_usage_error(&cli_cmd_step, why);

@@ -180,7 +180,7 @@ static double plan(struct perf_replica *n, const struct perf_layout *l)
     double e = a->moe.n_routed_experts;
     double sffn = a->moe.shared_ffn > 0 ? a->moe.shared_ffn : a->moe.moe_ffn;
     double nsh = a->moe.n_shared_experts;
-    double router = 0.0, shared = 0.0, attn, repl = 0.0, rope, kvg;
+    double router = 0.0, shared = 0.0, attn, rope, kvg;
     double layer_common, layer_dense, layer_moe, stage, free_bytes;
     struct arch_spec noidx;
     int w, gpn = l->gpus_per_node;
@@ -220,6 +220,7 @@ static double plan(struct perf_replica *n, const struct perf_layout *l)
     if (a->attn == ARCH_ATTN_MLA) {
         const struct arch_mla *m = &a->mla;
         double qk = m->qk_nope_head_dim + m->qk_rope_head_dim;
+        double repl = 0.0;
 
         /* vLLM keeps q_a and kv_a (with their norms) whole on every rank
          * (ReplicatedLinear); the rest splits by heads. */
@@ -524,8 +525,6 @@ static int calib_ok(const struct perf_gpu_calib *c)
 static int check_layout(const struct arch_spec *a, const struct perf_layout *l,
                         char *why, size_t whylen)
 {
-    char list[512];
-
     if (l->gpus_per_node < 1) {
         say(why, whylen, "gpus_per_node must be at least 1, got %d",
             l->gpus_per_node);
@@ -546,6 +545,8 @@ static int check_layout(const struct arch_spec *a, const struct perf_layout *l,
         return SIM_EINFEASIBLE;
     }
     if (!tp_divides(a, l->tp)) {
+        char list[512];
+
         allowed_tps(list, sizeof(list), a, l->gpus_per_node);
         if (a->attn == ARCH_ATTN_GQA)
             say(why, whylen,
@@ -589,7 +590,6 @@ int perf_replica_init(struct perf_replica *r, const struct arch_spec *a,
 {
     struct perf_replica n;
     double util = gpu_memory_utilization, cap;
-    char list[512];
     int rc;
 
     if (a == NULL || g == NULL || l == NULL) {
@@ -637,6 +637,7 @@ int perf_replica_init(struct perf_replica *r, const struct arch_spec *a,
         double w = n.weight_bytes;
         double hold = (double)g->hbm_bytes * n.gpus;
         double reserve = n.reserve_bytes_per_gpu * n.gpus;
+        char list[512];
 
         suggest(list, sizeof(list), a, g, l, weight_dtype, kv_dtype, util);
         if (list[0] == '\0')
