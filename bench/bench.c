@@ -134,11 +134,13 @@ static int bench_run(const char *path, long requests)
         return 1;
     }
     printf("run %s requests=%llu events=%llu wall_s=%.3f events_per_s=%.3g "
-           "requests_per_s=%.3g sim_to_wall=%.3g peak_rss_mib=%.1f\n",
+           "requests_per_s=%.3g sim_to_wall=%.3g peak_rss_mib=%.1f "
+           "preemptions=%llu\n",
            scn.name, (unsigned long long)res.requests_completed,
            (unsigned long long)res.sim_events, wall,
            (double)res.sim_events / wall, (double)res.requests_completed / wall,
-           res.sim_time_s / wall, (double)peak_rss_kib() / 1024.0);
+           res.sim_time_s / wall, (double)peak_rss_kib() / 1024.0,
+           (unsigned long long)res.preemptions);
     cl_results_fini(&res);
     cl_scenario_fini(&scn);
     sim_diag_fini(&d);

@@ -3,7 +3,8 @@
 noinst_PROGRAMS += bench/dsec-bench
 bench_dsec_bench_SOURCES = bench/bench.c
 bench_dsec_bench_LDADD = $(SWEEP_LIBS)
-EXTRA_DIST += bench/mm4.yaml bench/llama8b.yaml bench/sweep.yaml
+EXTRA_DIST += bench/mm4.yaml bench/llama8b.yaml bench/sweep.yaml \
+	bench/kv-heavy.yaml
 
 bench: bench/dsec-bench
 	@echo "== bare engine (one pop + one push per event)"
@@ -16,6 +17,9 @@ bench: bench/dsec-bench
 	@echo "== end to end: 8 x Llama-3.1-8B on H100, continuous batching"
 	@bench/dsec-bench run $(srcdir)/bench/llama8b.yaml 100000
 	@bench/dsec-bench run $(srcdir)/bench/llama8b.yaml 1000000
+	@echo "== end to end: KV-heavy, Llama-3.1-8B on a 22 GB H100, recompute preemption"
+	@bench/dsec-bench run $(srcdir)/bench/kv-heavy.yaml 20000
+	@bench/dsec-bench run $(srcdir)/bench/kv-heavy.yaml 200000
 	@echo "(requests are recycled, statistics are fixed-size: peak_rss_mib stays flat as requests grow tenfold,"
 	@echo " except one ~120-byte time-series row per metrics interval of simulated time)"
 	@echo "== dsec sweep: 48 configurations, each simulated and written in its own transaction"

@@ -18,3 +18,9 @@ TESTS += tests/check_models_orchestrator
 tests_check_models_orchestrator_SOURCES = tests/check_models_orchestrator.c
 tests_check_models_orchestrator_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_models_orchestrator_LDADD = $(DSEC_TEST_LIBS)
+
+check_PROGRAMS += tests/check_models_kv
+TESTS += tests/check_models_kv
+tests_check_models_kv_SOURCES = tests/check_models_kv.c
+tests_check_models_kv_CFLAGS = $(DSEC_TEST_CFLAGS)
+tests_check_models_kv_LDADD = $(DSEC_TEST_LIBS)

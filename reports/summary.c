@@ -45,10 +45,13 @@ void rpt_summary_print(FILE *fp, const struct cl_results *r)
             r->scenario_name ? r->scenario_name : "(unnamed)",
             (unsigned long long)r->seed);
     fprintf(fp, "\n");
-    fprintf(fp, "%-16s%llu arrived, %llu completed, %llu dropped\n", "requests",
+    fprintf(fp, "%-16s%llu arrived, %llu completed, %llu dropped", "requests",
             (unsigned long long)r->requests_arrived,
             (unsigned long long)r->requests_completed,
             (unsigned long long)r->requests_dropped);
+    if (r->preemptions > 0) /* the paged KV cache ran out */
+        fprintf(fp, ", %llu preemptions", (unsigned long long)r->preemptions);
+    fprintf(fp, "\n");
     fprintf(fp, "%-16s%llu input, %llu output (completed requests)\n", "tokens",
             (unsigned long long)r->input_tokens,
             (unsigned long long)r->output_tokens);
@@ -247,6 +250,8 @@ char *rpt_summary_json(const struct cl_results *r, int pretty)
     json_object_object_add(o, "failures", json_object_new_uint64(r->failures));
     json_object_object_add(o, "requests_retried",
                            json_object_new_uint64(r->requests_retried));
+    json_object_object_add(o, "preemptions",
+                           json_object_new_uint64(r->preemptions));
     json_object_object_add(o, "recovery_s_mean", jdouble(r->recovery_s_mean));
     json_object_object_add(o, "borrowed_gpu_hours",
                            jdouble(r->borrowed_gpu_hours));

@@ -690,6 +690,8 @@ static void check_server(struct ctx *c, struct cl_scenario *s)
                                            "efficiency_compute",
                                            "efficiency_memory",
                                            "iteration_overhead",
+                                           "block_tokens",
+                                           "preemption",
                                            NULL};
     static const char *const abstract_keys[] = {"service", "concurrency",
                                                 "price", NULL};

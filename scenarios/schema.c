@@ -95,6 +95,11 @@ static const struct sim_param_choice server_kinds[] = {
     {NULL, 0},
 };
 
+static const struct sim_param_choice preemptions[] = {
+    {"recompute", CL_PREEMPT_RECOMPUTE},
+    {NULL, 0},
+};
+
 static const struct sim_param_choice strategies[] = {
     {"tensor_parallel", CL_STRAT_TENSOR_PARALLEL},
     {NULL, 0},
@@ -329,6 +334,15 @@ static const struct sim_param server_rows[] = {
      "llm only: replaces the fixed host time per iteration (FACTS.md §5.4: "
      "1.2-6.2 ms in Vidur's CPU overheads; default: the calibration's)",
      offsetof(struct cl_server, iteration_overhead_ns), NULL, NULL},
+    {"block_tokens", SIM_PT_INT, SIM_U_TOKENS, 1, NOMAX, 0, "16",
+     "llm only: tokens per paged KV-cache block (vLLM block_size, "
+     "FACTS.md §5.1)",
+     offsetof(struct cl_server, block_tokens), NULL, NULL},
+    {"preemption", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "recompute",
+     "llm only: what happens to the newest running request when the KV "
+     "cache cannot grow; recompute drops its KV and prefills it again "
+     "(vLLM V1, FACTS.md §5.1)",
+     offsetof(struct cl_server, preemption), preemptions, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 

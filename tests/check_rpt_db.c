@@ -432,7 +432,7 @@ START_TEST(test_rpt_db_write_run_roundtrip)
     sqlite3_finalize(st);
 
     /* 4 latencies x 7 fields + 33 scalars. */
-    ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM summary"), 61);
+    ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM summary"), 62);
     assert_metric(sql, "cold_starts", 5);
     assert_metric(sql, "recovery_s_mean", 180.5);
     assert_metric(sql, "gpu_hours.idle", 3.0); /* 1.0 + 2.0 */
@@ -559,7 +559,7 @@ START_TEST(test_rpt_db_write_run_two_runs)
     ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM runs"), 2);
     ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM summary "
                                   "GROUP BY run_id HAVING run_id = 2"),
-                     61);
+                     62);
     ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM timeseries "
                                   "WHERE run_id = 2"),
                      3);

@@ -39,6 +39,15 @@ struct cl_req {
     int64_t chunk;      /* llm: prompt tokens in the in-flight iteration */
     int64_t service_ns; /* abstract: drawn at arrival (common random nums) */
     int retries;        /* times its replica failed under it */
+    /* llm paged KV cache (llm.c). */
+    int npreempt;            /* times it was preempted */
+    int64_t gen_tokens;      /* output tokens made before the current prefill
+                                ends (recompute: prompt + these re-prefill);
+                                while decoding, those made when it ended */
+    int64_t dec_iter;        /* iteration whose end began its decode; -1 */
+    int64_t kv_blocks;       /* blocks held while prefilling */
+    struct cl_req *run_prev; /* admitted requests, in admission order */
+    struct cl_req *run_next;
 };
 
 struct cl_fifo {
@@ -165,7 +174,8 @@ struct cl_world {
     uint64_t live; /* requests allocated and not yet freed */
 
     int gpus_per_replica;
-    int64_t kv_cap_max; /* tokens: the largest replica KV cache of any pool */
+    int64_t kv_cap_max; /* tokens: the largest replica KV cache of any pool,
+                           in whole blocks */
     int elastic;
     int min_replicas;
     int max_replicas;
@@ -215,6 +225,8 @@ struct cl_world {
     uint64_t arrived, completed, dropped, measured, slo_met;
     uint64_t input_tokens, output_tokens;
     uint64_t retried, failures, cold_starts, scale_events;
+    uint64_t preemptions;   /* llm: running requests whose KV was dropped */
+    int64_t kv_blocks_peak; /* llm: most KV blocks one replica held */
     uint64_t policy_holds;
     struct cl_metric ttft, tpot, e2e, queue_ms;
     struct sim_tavg waiting; /* requests queued, not yet admitted */
@@ -295,6 +307,16 @@ void cl__llm_drain(struct cl_world *w, struct cl_replica *rep);
 void cl__llm_fail(struct cl_world *w, struct cl_replica *rep);
 void cl__llm_free(struct cl_replica *rep);
 void cl__llm_arrive(struct cl_world *w, struct cl_req *r);
+/* Tokens request r holds in the KV cache at its peak: prompt + output - 1
+ * (the last token's KV is never written), at least its prompt. */
+int64_t cl__llm_kv_peak_tokens(const struct cl_req *r);
+/* KV capacity of one replica of a pool with perf, in tokens, rounded down
+ * to whole blocks of sv->block_tokens: a request fits iff its peak tokens
+ * are at most this. */
+int64_t cl__llm_kv_cap_tokens(const struct cl_server *sv,
+                              const struct perf_replica *perf);
+/* KV blocks held by requests on rep now (0 for an abstract replica). */
+int64_t cl__llm_blocks_used(const struct cl_replica *rep);
 /* Gauges of an LLM replica for the policy snapshot. */
 void cl__llm_gauges(const struct cl_replica *rep, double *running,
                     double *waiting, double *kv_usage);

@@ -287,7 +287,7 @@ static void on_arrival(struct sim_loop *loop, struct sim_event *ev)
     if (w->scn->server.kind == CL_SRV_ABSTRACT) {
         r->service_ns = sim_s_to_ns(
             wl_dist_draw(&w->service, sim_loop_stream(loop, "service")));
-    } else if (r->prompt_tokens + r->output_tokens > w->kv_cap_max) {
+    } else if (cl__llm_kv_peak_tokens(r) > w->kv_cap_max) {
         /* It could never fit a replica's KV cache: dropped, not queued
          * forever. */
         w->dropped++;
@@ -644,8 +644,8 @@ static int pools_init(struct cl_world *w, const struct cl_plan *plan,
             if (g == NULL || init_perf(s, resolve_arch(s, d), g, plan->tp,
                                        &p->perf, why, sizeof(why)) != 0)
                 return SIM_EINFEASIBLE;
-            if (perf_kv_capacity_tokens(&p->perf) > w->kv_cap_max)
-                w->kv_cap_max = perf_kv_capacity_tokens(&p->perf);
+            if (cl__llm_kv_cap_tokens(&s->server, &p->perf) > w->kv_cap_max)
+                w->kv_cap_max = cl__llm_kv_cap_tokens(&s->server, &p->perf);
         }
         if (s->npools > 0 && !isnan(s->pools[i].price_usd_per_gpu_hour))
             p->price = s->pools[i].price_usd_per_gpu_hour;
@@ -832,6 +832,10 @@ static int run_world(struct cl_world *w, const struct cl_scenario *s,
     out->requests_completed = w->completed;
     out->requests_dropped = w->dropped;
     out->requests_retried = w->retried;
+    out->preemptions = w->preemptions;
+    out->kv_blocks_peak = w->kv_blocks_peak;
+    for (int k = 0; k < w->nreps; k++)
+        out->kv_blocks_end += cl__llm_blocks_used(w->reps[k]);
     out->input_tokens = w->input_tokens;
     out->output_tokens = w->output_tokens;
     out->sim_time_s = sim_ns_to_s(end_ns);

@@ -118,6 +118,12 @@ enum cl_server_kind {
     CL_SRV_LLM,      /* an LLM replica with continuous batching */
 };
 
+/* What an LLM replica does to a running request whose KV cache cannot
+ * grow. Only recompute, vLLM V1's one mode, is simulated. */
+enum cl_preemption {
+    CL_PREEMPT_RECOMPUTE, /* drop its KV; it re-prefills prompt + output */
+};
+
 struct cl_server {
     int kind; /* enum cl_server_kind */
     /* abstract */
@@ -131,6 +137,8 @@ struct cl_server {
     double efficiency_compute;     /* achieved fraction of peak FLOP/s */
     double efficiency_memory;      /* achieved fraction of peak HBM B/s */
     int64_t iteration_overhead_ns; /* fixed host overhead per iteration */
+    int block_tokens;              /* tokens per paged KV block (vLLM 16) */
+    int preemption;                /* enum cl_preemption */
 };
 
 enum cl_dtype {

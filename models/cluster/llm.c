@@ -6,10 +6,17 @@
  * admitted while max_num_seqs and the KV cache allow. The last prefill chunk
  * samples the first output token; each later iteration adds one token.
  *
- * KV admission reserves prompt + output tokens up front (Orca-style), so no
- * request ever runs out of cache and no preemption is needed. It is more
- * conservative than vLLM's paged allocation with recompute preemption, which
- * comes with the serving-engine issue. TODO(#4): paged KV, preemption.
+ * The KV cache is paged (vLLM's PagedAttention): capacity is
+ * floor(KV tokens / block_tokens) blocks and a request holds
+ * ceil(tokens in cache / block_tokens) blocks, growing as prefill chunks and
+ * output tokens are computed. The last output token's KV is never written,
+ * so a request peaks at ceil((prompt + output - 1) / block_tokens) blocks.
+ * A waiting request is admitted (FCFS) when the blocks of its first chunk
+ * fit. When a running request cannot grow, the newest running request is
+ * preempted by recompute (vLLM V1, FACTS.md §5.1): its blocks are freed, it
+ * goes back to the head of the waiting queue, and its prefill later covers
+ * the prompt plus the tokens it had generated. Swap to host memory (vLLM V0)
+ * is not simulated. TODO(#4): swap preemption.
  *
  * Cost per iteration is O(1) plus O(log n) per request that joins or leaves
  * the decode set plus O(1) per prefill chunk: decoding requests are never
@@ -17,7 +24,13 @@
  * `output` tokens to make finishes at the end of iteration i + output - 1,
  * so it sits in a per-replica heap keyed by that iteration number, and the
  * summed decode context grows by the number of decoders each iteration.
- * One event per replica iteration.
+ * One event per replica iteration. Decode growth is O(1) too: a decoder
+ * needs a new block in iteration j exactly when its cache holds a multiple
+ * of block_tokens tokens before j, which for every decoder recurs every
+ * block_tokens iterations, so decoders are counted by that phase
+ * (iteration number mod block_tokens) and iteration j needs
+ * phase_n[j mod block_tokens] new blocks. A preemption costs O(log n), plus
+ * O(prefilling requests) when it hits one.
  *
  * Replicas come and go (the orchestrator): arrivals are routed by
  * join-shortest-queue over serving replicas only; with none serving they
@@ -44,8 +57,15 @@ struct cl_llm_replica {
     struct sim_heap decoding; /* keyed by the iteration they finish in */
     uint64_t seq;
 
-    int64_t nseqs;            /* admitted requests (prefill + decode) */
-    int64_t kv_reserved;      /* tokens reserved in the KV cache */
+    int64_t nseqs; /* admitted requests (prefill + decode) */
+    /* Paged KV cache. */
+    int64_t block_tokens;
+    int64_t cap_blocks;
+    int64_t blocks_used; /* held, with this iteration's decode growth */
+    int64_t *phase_n;    /* [k]: decoders that grow when iter_no % B == k */
+    int grown;           /* this iteration's decode growth is in blocks_used */
+    struct cl_req *run_head; /* admitted requests, oldest first */
+    struct cl_req *run_tail;
     int64_t ctx_sum;          /* summed context of decoding requests */
     int64_t decode_in_flight; /* decoders in the in-flight iteration */
     int64_t prefill_chunks;   /* chunks in the in-flight iteration */
@@ -63,33 +83,145 @@ static void update_busy(struct cl_llm_replica *e)
     cl__replica_set_busy(e->rep->w, e->rep, load(e) > 0);
 }
 
+static int64_t blocks_of(const struct cl_llm_replica *e, int64_t tokens)
+{
+    return (tokens + e->block_tokens - 1) / e->block_tokens;
+}
+
+int64_t cl__llm_kv_peak_tokens(const struct cl_req *r)
+{
+    return r->prompt_tokens + (r->output_tokens > 1 ? r->output_tokens : 1) - 1;
+}
+
+int64_t cl__llm_kv_cap_tokens(const struct cl_server *sv,
+                              const struct perf_replica *perf)
+{
+    int64_t b = sv->block_tokens > 0 ? sv->block_tokens : 16;
+    return perf_kv_capacity_tokens(perf) / b * b;
+}
+
+/* The growth phase of decoder r: it needs a new block in iteration j iff
+ * j % B equals this. Before iteration j > dec_iter its cache holds
+ * prompt + gen_tokens + (j - dec_iter - 1) - 1 tokens. */
+static int64_t phase_of(const struct cl_llm_replica *e, const struct cl_req *r)
+{
+    int64_t k =
+        (r->dec_iter + 2 - r->prompt_tokens - r->gen_tokens) % e->block_tokens;
+    return k < 0 ? k + e->block_tokens : k;
+}
+
+/* Output tokens decoder r has made before iteration iter_no runs. */
+static int64_t decoded(const struct cl_llm_replica *e, const struct cl_req *r)
+{
+    return r->gen_tokens + (e->iter_no - r->dec_iter - 1);
+}
+
+static void run_append(struct cl_llm_replica *e, struct cl_req *r)
+{
+    r->run_next = NULL;
+    r->run_prev = e->run_tail;
+    if (e->run_tail != NULL)
+        e->run_tail->run_next = r;
+    else
+        e->run_head = r;
+    e->run_tail = r;
+}
+
+static void run_unlink(struct cl_llm_replica *e, struct cl_req *r)
+{
+    if (r->run_prev != NULL)
+        r->run_prev->run_next = r->run_next;
+    else
+        e->run_head = r->run_next;
+    if (r->run_next != NULL)
+        r->run_next->run_prev = r->run_prev;
+    else
+        e->run_tail = r->run_prev;
+    r->run_prev = r->run_next = NULL;
+}
+
+/* Removes r from the prefill FIFO. O(prefilling requests); only a
+ * preemption needs it. */
+static void prefill_unlink(struct cl_llm_replica *e, struct cl_req *r)
+{
+    struct cl_req *p = NULL;
+    for (struct cl_req *q = e->prefill.head; q != r; q = q->next)
+        p = q;
+    if (p != NULL)
+        p->next = r->next;
+    else
+        e->prefill.head = r->next;
+    if (e->prefill.tail == r)
+        e->prefill.tail = p;
+    r->next = NULL;
+    e->prefill.n--;
+}
+
+/* Preempts running request r by recompute: frees its blocks and puts it at
+ * the head of the waiting queue with the tokens it has made, which its
+ * next prefill computes again. Only called before an iteration starts. */
+static void preempt(struct cl_llm_replica *e, struct cl_req *r)
+{
+    struct cl_world *w = e->rep->w;
+
+    if (r->dec_iter >= 0) {
+        int64_t gen = decoded(e, r);
+        e->phase_n[phase_of(e, r)]--;
+        sim_heap_remove(&e->decoding, &r->ev);
+        e->ctx_sum -= r->prompt_tokens + gen;
+        e->blocks_used -= blocks_of(e, r->prompt_tokens + gen - 1 + e->grown);
+        r->gen_tokens = gen;
+        r->dec_iter = -1;
+    } else {
+        prefill_unlink(e, r);
+        e->blocks_used -= r->kv_blocks;
+    }
+    run_unlink(e, r);
+    r->kv_blocks = 0;
+    r->prefilled = 0;
+    r->chunk = 0;
+    r->npreempt++;
+    e->nseqs--;
+    w->preemptions++;
+    cl__set_running(w, -1);
+    cl__fifo_push_front(&e->waiting, r);
+    cl__set_waiting(w, +1);
+}
+
 static void admit(struct cl_llm_replica *e)
 {
     struct cl_world *w = e->rep->w;
     const struct cl_server *sv = &w->scn->server;
-    int64_t cap = perf_kv_capacity_tokens(e->perf);
 
     while (e->waiting.head != NULL && e->nseqs < sv->max_num_seqs) {
         struct cl_req *r = e->waiting.head;
-        int64_t need = r->prompt_tokens + r->output_tokens;
-        if (e->kv_reserved + need > cap)
+        int64_t first = r->prompt_tokens + r->gen_tokens;
+        int64_t need;
+        if (first > sv->max_num_batched_tokens)
+            first = sv->max_num_batched_tokens;
+        need = blocks_of(e, first);
+        if (e->blocks_used + need > e->cap_blocks)
             break; /* FCFS: the head waits for room; no overtaking */
         cl__fifo_pop(&e->waiting);
         cl__set_waiting(w, -1);
         cl__set_running(w, +1);
-        e->kv_reserved += need;
+        e->blocks_used += need;
+        r->kv_blocks = need;
         e->nseqs++;
-        if (r->retries == 0 || r->start_ns < 0)
+        run_append(e, r);
+        if ((r->retries == 0 && r->npreempt == 0) || r->start_ns < 0)
             r->start_ns = sim_loop_now(w->loop);
         r->prefilled = 0;
+        r->dec_iter = -1;
         cl__fifo_push(&e->prefill, r);
     }
 }
 
-static void finish(struct cl_llm_replica *e, struct cl_req *r)
+static void finish(struct cl_llm_replica *e, struct cl_req *r, int64_t blocks)
 {
     struct cl_world *w = e->rep->w;
-    e->kv_reserved -= r->prompt_tokens + r->output_tokens;
+    e->blocks_used -= blocks;
+    run_unlink(e, r);
     e->nseqs--;
     e->rep->ctr.completed++;
     w->cl_ctr.completed++;
@@ -116,38 +248,46 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
         pol_ph_add_n(&w->cl_ctr.itl, itl_s, (uint64_t)e->decode_in_flight);
     }
 
-    /* Decoders whose last token this was. */
+    /* Decoders whose last token this was; the last token's KV is never
+     * written. */
     while (e->decoding.n > 0 && e->decoding.v[0].time_ns == i) {
         struct cl_req *r = (struct cl_req *)sim_heap_pop(&e->decoding);
         e->ctx_sum -= r->prompt_tokens + r->output_tokens;
-        finish(e, r);
+        e->phase_n[phase_of(e, r)]--;
+        finish(e, r, blocks_of(e, r->prompt_tokens + r->output_tokens - 1));
     }
 
     /* Prefill chunks: the FCFS head requests got them, in order. */
     while (nchunks-- > 0) {
         struct cl_req *r = e->prefill.head;
+        int64_t target = r->prompt_tokens + r->gen_tokens;
         r->prefilled += r->chunk;
         rep->ctr.prompt_tokens += (uint64_t)r->chunk;
         w->cl_ctr.prompt_tokens += (uint64_t)r->chunk;
         r->chunk = 0;
-        if (r->prefilled < r->prompt_tokens)
+        if (r->prefilled < target)
             break; /* only the last chunk can be partial */
         cl__fifo_pop(&e->prefill);
-        r->first_token_ns = now;
         tokens++;
-        if (w->elastic) {
-            /* Only a policy reads these: static clusters skip them. */
-            double ttft_s = sim_ns_to_s(now - r->arrival_ns);
-            pol_ph_add_n(&rep->ctr.ttft, ttft_s, 1);
-            pol_ph_add_n(&w->cl_ctr.ttft, ttft_s, 1);
+        r->gen_tokens++;
+        if (r->first_token_ns < 0) {
+            r->first_token_ns = now;
+            if (w->elastic) {
+                /* Only a policy reads these: static clusters skip them. */
+                double ttft_s = sim_ns_to_s(now - r->arrival_ns);
+                pol_ph_add_n(&rep->ctr.ttft, ttft_s, 1);
+                pol_ph_add_n(&w->cl_ctr.ttft, ttft_s, 1);
+            }
         }
-        if (r->output_tokens <= 1) {
-            finish(e, r);
+        if (r->gen_tokens >= r->output_tokens) {
+            finish(e, r, r->kv_blocks);
             continue;
         }
-        e->ctx_sum += r->prompt_tokens + 1;
-        sim_heap_insert(&e->decoding, &r->ev, i + r->output_tokens - 1,
-                        e->seq++);
+        e->ctx_sum += target + 1;
+        r->dec_iter = i;
+        e->phase_n[phase_of(e, r)]++;
+        sim_heap_insert(&e->decoding, &r->ev,
+                        i + r->output_tokens - r->gen_tokens, e->seq++);
     }
     rep->ctr.output_tokens += tokens;
     w->cl_ctr.output_tokens += tokens;
@@ -163,40 +303,67 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
     update_busy(e);
 }
 
-/* Starts the next iteration if there is work and none is in flight. */
+/* Starts the next iteration if there is work and none is in flight:
+ * reserves the decoders' growth, admits, then schedules prompt chunks,
+ * preempting the newest running request whenever blocks run out. */
 static void kick(struct cl_llm_replica *e)
 {
     struct cl_world *w = e->rep->w;
     const struct cl_server *sv = &w->scn->server;
     struct perf_batch b = {0};
     int64_t budget = sv->max_num_batched_tokens;
+    int64_t *grow;
     int64_t dt;
 
     if (e->stepping)
         return;
+    grow = &e->phase_n[e->iter_no % e->block_tokens];
+    e->grown = 0;
+    while (*grow > 0 && e->blocks_used + *grow > e->cap_blocks)
+        preempt(e, e->run_tail);
+    e->blocks_used += *grow;
+    e->grown = 1;
     admit(e);
-    b.decode_seqs = (int64_t)e->decoding.n;
-    b.decode_ctx_tokens = e->ctx_sum;
-    budget -= b.decode_seqs;
+    budget -= (int64_t)e->decoding.n;
     e->prefill_chunks = 0;
     for (struct cl_req *r = e->prefill.head; r != NULL && budget > 0;
          r = r->next) {
-        int64_t c = r->prompt_tokens - r->prefilled;
+        int64_t target = r->prompt_tokens + r->gen_tokens;
+        int64_t c = target - r->prefilled;
+        int64_t need;
         if (c > budget)
             c = budget;
+        need = blocks_of(e, r->prefilled + c) - r->kv_blocks;
+        if (need > 0) {
+            struct cl_req *v = NULL;
+            while (e->blocks_used + need > e->cap_blocks && v != r) {
+                v = e->run_tail;
+                preempt(e, v);
+            }
+            if (v == r)
+                break; /* it and every newer request were preempted */
+            e->blocks_used += need;
+            r->kv_blocks += need;
+        }
         r->chunk = c;
         budget -= c;
         b.prefill_tokens += c;
         b.prefill_ctx_tokens += r->prefilled;
         b.prefill_attn_pairs += (double)c * ((double)r->prefilled + c / 2.0);
         b.prefill_seqs++;
-        if (r->prefilled + c == r->prompt_tokens)
-            b.prefill_done_seqs++; /* samples its first token */
+        if (r->prefilled + c == target)
+            b.prefill_done_seqs++; /* samples its next token */
         e->prefill_chunks++;
     }
+    /* Preemptions above may have removed decoders. */
+    b.decode_seqs = (int64_t)e->decoding.n;
+    b.decode_ctx_tokens = e->ctx_sum;
     if (b.decode_seqs == 0 && b.prefill_tokens == 0)
         return; /* idle until the next arrival */
     e->decode_in_flight = b.decode_seqs;
+    /* Blocks only shrink between kicks, so this sees every peak. */
+    if (e->blocks_used > w->kv_blocks_peak)
+        w->kv_blocks_peak = e->blocks_used;
     dt = perf_iteration_ns(e->perf, &b);
     if (w->link_factor < 1.0) {
         /* A degraded link: the all-reduce term takes 1/factor as long.
@@ -215,8 +382,12 @@ static void kick(struct cl_llm_replica *e)
 void cl__llm_ready(struct cl_world *w, struct cl_replica *rep)
 {
     struct cl_llm_replica *e = xcalloc(1, sizeof(*e));
+    const struct cl_server *sv = &w->scn->server;
     e->rep = rep;
     e->perf = &w->pools[rep->pool].perf;
+    e->block_tokens = sv->block_tokens > 0 ? sv->block_tokens : 16;
+    e->cap_blocks = perf_kv_capacity_tokens(e->perf) / e->block_tokens;
+    e->phase_n = xcalloc((size_t)e->block_tokens, sizeof(*e->phase_n));
     sim_event_init(&e->iter_ev, on_iteration_end, e);
     sim_heap_init(&e->decoding);
     rep->llm = e;
@@ -233,8 +404,14 @@ void cl__llm_free(struct cl_replica *rep)
     if (rep == NULL || rep->llm == NULL)
         return;
     sim_heap_fini(&rep->llm->decoding);
+    free(rep->llm->phase_n);
     free(rep->llm);
     rep->llm = NULL;
+}
+
+int64_t cl__llm_blocks_used(const struct cl_replica *rep)
+{
+    return rep->llm != NULL ? rep->llm->blocks_used : 0;
 }
 
 /* Hands every request of fifo q back to the router. */
@@ -264,6 +441,10 @@ static void restart(struct cl_world *w, struct cl_req *r)
     r->prefilled = 0;
     r->chunk = 0;
     r->first_token_ns = -1;
+    r->gen_tokens = 0;
+    r->dec_iter = -1;
+    r->kv_blocks = 0;
+    r->run_prev = r->run_next = NULL;
     r->retries++;
     w->retried++;
     cl__set_running(w, -1);
@@ -276,13 +457,16 @@ void cl__llm_fail(struct cl_world *w, struct cl_replica *rep)
     struct cl_req *r;
 
     sim_loop_cancel(w->loop, &e->iter_ev);
+    /* Preempted requests in the waiting queue keep their tokens: they
+     * were going to recompute them anyway. */
     reroute(w, &e->waiting, 1);
     while ((r = cl__fifo_pop(&e->prefill)) != NULL)
         restart(w, r);
     while ((r = (struct cl_req *)sim_heap_pop(&e->decoding)) != NULL)
         restart(w, r);
     e->nseqs = 0;
-    e->kv_reserved = 0;
+    e->blocks_used = 0;
+    e->run_head = e->run_tail = NULL;
     e->ctx_sum = 0;
     cl__replica_set_busy(w, rep, 0);
     cl__llm_free(rep);
@@ -298,22 +482,24 @@ void cl__llm_gauges(const struct cl_replica *rep, double *running,
     }
     *running = (double)e->nseqs;
     *waiting = (double)e->waiting.n;
+    /* vLLM's kv_cache_usage_perc: blocks in use over blocks. */
     *kv_usage =
-        (double)e->kv_reserved / (double)perf_kv_capacity_tokens(e->perf);
+        e->cap_blocks > 0 ? (double)e->blocks_used / (double)e->cap_blocks : 0;
 }
 
 void cl__llm_arrive(struct cl_world *w, struct cl_req *r)
 {
     struct cl_llm_replica *best = NULL;
-    int64_t need = r->prompt_tokens + r->output_tokens;
+    int64_t need = cl__llm_kv_peak_tokens(r);
 
     /* Join the shortest queue (waiting + admitted) among serving replicas
-     * whose KV cache can hold the request; ties to the lowest slot, so the
-     * choice is deterministic. O(replicas). */
+     * whose KV cache can hold the request at its peak; ties to the lowest
+     * slot, so the choice is deterministic. O(replicas). */
     for (int k = 0; k < w->nreps; k++) {
         struct cl_replica *rep = w->reps[k];
         if (rep->state != CL_R_SERVING ||
-            need > perf_kv_capacity_tokens(&w->pools[rep->pool].perf))
+            need > cl__llm_kv_cap_tokens(&w->scn->server,
+                                         &w->pools[rep->pool].perf))
             continue;
         if (best == NULL || load(rep->llm) < load(best))
             best = rep->llm;

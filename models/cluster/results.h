@@ -109,6 +109,12 @@ struct cl_results {
     uint64_t cold_starts;  /* replicas started after t = 0 */
     uint64_t failures;     /* replicas lost to GPU or node failures */
     uint64_t requests_retried; /* in flight on a failed replica */
+    uint64_t preemptions;      /* llm: running requests whose KV was dropped
+                                  for lack of blocks (recompute) */
+    int64_t kv_blocks_end;     /* llm: KV blocks still held when the run
+                                  ended; 0 unless requests were cut off */
+    int64_t kv_blocks_peak;    /* llm: most KV blocks one replica held at
+                                  once */
     double recovery_s_mean;    /* failure -> replacement serving; NAN */
     double gpu_hours_by_state[CL_GS_COUNT];
     double borrowed_gpu_hours; /* taken from borrowable (test) pools */
