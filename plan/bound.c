@@ -87,17 +87,6 @@ int plan_workload_measure(const struct cl_scenario *s, const char *base_dir,
     return 0;
 }
 
-int plan_replica_init(const struct cl_scenario *s, const struct arch_spec *a,
-                      const struct gpu_spec *g, int tp, int pp, int ep,
-                      int weight_dtype, struct perf_replica *r, char *why,
-                      size_t whylen)
-{
-    /* The cluster model's own resolution, so that the bound prices the
-     * replica the simulation will run. */
-    return cl_replica_perf_init(s, a, g, tp, pp, ep, weight_dtype, r, why,
-                                whylen);
-}
-
 /* The time of one prompt of p tokens prefilled alone, chunk by chunk
  * within the token budget. */
 static int64_t prefill_alone_ns(const struct perf_replica *r, int64_t p,
@@ -275,8 +264,8 @@ static void add_layout(struct plan_layout **v, size_t *n, size_t *cap,
     if (!isnan(s->hardware.price_usd_per_gpu_hour) &&
         cl_gpu_find(s, s->hardware.gpu) == g)
         l->price_usd_per_gpu_hour = s->hardware.price_usd_per_gpu_hour;
-    if (plan_replica_init(s, a, g, tp, pp, ep, dtype, &r, why, sizeof(why)) ==
-        0) {
+    if (cl_replica_perf_init(s, a, g, tp, pp, ep, dtype, &r, why,
+                             sizeof(why)) == 0) {
         l->verdict = PLAN_V_FITS;
         l->gpus = r.gpus;
     } else {

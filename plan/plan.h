@@ -116,17 +116,6 @@ int plan_bound_compute(const struct perf_replica *r,
                        const struct plan_workload *w, struct plan_bound *out,
                        char *why, size_t whylen);
 
-/* Fills r for gpu g as the simulator would for scenario s with layout tp,
- * pp, ep and weight dtype weight_dtype (enum cl_dtype): the calibration
- * profile of s (or the built-in defaults), then the server keys of s that
- * replace efficiencies and the host overhead; the KV dtype, memory
- * utilisation and GPUs per node of s. Returns perf_replica_init()'s
- * result, the reason on failure in why. a and g are borrowed by r. */
-int plan_replica_init(const struct cl_scenario *s, const struct arch_spec *a,
-                      const struct gpu_spec *g, int tp, int pp, int ep,
-                      int weight_dtype, struct perf_replica *r, char *why,
-                      size_t whylen);
-
 /* Why a layout is or is not searched. */
 enum plan_verdict {
     PLAN_V_FITS,   /* searched */

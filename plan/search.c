@@ -179,8 +179,8 @@ static void bound_layouts(struct plan *p)
 
         if (l->verdict != PLAN_V_FITS)
             continue;
-        plan_replica_init(&p->scn, p->arch, l->gpu, l->tp, l->pp, l->ep,
-                          l->weight_dtype, &r, NULL, 0);
+        cl_replica_perf_init(&p->scn, p->arch, l->gpu, l->tp, l->pp, l->ep,
+                             l->weight_dtype, &r, NULL, 0);
         if (plan_bound_compute(&r, &p->target, &p->wl, &l->bound, why,
                                sizeof(why)) != 0) {
             l->verdict = PLAN_V_SLOW;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "models/arch/arch.h"
+#include "models/cluster/cluster.h"
 #include "models/gpu/gpu.h"
 #include "models/perf/roofline.h"
 #include "plan/plan.h"
@@ -226,9 +227,9 @@ static void llama_h100(struct perf_replica *r)
          "    duration: 60s\n"
          "    prompt_tokens: {dist: fixed, value: 100}\n"
          "    output_tokens: {dist: fixed, value: 50}\n");
-    ck_assert_int_eq(plan_replica_init(&scn, arch_find("llama-3.1-8b"),
-                                       gpu_find("h100"), 1, 1, 1, CL_DTYPE_BF16,
-                                       r, why, sizeof(why)),
+    ck_assert_int_eq(cl_replica_perf_init(&scn, arch_find("llama-3.1-8b"),
+                                          gpu_find("h100"), 1, 1, 1,
+                                          CL_DTYPE_BF16, r, why, sizeof(why)),
                      0);
 }
 
