@@ -9,3 +9,4 @@ include models/layout.mk
 include models/workload.mk
 include models/cluster.mk
 include models/policy/local.mk
+include models/train/local.mk

@@ -1,0 +1,1 @@
+# calib/: dsec-calib, the calibration suite (issue #7).

@@ -1,0 +1,1 @@
+# models/train/: training jobs on the elastic cluster (issue #10).

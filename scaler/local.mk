@@ -1,0 +1,1 @@
+# scaler/: dsec-scaler, the live scaler (issue #8).

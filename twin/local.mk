@@ -1,0 +1,1 @@
+# twin/: the digital twin behind dsec twin (issue #8).
