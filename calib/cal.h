@@ -1,0 +1,145 @@
+/*
+ * The calibration suite's CPU half (dsec-calib import, fit, show): raw
+ * measurement points read from the logs of the standard tools (nccl-tests,
+ * perftest, nvbandwidth, cuda-samples bandwidthTest) and of dsec-calib run,
+ * kept in an SQLite database, and the least-squares fits that turn them
+ * into a calibration profile (docs/calibration.md, docs/step-time.md).
+ * Units: sizes in bytes, times in microseconds, bandwidths in GB/s (10^9
+ * B/s) as the tools print them. Single-threaded; every function that can
+ * fail returns 0 or a negative SIM_E* code and reports to a struct
+ * sim_diag.
+ */
+#ifndef CAL_CAL_H
+#define CAL_CAL_H
+
+#include <sqlite3.h>
+#include <stdio.h>
+
+#include "sim/diag.h"
+
+/* Exit codes of dsec-calib (docs/calibration.md). */
+#define CAL_EXIT_OK 0
+#define CAL_EXIT_INPUT 1  /* bad log, database or profile */
+#define CAL_EXIT_USAGE 2  /* bad command line */
+#define CAL_EXIT_DEVICE 3 /* run: no device or library compiled in */
+
+/* Most lines read from one log, and longest line. */
+#define CAL_MAX_LINES 1000000
+#define CAL_MAX_LINE 4096
+
+/* One raw point. Strings are borrowed for the duration of a call; numbers
+ * that a tool does not print are NAN (doubles) or -1 (integers). */
+struct cal_point {
+    const char *tool;      /* "nccl-tests", "perftest", "nvbandwidth",
+                              "bandwidthTest", "dsec-calib" */
+    const char *file;      /* the log it came from */
+    int line;              /* 1-based line in file */
+    const char *benchmark; /* all_reduce_perf, ib_write_bw, gemm, ... */
+    const char *op;        /* out-of-place, in-place, h2d, d2d, cell, ... */
+    const char *dtype;     /* float, bf16, ... or NULL */
+    const char *redop;     /* sum, none, ... or NULL */
+    int root;
+    int ranks; /* GPUs or ranks taking part, -1 unknown */
+    int hosts; /* distinct hosts, -1 unknown */
+    int src, dst;
+    double size_bytes; /* the tool's size S (per message, per array) */
+    double count;      /* elements */
+    double m, n, k;    /* GEMM shape */
+    double time_us;    /* median or average time of one operation */
+    double time_min_us, time_max_us;
+    double algbw_gbps, busbw_gbps; /* GB/s = 10^9 B/s */
+    int nwrong;                    /* -1 when N/A */
+    const char *gpu;               /* --gpu label or NULL */
+    const char *node;              /* --node label or the log's host */
+    const char *date;              /* from the log, or NULL */
+};
+
+/* Sets every field of p to "not given". */
+void cal_point_clear(struct cal_point *p);
+
+/* Opens (creating when absent) the database at path and its tables.
+ * Returns 0 and *out (close with sqlite3_close()), or SIM_EDB with a
+ * message in d. */
+int cal_db_open(const char *path, sqlite3 **out, struct sim_diag *d);
+
+/* Inserts one point. Returns 0 or SIM_EDB (message in d). */
+int cal_db_insert(sqlite3 *db, const struct cal_point *p, struct sim_diag *d);
+
+/* Reads the log at path, auto-detecting its tool, and inserts every point
+ * into db in one transaction (nothing is inserted when the log has an
+ * error). gpu and node label the points (may be NULL). *npoints receives
+ * the number inserted and *tool (may be NULL) a static name of the tool.
+ * Errors are "path:line: error: ..." naming the row and what was expected.
+ * Returns 0, SIM_EIO, SIM_EPARSE or SIM_EDB. */
+int cal_import_file(sqlite3 *db, const char *path, const char *gpu,
+                    const char *node, int *npoints, const char **tool,
+                    struct sim_diag *d);
+
+/* Result of one least-squares fit: nparams values with standard errors
+ * (square root of the covariance diagonal scaled by the residual
+ * variance), R^2 of the weighted fit, the number of points. */
+#define CAL_FIT_MAXP 4
+struct cal_fit {
+    int np;
+    double p[CAL_FIT_MAXP];
+    double se[CAL_FIT_MAXP];
+    int fixed[CAL_FIT_MAXP]; /* 1: held at its start value */
+    double r2;
+    double chisq;
+    int npoints;
+};
+
+/* Hockney fit t_us = alpha_us + x_bytes / (B_gbps * 1e3), minimising the
+ * relative residuals (t_model - t) / t so that small and large messages
+ * weigh alike. x are the bytes over the link, t the times (us), n >= 3.
+ * p[0] = alpha (us), p[1] = B (GB/s). Returns 0 or SIM_EINVAL (too few
+ * points, non-positive data, no convergence). */
+int cal_fit_alpha_beta(const double *x_bytes, const double *t_us, int n,
+                       struct cal_fit *out);
+
+/* dsec's GEMM cost (models/perf/calib.h perf_op_ns with the efficiency
+ * curve of perf_gemm_eff): t_us = max(F / (e_max * M/(M + m_half) * P),
+ * Bytes / (e_mem * H)) * 1e6 + k_us, for GEMMs of m, n, k with 2-byte
+ * operands (bytes = 2(mk + kn + mn)), peak P FLOP/s and HBM H B/s.
+ * p = {e_max, m_half, e_mem, k_us}; fix_mem holds e_mem at e_mem0 (when no
+ * point is memory-bound). Relative residuals. When the free fit leaves the
+ * physical range (efficiencies in (0, 1], M_half >= 0, kernel time >= 0
+ * within 3 standard errors) it is refitted with e_mem held at e_mem0.
+ * Returns 0, SIM_EINVAL (too few points, no convergence) or SIM_ERANGE
+ * (still out of range; *out holds that fit). */
+int cal_fit_gemm(const double *m, const double *n, const double *k,
+                 const double *t_us, int npts, double elem_bytes,
+                 double peak_flops, double hbm_bytes_per_s, int fix_mem,
+                 double e_mem0, struct cal_fit *out);
+
+/* The model of cal_fit_gemm() at one shape, us. */
+double cal_gemm_model_us(const double *p, double m, double n, double k,
+                         double elem_bytes, double peak_flops,
+                         double hbm_bytes_per_s);
+
+/* Options of cal_fit_run(). */
+struct cal_fit_opts {
+    const char *gpu;       /* GPU kind to fit, catalog name */
+    const char *out_yaml;  /* profile to write, or NULL */
+    const char *chart_dir; /* charts (PNG via gnuplot), or NULL */
+    const char *date;      /* --date, or NULL: from the logs or unknown */
+    const char *gnuplot;   /* gnuplot path, or NULL for none */
+    FILE *report;          /* the fit report */
+};
+
+/* Fits everything the database holds for opts->gpu, stores the fits in
+ * table fits, prints the report, writes the profile and loads it back with
+ * perf_calib_load() to check it. Returns 0, SIM_EDB, SIM_ENOTFOUND (no
+ * points), SIM_EIO or SIM_EINVAL. */
+int cal_fit_run(sqlite3 *db, const struct cal_fit_opts *opts,
+                struct sim_diag *d);
+
+/* Prints the points and fits of db, grouped, to fp. Returns 0 or
+ * SIM_EDB. */
+int cal_show(sqlite3 *db, FILE *fp, struct sim_diag *d);
+
+/* dsec-calib run: argc/argv after "run". Returns an exit code
+ * (CAL_EXIT_DEVICE when nothing can run here). */
+int cal_run_main(int argc, char **argv);
+
+#endif /* CAL_CAL_H */

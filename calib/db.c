@@ -1,0 +1,198 @@
+/* The calibration database: one table of raw points, one of fits
+ * (docs/calibration.md "Database"). */
+#include <math.h>
+#include <string.h>
+
+#include "calib/cal.h"
+#include "sim/errors.h"
+
+static const char schema[] =
+    "CREATE TABLE IF NOT EXISTS points ("
+    " id INTEGER PRIMARY KEY,"
+    " tool TEXT NOT NULL, file TEXT NOT NULL, line INTEGER,"
+    " benchmark TEXT NOT NULL, op TEXT NOT NULL,"
+    " dtype TEXT, redop TEXT, root INTEGER, ranks INTEGER, hosts INTEGER,"
+    " src INTEGER, dst INTEGER,"
+    " size_bytes REAL, count REAL, m REAL, n REAL, k REAL,"
+    " time_us REAL, time_min_us REAL, time_max_us REAL,"
+    " algbw_gbps REAL, busbw_gbps REAL, nwrong INTEGER,"
+    " gpu TEXT, node TEXT, date TEXT);"
+    "CREATE INDEX IF NOT EXISTS points_bench ON points(gpu, benchmark);"
+    "CREATE TABLE IF NOT EXISTS fits ("
+    " id INTEGER PRIMARY KEY, gpu TEXT, kind TEXT NOT NULL,"
+    " subject TEXT NOT NULL, param TEXT NOT NULL, value REAL,"
+    " stderr REAL, unit TEXT, r2 REAL, npoints INTEGER);";
+
+void cal_point_clear(struct cal_point *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->root = p->ranks = p->hosts = p->src = p->dst = p->nwrong = -1;
+    p->size_bytes = p->count = p->m = p->n = p->k = NAN;
+    p->time_us = p->time_min_us = p->time_max_us = NAN;
+    p->algbw_gbps = p->busbw_gbps = NAN;
+}
+
+int cal_db_open(const char *path, sqlite3 **out, struct sim_diag *d)
+{
+    sqlite3 *db = NULL;
+    char *err = NULL;
+
+    if (sqlite3_open(path, &db) != SQLITE_OK) {
+        sim_diag_error(d, path, 0, 0, "cannot open database: %s",
+                       db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return SIM_EDB;
+    }
+    if (sqlite3_exec(db, schema, NULL, NULL, &err) != SQLITE_OK) {
+        sim_diag_error(d, path, 0, 0, "cannot create tables: %s",
+                       err ? err : "unknown error");
+        sqlite3_free(err);
+        sqlite3_close(db);
+        return SIM_EDB;
+    }
+    *out = db;
+    return 0;
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+    if (v)
+        sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(s, i);
+}
+
+static void bind_real(sqlite3_stmt *s, int i, double v)
+{
+    if (isnan(v))
+        sqlite3_bind_null(s, i);
+    else
+        sqlite3_bind_double(s, i, v);
+}
+
+static void bind_int(sqlite3_stmt *s, int i, int v)
+{
+    if (v < 0)
+        sqlite3_bind_null(s, i);
+    else
+        sqlite3_bind_int(s, i, v);
+}
+
+int cal_db_insert(sqlite3 *db, const struct cal_point *p, struct sim_diag *d)
+{
+    static const char sql[] =
+        "INSERT INTO points (tool, file, line, benchmark, op, dtype, redop,"
+        " root, ranks, hosts, src, dst, size_bytes, count, m, n, k, time_us,"
+        " time_min_us, time_max_us, algbw_gbps, busbw_gbps, nwrong, gpu,"
+        " node, date) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+        "?,?,?,?)";
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
+        sim_diag_error(d, p->file, p->line, 0, "database: %s",
+                       sqlite3_errmsg(db));
+        return SIM_EDB;
+    }
+    bind_text(s, 1, p->tool);
+    bind_text(s, 2, p->file);
+    bind_int(s, 3, p->line);
+    bind_text(s, 4, p->benchmark);
+    bind_text(s, 5, p->op);
+    bind_text(s, 6, p->dtype);
+    bind_text(s, 7, p->redop);
+    /* root -1 is nccl-tests' "no root", kept as NULL like any unknown. */
+    bind_int(s, 8, p->root);
+    bind_int(s, 9, p->ranks);
+    bind_int(s, 10, p->hosts);
+    bind_int(s, 11, p->src);
+    bind_int(s, 12, p->dst);
+    bind_real(s, 13, p->size_bytes);
+    bind_real(s, 14, p->count);
+    bind_real(s, 15, p->m);
+    bind_real(s, 16, p->n);
+    bind_real(s, 17, p->k);
+    bind_real(s, 18, p->time_us);
+    bind_real(s, 19, p->time_min_us);
+    bind_real(s, 20, p->time_max_us);
+    bind_real(s, 21, p->algbw_gbps);
+    bind_real(s, 22, p->busbw_gbps);
+    bind_int(s, 23, p->nwrong);
+    bind_text(s, 24, p->gpu);
+    bind_text(s, 25, p->node);
+    bind_text(s, 26, p->date);
+    rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    if (rc != SQLITE_DONE) {
+        sim_diag_error(d, p->file, p->line, 0, "database: %s",
+                       sqlite3_errmsg(db));
+        return SIM_EDB;
+    }
+    return 0;
+}
+
+static void print_cell(FILE *fp, sqlite3_stmt *s, int i)
+{
+    switch (sqlite3_column_type(s, i)) {
+    case SQLITE_NULL:
+        fputs("-", fp);
+        break;
+    case SQLITE_FLOAT:
+        fprintf(fp, "%.6g", sqlite3_column_double(s, i));
+        break;
+    default:
+        fputs((const char *)sqlite3_column_text(s, i), fp);
+        break;
+    }
+}
+
+static int dump(sqlite3 *db, const char *sql, FILE *fp, struct sim_diag *d)
+{
+    sqlite3_stmt *s = NULL;
+    int rc, ncol;
+
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
+        sim_diag_error(d, NULL, 0, 0, "database: %s", sqlite3_errmsg(db));
+        return SIM_EDB;
+    }
+    ncol = sqlite3_column_count(s);
+    for (int i = 0; i < ncol; i++)
+        fprintf(fp, "%s%s", i ? "\t" : "", sqlite3_column_name(s, i));
+    fputc('\n', fp);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        for (int i = 0; i < ncol; i++) {
+            if (i)
+                fputc('\t', fp);
+            print_cell(fp, s, i);
+        }
+        fputc('\n', fp);
+    }
+    sqlite3_finalize(s);
+    if (rc != SQLITE_DONE) {
+        sim_diag_error(d, NULL, 0, 0, "database: %s", sqlite3_errmsg(db));
+        return SIM_EDB;
+    }
+    return 0;
+}
+
+int cal_show(sqlite3 *db, FILE *fp, struct sim_diag *d)
+{
+    int rc;
+
+    fputs("# points per source, benchmark and operation\n", fp);
+    rc = dump(db,
+              "SELECT gpu, tool, benchmark, op, count(*) AS points,"
+              " min(size_bytes) AS min_bytes, max(size_bytes) AS max_bytes,"
+              " max(busbw_gbps) AS max_busbw, max(algbw_gbps) AS max_algbw,"
+              " count(DISTINCT file) AS files FROM points"
+              " GROUP BY gpu, tool, benchmark, op ORDER BY gpu, tool,"
+              " benchmark, op",
+              fp, d);
+    if (rc != 0)
+        return rc;
+    fputs("\n# fits\n", fp);
+    return dump(db,
+                "SELECT gpu, kind, subject, param, value, stderr, unit, r2,"
+                " npoints FROM fits ORDER BY id",
+                fp, d);
+}

@@ -1,0 +1,318 @@
+/* dsec-calib: the calibration suite's command line (docs/calibration.md).
+ *
+ *   dsec-calib import [--db FILE] [--gpu KIND] [--node LABEL] LOG...
+ *   dsec-calib fit [--db FILE] [--gpu KIND] [--out PROFILE] [--chart DIR]
+ *                  [--date DATE]
+ *   dsec-calib show [--db FILE]
+ *   dsec-calib run [--only LIST] [--out DIR] [--db FILE] [--quick] ...
+ *
+ * Exit status: 0 success, 1 bad input (log, database, profile), 2 usage,
+ * 3 run without a device or without the vendor library compiled in. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "config.h"
+
+#include "calib/cal.h"
+#include "models/gpu/gpu.h"
+
+#define DEFAULT_DB "calib.db"
+
+static const char import_help[] =
+    "usage: dsec-calib import [--db FILE] [--gpu KIND] [--node LABEL] "
+    "LOG...\n"
+    "Read the text logs of nccl-tests (all_reduce_perf, all_gather_perf,\n"
+    "reduce_scatter_perf, alltoall_perf, sendrecv_perf, ...), perftest\n"
+    "(ib_write_bw, ib_write_lat, ...), nvbandwidth, cuda-samples\n"
+    "bandwidthTest (quick, range, shmoo, --csv) and dsec-calib run; the tool\n"
+    "is detected from the text. Every row becomes a point in the database,\n"
+    "one transaction per log: a log with an error adds nothing.\n"
+    "  --db FILE      SQLite database (default " DEFAULT_DB ", created)\n"
+    "  --gpu KIND     label the points with a GPU kind of dsec's catalog\n"
+    "                 (h100, h200, ...); fit selects points by it\n"
+    "  --node LABEL   label the points with a host (default: the host the\n"
+    "                 log names, if any)\n"
+    "  -h, --help     this text\n";
+
+static const char fit_help[] =
+    "usage: dsec-calib fit [--db FILE] [--gpu KIND] [--out PROFILE.yaml]\n"
+    "                      [--chart DIR] [--date DATE]\n"
+    "Fit the points of one GPU kind (and unlabelled points) by nonlinear\n"
+    "least squares: alpha-beta per link and collective, the GEMM efficiency\n"
+    "curve, the HBM fraction. Prints each parameter with its standard error\n"
+    "and R^2, stores the fits in the database, writes the profile and loads\n"
+    "it back with dsec's loader to check it.\n"
+    "  --db FILE      SQLite database (default " DEFAULT_DB ")\n"
+    "  --gpu KIND     GPU kind to fit (default: the only one in the db)\n"
+    "  --out FILE     write the calibration profile (YAML) here\n"
+    "  --chart DIR    measured-vs-fitted charts (.dat, .gp, and .png when\n"
+    "                 gnuplot is installed); DIR is created\n"
+    "  --date DATE    provenance date (default: the latest date in the\n"
+    "                 logs, else \"unknown\"; never the clock)\n"
+    "  -h, --help     this text\n";
+
+static const char show_help[] =
+    "usage: dsec-calib show [--db FILE]\n"
+    "Print the points per tool, benchmark and operation, and the fits.\n"
+    "  --db FILE      SQLite database (default " DEFAULT_DB ")\n"
+    "  -h, --help     this text\n";
+
+static void usage(FILE *fp)
+{
+    fputs("usage: dsec-calib COMMAND [OPTIONS]\n"
+          "Calibrate dsec's step-time and link models from measurements.\n"
+          "commands:\n"
+          "  run      run the microbenchmarks on this node's GPUs (CUDA,\n"
+          "           cuBLAS, NCCL, ibverbs; MPI across nodes)\n"
+          "  import   read logs of nccl-tests, perftest, nvbandwidth,\n"
+          "           bandwidthTest or dsec-calib run into the database\n"
+          "  fit      fit the models and write a calibration profile\n"
+          "  show     print what the database holds\n"
+          "  help     this text; 'dsec-calib COMMAND --help' for one\n"
+          "options: -h, --help; -V, --version\n"
+          "exit status: 0 ok, 1 bad input, 2 usage, 3 no device/library\n",
+          fp);
+}
+
+static int usage_error(const char *cmd, const char *why)
+{
+    fprintf(stderr, "dsec-calib %s: %s\n(try 'dsec-calib %s --help')\n", cmd,
+            why, cmd);
+    return CAL_EXIT_USAGE;
+}
+
+static int check_gpu(const char *cmd, const char *gpu)
+{
+    if (gpu && !gpu_find(gpu)) {
+        char *names = gpu_names(), *why;
+        int rc;
+
+        why = xasprintf("--gpu: unknown GPU kind '%s'; valid: %s", gpu, names);
+        rc = usage_error(cmd, why);
+        free(why);
+        free(names);
+        return rc;
+    }
+    return 0;
+}
+
+static int open_db(const char *path, sqlite3 **db)
+{
+    struct sim_diag d;
+    int rc;
+
+    sim_diag_init(&d);
+    rc = cal_db_open(path, db, &d);
+    sim_diag_print(&d, stderr);
+    sim_diag_fini(&d);
+    return rc;
+}
+
+static int cmd_import(int argc, char **argv)
+{
+    static const struct option lo[] = {{"db", required_argument, NULL, 'd'},
+                                       {"gpu", required_argument, NULL, 'g'},
+                                       {"node", required_argument, NULL, 'n'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+    const char *dbp = DEFAULT_DB, *gpu = NULL, *node = NULL;
+    sqlite3 *db = NULL;
+    int c, status = 0, total = 0;
+
+    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            dbp = optarg;
+            break;
+        case 'g':
+            gpu = optarg;
+            break;
+        case 'n':
+            node = optarg;
+            break;
+        case 'h':
+            fputs(import_help, stdout);
+            return 0;
+        default:
+            return usage_error("import", "unknown option");
+        }
+    }
+    if (optind >= argc)
+        return usage_error("import", "no log files given");
+    if ((c = check_gpu("import", gpu)) != 0)
+        return c;
+    if (open_db(dbp, &db) != 0)
+        return CAL_EXIT_INPUT;
+    for (int i = optind; i < argc; i++) {
+        struct sim_diag d;
+        const char *tool = "";
+        int n = 0;
+
+        sim_diag_init(&d);
+        if (cal_import_file(db, argv[i], gpu, node, &n, &tool, &d) != 0) {
+            sim_diag_print(&d, stderr);
+            status = CAL_EXIT_INPUT;
+        } else {
+            printf("%s: %s, %d points\n", argv[i], tool, n);
+            total += n;
+        }
+        sim_diag_fini(&d);
+    }
+    printf("%d points into %s\n", total, dbp);
+    sqlite3_close(db);
+    return status;
+}
+
+static int cmd_fit(int argc, char **argv)
+{
+    static const struct option lo[] = {{"db", required_argument, NULL, 'd'},
+                                       {"gpu", required_argument, NULL, 'g'},
+                                       {"out", required_argument, NULL, 'o'},
+                                       {"chart", required_argument, NULL, 'c'},
+                                       {"date", required_argument, NULL, 't'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+    const char *dbp = DEFAULT_DB;
+    struct cal_fit_opts o;
+    struct sim_diag d;
+    sqlite3 *db = NULL;
+    struct stat st;
+    int c, rc;
+
+    memset(&o, 0, sizeof(o));
+    o.report = stdout;
+#ifdef DSEC_GNUPLOT
+    o.gnuplot = DSEC_GNUPLOT;
+#endif
+    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            dbp = optarg;
+            break;
+        case 'g':
+            o.gpu = optarg;
+            break;
+        case 'o':
+            o.out_yaml = optarg;
+            break;
+        case 'c':
+            o.chart_dir = optarg;
+            break;
+        case 't':
+            o.date = optarg;
+            break;
+        case 'h':
+            fputs(fit_help, stdout);
+            return 0;
+        default:
+            return usage_error("fit", "unknown option");
+        }
+    }
+    if (optind < argc)
+        return usage_error("fit", "unexpected argument");
+    if ((c = check_gpu("fit", o.gpu)) != 0)
+        return c;
+    if (o.date && (!*o.date || strpbrk(o.date, "\n\r\"")))
+        return usage_error("fit", "--date: expected a date such as "
+                                  "2026-11-30");
+    if (stat(dbp, &st) != 0) {
+        fprintf(stderr,
+                "%s: error: no database (run dsec-calib import "
+                "first)\n",
+                dbp);
+        return CAL_EXIT_INPUT;
+    }
+    if (o.chart_dir && mkdir(o.chart_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: error: cannot create chart folder: %s\n",
+                o.chart_dir, strerror(errno));
+        return CAL_EXIT_INPUT;
+    }
+    if (open_db(dbp, &db) != 0)
+        return CAL_EXIT_INPUT;
+    sim_diag_init(&d);
+    rc = cal_fit_run(db, &o, &d);
+    sim_diag_print(&d, stderr);
+    sim_diag_fini(&d);
+    sqlite3_close(db);
+    return rc == 0 ? 0 : CAL_EXIT_INPUT;
+}
+
+static int cmd_show(int argc, char **argv)
+{
+    static const struct option lo[] = {{"db", required_argument, NULL, 'd'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+    const char *dbp = DEFAULT_DB;
+    struct sim_diag d;
+    sqlite3 *db = NULL;
+    struct stat st;
+    int c, rc;
+
+    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            dbp = optarg;
+            break;
+        case 'h':
+            fputs(show_help, stdout);
+            return 0;
+        default:
+            return usage_error("show", "unknown option");
+        }
+    }
+    if (optind < argc)
+        return usage_error("show", "unexpected argument");
+    if (stat(dbp, &st) != 0) {
+        fprintf(stderr, "%s: error: no database\n", dbp);
+        return CAL_EXIT_INPUT;
+    }
+    if (open_db(dbp, &db) != 0)
+        return CAL_EXIT_INPUT;
+    sim_diag_init(&d);
+    rc = cal_show(db, stdout, &d);
+    sim_diag_print(&d, stderr);
+    sim_diag_fini(&d);
+    sqlite3_close(db);
+    return rc == 0 ? 0 : CAL_EXIT_INPUT;
+}
+
+int main(int argc, char **argv)
+{
+    const char *cmd;
+
+    /* GSL errors come back as return codes, never as an abort. */
+    gsl_set_error_handler_off();
+    if (argc < 2) {
+        usage(stderr);
+        return CAL_EXIT_USAGE;
+    }
+    cmd = argv[1];
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 ||
+        strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        printf("dsec-calib %s\n", PACKAGE_VERSION);
+        return 0;
+    }
+    if (strcmp(cmd, "import") == 0)
+        return cmd_import(argc - 1, argv + 1);
+    if (strcmp(cmd, "fit") == 0)
+        return cmd_fit(argc - 1, argv + 1);
+    if (strcmp(cmd, "show") == 0)
+        return cmd_show(argc - 1, argv + 1);
+    if (strcmp(cmd, "run") == 0)
+        return cal_run_main(argc - 1, argv + 1);
+    fprintf(stderr,
+            "dsec-calib: unknown command '%s'; valid: fit, help, import, "
+            "run, show\n",
+            cmd);
+    return CAL_EXIT_USAGE;
+}
