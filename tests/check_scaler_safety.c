@@ -1,0 +1,562 @@
+/* Check suite for dsec-scaler's safety rules: hold on stale or missing
+ * metrics, clamping to [min, max], cooldowns, the idempotent Kubernetes
+ * PATCH, backoff on server errors, the exec actuator, and its own
+ * /metrics text. The HTTP counterparts are a real libmicrohttpd server
+ * started in the test: a fixture of the Kubernetes scale API, the
+ * Prometheus query API and a vLLM /metrics page that records what it was
+ * asked (a stand-in for those APIs, not for dsec-scaler's code). */
+#include <check.h>
+#include <curl/curl.h>
+#include <math.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "scaler/actuator.h"
+#include "scaler/conf.h"
+#include "scaler/decide.h"
+#include "scaler/serve.h"
+#include "scaler/source.h"
+#include "sim/diag.h"
+#include "sim/errors.h"
+#include "sim/xalloc.h"
+
+#if MHD_VERSION < 0x00097002
+typedef int mhd_result;
+#else
+typedef enum MHD_Result mhd_result;
+#endif
+
+#define SCALE_PATH "/apis/apps/v1/namespaces/ns/deployments/llm/scale"
+
+/* What the fixture serves and records. */
+struct api {
+    pthread_mutex_t mu;
+    struct MHD_Daemon *d;
+    int port;
+    int spec;      /* spec.replicas */
+    int fail_next; /* answer this many requests with fail_status */
+    int fail_status;
+    int gets, patches, queries, scrapes;
+    char ctype[128];
+    char body[1024];
+    char auth[256];
+    const char *page; /* the /metrics text */
+};
+
+struct upload {
+    char buf[1024];
+    size_t n;
+};
+
+static mhd_result reply(struct MHD_Connection *c, unsigned code,
+                        const char *text)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        strlen(text), (void *)text, MHD_RESPMEM_MUST_COPY);
+    mhd_result ret = MHD_queue_response(c, code, r);
+
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static mhd_result on_req(void *cls, struct MHD_Connection *c, const char *url,
+                         const char *method, const char *version,
+                         const char *data, size_t *size, void **ctx)
+{
+    struct api *a = cls;
+    struct upload *u = *ctx;
+    char out[512];
+    mhd_result ret;
+
+    (void)version;
+    if (u == NULL) {
+        *ctx = xcalloc(1, sizeof(struct upload));
+        return MHD_YES;
+    }
+    if (*size > 0) {
+        size_t k = *size < sizeof(u->buf) - 1 - u->n
+                       ? *size
+                       : sizeof(u->buf) - 1 - u->n;
+        memcpy(u->buf + u->n, data, k);
+        u->n += k;
+        *size = 0;
+        return MHD_YES;
+    }
+    pthread_mutex_lock(&a->mu);
+    if (a->fail_next > 0) {
+        a->fail_next--;
+        if (strcmp(url, SCALE_PATH) == 0 && strcmp(method, "GET") == 0)
+            a->gets++;
+        pthread_mutex_unlock(&a->mu);
+        return reply(c, (unsigned)a->fail_status, "{\"kind\":\"Status\"}");
+    }
+    if (strcmp(url, SCALE_PATH) == 0 && strcmp(method, "GET") == 0) {
+        const char *h =
+            MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+        a->gets++;
+        snprintf(a->auth, sizeof(a->auth), "%s", h ? h : "");
+        snprintf(out, sizeof(out),
+                 "{\"kind\":\"Scale\",\"apiVersion\":\"autoscaling/v1\","
+                 "\"spec\":{\"replicas\":%d},\"status\":{\"replicas\":%d}}",
+                 a->spec, a->spec);
+        ret = reply(c, 200, out);
+    } else if (strcmp(url, SCALE_PATH) == 0 && strcmp(method, "PATCH") == 0) {
+        const char *ct =
+            MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+        int n;
+        a->patches++;
+        snprintf(a->ctype, sizeof(a->ctype), "%s", ct ? ct : "");
+        u->buf[u->n] = '\0';
+        snprintf(a->body, sizeof(a->body), "%s", u->buf);
+        if (sscanf(u->buf, "{\"spec\":{\"replicas\":%d}}", &n) == 1)
+            a->spec = n;
+        snprintf(out, sizeof(out), "{\"spec\":{\"replicas\":%d}}", a->spec);
+        ret = reply(c, 200, out);
+    } else if (strcmp(url, "/api/v1/query") == 0) {
+        const char *q =
+            MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "query");
+        a->queries++;
+        if (q != NULL && strstr(q, "timestamp(") != NULL)
+            snprintf(out, sizeof(out),
+                     "{\"status\":\"success\",\"data\":{\"resultType\":"
+                     "\"vector\",\"result\":[{\"metric\":{},\"value\":[%ld,"
+                     "\"%ld\"]}]}}",
+                     (long)time(NULL), (long)time(NULL));
+        else
+            snprintf(out, sizeof(out),
+                     "{\"status\":\"success\",\"data\":{\"resultType\":"
+                     "\"vector\",\"result\":[{\"metric\":{\"replica\":\"a\"},"
+                     "\"value\":[1,\"2\"]},{\"metric\":{\"replica\":\"b\"},"
+                     "\"value\":[1,\"3\"]}]}}");
+        ret = reply(c, 200, out);
+    } else if (strcmp(url, "/metrics") == 0 && a->page != NULL) {
+        a->scrapes++;
+        ret = reply(c, 200, a->page);
+    } else {
+        ret = reply(c, 404, "not found");
+    }
+    pthread_mutex_unlock(&a->mu);
+    return ret;
+}
+
+static void on_done(void *cls, struct MHD_Connection *c, void **ctx,
+                    enum MHD_RequestTerminationCode tc)
+{
+    (void)cls;
+    (void)c;
+    (void)tc;
+    free(*ctx);
+    *ctx = NULL;
+}
+
+static struct api api;
+
+static void api_start(void)
+{
+    const union MHD_DaemonInfo *di;
+
+    memset(&api, 0, sizeof(api));
+    pthread_mutex_init(&api.mu, NULL);
+    api.spec = 3;
+    api.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
+                             on_req, &api, MHD_OPTION_NOTIFY_COMPLETED, on_done,
+                             NULL, MHD_OPTION_END);
+    ck_assert_ptr_nonnull(api.d);
+    di = MHD_get_daemon_info(api.d, MHD_DAEMON_INFO_BIND_PORT);
+    api.port = di->port;
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static void api_stop(void)
+{
+    MHD_stop_daemon(api.d);
+    pthread_mutex_destroy(&api.mu);
+    curl_global_cleanup();
+}
+
+static void load(struct scl_config *c, const char *fmt, ...) SIM_PRINTF(2, 3);
+
+static void load(struct scl_config *c, const char *fmt, ...)
+{
+    struct sim_diag d;
+    char text[2048];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    sim_diag_init(&d);
+    if (scl_config_parse("t.yaml", text, strlen(text), c, &d) != 0)
+        sim_diag_print(&d, stderr);
+    ck_assert_int_eq(sim_diag_errors(&d), 0);
+    sim_diag_fini(&d);
+}
+
+/* A valid snapshot of ready replicas with n running requests each. */
+static void snap(struct pol_snapshot *s, struct pol_replica *r, int ready,
+                 double running, double now_s, const struct scl_config *c)
+{
+    memset(s, 0, sizeof(*s));
+    s->api_version = POL_API_VERSION;
+    s->now_s = now_s;
+    s->interval_s = c->interval_s;
+    s->window_s = c->window_s;
+    s->metrics_valid = 1;
+    s->ready = ready;
+    s->min_replicas = c->min_replicas;
+    s->max_replicas = c->max_replicas;
+    s->gpus_per_replica = 1;
+    s->target_itl_s = NAN;
+    s->target_ttft_s = NAN;
+    for (int i = 0; i < ready; i++) {
+        memset(&r[i], 0, sizeof(r[i]));
+        r[i].state = POL_RS_READY;
+        r[i].num_running = running;
+        r[i].kv_usage = NAN;
+    }
+    s->replicas = r;
+    s->nreplicas = ready;
+    s->num_running = running * ready;
+}
+
+START_TEST(test_decide_clamp_to_bounds)
+{
+    struct scl_config c;
+    struct scl_decider d;
+    struct pol_snapshot s;
+    struct pol_replica r[8];
+    struct pol_decision out;
+
+    load(&c, "max_replicas: 6\nmin_replicas: 2\npolicy: {name: static, "
+             "params: {replicas: 20}, max_step_up: 100}\n"
+             "actuator: {kind: log}\n");
+    ck_assert_int_eq(scl_decider_init(&d, &c), 0);
+    snap(&s, r, 3, 1, 0, &c);
+    ck_assert_int_eq(scl_decide(&d, &s, &out, NULL), POL_GUARD_CLAMP);
+    ck_assert_int_eq(out.desired, 6);
+    scl_decider_fini(&d);
+    scl_config_fini(&c);
+}
+END_TEST
+
+START_TEST(test_decide_cooldown_and_step)
+{
+    struct scl_config c;
+    struct scl_decider d;
+    struct pol_snapshot s;
+    struct pol_replica r[16];
+    struct pol_decision out;
+
+    load(&c, "max_replicas: 16\npolicy: {name: hpa, params: {target: 10, "
+             "scale_down_stabilization: 0s}, cooldown_down_s: 300, "
+             "max_step_up: 2, max_step_down: 1}\nactuator: {kind: log}\n");
+    ck_assert_int_eq(scl_decider_init(&d, &c), 0);
+    /* 4 replicas at 40 running each want 16: the step limit allows 2. */
+    snap(&s, r, 4, 40, 0, &c);
+    ck_assert_int_eq(scl_decide(&d, &s, &out, NULL), POL_GUARD_STEP_LIMIT);
+    ck_assert_int_eq(out.desired, 6);
+    /* Load gone 15 s later: a scale-down inside the cooldown is held. */
+    snap(&s, r, 6, 1, 15, &c);
+    ck_assert_int_eq(scl_decide(&d, &s, &out, NULL), POL_GUARD_COOLDOWN);
+    ck_assert_int_eq(out.desired, 6);
+    /* After the cooldown, one step down. */
+    snap(&s, r, 6, 1, 301, &c);
+    scl_decide(&d, &s, &out, NULL);
+    ck_assert_int_eq(out.desired, 5);
+    scl_decider_fini(&d);
+    scl_config_fini(&c);
+}
+END_TEST
+
+static const char page[] = "vllm:num_requests_running{replica=\"r0\"} 4\n"
+                           "vllm:num_requests_waiting{replica=\"r0\"} 0\n"
+                           "vllm:generation_tokens_total{replica=\"r0\"} 100\n";
+
+START_TEST(test_stale_metrics_hold)
+{
+    struct scl_config c;
+    struct scl_source *src;
+    struct scl_decider d;
+    struct pol_snapshot s;
+    struct pol_decision out;
+    struct scl_view v;
+
+    api_start();
+    api.page = page;
+    load(&c,
+         "max_replicas: 8\nstale_after_s: 45\npolicy: {name: static, "
+         "params: {replicas: 5}}\nmetrics: {source: scrape, targets: "
+         "[http://127.0.0.1:%d/metrics]}\nactuator: {kind: log}\n",
+         api.port);
+    src = scl_source_new(&c);
+    ck_assert_int_eq(scl_decider_init(&d, &c), 0);
+    scl_source_collect(src, 0, 1000, NULL, NULL);
+    scl_source_collect(src, 15, 1015, NULL, NULL);
+    scl_source_snapshot(src, 2, &s, &v);
+    ck_assert_int_eq(v.valid, 1);
+    ck_assert_int_eq(api.scrapes, 2);
+    /* The target answers 500 from now on: hold, and say for how long. */
+    api.fail_next = 1000;
+    api.fail_status = 500;
+    scl_source_collect(src, 75, 1075, NULL, NULL);
+    scl_source_snapshot(src, 2, &s, &v);
+    ck_assert_int_eq(s.metrics_valid, 0);
+    ck_assert_int_eq(v.hold, SCL_HOLD_STALE);
+    ck_assert_str_eq(v.msg, "metrics stale for 60 s (every target failed)");
+    ck_assert_int_eq(scl_decide(&d, &s, &out, NULL), POL_GUARD_INVALID_METRICS);
+    ck_assert_int_eq(out.desired, 2); /* current size, not the policy's 5 */
+    scl_decider_fini(&d);
+    scl_source_free(src);
+    scl_config_fini(&c);
+    api_stop();
+}
+END_TEST
+
+START_TEST(test_prometheus_source_http)
+{
+    struct scl_config c;
+    struct scl_source *src;
+    struct pol_snapshot s;
+    struct scl_view v;
+
+    api_start();
+    load(&c,
+         "max_replicas: 8\nmetrics: {source: prometheus, "
+         "prometheus_url: 'http://127.0.0.1:%d/'}\n"
+         "actuator: {kind: log}\n",
+         api.port);
+    src = scl_source_new(&c);
+    scl_source_collect(src, 0, (double)time(NULL), NULL, NULL);
+    scl_source_snapshot(src, 3, &s, &v);
+    ck_assert_int_eq(v.valid, 1);
+    ck_assert_int_eq(s.ready, 2);
+    ck_assert_int_eq(s.pending, 1);
+    ck_assert_double_eq(s.num_running, 5); /* 2 + 3 */
+    ck_assert_int_eq(api.queries, SCL_Q_N);
+    /* Prometheus down: one failed query holds the round. */
+    api.fail_next = 1000;
+    api.fail_status = 503;
+    scl_source_collect(src, 15, (double)time(NULL), NULL, NULL);
+    scl_source_snapshot(src, 3, &s, &v);
+    ck_assert_int_eq(v.hold, SCL_HOLD_SOURCE_ERROR);
+    ck_assert_str_eq(v.msg, "prometheus query failed");
+    /* Still down a minute later: the newest sample is now stale. */
+    scl_source_collect(src, 75, (double)time(NULL) + 60, NULL, NULL);
+    scl_source_snapshot(src, 3, &s, &v);
+    ck_assert_int_eq(v.hold, SCL_HOLD_STALE);
+    ck_assert_int_eq(strncmp(v.msg, "metrics stale for 6", 19), 0);
+    scl_source_free(src);
+    scl_config_fini(&c);
+    api_stop();
+}
+END_TEST
+
+static char token_path[64];
+
+static void k8s_config(struct scl_config *c, int max_attempts)
+{
+    FILE *fp;
+
+    snprintf(token_path, sizeof(token_path), "/tmp/scl-token-%d",
+             (int)getpid());
+    fp = fopen(token_path, "w");
+    fputs("sekrit\n", fp);
+    fclose(fp);
+    load(c,
+         "max_replicas: 8\nactuator: {kind: kubernetes, api_server: "
+         "'http://127.0.0.1:%d', namespace: ns, deployment: llm, "
+         "token_file: %s, backoff_initial_s: 0.01, backoff_max_s: 0.02, "
+         "max_attempts: %d}\n",
+         api.port, token_path, max_attempts);
+}
+
+START_TEST(test_k8s_idempotent_patch)
+{
+    struct scl_config c;
+    struct scl_actuator *a;
+    struct scl_act_result r;
+    char err[256];
+    int spec, status;
+
+    api_start();
+    k8s_config(&c, 4);
+    a = scl_actuator_new(&c, 0, NULL);
+    ck_assert_int_eq(scl_actuator_read(a, &spec, &status, err, sizeof(err)), 0);
+    ck_assert_int_eq(spec, 3);
+    ck_assert_str_eq(api.auth, "Bearer sekrit");
+    /* Already 3: a GET, no PATCH. */
+    ck_assert_int_eq(scl_actuator_apply(a, 3, &r, err, sizeof(err)), 0);
+    ck_assert_int_eq(r.patched, 0);
+    ck_assert_int_eq(api.patches, 0);
+    ck_assert_int_eq(scl_actuator_apply(a, 5, &r, err, sizeof(err)), 0);
+    ck_assert_int_eq(r.patched, 1);
+    ck_assert_int_eq(api.patches, 1);
+    ck_assert_str_eq(api.ctype, "application/merge-patch+json");
+    ck_assert_str_eq(api.body, "{\"spec\":{\"replicas\":5}}");
+    ck_assert_int_eq(api.spec, 5);
+    /* The same again changes nothing. */
+    ck_assert_int_eq(scl_actuator_apply(a, 5, &r, err, sizeof(err)), 0);
+    ck_assert_int_eq(api.patches, 1);
+    scl_actuator_free(a);
+    /* Dry run: reads, never patches. */
+    a = scl_actuator_new(&c, 1, NULL);
+    ck_assert_int_eq(scl_actuator_apply(a, 7, &r, err, sizeof(err)), 0);
+    ck_assert_int_eq(api.patches, 1);
+    ck_assert_int_eq(api.spec, 5);
+    scl_actuator_free(a);
+    scl_config_fini(&c);
+    unlink(token_path);
+    api_stop();
+}
+END_TEST
+
+START_TEST(test_k8s_backoff_then_success)
+{
+    struct scl_config c;
+    struct scl_actuator *a;
+    struct scl_act_result r;
+    char err[256];
+
+    api_start();
+    k8s_config(&c, 4);
+    a = scl_actuator_new(&c, 0, NULL);
+    api.fail_next = 2;
+    api.fail_status = 500;
+    ck_assert_int_eq(scl_actuator_apply(a, 4, &r, err, sizeof(err)), 0);
+    ck_assert_int_eq(r.attempts, 3);
+    ck_assert_int_eq(r.errors, 2);
+    ck_assert_int_eq(api.gets, 3); /* one request at a time, in sequence */
+    ck_assert_int_eq(api.patches, 1);
+    ck_assert_int_eq(api.spec, 4);
+    /* Always 500: gives up after max_attempts. */
+    api.fail_next = 1000;
+    ck_assert_int_eq(scl_actuator_apply(a, 6, &r, err, sizeof(err)), SIM_EIO);
+    ck_assert_int_eq(r.attempts, 4);
+    /* 403 will not heal: no retry. */
+    api.fail_next = 1000;
+    api.fail_status = 403;
+    ck_assert_int_eq(scl_actuator_apply(a, 6, &r, err, sizeof(err)), SIM_EIO);
+    ck_assert_int_eq(r.attempts, 1);
+    ck_assert_ptr_null(strstr(err, "sekrit")); /* tokens never in messages */
+    scl_actuator_free(a);
+    scl_config_fini(&c);
+    unlink(token_path);
+    api_stop();
+}
+END_TEST
+
+START_TEST(test_exec_actuator)
+{
+    struct scl_config c;
+    struct scl_actuator *a;
+    struct scl_act_result r;
+    char err[256], path[64], buf[32] = "";
+    FILE *fp;
+
+    snprintf(path, sizeof(path), "/tmp/scl-exec-%d", (int)getpid());
+    load(&c,
+         "max_replicas: 8\nactuator: {kind: exec, command: [/bin/sh, "
+         "-c, 'echo \"$1\" > %s', sh, 'n={replicas}'], "
+         "backoff_initial_s: 0.01, max_attempts: 2}\n",
+         path);
+    a = scl_actuator_new(&c, 0, NULL);
+    ck_assert_int_eq(scl_actuator_apply(a, 7, &r, err, sizeof(err)), 0);
+    ck_assert_int_eq(r.patched, 1);
+    fp = fopen(path, "r");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), fp));
+    fclose(fp);
+    unlink(path);
+    ck_assert_str_eq(buf, "n=7\n");
+    {
+        int spec, st;
+        scl_actuator_read(a, &spec, &st, err, sizeof(err));
+        ck_assert_int_eq(spec, 7);
+    }
+    scl_actuator_free(a);
+    scl_config_fini(&c);
+
+    load(&c, "max_replicas: 8\nactuator: {kind: exec, command: [/bin/sh, "
+             "-c, 'exit 3', '{replicas}'], backoff_initial_s: 0.01, "
+             "max_attempts: 2}\n");
+    a = scl_actuator_new(&c, 0, NULL);
+    ck_assert_int_eq(scl_actuator_apply(a, 2, &r, err, sizeof(err)), SIM_EIO);
+    ck_assert_int_eq(r.attempts, 2);
+    ck_assert_str_eq(err, "command /bin/sh exited with status 3");
+    scl_actuator_free(a);
+    scl_config_fini(&c);
+
+    load(&c, "max_replicas: 8\nactuator: {kind: exec, command: [/bin/sh, "
+             "-c, 'sleep 10', '{replicas}'], timeout_s: 0.2, "
+             "max_attempts: 1}\n");
+    a = scl_actuator_new(&c, 0, NULL);
+    ck_assert_int_eq(scl_actuator_apply(a, 2, &r, err, sizeof(err)), SIM_EIO);
+    ck_assert_str_eq(err, "command /bin/sh timed out after 0.2 s");
+    scl_actuator_free(a);
+    scl_config_fini(&c);
+}
+END_TEST
+
+START_TEST(test_stats_render)
+{
+    struct scl_stats st;
+    char *text;
+
+    scl_stats_init(&st, 15);
+    st.desired = 4;
+    st.decisions[SCL_ACTION_UP] = 2;
+    st.holds[SCL_HOLD_STALE] = 3;
+    st.errors[SCL_ERR_ACTUATOR] = 1;
+    text = scl_stats_render(&st);
+    ck_assert_ptr_nonnull(strstr(text, "\ndsec_scaler_desired_replicas 4\n"));
+    ck_assert_ptr_nonnull(
+        strstr(text, "dsec_scaler_decisions_total{action=\"up\"} 2\n"));
+    ck_assert_ptr_nonnull(
+        strstr(text, "dsec_scaler_holds_total{reason=\"stale\"} 3\n"));
+    ck_assert_ptr_nonnull(
+        strstr(text, "dsec_scaler_errors_total{kind=\"actuator\"} 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(text, "dsec_scaler_last_success_timestamp_seconds NaN\n"));
+    free(text);
+    scl_stats_fini(&st);
+}
+END_TEST
+
+static Suite *scaler_safety_suite(void)
+{
+    Suite *s = suite_create("scaler_safety");
+    TCase *tc = tcase_create("decide");
+
+    tcase_add_test(tc, test_decide_clamp_to_bounds);
+    tcase_add_test(tc, test_decide_cooldown_and_step);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("source");
+    tcase_add_test(tc, test_stale_metrics_hold);
+    tcase_add_test(tc, test_prometheus_source_http);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("actuator");
+    tcase_add_test(tc, test_k8s_idempotent_patch);
+    tcase_add_test(tc, test_k8s_backoff_then_success);
+    tcase_add_test(tc, test_exec_actuator);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("serve");
+    tcase_add_test(tc, test_stats_render);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(scaler_safety_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_ENV);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
