@@ -47,11 +47,20 @@
  *   micro-batch's rows, perf_gemm_eff()) and of the causal attention FLOPs
  *   at the bf16 peak times the calibrated attention efficiency; full
  *   recomputation adds a fourth forward pass (F = 96 vs 72, §12.1),
- *   selective one of the attention core. 1F1B: step = (m + p - 1) x the
- *   slowest stage's micro-batch time (compute, tp/sp and ep collectives and
- *   its sends) + the dp collectives, i.e. ideal / (1 - bubble) with bubble
- *   (p - 1) / (m + p - 1) (§12.4). No communication overlaps compute: an
- *   upper bound.
+ *   selective one of the attention core. Element-wise kernels (norms,
+ *   residual adds, the gated MLP's activation; elem_bytes_per_token())
+ *   run at the calibrated HBM fraction, and Adam updates the GPU's shard of
+ *   the optimizer states (28 bytes a parameter, LAYOUT_ADAM_BYTES_PER_PARAM)
+ *   likewise. 1F1B: step = (m + p - 1) x the slowest stage's micro-batch
+ *   time (compute, tp/sp and ep collectives and its sends) + the dp
+ *   collectives + the optimizer, i.e. ideal / (1 - bubble) with bubble
+ *   (p - 1) / (m + p - 1) (§12.4); interleaved with v chunks (m + (p - 1)
+ *   / v) slots, v times the sends. The setup's overlaps hide fractions of
+ *   the tp/ep collectives behind a micro-batch's compute and of the dp
+ *   collectives behind the backward passes (all 0 by default: every
+ *   collective exposed, an upper bound). ZeRO-3 with zero3_regather
+ *   gathers the parameters twice and reduce-scatters once per
+ *   micro-batch (FSDP with gradient accumulation).
  * - Serving step: the step-time model of models/perf (docs/step-time.md)
  *   for the layout's replica: perf_saturate() at the reference batch (pp
  *   micro-batches in flight, as vLLM's virtual engines; every sequence
@@ -136,7 +145,9 @@ void layout_format(const struct layout *l, int mode, char *buf, size_t len)
             return;
         n += k;
     }
-    if (mode == LAYOUT_TRAINING)
+    if (mode == LAYOUT_TRAINING && l->chunks > 1)
+        snprintf(buf + n, len - (size_t)n, " z%d v%d", l->zero, l->chunks);
+    else if (mode == LAYOUT_TRAINING)
         snprintf(buf + n, len - (size_t)n, " z%d", l->zero);
 }
 
@@ -149,6 +160,17 @@ double layout_bubble(int pp, int micro_batches)
     /* FACTS.md §12.4: bubble / ideal = (p - 1) / m; as a fraction of the
      * step (ideal + bubble) it is (p - 1) / (m + p - 1). */
     return (double)(pp - 1) / (double)(micro_batches + pp - 1);
+}
+
+double layout_bubble_interleaved(int pp, int micro_batches, int chunks)
+{
+    if (chunks <= 1)
+        return layout_bubble(pp, micro_batches);
+    if (pp <= 1 || micro_batches < 1)
+        return 0.0;
+    /* FACTS.md §12.4: bubble / ideal = (p - 1) / (v m). */
+    return (double)(pp - 1) /
+           ((double)chunks * micro_batches + (double)(pp - 1));
 }
 
 double layout_zero_bytes(double params, int zero, int nd, double *weights,
@@ -475,10 +497,13 @@ static int setup_check(const struct layout_setup *s, char *why, size_t len)
         return SIM_EINVAL;
     }
     if (!(s->gpu_memory_utilization > 0 && s->gpu_memory_utilization <= 1) ||
-        !(s->eff_compute >= 0 && s->eff_compute <= 1)) {
+        !(s->eff_compute >= 0 && s->eff_compute <= 1) ||
+        !(s->dp_overlap >= 0 && s->dp_overlap <= 1) ||
+        !(s->tp_overlap >= 0 && s->tp_overlap <= 1) ||
+        !(s->ep_overlap >= 0 && s->ep_overlap <= 1)) {
         snprintf(why, len,
-                 "gpu_memory_utilization must be in (0, 1] and eff_compute in "
-                 "[0, 1]");
+                 "gpu_memory_utilization must be in (0, 1], eff_compute and "
+                 "the overlaps in [0, 1]");
         return SIM_EINVAL;
     }
     if (s->batch < 1 || s->seq_tokens < 1 || s->prefill_tokens < 0) {
@@ -510,6 +535,14 @@ static int layout_check(const struct layout_setup *s, const struct layout *l,
         snprintf(why, len,
                  "zero must be 0..3, micro_batches >= 0, recompute one of "
                  "none, selective, full, auto and seq_parallel -1, 0 or 1");
+        return SIM_EINVAL;
+    }
+    if (s->mode == LAYOUT_TRAINING &&
+        (l->chunks < 0 || (l->chunks > 1 && l->pp < 2))) {
+        snprintf(why, len,
+                 "chunks %d: interleaving needs chunks >= 2 and pp >= 2 "
+                 "(0 or 1 for plain 1F1B)",
+                 l->chunks);
         return SIM_EINVAL;
     }
     return 0;
@@ -759,6 +792,35 @@ static void eval_serving(const struct layout_setup *s, const struct layout *l,
 
 /* ---- training ---- */
 
+/* The interleaved schedule keeps more micro-batches in flight: Korthikanti
+ * et al. (arXiv 2205.05198, §4.2.3; recalled, unverified) give the first
+ * stage's activations times 1 + (p - 1) / (p v) for v chunks. */
+static double interleave_act_factor(const struct layout *l)
+{
+    if (l->chunks <= 1 || l->pp <= 1)
+        return 1.0;
+    return 1.0 + (double)(l->pp - 1) / ((double)l->pp * l->chunks);
+}
+
+/* Element-wise HBM bytes of one layer's forward pass per token on one of
+ * tp ranks: two RMSNorms (read and write h each, 8h), two residual adds
+ * (read 2h, write h each, 12h), split over tp under sequence parallelism
+ * and replicated otherwise; the gated MLP's activation (read 2f, write f
+ * at 2 bytes, 6f / tp) for f the dense width or the active experts'
+ * widths. A derived count (the tensors of FACTS.md §12.2's "10" and the
+ * SwiGLU MLP); rotary embeddings and dropout are not counted. */
+static double elem_bytes_per_token(const struct arch_spec *a, int moe_layer,
+                                   int tp, int sp_on)
+{
+    double h = a->hidden, f = a->ffn;
+
+    if (moe_layer)
+        f = (double)a->moe.experts_per_token * a->moe.moe_ffn +
+            (double)a->moe.n_shared_experts *
+                (a->moe.shared_ffn > 0 ? a->moe.shared_ffn : a->moe.moe_ffn);
+    return 10.0 * ACT_BYTES * h / (sp_on ? tp : 1) + 3.0 * ACT_BYTES * f / tp;
+}
+
 /* Model states and activations of one training stage, per GPU. */
 struct train_mem {
     double w, g, o, act;
@@ -784,12 +846,13 @@ static void train_stage_mem(const struct layout_setup *s,
     m->o += o;
     /* FACTS.md §12.2: with 1F1B stage i holds min(p - i, m) micro-batches
      * of its layers (the first stage p, i.e. L layers' worth). */
-    m->act = inflight * (st->dense * layout_act_bytes_per_layer(
-                                         a, 0, (double)s->seq_tokens,
-                                         micro_batch, l->tp, sp_on, recompute) +
-                         st->moe * layout_act_bytes_per_layer(
-                                       a, 1, (double)s->seq_tokens, micro_batch,
-                                       l->tp, sp_on, recompute));
+    m->act = inflight * interleave_act_factor(l) *
+             (st->dense * layout_act_bytes_per_layer(
+                              a, 0, (double)s->seq_tokens, micro_batch, l->tp,
+                              sp_on, recompute) +
+              st->moe * layout_act_bytes_per_layer(a, 1, (double)s->seq_tokens,
+                                                   micro_batch, l->tp, sp_on,
+                                                   recompute));
 }
 
 /* The fullest stage's memory under recompute into r; returns its total. */
@@ -833,6 +896,15 @@ static int train_dp(const struct layout_setup *s, const struct layout *l,
         return 0;
     if (l->zero == 0)
         return traffic_add(s, tr, NET_ALLREDUCE, n, stride, 0, 1.0, bytes);
+    if (l->zero == 3 && s->zero3_regather) {
+        /* Every micro-batch: a gather forward, one backward, and the
+         * reduce-scatter of its gradients (FSDP; see layout.h). */
+        double m = l->micro_batches;
+
+        rc |= traffic_add(s, tr, NET_REDUCESCATTER, n, stride, 0, m, bytes);
+        rc |= traffic_add(s, tr, NET_ALLGATHER, n, stride, 0, 2.0 * m, bytes);
+        return rc;
+    }
     rc |= traffic_add(s, tr, NET_REDUCESCATTER, n, stride, 0, 1.0, bytes);
     rc |= traffic_add(s, tr, NET_ALLGATHER, n, stride, 0,
                       l->zero == 3 ? 2.0 : 1.0, bytes);
@@ -845,7 +917,8 @@ static int train_dp(const struct layout_setup *s, const struct layout *l,
 static int train_stage_time(const struct layout_setup *s,
                             const struct layout *l, const struct split *sp,
                             int i, double micro_batch, int sp_on, int recompute,
-                            double *compute_ns, double *comm_ns, double *dp_ns,
+                            double *compute_ns, double *elem_ns,
+                            double *comm_ns, double *dp_ns, double *optim_ns,
                             struct layout_traffic *tr)
 {
     const struct arch_spec *a = s->arch;
@@ -855,6 +928,7 @@ static int train_stage_time(const struct layout_setup *s,
     double tokens = micro_batch * seq, m = l->micro_batches;
     double act = tokens * h * ACT_BYTES, lin, attn, t0;
     double pass_lin = 3.0, pass_attn = 3.0, passes, calls, nonrouted, routed;
+    double elem, shard;
     /* fp8 GEMMs at the fp8 peak, dequantised to bf16 on a GPU without
      * one (A100, FACTS.md §1.1), as the step-time model does. */
     double peak_lin = s->dtype == CL_DTYPE_FP8 && g->flops_fp8 > 0
@@ -884,6 +958,14 @@ static int train_stage_time(const struct layout_setup *s,
         (pass_lin * lin / (eff * peak_lin) +
          pass_attn * attn / (s->calib.attn_eff_compute * g->flops_bf16)) /
         l->tp;
+    /* Element-wise kernels at the calibrated HBM fraction: the forward
+     * once, the backward twice its bytes (gradients of inputs and
+     * outputs), full recomputation one forward more. */
+    elem = tokens * (st.dense * elem_bytes_per_token(a, 0, l->tp, sp_on) +
+                     st.moe * elem_bytes_per_token(a, 1, l->tp, sp_on));
+    *elem_ns = NS_PER_S * pass_lin * elem /
+               (s->calib.elem_eff_memory * g->hbm_bytes_per_s);
+    *compute_ns += *elem_ns;
 
     /* FACTS.md §3.2: the forward collectives again backward; full
      * recomputation repeats the forward ones (passes 3 instead of 2). */
@@ -909,12 +991,15 @@ static int train_stage_time(const struct layout_setup *s,
     t0 += tr[LAYOUT_TR_EP].time_ns;
     /* FACTS.md §3.2: one send of tokens h 2 bytes per micro-batch per
      * boundary each way: activations forward, gradients backward. */
-    if (!st.last)
+    /* Interleaving sends each micro-batch v times across the pipeline
+     * (§12.4: v times the pipeline communication). */
+    if (!st.last || l->chunks > 1)
         rc |= traffic_add(s, &tr[LAYOUT_TR_PP], NET_SENDRECV, 2, block,
-                          i * block, m, act);
-    if (!st.first)
+                          i * block, m * (l->chunks > 1 ? l->chunks : 1), act);
+    if (!st.first || l->chunks > 1)
         rc |= traffic_add(s, &tr[LAYOUT_TR_PP], NET_SENDRECV, 2, block,
-                          (i - 1) * block, m, act);
+                          (i > 0 ? i - 1 : 0) * block,
+                          m * (l->chunks > 1 ? l->chunks : 1), act);
     t0 += tr[LAYOUT_TR_PP].time_ns;
     *comm_ns = t0 / m;
 
@@ -922,6 +1007,12 @@ static int train_stage_time(const struct layout_setup *s,
     rc |= train_dp(s, l, nonrouted / l->tp, l->dp, l->tp, &tr[LAYOUT_TR_DP]);
     rc |= train_dp(s, l, routed / ed, block / ed, ed, &tr[LAYOUT_TR_DP]);
     *dp_ns = tr[LAYOUT_TR_DP].time_ns;
+    /* Adam on the GPU's shard of the optimizer states (ZeRO >= 1: 1 / dp
+     * of them), HBM-bound at the element-wise fraction. */
+    shard = nonrouted / l->tp / (l->zero >= 1 ? l->dp : 1) +
+            routed / ed / (l->zero >= 1 ? block / ed : 1);
+    *optim_ns = NS_PER_S * LAYOUT_ADAM_BYTES_PER_PARAM * shard /
+                (s->calib.elem_eff_memory * g->hbm_bytes_per_s);
     return rc != 0 ? -1 : 0;
 }
 
@@ -933,7 +1024,9 @@ static void eval_training(const struct layout_setup *s, struct layout *l,
     struct split sp;
     int64_t per_dp;
     double micro_batch, slow = -1.0, slow_c = 0.0, slow_comm = 0.0;
-    double dp_max = 0.0, flops;
+    double slow_elem = 0.0, dp_max = 0.0, optim_max = 0.0, flops, hidden;
+    double slots, v, slow_hidden = 0.0, want_hidden;
+    struct layout_traffic slow_tr[LAYOUT_TR_KINDS];
     int sp_on, rc_try, rc_last;
 
     split_init(&sp, a);
@@ -954,6 +1047,17 @@ static void eval_training(const struct layout_setup *s, struct layout *l,
         return;
     }
     micro_batch = (double)(per_dp / l->micro_batches);
+    if (l->chunks > 1 && l->micro_batches % l->pp != 0) {
+        say(r, LAYOUT_NO_BATCH,
+            "interleaving needs micro-batches (%d) a multiple of pp %d",
+            l->micro_batches, l->pp);
+        return;
+    }
+    if (l->chunks > 1 && l->pp * l->chunks > a->layers) {
+        say(r, LAYOUT_NO_PP_LAYERS, "pp %d x %d chunks exceeds %d layers",
+            l->pp, l->chunks, a->layers);
+        return;
+    }
     sp_on = l->seq_parallel < 0 ? l->tp > 1 : (l->seq_parallel && l->tp > 1);
     l->seq_parallel = sp_on;
 
@@ -985,33 +1089,82 @@ static void eval_training(const struct layout_setup *s, struct layout *l,
         return;
     }
 
+    memset(slow_tr, 0, sizeof(slow_tr));
     for (int i = 0; i < l->pp; i++) {
         struct layout_traffic tr[LAYOUT_TR_KINDS];
-        double c, comm, dp;
+        double c, e, comm, dp, opt;
 
         memset(tr, 0, sizeof(tr));
-        if (train_stage_time(s, l, &sp, i, micro_batch, sp_on, rc_try, &c,
-                             &comm, &dp, tr) != 0) {
+        if (train_stage_time(s, l, &sp, i, micro_batch, sp_on, rc_try, &c, &e,
+                             &comm, &dp, &opt, tr) != 0) {
             say(r, LAYOUT_NO_NETWORK,
                 "the layout spans nodes but no inter-node link is given");
             return;
         }
         if (i == 0)
             memcpy(r->traffic, tr, sizeof(tr));
-        if (c + comm > slow) {
-            slow = c + comm;
-            slow_c = c;
-            slow_comm = comm;
+        /* Overlap: a fraction of the tp/sp and ep time of a micro-batch
+         * runs behind its compute, never more than the compute. */
+        {
+            double mm = l->micro_batches;
+            double tpm =
+                (tr[LAYOUT_TR_TP].time_ns + tr[LAYOUT_TR_SP].time_ns) / mm;
+            double epm = tr[LAYOUT_TR_EP].time_ns / mm;
+            double hid = s->tp_overlap * tpm + s->ep_overlap * epm;
+
+            if (hid > c)
+                hid = c;
+            comm -= hid;
+            if (c + comm > slow) {
+                slow = c + comm;
+                slow_c = c;
+                slow_elem = e;
+                slow_comm = comm;
+                slow_hidden = hid * mm;
+                memcpy(slow_tr, tr, sizeof(tr));
+            }
         }
         if (dp > dp_max)
             dp_max = dp;
+        if (opt > optim_max)
+            optim_max = opt;
     }
     /* FACTS.md §12.4, 1F1B: (m + p - 1) micro-batch slots of the slowest
-     * stage = ideal / (1 - bubble); then the dp collectives. */
-    r->bubble = layout_bubble(l->pp, l->micro_batches);
-    r->compute_ns = l->micro_batches * slow_c;
-    r->comm_ns = l->micro_batches * slow_comm + dp_max;
-    r->step_ns = (l->micro_batches + l->pp - 1) * slow + dp_max;
+     * stage = ideal / (1 - bubble), interleaved (m + (p - 1) / v) slots
+     * (each chunk's slot is 1 / v of a micro-batch's time); then the dp
+     * collectives that overlap does not hide and the optimizer step. The
+     * hidden part is at most the backward compute (2/3 of fwd_bwd_ns
+     * without recomputation), which it runs behind. */
+    v = l->chunks > 1 ? l->chunks : 1;
+    slots = l->micro_batches + (l->pp - 1) / v;
+    r->bubble = layout_bubble_interleaved(l->pp, l->micro_batches, l->chunks);
+    r->fwd_bwd_ns = l->micro_batches * slow_c;
+    r->elem_ns = l->micro_batches * slow_elem;
+    r->tp_ns = slow_tr[LAYOUT_TR_TP].time_ns + slow_tr[LAYOUT_TR_SP].time_ns;
+    r->ep_ns = slow_tr[LAYOUT_TR_EP].time_ns;
+    /* What overlap hides comes off tp and ep in proportion to what each
+     * asked to hide. */
+    r->hidden_ns = slow_hidden;
+    want_hidden = s->tp_overlap * r->tp_ns + s->ep_overlap * r->ep_ns;
+    if (want_hidden > 0) {
+        r->tp_ns -= slow_hidden * s->tp_overlap * r->tp_ns / want_hidden;
+        r->ep_ns -= slow_hidden * s->ep_overlap * r->ep_ns / want_hidden;
+    }
+    r->pp_ns = slow_tr[LAYOUT_TR_PP].time_ns;
+    r->bubble_ns = (slots - l->micro_batches) * slow;
+    r->dp_ns = dp_max;
+    hidden = s->dp_overlap * dp_max;
+    /* Gradient collectives hide behind the backward passes (2/3 of the
+     * compute); ZeRO-3's regathers are prefetched in both passes. */
+    if (hidden >
+        (l->zero == 3 && s->zero3_regather ? 1.0 : 2.0 / 3.0) * r->fwd_bwd_ns)
+        hidden = (l->zero == 3 && s->zero3_regather ? 1.0 : 2.0 / 3.0) *
+                 r->fwd_bwd_ns;
+    r->dp_exposed_ns = dp_max - hidden;
+    r->optim_ns = optim_max;
+    r->compute_ns = r->fwd_bwd_ns + r->optim_ns;
+    r->comm_ns = l->micro_batches * slow_comm + r->dp_exposed_ns;
+    r->step_ns = slots * slow + r->dp_exposed_ns + r->optim_ns;
     r->tokens_per_s = (double)s->batch * s->seq_tokens * NS_PER_S / r->step_ns;
     /* FACTS.md §12.1: MFU counts 6 N plus attention per token, at the
      * dense bf16 peak, without recomputation. */
@@ -1019,7 +1172,16 @@ static void eval_training(const struct layout_setup *s, struct layout *l,
             ((double)arch_linear_flops_per_token(a) * s->seq_tokens +
              arch_attn_flops_per_pair(a, 0) * s->seq_tokens *
                  (s->seq_tokens + 1.0) / 2.0);
+    r->model_flops = flops;
     r->mfu = flops / (r->step_ns / NS_PER_S * s->gpus * g->flops_bf16);
+    /* FACTS.md §12.1: HFU counts the recomputed passes too (4/3 MFU for
+     * full recomputation of the linear FLOPs). */
+    r->hfu = (flops + (rc_try == LAYOUT_RECOMPUTE_FULL ? flops / 3.0 : 0.0) +
+              (rc_try == LAYOUT_RECOMPUTE_SELECTIVE
+                   ? (double)s->batch * arch_attn_flops_per_pair(a, 0) *
+                         s->seq_tokens * (s->seq_tokens + 1.0) / 2.0
+                   : 0.0)) /
+             (r->step_ns / NS_PER_S * s->gpus * g->flops_bf16);
 }
 
 /* ---- entry points ---- */
@@ -1102,7 +1264,7 @@ static int divisors(int n, int *d, int max)
 
 /* Feasible first; then tokens/s descending, memory ascending; then the
  * degrees. */
-static int cmp_result(const void *pa, const void *pb)
+int layout_result_cmp(const void *pa, const void *pb)
 {
     const struct layout_result *a = pa, *b = pb;
     const int ka[] = {a->l.tp, a->l.pp, a->l.dp, a->l.ep, a->l.zero};
@@ -1181,7 +1343,7 @@ int layout_enumerate(const struct layout_setup *s, struct layout_result **out,
             }
         }
     }
-    qsort(res, (size_t)cnt, sizeof(*res), cmp_result);
+    qsort(res, (size_t)cnt, sizeof(*res), layout_result_cmp);
     *out = res;
     *n = cnt;
     return 0;

@@ -54,6 +54,10 @@ struct layout {
                           sequence per micro-batch (m = batch / dp) */
     int recompute;     /* training: enum layout_recompute */
     int seq_parallel;  /* training: 1 on, 0 off, -1 on whenever tp > 1 */
+    int chunks;        /* training: model chunks per GPU of the interleaved
+                          1F1B schedule (v, FACTS.md §12.4); 0 or 1 is
+                          plain 1F1B; above 1 needs pp > 1 and micro-batches
+                          a multiple of pp */
 };
 
 /* The cluster, the mode and the reference batch. Fill it with
@@ -86,6 +90,24 @@ struct layout_setup {
     int64_t seq_tokens;
     int64_t prefill_tokens;
     int tp_across_nodes; /* training: 1 allowed and flagged, 0 refused */
+    /* Training: fraction of the data-parallel collectives hidden behind
+     * the backward passes, [0, 1] (Megatron-LM's --overlap-grad-reduce
+     * and --overlap-param-gather); 0, the default, exposes them all. */
+    double dp_overlap;
+    /* Training: fractions of the tensor/sequence-parallel and of the
+     * expert all-to-all time hidden behind a micro-batch's compute, [0, 1]
+     * (Megatron-LM's --tp-comm-overlap; DeepSeek-V3's DualPipe overlaps
+     * the all-to-alls, FACTS.md §12.4); at most the compute is hidden.
+     * 0, the default, exposes them all. */
+    double tp_overlap;
+    double ep_overlap;
+    /* Training, ZeRO-3: 1 gathers the parameters in the forward and the
+     * backward of every micro-batch and reduce-scatters its gradients (3
+     * Psi per micro-batch: what FSDP and DeepSpeed do with gradient
+     * accumulation, since the whole parameters are never resident); 0,
+     * the default, counts the ZeRO paper's 3 Psi per step (FACTS.md
+     * §12.3), i.e. one gather kept across the micro-batches. */
+    int zero3_regather;
 };
 
 /* The traffic of one parallel dimension on a GPU of the first pipeline
@@ -160,6 +182,24 @@ struct layout_result {
     double tokens_per_s; /* serving: decode tokens/s of all replicas;
                             training: tokens/s trained */
     double mfu;          /* training: 6 N_active tokens / (step * N * peak) */
+    /* Training: the parts of step_ns, which they sum to (slowest stage):
+     * fwd_bwd_ns the m micro-batches' forward and backward (and
+     * recomputation) compute, GEMMs, attention and element-wise kernels;
+     * tp_ns, ep_ns and pp_ns their tensor/sequence-parallel, expert and
+     * pipeline collectives as far as tp_overlap and ep_overlap leave them
+     * exposed (hidden_ns the rest); bubble_ns the idle
+     * pipeline slots; dp_exposed_ns what dp_overlap leaves of dp_ns, the
+     * data-parallel collectives (ZeRO-3 parameter gathers included);
+     * optim_ns the Adam update of the GPU's optimizer shard (HBM-bound).
+     * compute_ns = fwd_bwd_ns + optim_ns; comm_ns = tp_ns + ep_ns + pp_ns +
+     * dp_exposed_ns. */
+    double fwd_bwd_ns, tp_ns, ep_ns, pp_ns, bubble_ns;
+    double dp_ns, dp_exposed_ns, optim_ns;
+    double hidden_ns;   /* training: tp and ep time hidden by overlap */
+    double elem_ns;     /* training: of fwd_bwd_ns, element-wise kernels */
+    double model_flops; /* training: per step, 6 N_active + attention per
+                           token (the MFU numerator) */
+    double hfu;         /* training: MFU with recomputation's FLOPs counted */
 };
 
 /*
@@ -203,6 +243,11 @@ int layout_eval(const struct layout_setup *s, const struct layout *l,
 int layout_enumerate(const struct layout_setup *s, struct layout_result **out,
                      int *n);
 
+/* The order of layout_enumerate() for qsort() over struct layout_result:
+ * feasible first, then tokens/s descending, total memory ascending, then
+ * (tp, pp, dp, ep, zero). */
+int layout_result_cmp(const void *a, const void *b);
+
 /* The best feasible layout of s into out: the first of
  * layout_enumerate(). Returns 0, SIM_EINFEASIBLE when none fits (out then
  * holds the first infeasible one), or SIM_EINVAL. */
@@ -212,6 +257,17 @@ int layout_best(const struct layout_setup *s, struct layout_result *out);
  * (p - 1) / (m + p - 1): FACTS.md §12.4 gives bubble / ideal = (p - 1) / m,
  * and the step is ideal + bubble. 0 for p <= 1 or m < 1. */
 double layout_bubble(int pp, int micro_batches);
+
+/* The interleaved 1F1B bubble with v model chunks per GPU as a fraction of
+ * the step, (p - 1) / (v m + p - 1): FACTS.md §12.4 gives bubble / ideal =
+ * (p - 1) / (v m). v <= 1 is layout_bubble(). 0 for p <= 1 or m < 1. */
+double layout_bubble_interleaved(int pp, int micro_batches, int chunks);
+
+/* Bytes one Adam step reads and writes per parameter of the optimizer
+ * shard (mixed precision, FACTS.md §12.3): FP32 master, momentum and
+ * variance read and written (24), the bf16 gradient read (2) and the bf16
+ * weight written (2): 28. */
+#define LAYOUT_ADAM_BYTES_PER_PARAM 28.0
 
 /* Bytes of model states one GPU holds for params parameters under ZeRO
  * stage zero (0..3) over nd data-parallel ranks, mixed-precision Adam

@@ -1,0 +1,58 @@
+/*
+ * The scenario's `training:` section (issue #10): the job's model, GPUs,
+ * pool, layout knobs, checkpointing, failures and duration, as the scenario
+ * loader fills it from scenarios/schema.c's rows. Kept apart from
+ * models/train/train.h so that models/cluster/config.h can hold it without
+ * the layout model's headers. Strings are owned; train_config_fini() frees
+ * them. Times are int64 ns, bandwidths bytes/s.
+ */
+#ifndef TRAIN_CONFIG_H
+#define TRAIN_CONFIG_H
+
+#include <stdint.h>
+
+/* Where a checkpoint goes. */
+enum train_ckpt_target {
+    TRAIN_CKPT_STORAGE,     /* shared storage at an aggregate bandwidth */
+    TRAIN_CKPT_PEER_MEMORY, /* a peer host's DRAM over the scale-out link */
+};
+
+/* The scenario's training.checkpoint section. */
+struct train_ckpt_config {
+    int64_t every_steps;          /* K; 0 = from interval_ns, else Young */
+    int64_t interval_ns;          /* 0 = every_steps or Young */
+    int target;                   /* enum train_ckpt_target */
+    double bandwidth_bytes_per_s; /* storage: aggregate; peer_memory: per
+                                     GPU; 0 = the default (see
+                                     train_ckpt_bandwidth()) */
+    int async;                    /* 1: block only for the snapshot to host
+                                     memory; durable after the write */
+};
+
+/* The scenario's training: section. gpus 0 means there is none. */
+struct train_config {
+    char *model;   /* catalog name; NULL = the scenario's model */
+    char *gpu;     /* GPU kind; NULL = hardware.gpu */
+    char *pool;    /* pool the job runs in (elastic: a borrowable one) */
+    int gpus;      /* GPUs of the job at full size */
+    char *layout;  /* "tp=8,pp=4[,dp=..][,ep=..][,v=..]"; NULL = best */
+    int zero;      /* 0..3, or -1: 1 when dp > 1, else 0 */
+    int recompute; /* enum layout_recompute */
+    int dtype;     /* enum cl_dtype: bf16 or fp8 */
+    int64_t seq_tokens;
+    int64_t global_batch_seqs;
+    int micro_batch;   /* sequences per micro-batch */
+    double dp_overlap; /* struct layout_setup's overlaps */
+    double tp_overlap;
+    double ep_overlap;
+    struct train_ckpt_config checkpoint;
+    double gpu_mtbf_s;      /* per GPU; 0 = no failures */
+    int64_t restart_ns;     /* reschedule + rebuild communicators */
+    int64_t reconfigure_ns; /* a resize: communicators + reshard */
+    int64_t duration_ns;    /* simulated job time */
+};
+
+/* Frees the strings of c and zeroes it. NULL is a no-op. */
+void train_config_fini(struct train_config *c);
+
+#endif /* TRAIN_CONFIG_H */
