@@ -4,7 +4,7 @@ noinst_PROGRAMS += bench/dsec-bench
 bench_dsec_bench_SOURCES = bench/bench.c
 bench_dsec_bench_LDADD = $(SWEEP_LIBS)
 EXTRA_DIST += bench/mm4.yaml bench/llama8b.yaml bench/sweep.yaml \
-	bench/kv-heavy.yaml
+	bench/kv-heavy.yaml bench/prefix-offload.yaml
 
 bench: bench/dsec-bench
 	@echo "== bare engine (one pop + one push per event)"
@@ -20,6 +20,9 @@ bench: bench/dsec-bench
 	@echo "== end to end: KV-heavy, Llama-3.1-8B on a 22 GB H100, recompute preemption"
 	@bench/dsec-bench run $(srcdir)/bench/kv-heavy.yaml 20000
 	@bench/dsec-bench run $(srcdir)/bench/kv-heavy.yaml 200000
+	@echo "== end to end: prefix caching + KV offload, multi-turn sessions on 22 GB H100s"
+	@bench/dsec-bench run $(srcdir)/bench/prefix-offload.yaml 20000
+	@bench/dsec-bench run $(srcdir)/bench/prefix-offload.yaml 200000
 	@echo "(requests are recycled, statistics are fixed-size: peak_rss_mib stays flat as requests grow tenfold,"
 	@echo " except one ~120-byte time-series row per metrics interval of simulated time)"
 	@echo "== dsec sweep: 48 configurations, each simulated and written in its own transaction"

@@ -4,6 +4,7 @@
  * report) into DIR. --trace replaces workload.trace.path; a relative FILE
  * is taken from the current directory, not the scenario's. */
 #include <getopt.h>
+#include <json-c/json.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "cli/cli.h"
 #include "config.h"
 #include "models/cluster/cluster.h"
+#include "models/train/scenario.h"
 #include "reports/db.h"
 #include "reports/summary.h"
 #include "scenarios/load.h"
@@ -62,6 +64,11 @@ static void print_help(void)
            "  --no-db          do not write a database\n"
            "  -j, --json       print one JSON object instead of the table, "
            "and no progress\n"
+           "  --series-replicas  with --json: add the per-replica time "
+           "series\n"
+           "                   (replica_series, docs/results.md; one object "
+           "per replica\n"
+           "                   and interval, so it can be large)\n"
            "  -q, --quiet      print nothing on success (no progress, no "
            "notes, no table)\n"
            "  --report DIR     write the run's cost report (HTML, as 'dsec "
@@ -82,6 +89,7 @@ static int exec_run(int argc, char **argv)
         {"db", required_argument, NULL, 'd'},
         {"no-db", no_argument, NULL, 'n'},
         {"json", no_argument, NULL, 'j'},
+        {"series-replicas", no_argument, NULL, 'R'},
         {"quiet", no_argument, NULL, 'q'},
         {"report", required_argument, NULL, 'r'},
         {"trace", required_argument, NULL, 't'},
@@ -90,9 +98,11 @@ static int exec_run(int argc, char **argv)
     };
     const char *db_path = "dsec.db", *report_dir = NULL, *trace_path = NULL;
     int json = 0, quiet = 0, no_db = 0, seed_set = 0, opt, rc, status;
+    int series_replicas = 0;
     uint64_t seed = 0;
     struct cl_scenario scn;
     struct cl_results res;
+    struct train_report trep = {0}; /* the training: section's job */
     struct cl_run_opts ropts = {0};
     struct sim_diag diag;
     struct progress prog = {0};
@@ -116,6 +126,9 @@ static int exec_run(int argc, char **argv)
             break;
         case 'j':
             json = 1;
+            break;
+        case 'R':
+            series_replicas = 1;
             break;
         case 'q':
             quiet = 1;
@@ -201,6 +214,15 @@ static int exec_run(int argc, char **argv)
         sim_diag_print(&diag, stderr); /* notes, e.g. trace rows skipped */
     }
     sim_diag_fini(&diag);
+    /* The training job after the serving part (docs/training.md). */
+    if (status == CLI_EXIT_OK && scn.training.gpus > 0) {
+        sim_diag_init(&diag);
+        if (train_scenario_run(&scn, &ropts, &res, &trep, &diag) != 0) {
+            sim_diag_print(&diag, stderr);
+            status = CLI_EXIT_INPUT;
+        }
+        sim_diag_fini(&diag);
+    }
 
     if (status == CLI_EXIT_OK && !no_db) {
         struct rpt_db *db;
@@ -242,12 +264,27 @@ static int exec_run(int argc, char **argv)
         }
     }
     if (status == CLI_EXIT_OK && json) {
-        char *s = rpt_summary_json(&res, 1);
-        printf("%s\n", s);
+        char *s = series_replicas ? rpt_summary_json_replicas(&res, 1)
+                                  : rpt_summary_json(&res, 1);
+        json_object *o = scn.training.gpus > 0 ? json_tokener_parse(s) : NULL;
+
+        if (o != NULL) {
+            json_object_object_add(o, "training", cli_train_report_json(&trep));
+            printf("%s\n",
+                   json_object_to_json_string_ext(
+                       o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                              JSON_C_TO_STRING_NOSLASHESCAPE));
+            json_object_put(o);
+        } else {
+            printf("%s\n", s);
+        }
         free(s);
     } else if (status == CLI_EXIT_OK && !quiet) {
         rpt_summary_print(stdout, &res);
+        if (scn.training.gpus > 0)
+            cli_train_report_print(stdout, &trep);
     }
+    train_report_fini(&trep);
     cl_results_fini(&res);
     cl_scenario_fini(&scn);
     free(dir_copy);
@@ -257,7 +294,7 @@ static int exec_run(int argc, char **argv)
 const struct cli_entry cli_cmd_run = {
     .name = "run",
     .usage = "SCENARIO.yaml [--seed N] [--db FILE|--no-db] [--json] [--quiet] "
-             "[--report DIR] [--trace FILE]",
+             "[--report DIR] [--trace FILE] [--series-replicas]",
     .summary = "simulate a scenario, print a summary, store results in SQLite",
     .exec = exec_run,
 };

@@ -5,6 +5,7 @@ dsec_SOURCES = cli/cli.h cli/main.c cli/table.c cli/util.c cli/cmd-help.c \
 dsec_SOURCES += cli/cmd-model.c
 dsec_SOURCES += cli/cmd-strategies.c
 dsec_SOURCES += cli/cmd-step.c
+dsec_SOURCES += cli/cmd-train.c
 dsec_LDADD = $(DSEC_LIBS)
 # dsec sweep: the sweep library needs the others after it (static order).
 dsec_SOURCES += cli/cmd-sweep.c

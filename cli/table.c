@@ -5,9 +5,10 @@
 #include "config.h"
 
 const struct cli_entry *const cli_table[] = {
-    &cli_cmd_compare, &cli_cmd_help,     &cli_cmd_model,   &cli_cmd_plan,
-    &cli_cmd_report,  &cli_cmd_run,      &cli_cmd_step,    &cli_cmd_strategies,
-    &cli_cmd_sweep,   &cli_cmd_validate, &cli_cmd_version, NULL,
+    &cli_cmd_compare, &cli_cmd_help,  &cli_cmd_model, &cli_cmd_plan,
+    &cli_cmd_report,  &cli_cmd_run,   &cli_cmd_step,  &cli_cmd_strategies,
+    &cli_cmd_sweep,   &cli_cmd_train, &cli_cmd_twin,  &cli_cmd_validate,
+    &cli_cmd_version, NULL,
 };
 
 const struct cli_entry *cli_find(const char *name)

@@ -252,6 +252,19 @@ static int write_summary(sqlite3 *sql, int64_t run_id,
         {"failures", (double)r->failures},
         {"requests_retried", (double)r->requests_retried},
         {"preemptions", (double)r->preemptions},
+        {"prefix_hit_rate", r->prefix_hit_rate},
+        {"kv.prefix_lookup_blocks", (double)r->prefix_lookup_blocks},
+        {"kv.prefix_hits_hbm", (double)r->prefix_hits_gpu},
+        {"kv.prefix_hits_host", (double)r->prefix_hits_host},
+        {"kv.prefix_hits_remote", (double)r->prefix_hits_remote},
+        {"kv.offload_bytes", (double)r->kv_offload_bytes},
+        {"kv.fetch_bytes", (double)r->kv_fetch_bytes},
+        {"kv.fetch_remote_bytes", (double)r->kv_fetch_remote_bytes},
+        {"kv.swaps_out", (double)r->swaps_out},
+        {"kv.swap_bytes", (double)r->swap_bytes},
+        {"kv.transfer_s", r->kv_transfer_s},
+        {"kv.pd_transfers", (double)r->pd_transfers},
+        {"kv.pd_bytes", (double)r->pd_bytes},
         {"recovery_s_mean", r->recovery_s_mean},
         {"borrowed_gpu_hours", r->borrowed_gpu_hours},
         {"gpu_hours.provisioning", r->gpu_hours_by_state[CL_GS_PROVISIONING]},
@@ -439,6 +452,63 @@ static int write_pool_series(sqlite3 *sql, int64_t run_id,
     return rc;
 }
 
+/* One row per replica and interval (schema 7). The pool is written by
+ * name; an index out of range (not from the cluster model) is "?". */
+static int write_replica_series(sqlite3 *sql, int64_t run_id,
+                                const struct cl_results *r)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if (r->nreplica_series == 0)
+        return SQLITE_OK;
+    rc = sqlite3_prepare_v2(
+        sql,
+        "INSERT INTO replica_series (run_id, t_start_s, t_end_s, replica, "
+        "pool, state, num_requests_running_mean, num_requests_waiting_mean, "
+        "num_requests_running, num_requests_waiting, "
+        "kv_cache_usage_perc_mean, kv_cache_usage_perc, "
+        "prefix_cache_hit_rate, prompt_tokens, generation_tokens, "
+        "request_success) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+        "?11, ?12, ?13, ?14, ?15, ?16)",
+        -1, &st, NULL);
+    for (size_t i = 0; i < r->nreplica_series && rc == SQLITE_OK; i++) {
+        const struct cl_replica_row *x = &r->replica_series[i];
+        const double reals[] = {
+            (double)x->t_start_ns / 1e9, (double)x->t_end_ns / 1e9,
+            x->num_requests_running,     x->num_requests_waiting,
+            x->kv_cache_usage_perc,      x->kv_cache_usage_perc_end,
+            x->prefix_cache_hit_rate};
+        static const int rcol[] = {2, 3, 7, 8, 11, 12, 13};
+        const int64_t ints[] = {
+            (int64_t)x->replica,           x->num_requests_running_end,
+            x->num_requests_waiting_end,   (int64_t)x->prompt_tokens,
+            (int64_t)x->generation_tokens, (int64_t)x->request_success};
+        static const int icol[] = {4, 9, 10, 14, 15, 16};
+        const char *pool =
+            x->pool >= 0 && x->pool < r->npools ? r->pools[x->pool].name : "?";
+
+        sqlite3_reset(st);
+        rc = sqlite3_bind_int64(st, 1, run_id);
+        if (rc == SQLITE_OK)
+            rc = bind_text(st, 5, pool);
+        if (rc == SQLITE_OK)
+            rc = bind_text(st, 6, cl_replica_state_name(x->state));
+        for (size_t j = 0; j < sizeof(rcol) / sizeof(rcol[0]); j++)
+            if (rc == SQLITE_OK)
+                rc = bind_real(st, rcol[j], reals[j]);
+        for (size_t j = 0; j < sizeof(icol) / sizeof(icol[0]); j++)
+            if (rc == SQLITE_OK)
+                rc = sqlite3_bind_int64(st, icol[j], ints[j]);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE)
+            rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int write_notes(sqlite3 *sql, int64_t run_id, const struct cl_results *r)
 {
     sqlite3_stmt *st = NULL;
@@ -526,6 +596,8 @@ static int write_run_rows(sqlite3 *sql, const struct rpt_run_info *info,
         rc = write_pools(sql, *run_id, r);
     if (rc == SQLITE_OK)
         rc = write_pool_series(sql, *run_id, r);
+    if (rc == SQLITE_OK)
+        rc = write_replica_series(sql, *run_id, r);
     return rc;
 }
 

@@ -1,7 +1,8 @@
 /* The report's charts, drawn by gnuplot (reports/gnuplot.h) from data files
  * in a temporary directory: traffic and GPUs in use (two y axes), cost per
  * hour stacked by pool (pool_series), latency p50/p99 against the targets,
- * GPU-hours by state per pool (stacked bars). Times are plotted in minutes
+ * GPU-hours by state per pool (stacked bars), KV cache usage and requests
+ * running per replica (replica_series). Times are plotted in minutes
  * at each interval's middle; "?" marks an undefined value. */
 #include <errno.h>
 #include <math.h>
@@ -184,11 +185,91 @@ static void states(FILE *fp, const struct rpt_run *r, const char *dat)
     fputc('\n', fp);
 }
 
+static int by_replica(const void *a, const void *b)
+{
+    const struct rpt_replica_row *x = *(const struct rpt_replica_row *const *)a;
+    const struct rpt_replica_row *y = *(const struct rpt_replica_row *const *)b;
+    if (x->replica != y->replica)
+        return x->replica < y->replica ? -1 : 1;
+    return x->t_start_s < y->t_start_s ? -1 : x->t_start_s > y->t_start_s;
+}
+
+/* One line per replica (replica_series): KV cache usage above requests
+ * running, or requests running alone when no replica has a KV cache
+ * (abstract servers). Data blocks, one per replica, are plotted by index;
+ * past 16 replicas the key is left out. Returns -1 without rows. */
+static int has_kv(const struct rpt_run *r)
+{
+    for (size_t i = 0; i < r->nreplicas; i++)
+        if (!isnan(r->replicas[i].kv_cache_usage_perc_mean))
+            return 1;
+    return 0;
+}
+
+static int replicas(FILE *fp, const struct rpt_run *r, const char *dat)
+{
+    const struct rpt_replica_row **ix;
+    FILE *df;
+    int nblocks = 0, kv = has_kv(r);
+    int64_t *serial;
+
+    if (r->nreplicas == 0)
+        return -1;
+    df = fopen(dat, "w");
+    if (df == NULL)
+        return -1;
+    ix = xcalloc(r->nreplicas, sizeof(*ix));
+    serial = xcalloc(r->nreplicas, sizeof(*serial));
+    for (size_t i = 0; i < r->nreplicas; i++)
+        ix[i] = &r->replicas[i];
+    qsort(ix, r->nreplicas, sizeof(*ix), by_replica);
+    for (size_t i = 0; i < r->nreplicas; i++) {
+        const struct rpt_replica_row *x = ix[i];
+        if (i == 0 || x->replica != ix[i - 1]->replica) {
+            if (i > 0)
+                fprintf(df, "\n\n");
+            serial[nblocks++] = x->replica;
+        }
+        fprintf(df, "%.6f", (x->t_start_s + x->t_end_s) / 2 / 60);
+        put(df, x->kv_cache_usage_perc_mean);
+        put(df, x->num_requests_running_mean);
+        fputc('\n', df);
+    }
+    fclose(df);
+    free(ix);
+    for (int panel = kv ? 0 : 1; panel < 2; panel++) {
+        if (panel == 0)
+            fprintf(fp, "set multiplot layout 2,1\n");
+        common(fp, panel == 0 ? "KV cache usage per replica "
+                                "(kv_cache_usage_perc, interval mean)"
+                              : "requests running per replica "
+                                "(num_requests_running, interval mean)");
+        fprintf(fp, "set ylabel '%s'\nset yrange [0:%s]\n%s\nplot ",
+                panel == 0 ? "fraction of KV blocks" : "requests",
+                panel == 0 ? "1" : "*",
+                nblocks > 16 ? "set key off" : "set key outside right top");
+        for (int k = 0; k < nblocks; k++) {
+            fprintf(fp, "%s", k ? ", " : "");
+            rpt_gp_quote(fp, dat);
+            fprintf(fp,
+                    " index %d using 1:%d with lines lw 2 title 'replica "
+                    "%lld'",
+                    k, panel == 0 ? 2 : 3, (long long)serial[k]);
+        }
+        fputc('\n', fp);
+    }
+    if (kv)
+        fprintf(fp, "unset multiplot\n");
+    free(serial);
+    return 0;
+}
+
 static const char *const chart_files[RPT__NCHARTS] = {
-    "traffic.png", "cost.png", "latency.png", "states.png"};
+    "traffic.png", "cost.png", "latency.png", "states.png", "replicas.png"};
 static const char *const chart_titles[RPT__NCHARTS] = {
     "Traffic and GPUs in use", "Cost per hour, stacked by pool",
-    "Latency against the target", "GPU-hours by state"};
+    "Latency against the target", "GPU-hours by state",
+    "KV cache usage and requests running per replica"};
 
 int rpt__charts_draw(const struct rpt_report *rep, const char *out_dir,
                      const char *gnuplot_path, struct rpt__chart *charts,
@@ -222,16 +303,19 @@ int rpt__charts_draw(const struct rpt_report *rep, const char *out_dir,
         int ok = fp != NULL, st;
 
         if (ok) {
-            rpt_gp_terminal(fp, png, 1000,
-                            c == 2 && !isnan(rep->slo_ttft_ms) ? 800 : 500);
+            int tall = (c == 2 && !isnan(rep->slo_ttft_ms)) ||
+                       (c == 4 && has_kv(rep->run));
+            rpt_gp_terminal(fp, png, 1000, tall ? 800 : 500);
             if (c == 0)
                 traffic(fp, rep->run, dat);
             else if (c == 1)
                 ok = cost(fp, rep->run, dat) == 0;
             else if (c == 2)
                 latency(fp, rep, dat);
-            else
+            else if (c == 3)
                 states(fp, rep->run, dat);
+            else
+                ok = replicas(fp, rep->run, dat) == 0;
             fprintf(fp, "set output\n");
             if (fclose(fp) != 0)
                 ok = 0;
@@ -240,6 +324,11 @@ int rpt__charts_draw(const struct rpt_report *rep, const char *out_dir,
             sim_diag_add(d, SIM_SEV_WARNING, png, 0, 0,
                          "no cost chart: the run has no pool_series rows "
                          "(written by dsec 0.1 with schema 4 and later)");
+        } else if (!ok && c == 4 && rep->run->nreplicas == 0) {
+            sim_diag_add(d, SIM_SEV_WARNING, png, 0, 0,
+                         "no per-replica chart: the run has no "
+                         "replica_series rows (written with schema 7 and "
+                         "later)");
         } else if (!ok) {
             sim_diag_add(d, SIM_SEV_WARNING, png, 0, 0,
                          "cannot draw chart: cannot write %s", script);

@@ -473,5 +473,38 @@ int rpt__write_csv(const struct rpt_report *rep, const char *out_dir,
         }
     }
     rc |= csv_close(fp, path, d);
+
+    /* replica_series, under vLLM's metric names (docs/results.md). */
+    fp = csv_open(out_dir, "replicas.csv", &path);
+    if (fp != NULL) {
+        fprintf(fp, "t_start_s,t_end_s,replica,pool,state,"
+                    "num_requests_running_mean,num_requests_waiting_mean,"
+                    "num_requests_running,num_requests_waiting,"
+                    "kv_cache_usage_perc_mean,kv_cache_usage_perc,"
+                    "prefix_cache_hit_rate,prompt_tokens,generation_tokens,"
+                    "request_success\r\n");
+        for (size_t i = 0; i < r->nreplicas; i++) {
+            const struct rpt_replica_row *x = &r->replicas[i];
+            const double v[] = {
+                x->num_requests_running_mean, x->num_requests_waiting_mean,
+                x->num_requests_running,      x->num_requests_waiting,
+                x->kv_cache_usage_perc_mean,  x->kv_cache_usage_perc,
+                x->prefix_cache_hit_rate,     x->prompt_tokens,
+                x->generation_tokens,         x->request_success};
+            rpt__csv_num(fp, x->t_start_s);
+            fprintf(fp, ",");
+            rpt__csv_num(fp, x->t_end_s);
+            fprintf(fp, ",%lld,", (long long)x->replica);
+            rpt_csv_field(fp, x->pool != NULL ? x->pool : "");
+            fprintf(fp, ",");
+            rpt_csv_field(fp, x->state != NULL ? x->state : "");
+            for (size_t j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
+                fprintf(fp, ",");
+                rpt__csv_num(fp, v[j]);
+            }
+            fprintf(fp, "\r\n");
+        }
+    }
+    rc |= csv_close(fp, path, d);
     return rc != 0 ? SIM_EIO : 0;
 }

@@ -34,7 +34,7 @@ struct rpt__chart {
 };
 
 /* Number of charts. */
-#define RPT__NCHARTS 4
+#define RPT__NCHARTS 5
 
 /* Draws the charts into out_dir with gnuplot_path (NULL: none). Fills
  * charts[RPT__NCHARTS]; a chart that could not be drawn has path NULL and

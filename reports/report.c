@@ -223,6 +223,57 @@ static int load_pool_series(sqlite3 *sql, struct rpt_run *r)
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/* replica_series rows (schema 7; a database without the table has
+ * none). */
+static int load_replica_series(sqlite3 *sql, struct rpt_run *r)
+{
+    sqlite3_stmt *st = NULL;
+    size_t cap = 0;
+    int rc = sqlite3_prepare_v2(
+        sql,
+        "SELECT t_start_s, t_end_s, replica, pool, state, "
+        "num_requests_running_mean, num_requests_waiting_mean, "
+        "num_requests_running, num_requests_waiting, "
+        "kv_cache_usage_perc_mean, kv_cache_usage_perc, "
+        "prefix_cache_hit_rate, prompt_tokens, generation_tokens, "
+        "request_success FROM replica_series WHERE run_id = ?1 "
+        "ORDER BY t_start_s, replica",
+        -1, &st, NULL);
+
+    if (rc != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return SQLITE_OK;
+    }
+    rc = sqlite3_bind_int64(st, 1, r->id);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct rpt_replica_row *x;
+
+        if (r->nreplicas == cap) {
+            cap = cap ? 2 * cap : 256;
+            r->replicas = xrealloc(r->replicas, cap, sizeof(*x));
+        }
+        x = &r->replicas[r->nreplicas++];
+        x->t_start_s = col_real(st, 0);
+        x->t_end_s = col_real(st, 1);
+        x->replica = sqlite3_column_int64(st, 2);
+        x->pool = col_text(st, 3);
+        x->state = col_text(st, 4);
+        x->num_requests_running_mean = col_real(st, 5);
+        x->num_requests_waiting_mean = col_real(st, 6);
+        x->num_requests_running = col_real(st, 7);
+        x->num_requests_waiting = col_real(st, 8);
+        x->kv_cache_usage_perc_mean = col_real(st, 9);
+        x->kv_cache_usage_perc = col_real(st, 10);
+        x->prefix_cache_hit_rate = col_real(st, 11);
+        x->prompt_tokens = col_real(st, 12);
+        x->generation_tokens = col_real(st, 13);
+        x->request_success = col_real(st, 14);
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 static int load_notes(sqlite3 *sql, struct rpt_run *r)
 {
     sqlite3_stmt *st = NULL;
@@ -273,6 +324,8 @@ struct rpt_run *rpt_run_load(const char *db_path, int64_t run_id,
     if (rc == SQLITE_OK)
         rc = load_pool_series(sql, r);
     if (rc == SQLITE_OK)
+        rc = load_replica_series(sql, r);
+    if (rc == SQLITE_OK)
         rc = load_notes(sql, r);
     if (rc != SQLITE_OK) {
         sim_diag_error(d, db_path, 0, 0, "cannot read run %lld: %s",
@@ -305,6 +358,11 @@ void rpt_run_free(struct rpt_run *r)
     free(r->pools);
     free(r->series);
     free(r->pool_cost_usd);
+    for (size_t i = 0; i < r->nreplicas; i++) {
+        free(r->replicas[i].pool);
+        free(r->replicas[i].state);
+    }
+    free(r->replicas);
     for (int i = 0; i < r->nnotes; i++)
         free(r->notes[i]);
     free(r->notes);

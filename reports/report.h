@@ -58,6 +58,25 @@ struct rpt_series_row {
     double tpot_p99_ms;
 };
 
+/* One replica_series row (schema 7), as stored; NAN for NULL. */
+struct rpt_replica_row {
+    double t_start_s;
+    double t_end_s;
+    int64_t replica; /* serial */
+    char *pool;
+    char *state;
+    double num_requests_running_mean;
+    double num_requests_waiting_mean;
+    double num_requests_running;
+    double num_requests_waiting;
+    double kv_cache_usage_perc_mean;
+    double kv_cache_usage_perc;
+    double prefix_cache_hit_rate;
+    double prompt_tokens;
+    double generation_tokens;
+    double request_success;
+};
+
 /* One run read back from the database. Owns every string and array. */
 struct rpt_run {
     int64_t id;
@@ -78,6 +97,10 @@ struct rpt_run {
     /* From pool_series, [row * npools + pool]; NAN where no row was
      * stored. NULL when the run has no pool_series rows at all. */
     double *pool_cost_usd;
+    /* From replica_series, by interval then replica; none before schema
+     * 7. */
+    struct rpt_replica_row *replicas;
+    size_t nreplicas;
     char **notes;
     int nnotes;
 };

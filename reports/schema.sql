@@ -1,4 +1,4 @@
--- dsec results database, schema version 6.
+-- dsec results database, schema version 7.
 --
 -- One row in runs per simulation run; its scalar metrics in summary (long
 -- format: one row per metric, names as in docs/results.md), its time series
@@ -10,12 +10,12 @@
 -- Changing this file means raising the version in both places below and
 -- RPT_SCHEMA_VERSION in reports/schema.h.
 
-PRAGMA user_version = 6;
+PRAGMA user_version = 7;
 
 CREATE TABLE meta (
     schema_version INTEGER NOT NULL
 );
-INSERT INTO meta (schema_version) VALUES (6);
+INSERT INTO meta (schema_version) VALUES (7);
 
 CREATE TABLE runs (
     id INTEGER PRIMARY KEY,
@@ -93,6 +93,33 @@ CREATE TABLE pool_series (
     cost_usd REAL
 );
 CREATE INDEX pool_series_run_id ON pool_series (run_id, t_start_s);
+
+-- Per replica and metrics interval (schema 7), under vLLM's metric names
+-- (docs/results.md): every replica that existed in the interval, by its
+-- serial (start order). *_mean columns are time-weighted over the whole
+-- interval, the others the value at its end; prefix_cache_hit_rate is
+-- cumulative (NULL before any lookup); tokens and request_success are the
+-- interval's.
+CREATE TABLE replica_series (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    t_start_s REAL NOT NULL,
+    t_end_s REAL NOT NULL,
+    replica INTEGER NOT NULL,       -- serial, 0-based start order
+    pool TEXT NOT NULL,
+    state TEXT NOT NULL,            -- at the end: provisioning, loading,
+                                    -- serving, draining, gone
+    num_requests_running_mean REAL,
+    num_requests_waiting_mean REAL,
+    num_requests_running INTEGER,
+    num_requests_waiting INTEGER,
+    kv_cache_usage_perc_mean REAL,  -- fraction 0..1; NULL: abstract server
+    kv_cache_usage_perc REAL,
+    prefix_cache_hit_rate REAL,
+    prompt_tokens INTEGER NOT NULL,
+    generation_tokens INTEGER NOT NULL,
+    request_success INTEGER NOT NULL,
+    PRIMARY KEY (run_id, t_start_s, replica)
+);
 
 CREATE TABLE notes (
     run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,

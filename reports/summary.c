@@ -52,6 +52,45 @@ void rpt_summary_print(FILE *fp, const struct cl_results *r)
     if (r->preemptions > 0) /* the paged KV cache ran out */
         fprintf(fp, ", %llu preemptions", (unsigned long long)r->preemptions);
     fprintf(fp, "\n");
+    if (r->prefix_lookup_blocks > 0) /* prefix caching on */
+        fprintf(fp,
+                "%-16s%s%% hit rate (%llu of %llu blocks: %llu hbm, %llu "
+                "host, %llu remote)\n",
+                "prefix cache",
+                num(b[0], sizeof(b[0]), 2, 100.0 * r->prefix_hit_rate),
+                (unsigned long long)(r->prefix_hits_gpu + r->prefix_hits_host +
+                                     r->prefix_hits_remote),
+                (unsigned long long)r->prefix_lookup_blocks,
+                (unsigned long long)r->prefix_hits_gpu,
+                (unsigned long long)r->prefix_hits_host,
+                (unsigned long long)r->prefix_hits_remote);
+    if (r->kv_offload_bytes > 0 || r->kv_fetch_bytes > 0 ||
+        r->kv_fetch_remote_bytes > 0)
+        fprintf(fp,
+                "%-16s%s GB offloaded, %s GB fetched from host, %s GB from "
+                "remote\n",
+                "kv offload",
+                num(b[0], sizeof(b[0]), 2, (double)r->kv_offload_bytes * 1e-9),
+                num(b[1], sizeof(b[1]), 2, (double)r->kv_fetch_bytes * 1e-9),
+                num(b[2], sizeof(b[2]), 2,
+                    (double)r->kv_fetch_remote_bytes * 1e-9));
+    if (r->swaps_out > 0 || r->swap_fallbacks > 0)
+        fprintf(fp,
+                "%-16s%llu out, %llu in, %s GB, %llu recomputed (swap "
+                "space full)\n",
+                "swaps", (unsigned long long)r->swaps_out,
+                (unsigned long long)r->swaps_in,
+                num(b[0], sizeof(b[0]), 2, (double)r->swap_bytes * 1e-9),
+                (unsigned long long)r->swap_fallbacks);
+    if (r->pd_transfers > 0)
+        fprintf(fp,
+                "%-16s%llu prefill->decode kv transfers, %s GB, mean %s ms\n",
+                "disaggregation", (unsigned long long)r->pd_transfers,
+                num(b[0], sizeof(b[0]), 2, (double)r->pd_bytes * 1e-9),
+                num(b[1], sizeof(b[1]), 3, r->pd_transfer_ms_mean));
+    if (r->kv_transfer_s > 0)
+        fprintf(fp, "%-16s%s s of iterations waiting for kv transfers\n",
+                "kv transfers", num(b[0], sizeof(b[0]), 3, r->kv_transfer_s));
     fprintf(fp, "%-16s%llu input, %llu output (completed requests)\n", "tokens",
             (unsigned long long)r->input_tokens,
             (unsigned long long)r->output_tokens);
@@ -66,6 +105,20 @@ void rpt_summary_print(FILE *fp, const struct cl_results *r)
             "%-8s(ms; ci95 is the half-width of the 95%% confidence "
             "interval of the mean)\n",
             "");
+    for (int i = 0; i < r->nclasses; i++) {
+        const struct cl_class_result *c = &r->classes[i];
+        char b5[4][32];
+        fprintf(fp,
+                "  class %s (priority %d): TTFT mean %s, p50 %s, p99 %s ms; "
+                "E2E p99 %s ms; SLO %s%%; n %llu\n",
+                c->name, c->priority,
+                num(b5[0], sizeof(b5[0]), 2, c->ttft_mean_ms),
+                num(b5[1], sizeof(b5[1]), 2, c->ttft_p50_ms),
+                num(b5[2], sizeof(b5[2]), 2, c->ttft_p99_ms),
+                num(b5[3], sizeof(b5[3]), 2, c->e2e_p99_ms),
+                num(b[0], sizeof(b[0]), 2, 100.0 * c->slo_attainment),
+                (unsigned long long)c->completed);
+    }
     fprintf(fp, "\n");
     fprintf(fp, "%-16s%s tokens/s, %s requests/s\n", "throughput",
             num(b[0], sizeof(b[0]), 2, r->throughput_tokens_per_s),
@@ -133,6 +186,61 @@ void rpt_summary_print(FILE *fp, const struct cl_results *r)
 
 /* A JSON number with the shortest of 15 to 17 significant digits that reads
  * back as v, or null for NAN and infinities, which JSON cannot hold. */
+static struct json_object *jdouble(double v);
+
+/* Prefix cache, offload and swap counters (docs/serving.md). */
+static struct json_object *jkv(const struct cl_results *r)
+{
+    struct json_object *o = json_object_new_object();
+    const struct {
+        const char *key;
+        uint64_t v;
+    } u[] = {
+        {"prefix_lookup_blocks", r->prefix_lookup_blocks},
+        {"prefix_hits_hbm", r->prefix_hits_gpu},
+        {"prefix_hits_host", r->prefix_hits_host},
+        {"prefix_hits_remote", r->prefix_hits_remote},
+        {"offload_bytes", r->kv_offload_bytes},
+        {"offload_remote_bytes", r->kv_offload_remote_bytes},
+        {"fetch_bytes", r->kv_fetch_bytes},
+        {"fetch_remote_bytes", r->kv_fetch_remote_bytes},
+        {"swaps_out", r->swaps_out},
+        {"swaps_in", r->swaps_in},
+        {"swap_bytes", r->swap_bytes},
+        {"swap_fallbacks", r->swap_fallbacks},
+    };
+    for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
+        json_object_object_add(o, u[i].key, json_object_new_uint64(u[i].v));
+    json_object_object_add(o, "transfer_s", jdouble(r->kv_transfer_s));
+    json_object_object_add(o, "pd_transfers",
+                           json_object_new_uint64(r->pd_transfers));
+    json_object_object_add(o, "pd_bytes", json_object_new_uint64(r->pd_bytes));
+    json_object_object_add(o, "pd_transfer_ms_mean",
+                           jdouble(r->pd_transfer_ms_mean));
+    return o;
+}
+
+/* Per priority class TTFT, E2E and SLO (workload.priority_classes). */
+static struct json_object *jclasses(const struct cl_results *r)
+{
+    struct json_object *a = json_object_new_array();
+    for (int i = 0; i < r->nclasses; i++) {
+        const struct cl_class_result *c = &r->classes[i];
+        struct json_object *o = json_object_new_object();
+        json_object_object_add(o, "name", json_object_new_string(c->name));
+        json_object_object_add(o, "priority", json_object_new_int(c->priority));
+        json_object_object_add(o, "completed",
+                               json_object_new_uint64(c->completed));
+        json_object_object_add(o, "ttft_mean_ms", jdouble(c->ttft_mean_ms));
+        json_object_object_add(o, "ttft_p50_ms", jdouble(c->ttft_p50_ms));
+        json_object_object_add(o, "ttft_p99_ms", jdouble(c->ttft_p99_ms));
+        json_object_object_add(o, "e2e_p99_ms", jdouble(c->e2e_p99_ms));
+        json_object_object_add(o, "slo_attainment", jdouble(c->slo_attainment));
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
 static struct json_object *jdouble(double v)
 {
     char buf[40];
@@ -252,6 +360,10 @@ char *rpt_summary_json(const struct cl_results *r, int pretty)
                            json_object_new_uint64(r->requests_retried));
     json_object_object_add(o, "preemptions",
                            json_object_new_uint64(r->preemptions));
+    json_object_object_add(o, "prefix_hit_rate", jdouble(r->prefix_hit_rate));
+    json_object_object_add(o, "kv", jkv(r));
+    if (r->nclasses > 0)
+        json_object_object_add(o, "priority_classes", jclasses(r));
     json_object_object_add(o, "recovery_s_mean", jdouble(r->recovery_s_mean));
     json_object_object_add(o, "borrowed_gpu_hours",
                            jdouble(r->borrowed_gpu_hours));
@@ -271,6 +383,66 @@ char *rpt_summary_json(const struct cl_results *r, int pretty)
         json_object_array_add(notes, json_object_new_string(r->notes[i]));
     json_object_object_add(o, "notes", notes);
 
+    s = xstrdup(json_object_to_json_string_ext(o, flags));
+    json_object_put(o);
+    return s;
+}
+
+static struct json_object *jreplica(const struct cl_results *r,
+                                    const struct cl_replica_row *x)
+{
+    struct json_object *o = json_object_new_object();
+    const char *pool =
+        x->pool >= 0 && x->pool < r->npools ? r->pools[x->pool].name : "?";
+
+    json_object_object_add(o, "t_start_s",
+                           jdouble((double)x->t_start_ns / 1e9));
+    json_object_object_add(o, "t_end_s", jdouble((double)x->t_end_ns / 1e9));
+    json_object_object_add(o, "replica", json_object_new_uint64(x->replica));
+    json_object_object_add(o, "pool", json_object_new_string(pool));
+    json_object_object_add(
+        o, "state", json_object_new_string(cl_replica_state_name(x->state)));
+    json_object_object_add(o, "num_requests_running_mean",
+                           jdouble(x->num_requests_running));
+    json_object_object_add(o, "num_requests_waiting_mean",
+                           jdouble(x->num_requests_waiting));
+    json_object_object_add(o, "num_requests_running",
+                           json_object_new_int64(x->num_requests_running_end));
+    json_object_object_add(o, "num_requests_waiting",
+                           json_object_new_int64(x->num_requests_waiting_end));
+    json_object_object_add(o, "kv_cache_usage_perc_mean",
+                           jdouble(x->kv_cache_usage_perc));
+    json_object_object_add(o, "kv_cache_usage_perc",
+                           jdouble(x->kv_cache_usage_perc_end));
+    json_object_object_add(o, "prefix_cache_hit_rate",
+                           jdouble(x->prefix_cache_hit_rate));
+    json_object_object_add(o, "prompt_tokens",
+                           json_object_new_uint64(x->prompt_tokens));
+    json_object_object_add(o, "generation_tokens",
+                           json_object_new_uint64(x->generation_tokens));
+    json_object_object_add(o, "request_success",
+                           json_object_new_uint64(x->request_success));
+    return o;
+}
+
+char *rpt_summary_json_replicas(const struct cl_results *r, int pretty)
+{
+    /* The summary object is parsed back rather than rebuilt, so that the
+     * two outputs cannot drift apart; the cost is one parse per run. */
+    char *base = rpt_summary_json(r, 0);
+    struct json_object *o = json_tokener_parse(base);
+    struct json_object *a = json_object_new_array();
+    int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
+                (pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
+                        : JSON_C_TO_STRING_PLAIN);
+    char *s;
+
+    free(base);
+    if (o == NULL)
+        sim_fatal("rpt_summary_json_replicas: cannot parse the summary");
+    for (size_t i = 0; i < r->nreplica_series; i++)
+        json_object_array_add(a, jreplica(r, &r->replica_series[i]));
+    json_object_object_add(o, "replica_series", a);
     s = xstrdup(json_object_to_json_string_ext(o, flags));
     json_object_put(o);
     return s;

@@ -19,6 +19,7 @@
 #include "models/arch/hf.h"
 #include "models/gpu/gpu.h"
 #include "models/perf/calib.h"
+#include "models/train/train.h"
 #include "scenarios/schema.h"
 #include "sim/errors.h"
 #include "sim/param.h"
@@ -680,6 +681,17 @@ static void check_workload(struct ctx *c, struct cl_scenario *s)
             dists[i]->value = 1;
         }
     }
+    if (find_seen(c, "workload.synthetic.sessions") != NULL) {
+        struct cl_sessions *ss = &w->synthetic.sessions;
+        ss->enabled = 1;
+        if (find_seen(c, "workload.synthetic.sessions.turns") != NULL) {
+            check_length_dist(c, "workload.synthetic.sessions.turns",
+                              &ss->turns, rows);
+        } else {
+            ss->turns.kind = CL_DIST_FIXED;
+            ss->turns.value = 4;
+        }
+    }
 }
 
 static void check_server(struct ctx *c, struct cl_scenario *s)
@@ -692,6 +704,10 @@ static void check_server(struct ctx *c, struct cl_scenario *s)
                                            "iteration_overhead",
                                            "block_tokens",
                                            "preemption",
+                                           "swap_space",
+                                           "prefix_caching",
+                                           "kv_offload",
+                                           "scheduling",
                                            NULL};
     static const char *const abstract_keys[] = {"service", "concurrency",
                                                 "price", NULL};
@@ -708,8 +724,13 @@ static void check_server(struct ctx *c, struct cl_scenario *s)
     if (sv->kind < 0)
         return; /* an unknown kind, already reported */
     if (sv->kind == CL_SRV_LLM) {
+        const struct seen *hr = find_seen(c, "workload.prefix_hit_rate");
         for (int i = 0; abstract_keys[i] != NULL; i++)
             not_used(c, "server", abstract_keys[i], "kind llm");
+        if (hr != NULL && !sv->prefix_caching)
+            error_at(c, hr->kline, hr->kcol,
+                     "workload.prefix_hit_rate: needs "
+                     "server.prefix_caching: true");
         return;
     }
     for (int i = 0; llm_keys[i] != NULL; i++)
@@ -762,6 +783,29 @@ static void check_cluster(struct ctx *c, struct cl_scenario *s)
     }
     if (s->slo.tpot_ns < 0 && cl->target_latency_ns > 0)
         s->slo.tpot_ns = cl->target_latency_ns;
+
+    const struct seen *dg = find_seen(c, "deploy.disaggregation");
+    if (dg != NULL) {
+        struct cl_disagg *g = &s->deploy.disaggregation;
+        int sum = g->prefill_replicas + g->decode_replicas;
+        g->enabled = 1;
+        if (mn != NULL || mx != NULL)
+            error_at(c, dg->kline, dg->kcol,
+                     "deploy.disaggregation: needs a static cluster "
+                     "(cluster.replicas), not min_gpus/max_gpus");
+        else if (s->server.kind != CL_SRV_LLM)
+            error_at(c, dg->kline, dg->kcol,
+                     "deploy.disaggregation: needs server kind llm");
+        else if (r != NULL && g->prefill_replicas > 0 &&
+                 g->decode_replicas > 0 && cl->replicas != sum)
+            error_at(c, r->vline, r->vcol,
+                     "cluster.replicas: %d differs from "
+                     "deploy.disaggregation prefill_replicas + "
+                     "decode_replicas = %d",
+                     cl->replicas, sum);
+        else if (g->prefill_replicas > 0 && g->decode_replicas > 0)
+            cl->replicas = sum;
+    }
 
     const struct seen *ig = find_seen(c, "cluster.initial_gpus");
     if (ig != NULL && mn == NULL && mx == NULL) {
@@ -838,6 +882,64 @@ static void check_pools(struct ctx *c, struct cl_scenario *s)
                  "pools: total capacity_gpus %ld less than cluster.min_gpus "
                  "%d",
                  total, s->cluster.min_gpus);
+}
+
+/* training: a catalog model, a known pool and GPU, a layout string that
+ * parses for its gpus, and at most one of checkpoint.every_steps and
+ * interval. Runs after the GPUs are resolved. */
+static void check_training(struct ctx *c, struct cl_scenario *s)
+{
+    struct train_config *t = &s->training;
+    const struct seen *k;
+
+    if (find_seen(c, "training") == NULL)
+        return;
+    if (t->model != NULL && arch_find(t->model) == NULL &&
+        (k = find_seen(c, "training.model")) != NULL) {
+        char *names = arch_names();
+        error_at(c, k->vline, k->vcol,
+                 "training.model: unknown model '%s'; valid: %s", t->model,
+                 names);
+        free(names);
+    }
+    if (t->pool != NULL && (k = find_seen(c, "training.pool")) != NULL) {
+        int found = 0;
+        for (int i = 0; i < s->npools; i++)
+            found |= s->pools[i].name != NULL &&
+                     strcmp(s->pools[i].name, t->pool) == 0;
+        if (!found) {
+            char names[512] = "";
+            size_t used = 0;
+            for (int i = 0; i < s->npools && used < sizeof(names); i++) {
+                int n = snprintf(names + used, sizeof(names) - used, "%s%s",
+                                 i ? ", " : "", s->pools[i].name);
+                if (n < 0)
+                    break;
+                used += (size_t)n;
+            }
+            error_at(c, k->vline, k->vcol,
+                     "training.pool: unknown pool '%s'; valid: %s", t->pool,
+                     s->npools > 0 ? names : "(no pools given)");
+        }
+    }
+    if (t->gpu != NULL && cl_gpu_find(s, t->gpu) == NULL &&
+        (k = find_seen(c, "training.gpu")) != NULL) {
+        char *names = cl_gpu_names(s);
+        error_at(c, k->vline, k->vcol,
+                 "training.gpu: unknown gpu '%s'; valid: %s", t->gpu, names);
+        free(names);
+    }
+    if (t->layout != NULL && t->gpus > 0 &&
+        (k = find_seen(c, "training.layout")) != NULL) {
+        struct layout l = {.ep = 1};
+        char err[160];
+
+        if (train_layout_parse(t->layout, t->gpus, &l, err, sizeof(err)) != 0)
+            error_at(c, k->vline, k->vcol, "training.layout: %s", err);
+    }
+    if (find_seen(c, "training.checkpoint.every_steps") != NULL &&
+        find_seen(c, "training.checkpoint.interval") != NULL)
+        exactly_one(c, "training.checkpoint", "every_steps", "interval");
 }
 
 /* path resolved against the directory of the scenario file name (as
@@ -1099,6 +1201,7 @@ int scn_string_load(const char *name, const char *text, size_t len,
             resolve_hf_config(&c, &s);
             resolve_gpus(&c, &s);
             resolve_calibration(&c, &s);
+            check_training(&c, &s);
         }
     }
 

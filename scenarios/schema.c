@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "models/cluster/config.h"
+#include "models/layout/layout.h"
 
 #define NOMIN (-INFINITY)
 #define NOMAX INFINITY
@@ -69,6 +70,15 @@ static const struct sim_param_choice drains[] = {
     {NULL, 0},
 };
 
+static const struct sim_param_choice routings[] = {
+    {"least-kv", CL_ROUTE_LEAST_KV},
+    {"least-outstanding", CL_ROUTE_LEAST_OUTSTANDING},
+    {"prefix-affinity", CL_ROUTE_PREFIX_AFFINITY},
+    {"random", CL_ROUTE_RANDOM},
+    {"round-robin", CL_ROUTE_ROUND_ROBIN},
+    {NULL, 0},
+};
+
 static const struct sim_param_choice fault_kinds[] = {
     {"gpu", CL_FAULT_GPU},
     {"node", CL_FAULT_NODE},
@@ -97,6 +107,25 @@ static const struct sim_param_choice server_kinds[] = {
 
 static const struct sim_param_choice preemptions[] = {
     {"recompute", CL_PREEMPT_RECOMPUTE},
+    {"swap", CL_PREEMPT_SWAP},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice schedulings[] = {
+    {"fcfs", CL_SCHED_FCFS},
+    {"priority", CL_SCHED_PRIORITY},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice kv_links[] = {
+    {"ib-edr", CL_KVL_IB_EDR},
+    {"ib-hdr", CL_KVL_IB_HDR},
+    {"ib-ndr", CL_KVL_IB_NDR},
+    {"ib-xdr", CL_KVL_IB_XDR},
+    {"roce-100", CL_KVL_ROCE_100},
+    {"roce-200", CL_KVL_ROCE_200},
+    {"roce-400", CL_KVL_ROCE_400},
+    {"roce-800", CL_KVL_ROCE_800},
     {NULL, 0},
 };
 
@@ -142,6 +171,59 @@ static const struct sim_param length_dist_rows[] = {
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
+#define SES(f) offsetof(struct cl_sessions, f)
+
+static const struct sim_param sessions_rows[] = {
+    {"turns", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "turns per session, a length distribution (default fixed 4)", SES(turns),
+     NULL, length_dist_rows},
+    {"think_time", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "30s",
+     "mean of the exponential time from one turn's arrival to the next's "
+     "(open loop: it does not wait for the answer)",
+     SES(think_time_ns), NULL, NULL},
+    {"system_prompt_tokens", SIM_PT_INT64, SIM_U_TOKENS, 0, NOMAX, 0, "0",
+     "tokens of a system prompt every session starts with (shared by all)",
+     SES(system_prompt_tokens), NULL, NULL},
+    {"block_tokens", SIM_PT_INT, SIM_U_TOKENS, 1, NOMAX, 0, "16",
+     "tokens per emitted prefix-block hash (Mooncake uses 512)",
+     SES(block_tokens), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+#define KVO(f) offsetof(struct cl_kv_offload, f)
+
+static const struct sim_param kv_offload_rows[] = {
+    {"host", SIM_PT_DOUBLE, SIM_U_BYTES, 0, NOMAX, 0, NULL,
+     "host memory per replica for offloaded KV blocks (default 128GB per "
+     "GPU of the replica: half of a DGX H100's 2 TB over 8 GPUs, an "
+     "assumption; docs/serving.md)",
+     KVO(host_bytes), NULL, NULL},
+    {"remote", SIM_PT_DOUBLE, SIM_U_BYTES, 0, NOMAX, 0, "0",
+     "size of a remote KV pool shared by all replicas, reached over RDMA "
+     "(0: none)",
+     KVO(remote_bytes), NULL, NULL},
+    {"remote_link", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "roce-400",
+     "link class of the remote pool, one per GPU (net catalog, FACTS.md "
+     "§2.1)",
+     KVO(remote_link), kv_links, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+#define DSG(f) offsetof(struct cl_disagg, f)
+
+static const struct sim_param disagg_rows[] = {
+    {"prefill_replicas", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, REQ, NULL,
+     "replicas that run prompts (prefill) and make the first token",
+     DSG(prefill_replicas), NULL, NULL},
+    {"decode_replicas", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, REQ, NULL,
+     "replicas that receive the KV and generate the other tokens",
+     DSG(decode_replicas), NULL, NULL},
+    {"kv_link", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "roce-400",
+     "link class the KV crosses, one per GPU (net catalog, FACTS.md §2.1)",
+     DSG(kv_link), kv_links, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
 #define PROF(f) offsetof(struct cl_rate_profile, f)
 
 /* A list's count is the int right after its pointer (sim/param.h). */
@@ -154,6 +236,20 @@ COUNT_AFTER(struct cl_scenario, pools, npools);
 COUNT_AFTER(struct cl_faults, scripted, nscripted);
 COUNT_AFTER(struct cl_faults, links, nlinks);
 COUNT_AFTER(struct cl_policy, params, nparams);
+COUNT_AFTER(struct cl_workload, priority_classes, npriority_classes);
+
+static const struct sim_param prio_class_rows[] = {
+    {"name", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "class name, as the summary reports it",
+     offsetof(struct cl_prio_class, name), NULL, NULL},
+    {"share", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT | REQ, NULL,
+     "relative share of the arrivals (shares are normalised to sum 1)",
+     offsetof(struct cl_prio_class, share), NULL, NULL},
+    {"priority", SIM_PT_INT, SIM_U_NONE, NOMIN, NOMAX, 0, "0",
+     "lower is served first by server.scheduling: priority (vLLM)",
+     offsetof(struct cl_prio_class, priority), NULL, NULL},
+    SIM_PARAM_END_LIST(struct cl_prio_class),
+};
 
 static const struct sim_param diurnal_rows[] = {
     {"period", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, "24h",
@@ -231,6 +327,12 @@ static const struct sim_param synthetic_rows[] = {
      "output length distribution; required by server kind llm, fixed 1 "
      "otherwise",
      SYN(output_tokens), NULL, length_dist_rows},
+    {"sessions", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "multi-turn conversations: arrival is the session rate, "
+     "prompt_tokens the new tokens of each turn, output_tokens each "
+     "turn's answer; a turn's prompt repeats the whole conversation so "
+     "far, so prefixes are reused (docs/workloads.md)",
+     SYN(sessions), NULL, sessions_rows},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -274,6 +376,21 @@ static const struct sim_param workload_rows[] = {
     {"trace", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "replayed traffic (give exactly one of synthetic, trace)",
      offsetof(struct cl_workload, trace), NULL, trace_rows},
+    {"prefix_hit_rate", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, 0, NULL,
+     "fraction of each prompt (whole blocks, rounded down) found in the "
+     "prefix cache when the source has no block hashes; needs "
+     "server.prefix_caching",
+     offsetof(struct cl_workload, prefix_hit_rate), NULL, NULL},
+    {.key = "priority_classes",
+     .type = SIM_PT_LIST,
+     .unit = SIM_U_NONE,
+     .min = NOMIN,
+     .max = 64,
+     .help = "request classes {name, share, priority}: each arrival joins "
+             "one at random in proportion to the shares (stream "
+             "\"priority_class\"); TTFT and SLO are reported per class",
+     .offset = offsetof(struct cl_workload, priority_classes),
+     .sub = prio_class_rows},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -341,8 +458,26 @@ static const struct sim_param server_rows[] = {
     {"preemption", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "recompute",
      "llm only: what happens to the newest running request when the KV "
      "cache cannot grow; recompute drops its KV and prefills it again "
-     "(vLLM V1, FACTS.md §5.1)",
+     "(vLLM V1, FACTS.md §5.1); swap copies its KV to host memory over "
+     "PCIe and back (vLLM V0; recompute when the swap space is full)",
      offsetof(struct cl_server, preemption), preemptions, NULL},
+    {"swap_space", SIM_PT_DOUBLE, SIM_U_BYTES, 0, NOMAX, 0, "4GiB",
+     "llm only: host memory per GPU for swapped-out KV (vLLM V0 swap_space, "
+     "FACTS.md §5.1)",
+     offsetof(struct cl_server, swap_space_bytes), NULL, NULL},
+    {"scheduling", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "fcfs",
+     "llm only: fcfs admits in arrival order and preempts the newest "
+     "admitted request; priority admits by (priority, arrival) and "
+     "preempts the largest (vLLM scheduling_policy, FACTS.md §5.1)",
+     offsetof(struct cl_server, scheduling), schedulings, NULL},
+    {"prefix_caching", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, 0, "false",
+     "llm only: reuse the KV of prompt blocks already cached (vLLM V1 "
+     "turns it on by default, FACTS.md §5.1; off here so that results "
+     "without it stay as they were)",
+     offsetof(struct cl_server, prefix_caching), NULL, NULL},
+    {"kv_offload", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "llm only: tiers below HBM used when cluster.kv_cache_offload is true",
+     offsetof(struct cl_server, kv_offload), NULL, kv_offload_rows},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -457,6 +592,11 @@ static const struct sim_param deploy_rows[] = {
      "graph capture and warm-up (FACTS.md §8.1 puts a whole LLM pod start "
      "at 2-7 min)",
      offsetof(struct cl_deploy, engine_init_ns), NULL, NULL},
+    {"disaggregation", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "llm only: separate prefill and decode replica groups of a static "
+     "cluster (cluster.replicas = their sum); TTFT includes the KV transfer "
+     "(docs/serving.md)",
+     offsetof(struct cl_deploy, disaggregation), NULL, disagg_rows},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -477,7 +617,8 @@ static const struct sim_param cluster_rows[] = {
      "that is not given",
      offsetof(struct cl_cluster, target_latency_ns), NULL, NULL},
     {"kv_cache_offload", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, 0, "false",
-     "offload KV cache to host memory over PCIe",
+     "offload evicted prefix-cache blocks to host memory over PCIe (and "
+     "to server.kv_offload.remote); needs server.prefix_caching",
      offsetof(struct cl_cluster, kv_cache_offload), NULL, NULL},
     {"rdma_interface", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "RDMA device for calibration (e.g. mlx5_0); ignored by the simulator",
@@ -491,6 +632,18 @@ static const struct sim_param cluster_rows[] = {
      "more, finish the running ones) or migrate (move them and their KV "
      "cache to other replicas)",
      offsetof(struct cl_cluster, drain), drains, NULL},
+    {"routing", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "least-outstanding",
+     "how an arriving request picks an llm replica among those serving whose "
+     "KV cache can hold it: least-outstanding (fewest waiting + running; "
+     "Vidur's lor, FACTS.md §5.3), least-kv (lowest KV usage), "
+     "prefix-affinity (longest cached prefix within routing_max_imbalance), "
+     "random, round-robin (docs/routing.md)",
+     offsetof(struct cl_cluster, routing), routings, NULL},
+    {"routing_max_imbalance", SIM_PT_INT, SIM_U_NONE, 0, NOMAX, 0, "8",
+     "prefix-affinity: a replica is a candidate only while its outstanding "
+     "requests exceed the least loaded replica's by at most this (our rule, "
+     "docs/routing.md)",
+     offsetof(struct cl_cluster, routing_max_imbalance), NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -668,6 +821,107 @@ static const struct sim_param policy_rows[] = {
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
+/* The training: section (models/train/config.h, docs/training.md). */
+#define TRN(f) offsetof(struct train_config, f)
+#define CKP(f) offsetof(struct train_ckpt_config, f)
+
+static const struct sim_param_choice train_recomputes[] = {
+    {"auto", LAYOUT_RECOMPUTE_AUTO},
+    {"full", LAYOUT_RECOMPUTE_FULL},
+    {"none", LAYOUT_RECOMPUTE_NONE},
+    {"selective", LAYOUT_RECOMPUTE_SELECTIVE},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice train_ckpt_targets[] = {
+    {"peer_memory", TRAIN_CKPT_PEER_MEMORY},
+    {"storage", TRAIN_CKPT_STORAGE},
+    {NULL, 0},
+};
+
+static const struct sim_param train_ckpt_rows[] = {
+    {"every_steps", SIM_PT_INT64, SIM_U_NONE, 0, NOMAX, 0, "0",
+     "optimizer steps between checkpoints (0: from interval, else Young's "
+     "optimum sqrt(2 delta M), FACTS.md §12.5)",
+     CKP(every_steps), NULL, NULL},
+    {"interval", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "0s",
+     "time between checkpoints, rounded to whole steps (0: every_steps or "
+     "Young's optimum)",
+     CKP(interval_ns), NULL, NULL},
+    {"target", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "storage",
+     "storage (shared, aggregate bandwidth) or peer_memory (each GPU's shard "
+     "to a peer host's DRAM over the scale-out link)",
+     CKP(target), train_ckpt_targets, NULL},
+    {"bandwidth", SIM_PT_DOUBLE, SIM_U_BYTES_PER_S, 0, NOMAX, 0, "0",
+     "storage: aggregate write and read bandwidth; peer_memory: per GPU (0: "
+     "storage 100 GB/s per 1,024 GPUs, peer_memory the inter-node link)",
+     CKP(bandwidth_bytes_per_s), NULL, NULL},
+    {"async", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, 0, "false",
+     "block only for the snapshot to host memory over PCIe; durable once "
+     "written",
+     CKP(async), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param train_rows[] = {
+    {"model", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "model catalog name of the job (default: the scenario's model)",
+     TRN(model), NULL, NULL},
+    {"gpu", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "GPU kind (default: the pool's, else hardware.gpu)", TRN(gpu), NULL, NULL},
+    {"pool", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "pool the job runs in; when borrowable, serving's borrowing shrinks "
+     "the job by whole data-parallel replicas",
+     TRN(pool), NULL, NULL},
+    {"gpus", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, REQ, NULL,
+     "GPUs of the job at full size", TRN(gpus), NULL, NULL},
+    {"layout", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "tp=T,pp=P[,dp=D][,ep=E][,v=V] (default: the best layout, as dsec "
+     "train ranks them)",
+     TRN(layout), NULL, NULL},
+    {"zero", SIM_PT_INT, SIM_U_NONE, -1, 3, 0, "-1",
+     "ZeRO stage 0-3 (-1: 1 when dp > 1, else 0)", TRN(zero), NULL, NULL},
+    {"recompute", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "auto",
+     "activation recomputation (auto: the least that fits)", TRN(recompute),
+     train_recomputes, NULL},
+    {"dtype", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "bf16",
+     "GEMM data type", TRN(dtype), kv_dtypes, NULL},
+    {"seq", SIM_PT_INT64, SIM_U_TOKENS, 1, NOMAX, 0, "4096", "sequence length",
+     TRN(seq_tokens), NULL, NULL},
+    {"global_batch", SIM_PT_INT64, SIM_U_NONE, 1, NOMAX, 0, "1024",
+     "sequences per optimizer step", TRN(global_batch_seqs), NULL, NULL},
+    {"micro_batch", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, "1",
+     "sequences per micro-batch", TRN(micro_batch), NULL, NULL},
+    {"overlap", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, 0, "0",
+     "fraction of the data-parallel collectives hidden behind the backward "
+     "pass",
+     TRN(dp_overlap), NULL, NULL},
+    {"tp_overlap", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, 0, "0",
+     "fraction of the tensor-parallel collectives hidden behind compute",
+     TRN(tp_overlap), NULL, NULL},
+    {"ep_overlap", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, 0, "0",
+     "fraction of the expert all-to-alls hidden behind compute",
+     TRN(ep_overlap), NULL, NULL},
+    {"checkpoint", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "how often and where the job checkpoints", TRN(checkpoint), NULL,
+     train_ckpt_rows},
+    {"gpu_mtbf", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, NOMAX, 0, "0",
+     "mean time between failures of one GPU, e.g. 50000h (0: none)",
+     TRN(gpu_mtbf_s), NULL, NULL},
+    {"restart", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "600s",
+     "after a failure: reschedule and rebuild communicators, before the "
+     "checkpoint load",
+     TRN(restart_ns), NULL, NULL},
+    {"reconfigure", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "120s",
+     "per resize: rebuild communicators and reshard the states",
+     TRN(reconfigure_ns), NULL, NULL},
+    {"duration", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT | REQ, NULL,
+     "simulated job time (the serving part's duration when the job "
+     "borrows from serving's pool)",
+     TRN(duration_ns), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
 const struct sim_param scn_schema[] = {
     {"name", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "scenario name (default: the file name without .yaml)",
@@ -716,5 +970,8 @@ const struct sim_param scn_schema[] = {
     {"policy", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "the scaling policy of an elastic cluster and its guard rails",
      offsetof(struct cl_scenario, policy), NULL, policy_rows},
+    {"training", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "a training job run after the serving part (docs/training.md)",
+     offsetof(struct cl_scenario, training), NULL, train_rows},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };

@@ -13,7 +13,7 @@
 #include "sim/errors.h"
 #include "sweep/sweep-int.h"
 
-#define MAGIC "dsec-res-1"
+#define MAGIC "dsec-res-2"
 
 static void put_latency(struct swp__buf *b, const struct cl_latency *l)
 {
@@ -58,6 +58,38 @@ unsigned char *swp_results_pack(const struct cl_results *r, size_t *len)
     swp__put_u64(&b, r->cold_starts);
     swp__put_u64(&b, r->failures);
     swp__put_u64(&b, r->requests_retried);
+    swp__put_u64(&b, r->preemptions);
+    swp__put_i64(&b, r->kv_blocks_end);
+    swp__put_i64(&b, r->kv_blocks_peak);
+    swp__put_f64(&b, r->prefix_hit_rate);
+    swp__put_u64(&b, r->prefix_lookup_blocks);
+    swp__put_u64(&b, r->prefix_hits_gpu);
+    swp__put_u64(&b, r->prefix_hits_host);
+    swp__put_u64(&b, r->prefix_hits_remote);
+    swp__put_u64(&b, r->kv_offload_bytes);
+    swp__put_u64(&b, r->kv_offload_remote_bytes);
+    swp__put_u64(&b, r->kv_fetch_bytes);
+    swp__put_u64(&b, r->kv_fetch_remote_bytes);
+    swp__put_f64(&b, r->kv_transfer_s);
+    swp__put_u64(&b, r->swaps_out);
+    swp__put_u64(&b, r->swaps_in);
+    swp__put_u64(&b, r->swap_bytes);
+    swp__put_u64(&b, r->swap_fallbacks);
+    swp__put_u64(&b, r->pd_transfers);
+    swp__put_u64(&b, r->pd_bytes);
+    swp__put_f64(&b, r->pd_transfer_ms_mean);
+    swp__put_u64(&b, (uint64_t)(r->nclasses > 0 ? r->nclasses : 0));
+    for (int i = 0; i < r->nclasses; i++) {
+        const struct cl_class_result *c = &r->classes[i];
+        swp__put_str(&b, c->name);
+        swp__put_i64(&b, c->priority);
+        swp__put_u64(&b, c->completed);
+        swp__put_f64(&b, c->ttft_mean_ms);
+        swp__put_f64(&b, c->ttft_p50_ms);
+        swp__put_f64(&b, c->ttft_p99_ms);
+        swp__put_f64(&b, c->e2e_p99_ms);
+        swp__put_f64(&b, c->slo_attainment);
+    }
     swp__put_f64(&b, r->recovery_s_mean);
     for (int s = 0; s < CL_GS_COUNT; s++)
         swp__put_f64(&b, r->gpu_hours_by_state[s]);
@@ -118,6 +150,26 @@ unsigned char *swp_results_pack(const struct cl_results *r, size_t *len)
         swp__put_f64(&b, r->pool_gpus_mean[i]);
         swp__put_f64(&b, r->pool_cost_usd[i]);
     }
+    swp__put_u64(&b, r->nreplica_series);
+    for (size_t i = 0; i < r->nreplica_series; i++) {
+        const struct cl_replica_row *q = &r->replica_series[i];
+        swp__put_i64(&b, q->t_start_ns);
+        swp__put_i64(&b, q->t_end_ns);
+        swp__put_u64(&b, q->replica);
+        swp__put_i64(&b, q->pool);
+        swp__put_i64(&b, q->state);
+        swp__put_f64(&b, q->num_requests_running);
+        swp__put_f64(&b, q->num_requests_waiting);
+        swp__put_i64(&b, q->num_requests_running_end);
+        swp__put_i64(&b, q->num_requests_waiting_end);
+        swp__put_f64(&b, q->kv_cache_usage_perc);
+        swp__put_f64(&b, q->kv_cache_usage_perc_end);
+        swp__put_f64(&b, q->prefix_cache_hit_rate);
+        swp__put_u64(&b, q->prompt_tokens);
+        swp__put_u64(&b, q->generation_tokens);
+        swp__put_u64(&b, q->request_success);
+    }
+    swp__put_u64(&b, r->replica_series_dropped);
     *len = b.len;
     return (unsigned char *)swp__buf_take(&b);
 }
@@ -172,6 +224,41 @@ int swp_results_unpack(const unsigned char *p, size_t len,
     x->cold_starts = swp__get_u64(&r);
     x->failures = swp__get_u64(&r);
     x->requests_retried = swp__get_u64(&r);
+    x->preemptions = swp__get_u64(&r);
+    x->kv_blocks_end = swp__get_i64(&r);
+    x->kv_blocks_peak = swp__get_i64(&r);
+    x->prefix_hit_rate = swp__get_f64(&r);
+    x->prefix_lookup_blocks = swp__get_u64(&r);
+    x->prefix_hits_gpu = swp__get_u64(&r);
+    x->prefix_hits_host = swp__get_u64(&r);
+    x->prefix_hits_remote = swp__get_u64(&r);
+    x->kv_offload_bytes = swp__get_u64(&r);
+    x->kv_offload_remote_bytes = swp__get_u64(&r);
+    x->kv_fetch_bytes = swp__get_u64(&r);
+    x->kv_fetch_remote_bytes = swp__get_u64(&r);
+    x->kv_transfer_s = swp__get_f64(&r);
+    x->swaps_out = swp__get_u64(&r);
+    x->swaps_in = swp__get_u64(&r);
+    x->swap_bytes = swp__get_u64(&r);
+    x->swap_fallbacks = swp__get_u64(&r);
+    x->pd_transfers = swp__get_u64(&r);
+    x->pd_bytes = swp__get_u64(&r);
+    x->pd_transfer_ms_mean = swp__get_f64(&r);
+    n = swp__get_count(&r, 8 * 8, INT32_MAX);
+    if (n > 0)
+        x->classes = xcalloc(n, sizeof(*x->classes));
+    x->nclasses = (int)n;
+    for (size_t i = 0; i < n && !r.bad; i++) {
+        struct cl_class_result *c = &x->classes[i];
+        c->name = swp__get_str(&r);
+        c->priority = swp__get_int(&r);
+        c->completed = swp__get_u64(&r);
+        c->ttft_mean_ms = swp__get_f64(&r);
+        c->ttft_p50_ms = swp__get_f64(&r);
+        c->ttft_p99_ms = swp__get_f64(&r);
+        c->e2e_p99_ms = swp__get_f64(&r);
+        c->slo_attainment = swp__get_f64(&r);
+    }
     x->recovery_s_mean = swp__get_f64(&r);
     for (int s = 0; s < CL_GS_COUNT; s++)
         x->gpu_hours_by_state[s] = swp__get_f64(&r);
@@ -252,6 +339,29 @@ int swp_results_unpack(const unsigned char *p, size_t len,
             }
         }
     }
+    n = swp__get_count(&r, 15 * 8, CL_REPLICA_SERIES_MAX);
+    if (n > 0)
+        x->replica_series = xcalloc(n, sizeof(*x->replica_series));
+    x->nreplica_series = n;
+    for (size_t i = 0; i < n && !r.bad; i++) {
+        struct cl_replica_row *q = &x->replica_series[i];
+        q->t_start_ns = swp__get_i64(&r);
+        q->t_end_ns = swp__get_i64(&r);
+        q->replica = swp__get_u64(&r);
+        q->pool = swp__get_int(&r);
+        q->state = swp__get_int(&r);
+        q->num_requests_running = swp__get_f64(&r);
+        q->num_requests_waiting = swp__get_f64(&r);
+        q->num_requests_running_end = swp__get_i64(&r);
+        q->num_requests_waiting_end = swp__get_i64(&r);
+        q->kv_cache_usage_perc = swp__get_f64(&r);
+        q->kv_cache_usage_perc_end = swp__get_f64(&r);
+        q->prefix_cache_hit_rate = swp__get_f64(&r);
+        q->prompt_tokens = swp__get_u64(&r);
+        q->generation_tokens = swp__get_u64(&r);
+        q->request_success = swp__get_u64(&r);
+    }
+    x->replica_series_dropped = swp__get_u64(&r);
     if (r.bad || r.left != 0) {
         cl_results_fini(out);
         memset(out, 0, sizeof(*out));

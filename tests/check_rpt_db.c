@@ -321,19 +321,21 @@ START_TEST(test_rpt_db_open_newer_version)
 {
     struct rpt_db *db = rpt_db_open(db_path, &diag);
     sqlite3 *sql;
-    char expected[4400];
+    char expected[4400], pragma[64];
 
     ck_assert_ptr_nonnull(db);
     rpt_db_close(db);
     sql = raw_open();
-    raw_exec(sql, "PRAGMA user_version = 7");
+    snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d",
+             RPT_SCHEMA_VERSION + 1);
+    raw_exec(sql, pragma);
     sqlite3_close(sql);
 
     ck_assert_ptr_null(rpt_db_open(db_path, &diag));
     snprintf(expected, sizeof(expected),
-             "%s: error: database schema version 7 is newer than this "
+             "%s: error: database schema version %d is newer than this "
              "program's %d; use a newer dsec",
-             db_path, RPT_SCHEMA_VERSION);
+             db_path, RPT_SCHEMA_VERSION + 1, RPT_SCHEMA_VERSION);
     assert_diag(expected);
 }
 END_TEST
@@ -432,7 +434,7 @@ START_TEST(test_rpt_db_write_run_roundtrip)
     sqlite3_finalize(st);
 
     /* 4 latencies x 7 fields + 33 scalars. */
-    ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM summary"), 62);
+    ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM summary"), 75);
     assert_metric(sql, "cold_starts", 5);
     assert_metric(sql, "recovery_s_mean", 180.5);
     assert_metric(sql, "gpu_hours.idle", 3.0); /* 1.0 + 2.0 */
@@ -559,7 +561,7 @@ START_TEST(test_rpt_db_write_run_two_runs)
     ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM runs"), 2);
     ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM summary "
                                   "GROUP BY run_id HAVING run_id = 2"),
-                     62);
+                     75);
     ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM timeseries "
                                   "WHERE run_id = 2"),
                      3);

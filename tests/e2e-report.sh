@@ -71,11 +71,11 @@ if [ $nognuplot -eq 0 ]; then
     skip "html embeds the charts" "no gnuplot in this build"
 else
     good=0
-    for c in traffic cost latency states; do
+    for c in traffic cost latency states replicas; do
         is_png "$out/$c.png" || { echo "# bad chart $c.png"; good=1; }
     done
     ok "every chart is a PNG over 5 kB" $good
-    [ "$(grep -c 'src="data:image/png;base64,iVBORw0KGgo' "$out/report.html")" -eq 4 ]
+    [ "$(grep -c 'src="data:image/png;base64,iVBORw0KGgo' "$out/report.html")" -eq 5 ]
     ok "html embeds the charts" $?
 fi
 
@@ -89,8 +89,12 @@ fi
 
 [ "$(cat "$tmp/st.csv")" -eq 0 ] && [ -s "$out/headline.csv" ] &&
     [ -s "$out/pools.csv" ] && [ -s "$out/states.csv" ] &&
-    [ -s "$out/timeseries.csv" ]
-ok "csv: one file per table" $?
+    [ -s "$out/timeseries.csv" ] &&
+    [ "$(wc -l <"$out/replicas.csv")" -gt 1 ] &&
+    [ "$(($(wc -l <"$out/replicas.csv") - 1))" -eq \
+        "$(sqlite3 "$db" "SELECT count(*) FROM replica_series WHERE run_id =
+           (SELECT id FROM runs WHERE policy IS NOT NULL)")" ]
+ok "csv: one file per table, replicas.csv as replica_series" $?
 
 csv() { awk -F, -v k="$1" '$1 == k { print $2 }' "$out/headline.csv"; }
 run=$(sqlite3 "$db" "SELECT id FROM runs WHERE policy IS NOT NULL")

@@ -19,3 +19,18 @@ tests_check_rpt_compare_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_rpt_compare_LDADD = $(DSEC_TEST_LIBS)
 TESTS += tests/e2e-help.sh
 EXTRA_DIST += tests/e2e-help.sh
+
+check_PROGRAMS += tests/check_models_prefix
+TESTS += tests/check_models_prefix
+tests_check_models_prefix_SOURCES = tests/check_models_prefix.c
+tests_check_models_prefix_CFLAGS = $(DSEC_TEST_CFLAGS)
+tests_check_models_prefix_LDADD = $(DSEC_TEST_LIBS)
+
+check_PROGRAMS += tests/check_models_router
+TESTS += tests/check_models_router
+tests_check_models_router_SOURCES = tests/check_models_router.c
+tests_check_models_router_CFLAGS = $(DSEC_TEST_CFLAGS)
+tests_check_models_router_LDADD = $(DSEC_TEST_LIBS)
+TESTS += tests/e2e-routing.sh
+EXTRA_DIST += tests/e2e-routing.sh
+dist_dsecsweeps_DATA += scenarios/sweeps/routing.yaml

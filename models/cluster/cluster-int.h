@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "models/cluster/cluster.h"
+#include "models/cluster/kvcache.h"
 #include "models/perf/roofline.h"
 #include "models/policy/guard.h"
 #include "models/policy/policy.h"
@@ -48,6 +49,31 @@ struct cl_req {
     int64_t kv_blocks;       /* blocks held while prefilling */
     struct cl_req *run_prev; /* admitted requests, in admission order */
     struct cl_req *run_next;
+    /* Prefix caching, offload and swap (llm.c). */
+    uint64_t *hashes; /* the source's prefix-block hashes, owned, or
+                         NULL (struct wl_request.block_hashes) */
+    int nhashes;
+    int hash_tokens;        /* tokens per source block */
+    int64_t nshared;        /* its leading blocks that are prefix-cache
+                               entries it references */
+    int64_t swapped_tokens; /* swap: tokens whose KV waits in host memory */
+    /* llm.c: the last prefix lookup of a blocked waiting head, reused
+     * while its replica's cache has gained nothing (memo_gen). */
+    const struct cl_llm_replica *memo_rep;
+    uint64_t memo_gen;
+    int64_t memo_nhit, memo_claim;
+    int64_t pd_tokens; /* P/D: tokens whose KV came from a prefill
+                          replica, waiting for a decode replica */
+    int prio_class;    /* index in workload.priority_classes, or 0 */
+    int priority;      /* its class's priority, 0 without classes */
+};
+
+/* A priority class at run time (cluster.c). */
+struct cl_class_rt {
+    double cum_share; /* upper end of its slice of [0, 1) */
+    struct sim_hist ttft, e2e;
+    double ttft_sum_ns;
+    uint64_t measured, slo_met;
 };
 
 struct cl_fifo {
@@ -135,6 +161,30 @@ struct cl_replica {
     /* Metrics a live system would see. */
     struct cl_counters ctr;
     struct cl_window win;
+    struct cl_vhist req[CL_VH_COUNT]; /* finished here, for a session */
+    int rseries; /* 1 + its index in w->rser; 0 before it is tracked */
+};
+
+/* A replica as the router sees it (router.c). */
+struct cl_route_cand {
+    int slot;              /* index in w->reps */
+    int64_t outstanding;   /* requests waiting + running on it */
+    double kv_usage;       /* KV blocks used / blocks, 0..1 */
+    int64_t cached_tokens; /* prefix-affinity: prompt tokens it has cached */
+};
+
+/* One replica's accumulators over the current series interval
+ * (replica-series.c). The replica's slot may be reused once it is gone, so
+ * what a row needs is copied here each time the replica is seen. */
+struct cl_rseries {
+    struct cl_replica *rep; /* borrowed; rep->serial != serial once reused */
+    uint64_t serial;
+    int pool;
+    int state;                            /* enum cl_rstate, last seen */
+    struct sim_tavg running, waiting, kv; /* gauges, time-weighted */
+    uint64_t out0, prompt0, done0;        /* counters at interval start */
+    uint64_t out, prompt, done;           /* counters last seen */
+    double hit_rate;                      /* prefix cache, last seen */
 };
 
 struct cl_pool_rt {
@@ -171,7 +221,10 @@ struct cl_world {
     uint64_t warmup;   /* requests with id < warmup are not measured */
 
     struct cl_req *free_list;
-    uint64_t live; /* requests allocated and not yet freed */
+    uint64_t live;            /* requests allocated and not yet freed */
+    struct cl_req **reqs_all; /* every request allocated (at most the peak
+                                 live), freed with the world */
+    size_t nreqs_all, cap_reqs_all;
 
     int gpus_per_replica;
     int64_t kv_cap_max; /* tokens: the largest replica KV cache of any pool,
@@ -196,8 +249,11 @@ struct cl_world {
     struct cl_fifo queue;
     struct wl_dist service; /* seconds, drawn at arrival */
 
-    /* LLM replicas: join-shortest-queue routing at arrival; the model's
-     * figures per GPU kind live in each pool's perf. */
+    /* LLM replicas: routed at arrival by cluster.routing (router.c); the
+     * model's figures per GPU kind live in each pool's perf. */
+    struct cl_route_cand *route_cands; /* scratch, route_cap entries */
+    int route_cap;
+    int route_rr_next; /* round-robin: first slot to try next */
 
     /* Orchestrator. */
     const struct pol_entry *policy;
@@ -211,6 +267,9 @@ struct cl_world {
     int desired;
     struct pol_replica *snap_reps;
     struct pol_pool *snap_pools;
+    int external;   /* a session sets the size from outside: no policy runs */
+    int readouts;   /* a session records replicas' per-request histograms */
+    uint64_t ticks; /* a session's clock-advance events (not in sim_events) */
 
     /* Faults. */
     struct cl_link_ev *link_evs; /* 2 per link fault: start and end */
@@ -225,7 +284,10 @@ struct cl_world {
     uint64_t arrived, completed, dropped, measured, slo_met;
     uint64_t input_tokens, output_tokens;
     uint64_t retried, failures, cold_starts, scale_events;
-    uint64_t preemptions;   /* llm: running requests whose KV was dropped */
+    uint64_t preemptions;  /* llm: running requests whose KV was dropped */
+    struct cl_kv_world kv; /* llm: prefix cache, offload, swap (llm.c) */
+    struct cl_class_rt *classes; /* workload.priority_classes, or NULL */
+    int nclasses;
     int64_t kv_blocks_peak; /* llm: most KV blocks one replica held */
     uint64_t policy_holds;
     struct cl_metric ttft, tpot, e2e, queue_ms;
@@ -248,10 +310,36 @@ struct cl_world {
     struct sim_tavg iv_waiting, iv_running, iv_replicas, iv_gpus;
     struct cl_results *res;
     size_t series_cap;
+    struct cl_rseries *rser; /* replicas tracked this interval, in order */
+    int nrser;
+    int cap_rser;
+    size_t rseries_cap; /* rows allocated in res->replica_series */
 
     uint64_t progress_every;
     const struct cl_run_opts *opts;
 };
+
+/* Routing (router.c). */
+/* The index in c[0..n) of the replica that routing (enum cl_routing) picks;
+ * c is in slot order. max_imbalance: prefix-affinity's bound in requests.
+ * *rr_next: round-robin's cursor, advanced past the pick. rng: random's
+ * stream (NULL for the other rules). Returns -1 when n is 0. */
+int cl__route_choose(int routing, const struct cl_route_cand *c, int n,
+                     int max_imbalance, int *rr_next, gsl_rng *rng);
+/* The serving replica that cluster.routing sends r to, among those whose KV
+ * cache holds r at its peak; NULL when none serves. O(replicas). */
+struct cl_replica *cl__route(struct cl_world *w, const struct cl_req *r);
+void cl__route_fini(struct cl_world *w);
+
+/* Per-replica series (replica-series.c). */
+/* Records rep's gauges and counters now. Engines call it, through
+ * cl__replica_set_busy(), after every change of a replica's running,
+ * waiting, KV blocks or counters, at the time of the change. O(1). */
+void cl__rseries_touch(struct cl_world *w, struct cl_replica *rep);
+/* Appends one row per tracked replica for [start_ns, end_ns] to w->res and
+ * starts the next interval; forgets replicas that are gone. */
+void cl__rseries_close(struct cl_world *w, int64_t start_ns, int64_t end_ns);
+void cl__rseries_fini(struct cl_world *w);
 
 /* Requests. */
 struct cl_req *cl__req_new(struct cl_world *w);
@@ -263,6 +351,9 @@ void cl__set_running(struct cl_world *w, int64_t delta);
 
 /* Records a finished request at the current time and frees it. */
 void cl__complete(struct cl_world *w, struct cl_req *r);
+
+/* Records v in h of kind (session.c). */
+void cl__vhist_add(struct cl_vhist *h, int kind, double v);
 
 /* Hands a request (new, or retried after a failure) to the engine. */
 void cl__dispatch(struct cl_world *w, struct cl_req *r);
@@ -289,8 +380,26 @@ void cl__replicas_free(struct cl_world *w);
 void *cl__policy_params(const struct pol_entry *e, const struct cl_scenario *s,
                         struct sim_diag *d);
 
+/* The run driver (cluster.c), for cl_run and the session (session.c).
+ * cl__world_open() checks s and builds the world on w (zeroed by the
+ * caller; w->external set first for an external session) up to the first
+ * event: results are written into out as the run goes. Returns 0, or a
+ * negative SIM_E* code with diagnostics. cl__world_close() ends the run at
+ * the last event and fills out's totals; returns the source's error code
+ * or 0. cl__world_free() frees w and everything it holds (after a failed
+ * open too). */
+int cl__world_open(struct cl_world *w, const struct cl_scenario *s,
+                   const struct cl_run_opts *opts, struct cl_results *out,
+                   struct sim_diag *d);
+int cl__world_close(struct cl_world *w, struct cl_results *out);
+void cl__world_free(struct cl_world *w);
+
 /* Orchestrator and faults (orchestrator.c). */
 int cl__orch_init(struct cl_world *w, struct sim_diag *d);
+/* Reconciles the cluster to desired replicas (serving + pending), borrow of
+ * them from borrowable pools, as after a policy decision: requests,
+ * cancels or drains replicas now. */
+void cl__orch_scale_to(struct cl_world *w, int desired, int borrow);
 void cl__orch_start(struct cl_world *w);
 void cl__orch_fini(struct cl_world *w);
 void cl__counters_init(struct cl_counters *c);
@@ -320,5 +429,21 @@ int64_t cl__llm_blocks_used(const struct cl_replica *rep);
 /* Gauges of an LLM replica for the policy snapshot. */
 void cl__llm_gauges(const struct cl_replica *rep, double *running,
                     double *waiting, double *kv_usage);
+/* Frees what the LLM engines hold for the whole world (the remote KV
+ * tier). */
+void cl__llm_world_fini(struct cl_world *w);
+/* Fills out's prefix-cache, offload and swap figures. */
+void cl__llm_kv_results(const struct cl_world *w, struct cl_results *out);
+/* Copies the block hashes of q into r (nothing without hashes). */
+void cl__llm_req_hashes(struct cl_req *r, const struct wl_request *q);
+/* Tokens of r's prompt whose blocks are in rep's GPU prefix cache now
+ * (the longest cached chain of its block hashes, in tokens, at most its
+ * prompt); 0 without hashes, with prefix caching off, or for an abstract
+ * replica. O(blocks of r). For prefix-affinity routing. */
+int64_t cl__llm_prefix_cached_tokens(const struct cl_replica *rep,
+                                     const struct cl_req *r);
+/* Cumulative prefix-cache hit rate of rep: blocks found over blocks looked
+ * up at admission; NAN before any lookup. */
+double cl__llm_prefix_hit_rate(const struct cl_replica *rep);
 
 #endif /* CL_CLUSTER_INT_H */

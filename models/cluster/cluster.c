@@ -57,10 +57,17 @@ struct cl_req *cl__fifo_pop(struct cl_fifo *q)
 struct cl_req *cl__req_new(struct cl_world *w)
 {
     struct cl_req *r = w->free_list;
-    if (r != NULL)
+    if (r != NULL) {
         w->free_list = r->next;
-    else
+    } else {
         r = xmalloc(sizeof(*r));
+        if (w->nreqs_all == w->cap_reqs_all) {
+            w->cap_reqs_all = w->cap_reqs_all ? 2 * w->cap_reqs_all : 64;
+            w->reqs_all =
+                xrealloc(w->reqs_all, w->cap_reqs_all, sizeof(*w->reqs_all));
+        }
+        w->reqs_all[w->nreqs_all++] = r;
+    }
     memset(r, 0, sizeof(*r));
     r->first_token_ns = -1;
     w->live++;
@@ -69,6 +76,8 @@ struct cl_req *cl__req_new(struct cl_world *w)
 
 void cl__req_free(struct cl_world *w, struct cl_req *r)
 {
+    free(r->hashes);
+    r->hashes = NULL;
     r->next = w->free_list;
     w->free_list = r;
     w->live--;
@@ -132,6 +141,68 @@ static double interval_q(const struct cl_metric *m, double q)
     return sim_hist_quantile(&m->interval, q) * 1e-6;
 }
 
+/* Priority classes: cumulative normalised shares, one TTFT and E2E
+ * histogram each. */
+static void classes_init(struct cl_world *w)
+{
+    const struct cl_workload *wl = &w->scn->workload;
+    double total = 0, cum = 0;
+    if (wl->npriority_classes <= 0)
+        return;
+    w->nclasses = wl->npriority_classes;
+    w->classes = xcalloc((size_t)w->nclasses, sizeof(*w->classes));
+    for (int i = 0; i < w->nclasses; i++)
+        total += wl->priority_classes[i].share;
+    for (int i = 0; i < w->nclasses; i++) {
+        cum += wl->priority_classes[i].share / total;
+        w->classes[i].cum_share = i == w->nclasses - 1 ? 1.0 : cum;
+        sim_hist_init(&w->classes[i].ttft);
+        sim_hist_init(&w->classes[i].e2e);
+    }
+}
+
+/* Assigns r a class at random in proportion to the shares, from its own
+ * stream so that nothing else is perturbed. */
+static void class_pick(struct cl_world *w, struct cl_req *r)
+{
+    double u;
+    int k = 0;
+    if (w->nclasses == 0)
+        return;
+    u = gsl_rng_uniform(sim_loop_stream(w->loop, "priority_class"));
+    while (k < w->nclasses - 1 && u >= w->classes[k].cum_share)
+        k++;
+    r->prio_class = k;
+    r->priority = w->scn->workload.priority_classes[k].priority;
+}
+
+static void classes_results(const struct cl_world *w, struct cl_results *out)
+{
+    const struct cl_slo *slo = &w->scn->slo;
+    int has_slo = slo->ttft_ns >= 0 || slo->tpot_ns >= 0 || slo->e2e_ns >= 0;
+    if (w->nclasses == 0)
+        return;
+    out->classes = xcalloc((size_t)w->nclasses, sizeof(*out->classes));
+    out->nclasses = w->nclasses;
+    for (int i = 0; i < w->nclasses; i++) {
+        const struct cl_class_rt *c = &w->classes[i];
+        struct cl_class_result *o = &out->classes[i];
+        o->name = xstrdup(w->scn->workload.priority_classes[i].name);
+        o->priority = w->scn->workload.priority_classes[i].priority;
+        o->completed = c->measured;
+        o->ttft_mean_ms = o->ttft_p50_ms = o->ttft_p99_ms = NAN;
+        o->e2e_p99_ms = o->slo_attainment = NAN;
+        if (c->measured == 0)
+            continue;
+        o->ttft_mean_ms = c->ttft_sum_ns / (double)c->measured * 1e-6;
+        o->ttft_p50_ms = sim_hist_quantile(&c->ttft, 0.50) * 1e-6;
+        o->ttft_p99_ms = sim_hist_quantile(&c->ttft, 0.99) * 1e-6;
+        o->e2e_p99_ms = sim_hist_quantile(&c->e2e, 0.99) * 1e-6;
+        if (has_slo)
+            o->slo_attainment = (double)c->slo_met / (double)c->measured;
+    }
+}
+
 void cl__complete(struct cl_world *w, struct cl_req *r)
 {
     const struct cl_slo *slo = &w->scn->slo;
@@ -148,6 +219,12 @@ void cl__complete(struct cl_world *w, struct cl_req *r)
     metric_add(&w->queue_ms, r->start_ns - r->arrival_ns, measured);
     if (tpot >= 0)
         metric_add(&w->tpot, tpot, measured);
+    if (w->readouts && r->rep != NULL) {
+        struct cl_vhist *h = r->rep->req;
+        cl__vhist_add(&h[CL_VH_PROMPT], CL_VH_PROMPT, (double)r->prompt_tokens);
+        cl__vhist_add(&h[CL_VH_OUTPUT], CL_VH_OUTPUT, (double)r->output_tokens);
+        cl__vhist_add(&h[CL_VH_E2E], CL_VH_E2E, sim_ns_to_s(e2e));
+    }
     w->completed++;
     w->iv_completions++;
     w->iv_output_tokens += (uint64_t)r->output_tokens;
@@ -164,6 +241,14 @@ void cl__complete(struct cl_world *w, struct cl_req *r)
         if (slo->e2e_ns >= 0 && e2e > slo->e2e_ns)
             met = 0;
         w->slo_met += (uint64_t)met;
+        if (w->nclasses > 0) {
+            struct cl_class_rt *c = &w->classes[r->prio_class];
+            c->measured++;
+            c->slo_met += (uint64_t)met;
+            c->ttft_sum_ns += (double)(ttft > 0 ? ttft : 0);
+            sim_hist_add(&c->ttft, ttft > 0 ? ttft : 0);
+            sim_hist_add(&c->e2e, e2e > 0 ? e2e : 0);
+        }
     }
     cl__req_free(w, r);
     if (w->opts->progress != NULL && w->completed % w->progress_every == 0)
@@ -216,6 +301,7 @@ static void close_interval(struct cl_world *w, int64_t end_ns)
     row->tpot_p99_ms = interval_q(&w->tpot, 0.99);
     row->e2e_p50_ms = interval_q(&w->e2e, 0.5);
     row->e2e_p99_ms = interval_q(&w->e2e, 0.99);
+    cl__rseries_close(w, w->interval_start_ns, end_ns);
 
     w->interval_start_ns = end_ns;
     w->iv_arrivals = w->iv_completions = w->iv_output_tokens = 0;
@@ -278,6 +364,9 @@ static void on_arrival(struct sim_loop *loop, struct sim_event *ev)
     r->arrival_ns = sim_loop_now(loop);
     r->prompt_tokens = w->next_req.prompt_tokens;
     r->output_tokens = w->next_req.output_tokens;
+    if (w->scn->server.prefix_caching)
+        cl__llm_req_hashes(r, &w->next_req);
+    class_pick(w, r);
     w->iv_arrivals++;
     w->cl_ctr.arrivals++;
     w->cl_ctr.arrival_prompt_tokens += (uint64_t)r->prompt_tokens;
@@ -696,9 +785,11 @@ static void add_notes(const struct cl_scenario *s, const struct cl_plan *p,
         cl_results_note(res, n);
         free(n);
     }
-    if (c->kv_cache_offload) {
-        cl_results_note(res, "kv_cache_offload: the host-memory kv tier is "
-                             "not simulated yet (TODO(#4)); kv stays in hbm");
+    if (c->kv_cache_offload && !s->server.prefix_caching &&
+        s->server.kind == CL_SRV_LLM) {
+        cl_results_note(res, "kv_cache_offload: only prefix-cache blocks are "
+                             "offloaded; set server.prefix_caching: true "
+                             "(kv stays in hbm)");
     }
     if (c->rdma_interface != NULL) {
         n = xasprintf("rdma_interface %s is used by calibration and ignored "
@@ -743,16 +834,22 @@ static void fill_pools(struct cl_world *w, struct cl_results *out, double end_s)
     }
 }
 
-static int run_world(struct cl_world *w, const struct cl_scenario *s,
-                     const struct cl_run_opts *opts, struct cl_results *out,
-                     struct sim_diag *d)
+int cl__world_open(struct cl_world *w, const struct cl_scenario *s,
+                   const struct cl_run_opts *opts, struct cl_results *out,
+                   struct sim_diag *d)
 {
     struct cl_plan plan;
     const struct cl_workload *wl = &s->workload;
-    int64_t end_ns;
     int rc;
 
     rc = check_all(s, &plan, d);
+    if (rc == 0 && w->external && !plan.elastic) {
+        sim_diag_error(d, s->file, s->pos.cluster_min_gpus.line,
+                       s->pos.cluster_min_gpus.col,
+                       "cluster: an externally scaled run needs an elastic "
+                       "cluster (cluster.min_gpus and max_gpus)");
+        rc = SIM_EINVAL;
+    }
     if (rc == 0 && s->server.kind == CL_SRV_ABSTRACT &&
         wl_dist_init(&w->service, &s->server.service, "server.service", d) != 0)
         rc = SIM_EINVAL;
@@ -761,7 +858,10 @@ static int run_world(struct cl_world *w, const struct cl_scenario *s,
     out->scenario_name = xstrdup(s->name ? s->name : "");
     out->seed = s->seed;
 
-    if (wl->kind == CL_WL_TRACE) {
+    if (wl->kind == CL_WL_TRACE ||
+        (wl->synthetic.sessions.enabled && wl->synthetic.requests <= 0)) {
+        /* Sessions over a duration: how many turns fit is known only by
+         * generating them (same seed, same streams). */
         rc = count_trace(s, opts->base_dir, &w->expected, d);
         if (rc != 0)
             return rc;
@@ -797,6 +897,7 @@ static int run_world(struct cl_world *w, const struct cl_scenario *s,
     metric_init(&w->tpot, s->metrics.batches);
     metric_init(&w->e2e, s->metrics.batches);
     metric_init(&w->queue_ms, s->metrics.batches);
+    classes_init(w);
     sim_tavg_init(&w->waiting, 0, 0.0);
     sim_tavg_init(&w->running, 0, 0.0);
     sim_tavg_init(&w->replicas_up, 0, 0.0);
@@ -819,8 +920,14 @@ static int run_world(struct cl_world *w, const struct cl_scenario *s,
     read_next(w);
     sim_loop_after(w->loop, &w->interval_ev, s->metrics.interval_ns);
     cl__orch_start(w);
-    sim_loop_run(w->loop, SIM_TIME_MAX);
-    rc = w->failed;
+    return 0;
+}
+
+int cl__world_close(struct cl_world *w, struct cl_results *out)
+{
+    const struct cl_scenario *s = w->scn;
+    int64_t end_ns;
+    int rc = w->failed;
 
     /* The run ends with the last request; the clock may have ticked on to
      * the next interval boundary, which is not part of it. */
@@ -833,6 +940,8 @@ static int run_world(struct cl_world *w, const struct cl_scenario *s,
     out->requests_dropped = w->dropped;
     out->requests_retried = w->retried;
     out->preemptions = w->preemptions;
+    cl__llm_kv_results(w, out);
+    classes_results(w, out);
     out->kv_blocks_peak = w->kv_blocks_peak;
     for (int k = 0; k < w->nreps; k++)
         out->kv_blocks_end += cl__llm_blocks_used(w->reps[k]);
@@ -873,12 +982,22 @@ static int run_world(struct cl_world *w, const struct cl_scenario *s,
     out->failures = w->failures;
     out->recovery_s_mean =
         w->recoveries ? w->recovery_s_sum / (double)w->recoveries : NAN;
-    out->policy = w->elastic ? xstrdup(w->policy->name) : NULL;
-    out->sim_events = sim_loop_events(w->loop);
+    out->policy = !w->elastic   ? NULL
+                  : w->external ? xstrdup("external")
+                                : xstrdup(w->policy->name);
+    out->sim_events = sim_loop_events(w->loop) - w->ticks;
     if (w->policy_holds > 0) {
         char *n = xasprintf("the policy was held %llu times: its metrics "
                             "window was empty",
                             (unsigned long long)w->policy_holds);
+        cl_results_note(out, n);
+        free(n);
+    }
+    if (out->replica_series_dropped > 0) {
+        char *n = xasprintf("%llu per-replica series rows past the cap of "
+                            "%zu dropped; use a longer metrics.interval",
+                            (unsigned long long)out->replica_series_dropped,
+                            CL_REPLICA_SERIES_MAX);
         cl_results_note(out, n);
         free(n);
     }
@@ -892,32 +1011,25 @@ static int run_world(struct cl_world *w, const struct cl_scenario *s,
     return rc;
 }
 
-static void world_free(struct cl_world *w)
+void cl__world_free(struct cl_world *w)
 {
     cl__orch_fini(w);
+    cl__route_fini(w);
+    cl__rseries_fini(w);
     cl__replicas_free(w);
+    cl__llm_world_fini(w);
+    free(w->classes);
     while (w->queue.head != NULL)
         cl__req_free(w, cl__fifo_pop(&w->queue));
-    while (w->free_list != NULL) {
-        struct cl_req *r = w->free_list;
-        w->free_list = r->next;
-        free(r);
+    /* Every request ever allocated, free or not: a session closed before
+     * the run ended still has requests in its replicas. */
+    for (size_t i = 0; i < w->nreqs_all; i++) {
+        free(w->reqs_all[i]->hashes); /* NULL once freed to the list */
+        free(w->reqs_all[i]);
     }
+    free(w->reqs_all);
     free(w->pools);
     wl_source_free(w->src);
     sim_loop_free(w->loop);
     free(w);
-}
-
-int cl_run(const struct cl_scenario *s, const struct cl_run_opts *opts,
-           struct cl_results *out, struct sim_diag *d)
-{
-    /* The world holds eight histograms (about 460 KiB): heap, not stack. */
-    struct cl_world *w = xcalloc(1, sizeof(*w));
-    int rc;
-
-    memset(out, 0, sizeof(*out));
-    rc = run_world(w, s, opts, out, d);
-    world_free(w);
-    return rc;
 }

@@ -12,6 +12,7 @@
 
 #include "models/cluster/config.h"
 #include "models/cluster/results.h"
+#include "models/policy/promhist.h"
 #include "sim/diag.h"
 
 /* Called now and then during a run with the simulated time reached (s) and
@@ -68,5 +69,144 @@ int cl_scenario_check(const struct cl_scenario *s, struct cl_plan *plan,
  * infeasible configuration); *out then holds what was simulated so far. */
 int cl_run(const struct cl_scenario *s, const struct cl_run_opts *opts,
            struct cl_results *out, struct sim_diag *d);
+
+/*
+ * A session: a run opened from a scenario and advanced step by step to
+ * given simulated times, so that something outside (the digital twin, a
+ * test) can read what a live system would expose between steps and, in
+ * the external mode, set the cluster's size. cl_run() is a session
+ * advanced to the end in one step, so both give the same results.
+ * Deterministic: the session reads no clock; the caller chooses the times.
+ */
+struct cl_session;
+
+enum cl_session_flags {
+    /* The policy is never asked: the size is what cl_session_set_desired()
+     * sets (the scenario must be elastic). Results name the policy
+     * "external". */
+    CL_SESSION_EXTERNAL = 1,
+    /* Record each replica's per-request histograms (struct
+     * cl_session_replica.req); cl_run() does not pay for them. */
+    CL_SESSION_READOUTS = 2,
+};
+
+/* Opens a session on s with the checks and start of cl_run(): *out is
+ * zeroed, then filled as the run goes (s, opts and out are borrowed until
+ * cl_session_close()). flags: enum cl_session_flags. Returns 0 with *sp
+ * set, or a negative SIM_E* code with diagnostics in d, *sp NULL and out
+ * holding what was filled (free it with cl_results_fini()). */
+int cl_session_open(const struct cl_scenario *s, const struct cl_run_opts *opts,
+                    int flags, struct cl_results *out, struct cl_session **sp,
+                    struct sim_diag *d);
+
+/* Runs every event up to and including t_ns; the session's clock is then
+ * t_ns (INT64_MAX: until nothing is left, the clock at the last event).
+ * A t_ns before the clock is a no-op. Returns 0, or the negative SIM_E*
+ * code of a workload error (bad trace row, with diagnostics in the d given
+ * to open): then only cl_session_close() is useful. */
+int cl_session_advance(struct cl_session *ss, int64_t t_ns);
+
+/* The session's clock in ns. */
+int64_t cl_session_now(const struct cl_session *ss);
+
+/* External mode: sets the desired number of replicas (serving plus
+ * pending) now, clamped to the scenario's [min, max] replicas, and
+ * reconciles at once as the orchestrator does after a policy decision
+ * (new replicas provision and load; surplus pending ones are cancelled,
+ * serving ones drain). Returns the clamped count, or -1 when the session
+ * is not external. */
+int cl_session_set_desired(struct cl_session *ss, int desired);
+
+/* A per-request histogram with vLLM's fixed bounds: non-cumulative counts
+ * per finite bucket, then +Inf; sum and count of the observations. */
+#define CL_VH_MAX_BUCKETS 24
+
+enum cl_vhist_kind {
+    CL_VH_PROMPT, /* vllm:request_prompt_tokens (tokens) */
+    CL_VH_OUTPUT, /* vllm:request_generation_tokens (tokens) */
+    CL_VH_E2E,    /* vllm:e2e_request_latency_seconds (s) */
+    CL_VH_COUNT,
+};
+
+struct cl_vhist {
+    uint64_t bucket[CL_VH_MAX_BUCKETS + 1];
+    double sum;
+    uint64_t count;
+};
+
+/* The finite upper bounds of kind (borrowed, static; *n receives their
+ * number): for token counts vLLM's 1-2-5 series (build_1_2_5_buckets) up
+ * to 100,000, where vLLM stops at the largest value within max_model_len
+ * (131,072 for Llama 3.1); for the end-to-end latency vLLM's 0.3 ... 7680 s
+ * (FACTS.md section 6.1). */
+const double *cl_vhist_bounds(int kind, int *n);
+
+/* Replica life states as read out. */
+enum cl_session_rstate {
+    CL_SS_PROVISIONING,
+    CL_SS_LOADING,
+    CL_SS_SERVING,
+    CL_SS_DRAINING,
+};
+
+/* One replica as a live system would scrape it: gauges now, cumulative
+ * counters and histograms since it was requested (vLLM's names in
+ * comments, FACTS.md section 6.1). */
+struct cl_session_replica {
+    uint64_t serial;       /* start order from 0: a stable name */
+    int pool;              /* index into the scenario's pools */
+    const char *pool_name; /* borrowed, valid while the session is */
+    int state;             /* enum cl_session_rstate */
+    double ready_s;        /* when it began serving; NAN before */
+    double num_running;    /* vllm:num_requests_running */
+    double num_waiting;    /* vllm:num_requests_waiting */
+    double kv_usage;       /* vllm:kv_cache_usage_perc, 0..1; NAN abstract */
+    int64_t kv_capacity_tokens; /* whole blocks; 0 for an abstract server */
+    int block_tokens;           /* tokens per kv block; 0 abstract */
+    uint64_t prompt_tokens;     /* vllm:prompt_tokens_total */
+    uint64_t generation_tokens; /* vllm:generation_tokens_total */
+    uint64_t request_success;   /* vllm:request_success_total */
+    struct pol_ph ttft;         /* vllm:time_to_first_token_seconds */
+    struct pol_ph itl;          /* vllm:inter_token_latency_seconds */
+    /* Finished requests: prompt and output lengths, end-to-end latency
+     * (enum cl_vhist_kind); zero unless opened with CL_SESSION_READOUTS. */
+    struct cl_vhist req[CL_VH_COUNT];
+};
+
+/* The whole cluster now. */
+struct cl_session_cluster {
+    double now_s;
+    int desired; /* external: the clamped size last set; else the policy's */
+    int min_replicas;
+    int max_replicas;
+    int gpus_per_replica;
+    int serving;
+    int pending; /* provisioning or loading */
+    int draining;
+    int workload_done; /* the workload has ended and every request left */
+    uint64_t arrived;
+    uint64_t completed;
+    uint64_t dropped;
+    uint64_t unrouted; /* llm: requests held with no serving replica */
+    uint64_t scale_events;
+    uint64_t cold_starts;
+};
+
+/* Number of replica slots; cl_session_replica() reads slot i in [0, n). */
+int cl_session_nreplicas(const struct cl_session *ss);
+
+/* Fills *out with slot i. Returns 0, or -1 when the slot holds no replica
+ * now (its replica is gone); *out is then unchanged. */
+int cl_session_replica(const struct cl_session *ss, int i,
+                       struct cl_session_replica *out);
+
+/* Fills *out with the cluster's figures now. */
+void cl_session_cluster(const struct cl_session *ss,
+                        struct cl_session_cluster *out);
+
+/* Ends the run at its last event (as cl_run() does at its end), fills the
+ * results given to open, frees the session and returns the workload's
+ * error code or 0. NULL is a no-op returning 0. */
+int cl_session_close(struct cl_session *ss);
 
 #endif /* CL_CLUSTER_H */

@@ -11,6 +11,7 @@
 #include "models/arch/hf.h"
 #include "models/gpu/gpu.h"
 #include "models/perf/calib.h"
+#include "models/train/config.h"
 #include "sim/xalloc.h"
 
 void cl_scenario_fini(struct cl_scenario *s)
@@ -24,6 +25,11 @@ void cl_scenario_fini(struct cl_scenario *s)
     free(s->workload.trace.path);
     free(s->workload.trace.model);
     free(s->workload.trace.clients);
+    for (int i = 0; s->workload.priority_classes != NULL &&
+                    i < s->workload.npriority_classes;
+         i++)
+        free(s->workload.priority_classes[i].name);
+    free(s->workload.priority_classes);
     free(s->hardware.gpu);
     free(s->hardware.calibration);
     for (int i = 0; s->hardware.gpus != NULL && i < s->hardware.ngpus; i++) {
@@ -52,6 +58,7 @@ void cl_scenario_fini(struct cl_scenario *s)
     }
     free(s->policy.params);
     free(s->text);
+    train_config_fini(&s->training);
     memset(s, 0, sizeof(*s));
 }
 

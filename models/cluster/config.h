@@ -13,6 +13,8 @@
 
 #include <stdint.h>
 
+#include "models/train/config.h"
+
 /* A position in the scenario file, 1-based; line 0 means "not given". */
 struct cl_pos {
     int line;
@@ -92,6 +94,28 @@ enum cl_trace_format {
     CL_TRACE_SERVEGEN, /* per-client statistics, arrivals generated */
 };
 
+/* Multi-turn conversations (workload.synthetic.sessions): sessions
+ * arrive by synthetic.arrival; each has `turns` turns whose prompt is the
+ * shared system prompt, every earlier turn (prompt and output) and
+ * prompt_tokens new tokens; turn k+1 arrives think time after turn k. The
+ * generator emits block hashes so that prefix reuse emerges. */
+struct cl_sessions {
+    int enabled;                  /* 0/1: the section was given */
+    struct cl_dist turns;         /* turns per session, >= 1 */
+    int64_t think_time_ns;        /* mean of the exponential think time */
+    int64_t system_prompt_tokens; /* shared by every session, >= 0 */
+    int block_tokens;             /* tokens per emitted hash block */
+};
+
+/* A priority class of requests (workload.priority_classes): a share of
+ * the arrivals, assigned at random in proportion to the shares, and the
+ * priority the scheduler gives them (lower first, as vLLM). */
+struct cl_prio_class {
+    char *name;
+    double share;
+    int priority;
+};
+
 struct cl_workload {
     int kind; /* enum cl_workload_kind */
     struct {
@@ -100,6 +124,7 @@ struct cl_workload {
         int64_t duration_ns; /* or stop arrivals after this time, -1 */
         struct cl_dist prompt_tokens;
         struct cl_dist output_tokens;
+        struct cl_sessions sessions;
     } synthetic;
     struct {
         int format;          /* enum cl_trace_format */
@@ -111,6 +136,11 @@ struct cl_workload {
         char *model;         /* burstgpt: keep only this Model, or NULL */
         char *clients;       /* servegen: "all" or client ids, or NULL */
     } trace;
+    /* Fraction of each prompt's tokens found in the prefix cache when the
+     * source has no block hashes (NAN = unset: no hits). */
+    double prefix_hit_rate;
+    struct cl_prio_class *priority_classes; /* owned, or NULL */
+    int npriority_classes;
 };
 
 enum cl_server_kind {
@@ -119,9 +149,38 @@ enum cl_server_kind {
 };
 
 /* What an LLM replica does to a running request whose KV cache cannot
- * grow. Only recompute, vLLM V1's one mode, is simulated. */
+ * grow (FACTS.md §5.1: recompute in vLLM V1; swap in V0). */
 enum cl_preemption {
     CL_PREEMPT_RECOMPUTE, /* drop its KV; it re-prefills prompt + output */
+    CL_PREEMPT_SWAP,      /* copy its KV to host memory and back */
+};
+
+/* Order in which an LLM replica admits waiting requests and picks the
+ * request to preempt (vLLM scheduling_policy, FACTS.md §5.1). */
+enum cl_sched {
+    CL_SCHED_FCFS,     /* arrival order; preempt the newest admitted */
+    CL_SCHED_PRIORITY, /* (priority, arrival); preempt the largest */
+};
+
+/* RDMA link classes of the remote KV tier (models/net catalog names). */
+enum cl_kv_link {
+    CL_KVL_IB_EDR,
+    CL_KVL_IB_HDR,
+    CL_KVL_IB_NDR,
+    CL_KVL_IB_XDR,
+    CL_KVL_ROCE_100,
+    CL_KVL_ROCE_200,
+    CL_KVL_ROCE_400,
+    CL_KVL_ROCE_800,
+};
+
+/* KV offload tiers (cluster.kv_cache_offload): host DRAM over PCIe and an
+ * optional remote pool over RDMA. Sizes in bytes per replica (remote: the
+ * whole pool); NAN = the documented default. */
+struct cl_kv_offload {
+    double host_bytes;
+    double remote_bytes; /* 0 = no remote tier */
+    int remote_link;     /* enum cl_kv_link */
 };
 
 struct cl_server {
@@ -139,6 +198,10 @@ struct cl_server {
     int64_t iteration_overhead_ns; /* fixed host overhead per iteration */
     int block_tokens;              /* tokens per paged KV block (vLLM 16) */
     int preemption;                /* enum cl_preemption */
+    int prefix_caching;            /* 0/1: hash-addressed block reuse */
+    int scheduling;                /* enum cl_sched */
+    double swap_space_bytes;       /* per GPU, swap preemption (vLLM V0) */
+    struct cl_kv_offload kv_offload;
 };
 
 enum cl_dtype {
@@ -189,6 +252,16 @@ enum cl_weights_source {
     CL_SRC_PEER_RDMA,   /* a peer node over RDMA */
 };
 
+/* Prefill/decode disaggregation (deploy.disaggregation): the static
+ * cluster's replicas split into a prefill group and a decode group; a
+ * request's KV goes from one to the other over kv_link. */
+struct cl_disagg {
+    int enabled; /* 0/1: the section was given */
+    int prefill_replicas;
+    int decode_replicas;
+    int kv_link; /* enum cl_kv_link */
+};
+
 struct cl_deploy {
     char *model_path;   /* e.g. s3://models/deepseek-v3; model from basename */
     int strategy;       /* enum cl_strategy */
@@ -200,12 +273,23 @@ struct cl_deploy {
     int weights_source; /* enum cl_weights_source */
     double load_bytes_per_s; /* per replica; NAN = the source default */
     int64_t engine_init_ns;  /* after loading: CUDA graphs, warm-up */
+    struct cl_disagg disaggregation;
 };
 
 /* What happens to the requests of a replica that is scaled down. */
 enum cl_drain {
     CL_DRAIN_FINISH,  /* stop admitting; running requests finish */
     CL_DRAIN_MIGRATE, /* move running requests (and their KV) elsewhere */
+};
+
+/* How arrivals pick an LLM replica (models/cluster/router.c,
+ * docs/routing.md). */
+enum cl_routing {
+    CL_ROUTE_LEAST_OUTSTANDING, /* fewest waiting + running (the default) */
+    CL_ROUTE_LEAST_KV,          /* lowest KV blocks used / capacity */
+    CL_ROUTE_PREFIX_AFFINITY,   /* longest cached prefix, within a bound */
+    CL_ROUTE_RANDOM,            /* uniform, stream "routing" */
+    CL_ROUTE_ROUND_ROBIN,       /* next serving slot in turn */
 };
 
 struct cl_cluster {
@@ -217,6 +301,9 @@ struct cl_cluster {
     char *rdma_interface;      /* calibration only; ignored by the sim */
     int initial_gpus;          /* GPUs at t = 0 (elastic), -1 = min_gpus */
     int drain;                 /* enum cl_drain */
+    int routing;               /* enum cl_routing */
+    int routing_max_imbalance; /* prefix-affinity: most outstanding requests
+                                  above the least loaded replica */
 };
 
 /* Service-level objective: a request meets it when every target that is set
@@ -348,6 +435,7 @@ struct cl_scenario {
     int npools;
     struct cl_faults faults;
     struct cl_policy policy;
+    struct train_config training; /* gpus 0: none (models/train/) */
     char *text; /* the scenario text as loaded, NUL-terminated (run rows) */
     struct cl_scenario_pos pos; /* where some values were found */
     /* Resolved by the loader from the keys above (owned): */

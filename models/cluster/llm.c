@@ -15,8 +15,36 @@
  * fit. When a running request cannot grow, the newest running request is
  * preempted by recompute (vLLM V1, FACTS.md §5.1): its blocks are freed, it
  * goes back to the head of the waiting queue, and its prefill later covers
- * the prompt plus the tokens it had generated. Swap to host memory (vLLM V0)
- * is not simulated. TODO(#4): swap preemption.
+ * the prompt plus the tokens it had generated. With server.preemption swap
+ * (vLLM V0) its KV is copied to host memory instead, within the swap space,
+ * and copied back when it is admitted again; it then resumes where it was
+ * (recompute when the swap space is full).
+ *
+ * Prefix caching (server.prefix_caching, vLLM V1's automatic prefix
+ * caching; FACTS.md §5.1): full prompt blocks have hashes (from the
+ * source's block_hashes, kvcache.h) and live in a per-replica table with
+ * reference counts. blocks_used counts the blocks requests hold, a shared
+ * block once; blocks nobody holds stay cached on an LRU list and count as
+ * free: they are evicted, least recently used first, whenever blocks_used
+ * plus cached blocks would exceed the capacity. At admission the longest
+ * chain of cached blocks of the prompt is taken (referenced) and its
+ * tokens are not prefilled again (at least one token is, to sample from);
+ * the attention of the remaining chunks still reads the whole context.
+ * When its prompt is complete a request's own hashed blocks join the
+ * table (a block another request registered meanwhile is shared and the
+ * duplicate freed). Without hashes, workload.prefix_hit_rate makes that
+ * fraction of each prompt (whole blocks) a hit, with no sharing.
+ *
+ * KV offload (cluster.kv_cache_offload): an evicted cached block is copied
+ * to the replica's host-memory tier (LRU, server.kv_offload.host) and, when
+ * that evicts, to the remote tier shared by all replicas (optional). A hit
+ * in a lower tier is fetched back into a new GPU block. Transfers cost
+ * alpha + bytes / (efficiency x bandwidth) per GPU (FACTS.md §3.1) over the
+ * GPU's PCIe link (host) or the RDMA link (remote), each GPU moving its
+ * own share in parallel; the fetches and swaps that an iteration needs are
+ * added to that iteration's time (not overlapped with compute; host and
+ * remote links run in parallel), while offload writes are taken as
+ * asynchronous (off the critical path, counted in bytes only).
  *
  * Cost per iteration is O(1) plus O(log n) per request that joins or leaves
  * the decode set plus O(1) per prefill chunk: decoding requests are never
@@ -39,10 +67,15 @@
  * requests it was serving start again (their KV is lost).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "models/cluster/cluster-int.h"
+#include "models/gpu/gpu.h"
+#include "models/net/net.h"
 #include "sim/time.h"
+#include "sim/xalloc.h"
 
 struct cl_llm_replica {
     struct cl_replica *rep;
@@ -69,9 +102,43 @@ struct cl_llm_replica {
     int64_t ctx_sum;          /* summed context of decoding requests */
     int64_t decode_in_flight; /* decoders in the in-flight iteration */
     int64_t prefill_chunks;   /* chunks in the in-flight iteration */
+
+    /* Prefix cache, offload tiers and swap. */
+    int caching;                 /* server.prefix_caching */
+    struct cl_kvtier gpu;        /* hashed blocks in HBM */
+    int offload;                 /* cluster.kv_cache_offload */
+    struct cl_kvtier host;       /* offloaded blocks in host memory */
+    int64_t host_cap;            /* blocks */
+    int64_t swap_cap;            /* blocks of swap space */
+    int64_t swap_used;           /* blocks swapped out */
+    double tok_bytes_gpu;        /* KV bytes per token on one GPU */
+    double tok_bytes;            /* KV bytes per token, whole replica */
+    struct net_link pcie;        /* the GPU's host link */
+    const struct net_link *rdma; /* the remote tier's link, or NULL */
+    double pcie_bytes_gpu;       /* this iteration's transfers, per GPU */
+    double rdma_bytes_gpu;
+    uint64_t lookups, hits; /* blocks, cumulative */
+    uint64_t gen; /* bumped when a lookup may find more or claim less */
+    int plain;    /* no caching, swap or P/D: admission as before */
+    int role;     /* enum pd_role */
+};
+
+/* A replica's group under deploy.disaggregation. */
+enum pd_role {
+    PD_BOTH,    /* no disaggregation */
+    PD_PREFILL, /* prompts and first tokens */
+    PD_DECODE,  /* the other tokens */
 };
 
 static void kick(struct cl_llm_replica *e);
+
+/* The RDMA link of each enum cl_kv_link, in the net catalog. */
+static const char *const kv_link_names[] = {
+    [CL_KVL_IB_EDR] = "ib-edr",     [CL_KVL_IB_HDR] = "ib-hdr",
+    [CL_KVL_IB_NDR] = "ib-ndr",     [CL_KVL_IB_XDR] = "ib-xdr",
+    [CL_KVL_ROCE_100] = "roce-100", [CL_KVL_ROCE_200] = "roce-200",
+    [CL_KVL_ROCE_400] = "roce-400", [CL_KVL_ROCE_800] = "roce-800",
+};
 
 static int64_t load(const struct cl_llm_replica *e)
 {
@@ -86,6 +153,217 @@ static void update_busy(struct cl_llm_replica *e)
 static int64_t blocks_of(const struct cl_llm_replica *e, int64_t tokens)
 {
     return (tokens + e->block_tokens - 1) / e->block_tokens;
+}
+
+/* Bytes of n blocks, whole replica, for the counters. */
+static uint64_t block_bytes(const struct cl_llm_replica *e, int64_t n)
+{
+    return (uint64_t)llround((double)n * (double)e->block_tokens *
+                             e->tok_bytes);
+}
+
+static int64_t hashed_blocks(const struct cl_llm_replica *e,
+                             const struct cl_req *r)
+{
+    return cl_kv_hashed_blocks(r->prompt_tokens, r->nhashes, r->hash_tokens,
+                               e->block_tokens);
+}
+
+static uint64_t hash_of(const struct cl_llm_replica *e, const struct cl_req *r,
+                        int64_t j)
+{
+    return cl_kv_block_hash(r->hashes, r->hash_tokens, j, e->block_tokens);
+}
+
+/* Puts block h into the remote tier (LRU), evicting as needed; without
+ * one, h is dropped. Any change a lookup could see bumps a generation
+ * (memo_blocked()). */
+static void remote_put(struct cl_llm_replica *e, uint64_t h)
+{
+    struct cl_kv_world *kv = &e->rep->w->kv;
+    int32_t i;
+    if (e->rdma == NULL || kv->remote_cap <= 0) {
+        e->gen++; /* dropped */
+        return;
+    }
+    i = cl_kvtier_find(&kv->remote, h);
+    if (i >= 0) {
+        cl_kvtier_lru_touch(&kv->remote, i);
+        return;
+    }
+    while (kv->remote.n >= kv->remote_cap)
+        cl_kvtier_remove(&kv->remote, kv->remote.lru_head);
+    cl_kvtier_lru_push(&kv->remote, cl_kvtier_insert(&kv->remote, h));
+    kv->remote_gen++;
+    kv->offload_remote_bytes += block_bytes(e, 1);
+}
+
+/* Puts block h, just evicted from HBM, into host memory (LRU); what host
+ * memory evicts goes to the remote tier. */
+static void host_put(struct cl_llm_replica *e, uint64_t h)
+{
+    struct cl_kv_world *kv = &e->rep->w->kv;
+    int32_t i;
+    if (e->host_cap <= 0) {
+        remote_put(e, h);
+        return;
+    }
+    i = cl_kvtier_find(&e->host, h);
+    if (i >= 0) {
+        cl_kvtier_lru_touch(&e->host, i);
+        return;
+    }
+    while (e->host.n >= e->host_cap) {
+        int32_t v = e->host.lru_head;
+        uint64_t vh = e->host.b[v].hash;
+        cl_kvtier_remove(&e->host, v);
+        remote_put(e, vh);
+    }
+    cl_kvtier_lru_push(&e->host, cl_kvtier_insert(&e->host, h));
+    kv->offload_bytes += block_bytes(e, 1);
+}
+
+/* Cached blocks nobody holds are free space: evicts the least recently
+ * used of them until held plus cached blocks fit the capacity. */
+static void reclaim(struct cl_llm_replica *e)
+{
+    while (e->blocks_used + e->gpu.lru_n > e->cap_blocks && e->gpu.lru_n > 0) {
+        int32_t i = e->gpu.lru_head;
+        uint64_t h = e->gpu.b[i].hash;
+        cl_kvtier_remove(&e->gpu, i);
+        if (e->offload)
+            host_put(e, h);
+        else
+            e->gen++; /* dropped */
+    }
+}
+
+/* Where block hash h is: 0 HBM, 1 host, 2 remote, -1 nowhere. */
+static int tier_of(const struct cl_llm_replica *e, uint64_t h)
+{
+    if (cl_kvtier_find(&e->gpu, h) >= 0)
+        return 0;
+    if (!e->offload)
+        return -1;
+    if (e->host_cap > 0 && cl_kvtier_find(&e->host, h) >= 0)
+        return 1;
+    if (e->rdma != NULL && e->rep->w->kv.remote_ready &&
+        cl_kvtier_find(&e->rep->w->kv.remote, h) >= 0)
+        return 2;
+    return -1;
+}
+
+/* The longest chain of r's prompt blocks found in some tier (only HBM when
+ * gpu_only): its length, and in *claim the HBM blocks it takes from free
+ * space (cached, unreferenced, or fetched from a lower tier). */
+static int64_t lookup(const struct cl_llm_replica *e, const struct cl_req *r,
+                      int gpu_only, int64_t *claim)
+{
+    int64_t n = 0, nh;
+    *claim = 0;
+    if (!e->caching || r->hashes == NULL)
+        return 0;
+    nh = hashed_blocks(e, r);
+    for (; n < nh; n++) {
+        uint64_t h = hash_of(e, r, n);
+        int32_t i = cl_kvtier_find(&e->gpu, h);
+        if (i >= 0) {
+            if (e->gpu.b[i].ref == 0)
+                (*claim)++;
+            continue;
+        }
+        if (gpu_only || tier_of(e, h) < 0)
+            break;
+        (*claim)++;
+    }
+    return n;
+}
+
+/* References the first n blocks of r's prompt (found by lookup()),
+ * fetching those in a lower tier into new HBM blocks. */
+static void take_prefix(struct cl_llm_replica *e, struct cl_req *r, int64_t n)
+{
+    struct cl_kv_world *kv = &e->rep->w->kv;
+    for (int64_t j = 0; j < n; j++) {
+        uint64_t h = hash_of(e, r, j);
+        int32_t i = cl_kvtier_find(&e->gpu, h);
+        if (i >= 0) {
+            if (e->gpu.b[i].ref++ == 0) {
+                cl_kvtier_lru_unlink(&e->gpu, i);
+                e->gen++;
+            }
+            kv->hit_gpu++;
+            continue;
+        }
+        i = e->host_cap > 0 ? cl_kvtier_find(&e->host, h) : -1;
+        if (i >= 0) {
+            cl_kvtier_remove(&e->host, i);
+            kv->hit_host++;
+            kv->fetch_bytes += block_bytes(e, 1);
+            e->pcie_bytes_gpu += (double)e->block_tokens * e->tok_bytes_gpu;
+        } else {
+            i = cl_kvtier_find(&kv->remote, h);
+            cl_kvtier_lru_touch(&kv->remote, i);
+            kv->hit_remote++;
+            kv->fetch_remote_bytes += block_bytes(e, 1);
+            e->rdma_bytes_gpu += (double)e->block_tokens * e->tok_bytes_gpu;
+        }
+        i = cl_kvtier_insert(&e->gpu, h); /* may move e->gpu.b */
+        e->gpu.b[i].ref = 1;
+        e->gen++;
+    }
+}
+
+/* r's prompt is complete: its hashed blocks not yet shared join the
+ * table; one already there (registered by another request meanwhile) is
+ * shared and r's duplicate freed. */
+static void register_prompt(struct cl_llm_replica *e, struct cl_req *r)
+{
+    int64_t nh;
+    if (!e->caching || r->hashes == NULL)
+        return;
+    nh = hashed_blocks(e, r);
+    for (int64_t j = r->nshared; j < nh; j++) {
+        uint64_t h = hash_of(e, r, j);
+        int32_t i = cl_kvtier_find(&e->gpu, h);
+        if (i >= 0) {
+            /* From free to held (+1) with the duplicate freed (-1), or
+             * just the duplicate freed. */
+            if (e->gpu.b[i].ref++ == 0) {
+                cl_kvtier_lru_unlink(&e->gpu, i);
+                e->gen++;
+            } else
+                e->blocks_used--;
+            continue;
+        }
+        if (e->offload && e->host_cap > 0) {
+            int32_t k = cl_kvtier_find(&e->host, h);
+            if (k >= 0)
+                cl_kvtier_remove(&e->host, k); /* HBM has it now */
+        }
+        i = cl_kvtier_insert(&e->gpu, h); /* may move e->gpu.b */
+        e->gpu.b[i].ref = 1;
+        e->gen++;
+    }
+    if (nh > r->nshared)
+        r->nshared = nh;
+}
+
+/* Frees the blocks of r, `blocks` of them in all: its own go, the shared
+ * ones lose a reference and, when none is left, join the LRU list (the
+ * prefix's last block first, so that its first blocks are evicted last,
+ * as vLLM's free-block queue does). */
+static void release(struct cl_llm_replica *e, struct cl_req *r, int64_t blocks)
+{
+    e->blocks_used -= blocks - r->nshared;
+    for (int64_t j = r->nshared - 1; j >= 0; j--) {
+        int32_t i = cl_kvtier_find(&e->gpu, hash_of(e, r, j));
+        if (--e->gpu.b[i].ref == 0) {
+            e->blocks_used--;
+            cl_kvtier_lru_push(&e->gpu, i);
+        }
+    }
+    r->nshared = 0;
 }
 
 int64_t cl__llm_kv_peak_tokens(const struct cl_req *r)
@@ -157,9 +435,81 @@ static void prefill_unlink(struct cl_llm_replica *e, struct cl_req *r)
     e->prefill.n--;
 }
 
-/* Preempts running request r by recompute: frees its blocks and puts it at
- * the head of the waiting queue with the tokens it has made, which its
- * next prefill computes again. Only called before an iteration starts. */
+/* 1 when a goes after b under priority scheduling: (priority, arrival,
+ * id) larger, as vLLM's priority policy orders requests. */
+static int after(const struct cl_req *a, const struct cl_req *b)
+{
+    if (a->priority != b->priority)
+        return a->priority > b->priority;
+    if (a->arrival_ns != b->arrival_ns)
+        return a->arrival_ns > b->arrival_ns;
+    return a->id > b->id;
+}
+
+/* Queues r to wait on e: at the back (fcfs), or by (priority, arrival)
+ * (priority; O(waiting)). A preempted request goes to the front under
+ * fcfs. */
+static void wait_push(struct cl_llm_replica *e, struct cl_req *r, int front)
+{
+    struct cl_req *p = NULL, *q;
+    if (e->rep->w->scn->server.scheduling != CL_SCHED_PRIORITY) {
+        if (front)
+            cl__fifo_push_front(&e->waiting, r);
+        else
+            cl__fifo_push(&e->waiting, r);
+        return;
+    }
+    for (q = e->waiting.head; q != NULL && !after(q, r); q = q->next)
+        p = q;
+    if (p == NULL) {
+        cl__fifo_push_front(&e->waiting, r);
+        return;
+    }
+    r->next = q;
+    p->next = r;
+    if (q == NULL)
+        e->waiting.tail = r;
+    e->waiting.n++;
+}
+
+/* The running request to preempt: the newest admitted (fcfs) or the
+ * largest (priority, arrival) that has no prompt chunk in the iteration
+ * being built (priority; O(running)). */
+static struct cl_req *victim(const struct cl_llm_replica *e)
+{
+    struct cl_req *v = NULL;
+    if (e->rep->w->scn->server.scheduling != CL_SCHED_PRIORITY)
+        return e->run_tail;
+    for (struct cl_req *q = e->run_head; q != NULL; q = q->run_next)
+        if (q->chunk == 0 && (v == NULL || after(q, v)))
+            v = q;
+    return v;
+}
+
+/* Swap preemption: copies the KV of `tokens` tokens to host memory when
+ * the swap space holds it (then r resumes from them); otherwise r will be
+ * recomputed. */
+static void swap_out(struct cl_llm_replica *e, struct cl_req *r, int64_t tokens)
+{
+    struct cl_kv_world *kv = &e->rep->w->kv;
+    int64_t nb = blocks_of(e, tokens);
+    if (e->rep->w->scn->server.preemption != CL_PREEMPT_SWAP || tokens <= 0)
+        return;
+    if (e->swap_used + nb > e->swap_cap) {
+        kv->swap_fallbacks++;
+        return;
+    }
+    e->swap_used += nb;
+    r->swapped_tokens = tokens;
+    e->pcie_bytes_gpu += (double)tokens * e->tok_bytes_gpu;
+    kv->swaps_out++;
+    kv->swap_bytes += (uint64_t)llround((double)tokens * e->tok_bytes);
+}
+
+/* Preempts running request r: frees its blocks and puts it at the head of
+ * the waiting queue with the tokens it has made. By recompute its next
+ * prefill computes them again; by swap its KV goes to host memory first.
+ * Only called before an iteration starts. */
 static void preempt(struct cl_llm_replica *e, struct cl_req *r)
 {
     struct cl_world *w = e->rep->w;
@@ -169,12 +519,14 @@ static void preempt(struct cl_llm_replica *e, struct cl_req *r)
         e->phase_n[phase_of(e, r)]--;
         sim_heap_remove(&e->decoding, &r->ev);
         e->ctx_sum -= r->prompt_tokens + gen;
-        e->blocks_used -= blocks_of(e, r->prompt_tokens + gen - 1 + e->grown);
+        release(e, r, blocks_of(e, r->prompt_tokens + gen - 1 + e->grown));
         r->gen_tokens = gen;
         r->dec_iter = -1;
+        swap_out(e, r, r->prompt_tokens + gen - 1);
     } else {
         prefill_unlink(e, r);
-        e->blocks_used -= r->kv_blocks;
+        release(e, r, r->kv_blocks);
+        swap_out(e, r, r->prefilled);
     }
     run_unlink(e, r);
     r->kv_blocks = 0;
@@ -184,11 +536,47 @@ static void preempt(struct cl_llm_replica *e, struct cl_req *r)
     e->nseqs--;
     w->preemptions++;
     cl__set_running(w, -1);
-    cl__fifo_push_front(&e->waiting, r);
+    wait_push(e, r, 1);
     cl__set_waiting(w, +1);
 }
 
-static void admit(struct cl_llm_replica *e)
+/* Blocks a waiting request needs at admission: the first chunk after
+ * `start` cached tokens, less the nhit cached blocks, plus the claim of
+ * those that are not held now. */
+static int64_t admit_need(const struct cl_llm_replica *e, int64_t target,
+                          int64_t nhit, int64_t claim, int64_t *start_out,
+                          int64_t *logical_out)
+{
+    int64_t start = nhit * e->block_tokens, first;
+    int64_t max = e->rep->w->scn->server.max_num_batched_tokens;
+    if (start > target - 1)
+        start = target - 1;
+    first = target - start;
+    if (first > max)
+        first = max;
+    *start_out = start;
+    *logical_out = blocks_of(e, start + first);
+    return claim + *logical_out - nhit;
+}
+
+/* 1 when r was blocked at the head before and no cache has gained, lost
+ * or taken a block since (gen unchanged; only references dropping to 0,
+ * which can only raise the need, do not count): its last lookup still
+ * holds, so it is still blocked. Saves a lookup per iteration while a
+ * long prompt waits for room; results are the same as without it. */
+static int memo_blocked(const struct cl_llm_replica *e, const struct cl_req *r,
+                        int64_t target)
+{
+    int64_t start, logical, need;
+    if (r->memo_rep != e || r->memo_gen != e->gen + e->rep->w->kv.remote_gen)
+        return 0;
+    need = admit_need(e, target, r->memo_nhit, r->memo_claim, &start, &logical);
+    return e->blocks_used + need > e->cap_blocks;
+}
+
+/* Admission with no prefix cache, swap or P/D (the common case, kept
+ * apart so that it stays as small as it was): FCFS by first chunk. */
+static void admit_plain(struct cl_llm_replica *e)
 {
     struct cl_world *w = e->rep->w;
     const struct cl_server *sv = &w->scn->server;
@@ -217,16 +605,134 @@ static void admit(struct cl_llm_replica *e)
     }
 }
 
+/* Admission with a prefix cache, swapped or transferred KV: the first
+ * chunk starts after the tokens already cached. */
+static void admit(struct cl_llm_replica *e)
+{
+    struct cl_world *w = e->rep->w;
+    const struct cl_server *sv = &w->scn->server;
+
+    while (e->waiting.head != NULL && e->nseqs < sv->max_num_seqs) {
+        struct cl_req *r = e->waiting.head;
+        int64_t target = r->prompt_tokens + r->gen_tokens;
+        int64_t start = 0, nhit = 0, claim = 0, first, logical, need;
+        if (r->pd_tokens > 0) {
+            start = r->pd_tokens; /* its KV came from a prefill replica */
+        } else if (r->swapped_tokens > 0) {
+            start = r->swapped_tokens; /* swapped in, not recomputed */
+        } else if (r->hashes != NULL) {
+            if (memo_blocked(e, r, target))
+                break; /* as before: a lookup would find no more now */
+            nhit = lookup(e, r, 0, &claim);
+            r->memo_rep = e;
+            r->memo_gen = e->gen + w->kv.remote_gen;
+            r->memo_nhit = nhit;
+            r->memo_claim = claim;
+            start = nhit * e->block_tokens;
+        } else if (e->caching && !isnan(w->scn->workload.prefix_hit_rate)) {
+            start = (int64_t)floor(w->scn->workload.prefix_hit_rate *
+                                   (double)r->prompt_tokens) /
+                    e->block_tokens * e->block_tokens;
+        }
+        if (start > target - 1)
+            start = target - 1; /* one token is computed, to sample */
+        first = target - start;
+        if (first > sv->max_num_batched_tokens)
+            first = sv->max_num_batched_tokens;
+        logical = blocks_of(e, start + first);
+        need = claim + logical - nhit;
+        if (e->blocks_used + need > e->cap_blocks)
+            break; /* FCFS: the head waits for room; no overtaking */
+        cl__fifo_pop(&e->waiting);
+        cl__set_waiting(w, -1);
+        cl__set_running(w, +1);
+        if (r->pd_tokens > 0) {
+            r->pd_tokens = 0;
+        } else if (r->swapped_tokens > 0) {
+            e->swap_used -= blocks_of(e, r->swapped_tokens);
+            e->pcie_bytes_gpu += (double)r->swapped_tokens * e->tok_bytes_gpu;
+            w->kv.swaps_in++;
+            w->kv.swap_bytes +=
+                (uint64_t)llround((double)r->swapped_tokens * e->tok_bytes);
+            r->swapped_tokens = 0;
+        } else if (r->hashes != NULL && e->caching) {
+            int64_t nh = hashed_blocks(e, r);
+            take_prefix(e, r, nhit);
+            e->lookups += (uint64_t)nh;
+            e->hits += (uint64_t)nhit;
+            w->kv.lookup_blocks += (uint64_t)nh;
+            w->kv.hit_blocks += (uint64_t)nhit;
+        } else if (e->caching && !isnan(w->scn->workload.prefix_hit_rate)) {
+            int64_t nh = r->prompt_tokens / e->block_tokens;
+            e->lookups += (uint64_t)nh;
+            e->hits += (uint64_t)(start / e->block_tokens);
+            w->kv.lookup_blocks += (uint64_t)nh;
+            w->kv.hit_blocks += (uint64_t)(start / e->block_tokens);
+            w->kv.hit_gpu += (uint64_t)(start / e->block_tokens);
+        }
+        e->blocks_used += need;
+        reclaim(e);
+        r->kv_blocks = logical;
+        r->nshared = nhit;
+        e->nseqs++;
+        run_append(e, r);
+        if ((r->retries == 0 && r->npreempt == 0) || r->start_ns < 0)
+            r->start_ns = sim_loop_now(w->loop);
+        r->prefilled = start;
+        r->dec_iter = -1;
+        cl__fifo_push(&e->prefill, r);
+    }
+}
+
 static void finish(struct cl_llm_replica *e, struct cl_req *r, int64_t blocks)
 {
     struct cl_world *w = e->rep->w;
-    e->blocks_used -= blocks;
+    release(e, r, blocks);
     run_unlink(e, r);
     e->nseqs--;
     e->rep->ctr.completed++;
     w->cl_ctr.completed++;
     cl__set_running(w, -1);
     cl__complete(w, r);
+}
+
+/* P/D: the KV of r reached the decode group; its first token is
+ * delivered now, so TTFT includes the transfer. */
+static void on_pd_landed(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct cl_req *r = ev->arg;
+    struct cl_world *w = r->rep->w;
+    if (r->first_token_ns < 0)
+        r->first_token_ns = sim_loop_now(loop);
+    cl__llm_arrive(w, r);
+}
+
+/* P/D: a prefill replica has made r's first token: r leaves it and its KV
+ * (prompt + tokens made - 1 tokens) crosses deploy.disaggregation.kv_link,
+ * every GPU sending its share over its own NIC: alpha + bytes / (efficiency
+ * x bandwidth) per GPU (FACTS.md §3.1). */
+static void handoff(struct cl_llm_replica *e, struct cl_req *r)
+{
+    struct cl_world *w = e->rep->w;
+    const struct net_link *l =
+        net_link_find(kv_link_names[w->scn->deploy.disaggregation.kv_link]);
+    int64_t tokens = r->prompt_tokens + r->gen_tokens - 1;
+    int64_t t =
+        (int64_t)llround(net_p2p_ns(l, (double)tokens * e->tok_bytes_gpu));
+
+    release(e, r, r->kv_blocks);
+    run_unlink(e, r);
+    e->nseqs--;
+    cl__set_running(w, -1);
+    r->kv_blocks = 0;
+    r->prefilled = 0;
+    r->dec_iter = -1;
+    r->pd_tokens = tokens;
+    w->kv.pd_transfers++;
+    w->kv.pd_bytes += (uint64_t)llround((double)tokens * e->tok_bytes);
+    w->kv.pd_transfer_ns += t;
+    sim_event_init(&r->ev, on_pd_landed, r);
+    sim_loop_after(w->loop, &r->ev, t > 0 ? t : 0);
 }
 
 static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
@@ -268,8 +774,13 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
         if (r->prefilled < target)
             break; /* only the last chunk can be partial */
         cl__fifo_pop(&e->prefill);
+        register_prompt(e, r);
         tokens++;
         r->gen_tokens++;
+        if (e->role == PD_PREFILL && r->gen_tokens < r->output_tokens) {
+            handoff(e, r); /* its first token counts when the KV lands */
+            continue;
+        }
         if (r->first_token_ns < 0) {
             r->first_token_ns = now;
             if (w->elastic) {
@@ -320,10 +831,14 @@ static void kick(struct cl_llm_replica *e)
     grow = &e->phase_n[e->iter_no % e->block_tokens];
     e->grown = 0;
     while (*grow > 0 && e->blocks_used + *grow > e->cap_blocks)
-        preempt(e, e->run_tail);
+        preempt(e, victim(e));
     e->blocks_used += *grow;
+    reclaim(e);
     e->grown = 1;
-    admit(e);
+    if (e->plain)
+        admit_plain(e);
+    else
+        admit(e);
     budget -= (int64_t)e->decoding.n;
     e->prefill_chunks = 0;
     for (struct cl_req *r = e->prefill.head; r != NULL && budget > 0;
@@ -337,12 +852,13 @@ static void kick(struct cl_llm_replica *e)
         if (need > 0) {
             struct cl_req *v = NULL;
             while (e->blocks_used + need > e->cap_blocks && v != r) {
-                v = e->run_tail;
+                v = victim(e);
                 preempt(e, v);
             }
             if (v == r)
                 break; /* it and every newer request were preempted */
             e->blocks_used += need;
+            reclaim(e);
             r->kv_blocks += need;
         }
         r->chunk = c;
@@ -372,11 +888,100 @@ static void kick(struct cl_llm_replica *e)
         perf_iteration_breakdown(e->perf, &b, &br);
         dt += (int64_t)llround(br.comm_ns * (1.0 / w->link_factor - 1.0));
     }
+    if (e->pcie_bytes_gpu > 0 || e->rdma_bytes_gpu > 0) {
+        /* Fetches and swaps this iteration waits for; the host and remote
+         * links work in parallel. */
+        double t =
+            e->pcie_bytes_gpu > 0 ? net_p2p_ns(&e->pcie, e->pcie_bytes_gpu) : 0;
+        if (e->rdma_bytes_gpu > 0 && e->rdma != NULL &&
+            net_p2p_ns(e->rdma, e->rdma_bytes_gpu) > t)
+            t = net_p2p_ns(e->rdma, e->rdma_bytes_gpu);
+        dt += (int64_t)llround(t);
+        w->kv.transfer_ns += (int64_t)llround(t);
+        e->pcie_bytes_gpu = e->rdma_bytes_gpu = 0;
+    }
     if (dt < 1)
         dt = 1;
     e->stepping = 1;
     e->iter_start_ns = sim_loop_now(w->loop);
     sim_loop_after(w->loop, &e->iter_ev, dt);
+}
+
+/* Host memory per GPU for the offload tier when server.kv_offload.host is
+ * not given. Assumption (not in FACTS.md): half of a DGX H100's 2 TB of
+ * system memory (NVIDIA DGX H100 datasheet) over its 8 GPUs, the other
+ * half left to the OS, the engine and pinned staging buffers. */
+#define HOST_BYTES_PER_GPU 128e9
+
+/* Sets up the prefix cache, the offload tiers and the swap space of e. */
+static void kv_init(struct cl_world *w, struct cl_llm_replica *e)
+{
+    const struct cl_server *sv = &w->scn->server;
+    const struct perf_replica *p = e->perf;
+    const struct net_link *base;
+    double block, host;
+    char name[16];
+
+    e->caching = sv->prefix_caching;
+    e->plain = !sv->prefix_caching && sv->preemption != CL_PREEMPT_SWAP &&
+               !w->scn->deploy.disaggregation.enabled;
+    e->offload = e->caching && w->scn->cluster.kv_cache_offload;
+    cl_kvtier_init(&e->gpu);
+    cl_kvtier_init(&e->host);
+    /* Each GPU holds and moves its own share of a token's KV: tp x pp
+     * GPUs (one data-parallel group) hold all of it. */
+    e->tok_bytes_gpu = p->kv_bytes_per_token_per_gpu;
+    e->tok_bytes = p->kv_bytes_per_token_per_gpu * p->tp * p->pp;
+    block = (double)e->block_tokens * e->tok_bytes_gpu;
+    /* The GPU's host link: the net catalog's PCIe class of its generation
+     * (alpha 2.5 us, FACTS.md §2.2) at the GPU's own PCIe bandwidth. */
+    snprintf(name, sizeof(name), "pcie%d",
+             p->gpu->pcie_gen >= 4 && p->gpu->pcie_gen <= 6 ? p->gpu->pcie_gen
+                                                            : 5);
+    base = net_link_find(name);
+    e->pcie = *base;
+    if (p->gpu->pcie_bytes_per_s > 0)
+        e->pcie.bytes_per_s = p->gpu->pcie_bytes_per_s;
+    e->swap_cap = block > 0 ? (int64_t)(sv->swap_space_bytes / block) : 0;
+    if (!e->offload)
+        return;
+    host = isnan(sv->kv_offload.host_bytes) ? HOST_BYTES_PER_GPU * p->gpus
+                                            : sv->kv_offload.host_bytes;
+    e->host_cap =
+        e->tok_bytes > 0
+            ? (int64_t)(host / ((double)e->block_tokens * e->tok_bytes))
+            : 0;
+    if (sv->kv_offload.remote_bytes > 0) {
+        e->rdma = net_link_find(kv_link_names[sv->kv_offload.remote_link]);
+        if (!w->kv.remote_ready) {
+            cl_kvtier_init(&w->kv.remote);
+            w->kv.remote_ready = 1;
+            w->kv.remote_cap =
+                (int64_t)(sv->kv_offload.remote_bytes /
+                          ((double)e->block_tokens * e->tok_bytes));
+        }
+    }
+}
+
+void cl__llm_world_fini(struct cl_world *w)
+{
+    if (w->kv.remote_ready)
+        cl_kvtier_fini(&w->kv.remote);
+    w->kv.remote_ready = 0;
+}
+
+void cl__llm_req_hashes(struct cl_req *r, const struct wl_request *q)
+{
+    free(r->hashes);
+    r->hashes = NULL;
+    r->nhashes = 0;
+    r->hash_tokens = 0;
+    if (q->block_hashes == NULL || q->nblocks <= 0 || q->block_tokens <= 0)
+        return;
+    r->hashes = xmalloc((size_t)q->nblocks * sizeof(*r->hashes));
+    memcpy(r->hashes, q->block_hashes, (size_t)q->nblocks * sizeof(uint64_t));
+    r->nhashes = q->nblocks;
+    r->hash_tokens = q->block_tokens;
 }
 
 void cl__llm_ready(struct cl_world *w, struct cl_replica *rep)
@@ -388,6 +993,19 @@ void cl__llm_ready(struct cl_world *w, struct cl_replica *rep)
     e->block_tokens = sv->block_tokens > 0 ? sv->block_tokens : 16;
     e->cap_blocks = perf_kv_capacity_tokens(e->perf) / e->block_tokens;
     e->phase_n = xcalloc((size_t)e->block_tokens, sizeof(*e->phase_n));
+    kv_init(w, e);
+    if (w->scn->deploy.disaggregation.enabled) {
+        /* The prefill group first; a replacement takes the role its group
+         * is short of. */
+        int nprefill = 0;
+        for (int k = 0; k < w->nreps; k++)
+            if (w->reps[k]->llm != NULL && w->reps[k]->state != CL_R_GONE &&
+                w->reps[k]->llm->role == PD_PREFILL)
+                nprefill++;
+        e->role = nprefill < w->scn->deploy.disaggregation.prefill_replicas
+                      ? PD_PREFILL
+                      : PD_DECODE;
+    }
     sim_event_init(&e->iter_ev, on_iteration_end, e);
     sim_heap_init(&e->decoding);
     rep->llm = e;
@@ -404,6 +1022,8 @@ void cl__llm_free(struct cl_replica *rep)
     if (rep == NULL || rep->llm == NULL)
         return;
     sim_heap_fini(&rep->llm->decoding);
+    cl_kvtier_fini(&rep->llm->gpu);
+    cl_kvtier_fini(&rep->llm->host);
     free(rep->llm->phase_n);
     free(rep->llm);
     rep->llm = NULL;
@@ -414,11 +1034,16 @@ int64_t cl__llm_blocks_used(const struct cl_replica *rep)
     return rep->llm != NULL ? rep->llm->blocks_used : 0;
 }
 
-/* Hands every request of fifo q back to the router. */
+/* Hands every request of fifo q back to the router. A swapped request's
+ * KV stays in this replica's host memory: it will be recomputed. */
 static void reroute(struct cl_world *w, struct cl_fifo *q, int was_waiting)
 {
     struct cl_req *r;
     while ((r = cl__fifo_pop(q)) != NULL) {
+        if (r->swapped_tokens > 0 && r->rep != NULL && r->rep->llm != NULL)
+            r->rep->llm->swap_used -= blocks_of(r->rep->llm, r->swapped_tokens);
+        r->swapped_tokens = 0;
+        r->pd_tokens = 0; /* the KV it received is lost: prefill again */
         if (was_waiting)
             cl__set_waiting(w, -1);
         cl__llm_arrive(w, r);
@@ -444,6 +1069,9 @@ static void restart(struct cl_world *w, struct cl_req *r)
     r->gen_tokens = 0;
     r->dec_iter = -1;
     r->kv_blocks = 0;
+    r->nshared = 0; /* the replica's cache is gone with it */
+    r->swapped_tokens = 0;
+    r->pd_tokens = 0;
     r->run_prev = r->run_next = NULL;
     r->retries++;
     w->retried++;
@@ -487,23 +1115,53 @@ void cl__llm_gauges(const struct cl_replica *rep, double *running,
         e->cap_blocks > 0 ? (double)e->blocks_used / (double)e->cap_blocks : 0;
 }
 
-void cl__llm_arrive(struct cl_world *w, struct cl_req *r)
+/* P/D routing: a request without transferred KV goes to the prefill
+ * group, one with it to the decode group; join the shortest queue among
+ * the group's serving replicas whose KV cache holds the request at its
+ * peak (ties to the lowest slot). Returns 0 when none serves. */
+static int pd_route(struct cl_world *w, struct cl_req *r)
 {
     struct cl_llm_replica *best = NULL;
+    int role = r->pd_tokens > 0 ? PD_DECODE : PD_PREFILL;
     int64_t need = cl__llm_kv_peak_tokens(r);
-
-    /* Join the shortest queue (waiting + admitted) among serving replicas
-     * whose KV cache can hold the request at its peak; ties to the lowest
-     * slot, so the choice is deterministic. O(replicas). */
     for (int k = 0; k < w->nreps; k++) {
         struct cl_replica *rep = w->reps[k];
-        if (rep->state != CL_R_SERVING ||
+        if (rep->state != CL_R_SERVING || rep->llm == NULL ||
+            rep->llm->role != role ||
             need > cl__llm_kv_cap_tokens(&w->scn->server,
                                          &w->pools[rep->pool].perf))
             continue;
         if (best == NULL || load(rep->llm) < load(best))
             best = rep->llm;
     }
+    if (best == NULL)
+        return 0;
+    r->rep = best->rep;
+    wait_push(best, r, 0);
+    cl__set_waiting(w, +1);
+    kick(best);
+    update_busy(best);
+    return 1;
+}
+
+void cl__llm_arrive(struct cl_world *w, struct cl_req *r)
+{
+    if (w->scn->deploy.disaggregation.enabled) {
+        if (!pd_route(w, r)) {
+            r->rep = NULL;
+            cl__fifo_push(&w->queue, r);
+            cl__set_waiting(w, +1);
+        }
+        return;
+    }
+
+    /* cluster.routing picks among the serving replicas whose KV cache can
+     * hold the request at its peak (router.c); the default,
+     * least-outstanding, is join-shortest-queue over waiting + admitted
+     * with ties to the lowest slot. O(replicas). */
+    struct cl_replica *to = cl__route(w, r);
+    struct cl_llm_replica *best = to != NULL ? to->llm : NULL;
+
     r->rep = NULL;
     if (best == NULL) {
         /* Nothing can serve it now: hold it until a replica is ready. */
@@ -512,8 +1170,53 @@ void cl__llm_arrive(struct cl_world *w, struct cl_req *r)
         return;
     }
     r->rep = best->rep;
-    cl__fifo_push(&best->waiting, r);
+    wait_push(best, r, 0);
     cl__set_waiting(w, +1);
     kick(best);
     update_busy(best);
+}
+
+int64_t cl__llm_prefix_cached_tokens(const struct cl_replica *rep,
+                                     const struct cl_req *r)
+{
+    int64_t claim, n;
+    if (rep->llm == NULL)
+        return 0;
+    n = lookup(rep->llm, r, 1, &claim) * rep->llm->block_tokens;
+    return n < r->prompt_tokens ? n : r->prompt_tokens;
+}
+
+double cl__llm_prefix_hit_rate(const struct cl_replica *rep)
+{
+    const struct cl_llm_replica *e = rep->llm;
+    if (e == NULL || e->lookups == 0)
+        return NAN;
+    return (double)e->hits / (double)e->lookups;
+}
+
+void cl__llm_kv_results(const struct cl_world *w, struct cl_results *out)
+{
+    const struct cl_kv_world *kv = &w->kv;
+    out->prefix_hit_rate = kv->lookup_blocks > 0 ? (double)kv->hit_blocks /
+                                                       (double)kv->lookup_blocks
+                                                 : NAN;
+    out->prefix_lookup_blocks = kv->lookup_blocks;
+    out->prefix_hits_gpu = kv->hit_gpu;
+    out->prefix_hits_host = kv->hit_host;
+    out->prefix_hits_remote = kv->hit_remote;
+    out->kv_offload_bytes = kv->offload_bytes;
+    out->kv_offload_remote_bytes = kv->offload_remote_bytes;
+    out->kv_fetch_bytes = kv->fetch_bytes;
+    out->kv_fetch_remote_bytes = kv->fetch_remote_bytes;
+    out->kv_transfer_s = sim_ns_to_s(kv->transfer_ns);
+    out->swaps_out = kv->swaps_out;
+    out->swaps_in = kv->swaps_in;
+    out->swap_bytes = kv->swap_bytes;
+    out->swap_fallbacks = kv->swap_fallbacks;
+    out->pd_transfers = kv->pd_transfers;
+    out->pd_bytes = kv->pd_bytes;
+    out->pd_transfer_ms_mean =
+        kv->pd_transfers > 0
+            ? (double)kv->pd_transfer_ns / (double)kv->pd_transfers * 1e-6
+            : NAN;
 }

@@ -22,6 +22,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "models/cluster/cluster-int.h"
+#include "models/policy/snapshot.h"
 #include "sim/errors.h"
 #include "sim/time.h"
 
@@ -70,15 +71,27 @@ static double win_delta(const struct cl_window *win,
     return sim_ns_to_s(now - win->at_ns[oldest]);
 }
 
-static double rate(uint64_t n, double span_s)
+/* The window as the snapshot code shared with dsec-scaler takes it
+ * (models/policy/snapshot.h); counts below 2^53 convert exactly. */
+static void to_window(const struct cl_counters *d, double span_s,
+                      struct pol_window *out)
 {
-    return span_s > 0 ? (double)n / span_s : NAN;
+    out->span_s = span_s;
+    out->arrivals = (double)d->arrivals;
+    out->arrival_prompt_tokens = (double)d->arrival_prompt_tokens;
+    out->arrival_output_tokens = (double)d->arrival_output_tokens;
+    out->completed = (double)d->completed;
+    out->prompt_tokens = (double)d->prompt_tokens;
+    out->output_tokens = (double)d->output_tokens;
+    out->ttft = d->ttft;
+    out->itl = d->itl;
 }
 
 static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s)
 {
     int64_t now = sim_loop_now(w->loop);
     struct cl_counters d;
+    struct pol_window pw;
     double span;
     int n = 0;
 
@@ -100,18 +113,8 @@ static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s)
 
     span = win_delta(&w->cl_win, &w->cl_ctr, now, w->win_slots, &d);
     s->metrics_valid = span > 0;
-    s->arrival_rate_per_s = rate(d.arrivals, span);
-    s->mean_prompt_tokens =
-        d.arrivals ? (double)d.arrival_prompt_tokens / (double)d.arrivals : NAN;
-    s->mean_output_tokens =
-        d.arrivals ? (double)d.arrival_output_tokens / (double)d.arrivals : NAN;
-    s->output_tokens_per_s = rate(d.output_tokens, span);
-    s->ttft_p50_s = pol_ph_quantile(&d.ttft, 0.5);
-    s->ttft_p99_s = pol_ph_quantile(&d.ttft, 0.99);
-    s->itl_p50_s = pol_ph_quantile(&d.itl, 0.5);
-    s->itl_p99_s = pol_ph_quantile(&d.itl, 0.99);
-    s->ttft_mean_s = d.ttft.count ? d.ttft.sum / (double)d.ttft.count : NAN;
-    s->itl_mean_s = d.itl.count ? d.itl.sum / (double)d.itl.count : NAN;
+    to_window(&d, span, &pw);
+    pol_snapshot_fill_window(s, &pw);
 
     for (int i = 0; i < w->nreps; i++) {
         struct cl_replica *rep = w->reps[i];
@@ -143,31 +146,19 @@ static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s)
             pr->kv_usage = NAN;
             pr->kv_capacity_tokens = NAN;
         }
+        /* A replica requested since the last evaluation has no
+         * snapshot yet: its window is empty (win_delta leaves rd as is). */
+        cl__counters_init(&rd);
         rspan = win_delta(&rep->win, &rep->ctr, now, w->win_slots, &rd);
-        pr->ttft_p50_s = pol_ph_quantile(&rd.ttft, 0.5);
-        pr->ttft_p99_s = pol_ph_quantile(&rd.ttft, 0.99);
-        pr->itl_p50_s = pol_ph_quantile(&rd.itl, 0.5);
-        pr->itl_p99_s = pol_ph_quantile(&rd.itl, 0.99);
-        pr->ttft_mean_s =
-            rd.ttft.count ? rd.ttft.sum / (double)rd.ttft.count : NAN;
-        pr->itl_mean_s = rd.itl.count ? rd.itl.sum / (double)rd.itl.count : NAN;
-        pr->prompt_tokens_per_s = rate(rd.prompt_tokens, rspan);
-        pr->output_tokens_per_s = rate(rd.output_tokens, rspan);
-        pr->requests_per_s = rate(rd.completed, rspan);
-        if (pr->state == POL_RS_READY) {
-            s->num_running += pr->num_running;
-            s->num_waiting += pr->num_waiting;
-            if (!isnan(pr->kv_usage))
-                s->kv_usage_mean += pr->kv_usage;
-        }
+        to_window(&rd, rspan, &pw);
+        pol_replica_fill_window(pr, &pw);
     }
-    if (w->scn->server.kind == CL_SRV_LLM)
-        s->num_waiting += (double)w->queue.n; /* held, no replica yet */
-    s->kv_usage_mean = w->n_serving > 0 && w->scn->server.kind == CL_SRV_LLM
-                           ? s->kv_usage_mean / w->n_serving
-                           : NAN;
     s->replicas = w->snap_reps;
     s->nreplicas = n;
+    pol_snapshot_sum_gauges(s, w->scn->server.kind == CL_SRV_LLM ? w->n_serving
+                                                                 : 0);
+    if (w->scn->server.kind == CL_SRV_LLM)
+        s->num_waiting += (double)w->queue.n; /* held, no replica yet */
 
     for (int p = 0; p < w->npools; p++) {
         struct pol_pool *pp = &w->snap_pools[p];
@@ -271,6 +262,11 @@ static void scale_to(struct cl_world *w, int desired, int borrow)
             cl__replica_cancel(w, victim);
         current--;
     }
+}
+
+void cl__orch_scale_to(struct cl_world *w, int desired, int borrow)
+{
+    scale_to(w, desired, borrow);
 }
 
 static void on_policy(struct sim_loop *loop, struct sim_event *ev)
@@ -455,7 +451,10 @@ void cl__orch_start(struct cl_world *w)
         win_push(&w->cl_win, &w->cl_ctr, 0, w->win_slots);
         for (int i = 0; i < w->nreps; i++)
             win_push(&w->reps[i]->win, &w->reps[i]->ctr, 0, w->win_slots);
-        sim_loop_after(w->loop, &w->policy_ev, w->scn->policy.interval_ns);
+        /* An external session decides the size itself
+         * (cl_session_set_desired): the policy is never asked. */
+        if (!w->external)
+            sim_loop_after(w->loop, &w->policy_ev, w->scn->policy.interval_ns);
     }
     if (f->nscripted > 0)
         sim_loop_schedule(w->loop, &w->script_ev, f->scripted[0].at_ns);

@@ -247,6 +247,7 @@ struct cl_replica *cl__replica_request(struct cl_world *w, int pool, int warm,
 void cl__replica_set_busy(struct cl_world *w, struct cl_replica *rep, int busy)
 {
     int64_t now = sim_loop_now(w->loop);
+    cl__rseries_touch(w, rep); /* engines call this after every change */
     if (busy == rep->busy)
         return;
     if (busy)

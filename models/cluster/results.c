@@ -31,12 +31,16 @@ void cl_results_fini(struct cl_results *r)
     free(r->series);
     free(r->pool_gpus_mean);
     free(r->pool_cost_usd);
+    free(r->replica_series);
     free(r->policy);
     for (int i = 0; i < r->npools; i++) {
         free(r->pools[i].name);
         free(r->pools[i].gpu);
     }
     free(r->pools);
+    for (int i = 0; i < r->nclasses; i++)
+        free(r->classes[i].name);
+    free(r->classes);
     memset(r, 0, sizeof(*r));
 }
 
@@ -45,4 +49,12 @@ const char *cl_gpu_state_name(int state)
     static const char *const names[CL_GS_COUNT] = {
         "provisioning", "loading", "serving", "idle", "draining"};
     return state >= 0 && state < CL_GS_COUNT ? names[state] : "?";
+}
+
+const char *cl_replica_state_name(int state)
+{
+    /* The order of enum cl_rstate (models/cluster/cluster-int.h). */
+    static const char *const names[] = {"provisioning", "loading", "serving",
+                                        "draining", "gone"};
+    return state >= 0 && state < 5 ? names[state] : "?";
 }

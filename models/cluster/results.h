@@ -78,6 +78,50 @@ struct cl_series_row {
     double e2e_p99_ms;
 };
 
+/* One replica over one interval of the time series, under the names vLLM
+ * gives its Prometheus metrics (FACTS.md §6.1). Every replica that existed
+ * during the interval has a row, including one that went away in it (its
+ * last row has state "gone"). Means are time-weighted over the whole
+ * interval (zero while the replica did not exist); the *_end fields are the
+ * gauges at the interval's end; tokens and successes are those of the
+ * interval. */
+struct cl_replica_row {
+    int64_t t_start_ns;
+    int64_t t_end_ns;
+    uint64_t replica; /* serial: the replica's start order, 0-based */
+    int pool;         /* index in cl_results.pools */
+    int state;        /* at the end; cl_replica_state_name() */
+    double num_requests_running; /* mean: admitted, not finished */
+    double num_requests_waiting; /* mean: routed here, not admitted */
+    int64_t num_requests_running_end;
+    int64_t num_requests_waiting_end;
+    double kv_cache_usage_perc;     /* mean KV blocks used / blocks, 0..1;
+                                       NAN for an abstract server */
+    double kv_cache_usage_perc_end; /* NAN for an abstract server */
+    double prefix_cache_hit_rate;   /* cumulative blocks hit / looked up at
+                                       the end; NAN before any lookup */
+    uint64_t prompt_tokens;         /* prefilled in the interval */
+    uint64_t generation_tokens;     /* generated in the interval */
+    uint64_t request_success;       /* finished in the interval */
+};
+
+/* Static names of a replica's state in cl_replica_row.state:
+ * "provisioning", "loading", "serving", "draining", "gone". */
+const char *cl_replica_state_name(int state);
+
+/* One priority class (workload.priority_classes) over the requests after
+ * warm-up; latencies in ms, NAN without completions. */
+struct cl_class_result {
+    char *name;
+    int priority;
+    uint64_t completed;
+    double ttft_mean_ms;
+    double ttft_p50_ms;
+    double ttft_p99_ms;
+    double e2e_p99_ms;
+    double slo_attainment; /* NAN when no SLO is set */
+};
+
 struct cl_results {
     char *scenario_name;
     uint64_t seed;
@@ -115,7 +159,30 @@ struct cl_results {
                                   ended; 0 unless requests were cut off */
     int64_t kv_blocks_peak;    /* llm: most KV blocks one replica held at
                                   once */
-    double recovery_s_mean;    /* failure -> replacement serving; NAN */
+    /* llm prefix caching, KV offload and swap (docs/serving.md). Blocks
+     * are engine blocks of server.block_tokens; bytes whole-replica KV. */
+    double prefix_hit_rate;           /* hit / looked-up prompt blocks; NAN
+                                         when nothing was looked up */
+    uint64_t prefix_lookup_blocks;    /* hashed prompt blocks looked up */
+    uint64_t prefix_hits_gpu;         /* found in HBM */
+    uint64_t prefix_hits_host;        /* found in host memory (offload) */
+    uint64_t prefix_hits_remote;      /* found in the remote tier */
+    uint64_t kv_offload_bytes;        /* HBM -> host, evicted cached blocks */
+    uint64_t kv_offload_remote_bytes; /* host -> remote */
+    uint64_t kv_fetch_bytes;          /* host -> HBM, hits */
+    uint64_t kv_fetch_remote_bytes;   /* remote -> HBM, hits */
+    double kv_transfer_s;             /* iteration time spent waiting for
+                                         fetches and swaps */
+    uint64_t swaps_out;               /* swap preemptions */
+    uint64_t swaps_in;                /* swapped requests resumed */
+    uint64_t swap_bytes;              /* both directions */
+    uint64_t swap_fallbacks;          /* swap space full: recomputed */
+    uint64_t pd_transfers;            /* P/D: KV transfers */
+    uint64_t pd_bytes;                /* P/D: bytes transferred */
+    double pd_transfer_ms_mean;       /* P/D: mean transfer time; NAN */
+    struct cl_class_result *classes;  /* per priority class, or NULL */
+    int nclasses;
+    double recovery_s_mean; /* failure -> replacement serving; NAN */
     double gpu_hours_by_state[CL_GS_COUNT];
     double borrowed_gpu_hours; /* taken from borrowable (test) pools */
     char *policy;              /* NULL for a static cluster */
@@ -143,7 +210,18 @@ struct cl_results {
      * and the interval's cost (a reserved pool: its whole capacity). */
     double *pool_gpus_mean;
     double *pool_cost_usd;
+
+    /* Per replica and interval, by interval then replica start order. At
+     * most CL_REPLICA_SERIES_MAX rows (bounded memory); rows past it are
+     * counted in replica_series_dropped and a note says so. */
+    struct cl_replica_row *replica_series;
+    size_t nreplica_series;
+    uint64_t replica_series_dropped;
 };
+
+/* Most per-replica series rows one run keeps: 2^19 rows of about 120
+ * bytes, 60 MiB (a day at 60 s intervals for 364 replicas). */
+#define CL_REPLICA_SERIES_MAX ((size_t)1 << 19)
 
 /* Appends a copy of note. */
 void cl_results_note(struct cl_results *r, const char *note);

@@ -18,6 +18,7 @@ struct wl_source {
     int kind;   /* enum cl_workload_kind */
     int format; /* enum cl_trace_format, for a trace */
     struct wl__synthetic *syn;
+    struct wl__sessions *ses; /* synthetic with sessions */
     struct wl__azure *azure;
     struct wl__mooncake *mooncake;
     struct wl__burstgpt *burstgpt;
@@ -98,6 +99,14 @@ struct wl_source *wl_source_new(const struct cl_workload *cfg,
                            "workload.synthetic: no simulation loop for the "
                            "random streams");
             return NULL;
+        }
+        if (cfg->synthetic.sessions.enabled) {
+            struct wl__sessions *ses = wl__sessions_new(cfg, loop, d);
+            if (ses == NULL)
+                return NULL;
+            s = xcalloc(1, sizeof(*s));
+            s->ses = ses;
+            break;
         }
         struct wl__synthetic *syn = wl__synthetic_new(cfg, loop, d);
         if (syn == NULL)
@@ -188,7 +197,9 @@ int wl_source_next(struct wl_source *s, struct wl_request *out,
 
     if (s->state != 0)
         return s->state;
-    if (s->kind == CL_WL_SYNTHETIC) {
+    if (s->kind == CL_WL_SYNTHETIC && s->ses != NULL) {
+        rc = wl__sessions_next(s->ses, &r);
+    } else if (s->kind == CL_WL_SYNTHETIC) {
         rc = wl__synthetic_next(s->syn, &r);
     } else if (s->format == CL_TRACE_AZURE) {
         rc = wl__azure_next(s->azure, &r, d);
@@ -227,6 +238,7 @@ void wl_source_free(struct wl_source *s)
     if (s == NULL)
         return;
     wl__synthetic_free(s->syn);
+    wl__sessions_free(s->ses);
     wl__azure_free(s->azure);
     wl__mooncake_free(s->mooncake);
     wl__burstgpt_free(s->burstgpt);

@@ -21,6 +21,7 @@ struct wl__azure;
 struct wl__mooncake;
 struct wl__burstgpt;
 struct wl__servegen;
+struct wl__sessions;
 
 /* Checks cfg->synthetic and takes the three streams from loop (borrowed).
  * Returns NULL with an error in d on a bad configuration. Caller frees with
@@ -34,6 +35,15 @@ int wl__synthetic_next(struct wl__synthetic *s, struct wl_request *out);
 
 /* Frees s. NULL is a no-op. */
 void wl__synthetic_free(struct wl__synthetic *s);
+
+/* Multi-turn sessions (sessions.c), when cfg->synthetic.sessions.enabled:
+ * the same contract as the synthetic kind; requests carry block hashes
+ * borrowed until the next call. */
+struct wl__sessions *wl__sessions_new(const struct cl_workload *cfg,
+                                      struct sim_loop *loop,
+                                      struct sim_diag *d);
+int wl__sessions_next(struct wl__sessions *g, struct wl_request *out);
+void wl__sessions_free(struct wl__sessions *g);
 
 /* Opens path (already resolved against the base directory; copied) and
  * checks its header. Returns NULL with an error in d on failure. Caller

@@ -1,0 +1,141 @@
+/*
+ * Routing of arriving requests across LLM replicas (cluster.routing,
+ * docs/routing.md). The candidates are the replicas that are serving and
+ * whose KV cache can hold the request at its peak, in slot order; each is
+ * described by its gauges (outstanding = waiting + running, KV usage =
+ * blocks used / blocks) and, for prefix-affinity only, the tokens of the
+ * request's prompt it holds in its prefix cache. The rules:
+ *
+ * - least-outstanding: fewest outstanding requests, ties to the lowest
+ *   slot. This is the join-shortest-queue rule the cluster always used
+ *   (waiting + admitted), so it is the default and leaves every earlier
+ *   result unchanged; Vidur calls it `lor` (FACTS.md §5.3).
+ * - least-kv: lowest KV usage, ties by outstanding, then slot.
+ * - prefix-affinity: among the candidates whose outstanding requests exceed
+ *   the least loaded candidate's by at most cluster.routing_max_imbalance,
+ *   the one holding the longest cached prefix, ties by outstanding, then
+ *   slot. With no prefix cached anywhere it is least-outstanding. The
+ *   load bound is our rule, in the spirit of the cache-aware routers of
+ *   SGLang and llm-d (which also fall back to load balancing when replicas
+ *   drift apart); their thresholds are not in FACTS.md, so the default (8
+ *   requests) is an assumption.
+ * - random: uniform over the candidates, from the stream "routing" of the
+ *   run's seed, so it perturbs no other stream (FACTS.md §5.3: Vidur's
+ *   `random`).
+ * - round-robin: the first candidate at or after the slot following the
+ *   last pick, wrapping around (Vidur's default `round_robin`, FACTS.md
+ *   §5.3). Over a fixed set of n candidates every n picks visit each once.
+ *
+ * Cost per arrival: O(replicas), plus O(prompt blocks) per replica for
+ * prefix-affinity (cl__llm_prefix_cached_tokens). Deterministic: no
+ * hashing of pointers, ties always to the lowest slot.
+ */
+#include <stdlib.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "models/cluster/cluster-int.h"
+#include "sim/xalloc.h"
+
+/* Orders a before b when it has fewer outstanding requests (the slot order
+ * of the array breaks the remaining ties). */
+static int fewer(const struct cl_route_cand *a, const struct cl_route_cand *b)
+{
+    return a->outstanding < b->outstanding;
+}
+
+int cl__route_choose(int routing, const struct cl_route_cand *c, int n,
+                     int max_imbalance, int *rr_next, gsl_rng *rng)
+{
+    int best = 0;
+    int64_t least;
+
+    if (n <= 0)
+        return -1;
+    switch (routing) {
+    case CL_ROUTE_ROUND_ROBIN:
+        best = 0; /* wrap around when no slot follows the last pick */
+        for (int i = 0; i < n; i++) {
+            if (c[i].slot >= *rr_next) {
+                best = i;
+                break;
+            }
+        }
+        *rr_next = c[best].slot + 1;
+        return best;
+    case CL_ROUTE_RANDOM:
+        return (int)gsl_rng_uniform_int(rng, (unsigned long)n);
+    case CL_ROUTE_LEAST_KV:
+        for (int i = 1; i < n; i++)
+            if (c[i].kv_usage < c[best].kv_usage ||
+                (c[i].kv_usage == c[best].kv_usage && fewer(&c[i], &c[best])))
+                best = i;
+        return best;
+    case CL_ROUTE_PREFIX_AFFINITY:
+        least = c[0].outstanding;
+        for (int i = 1; i < n; i++)
+            if (c[i].outstanding < least)
+                least = c[i].outstanding;
+        best = -1;
+        for (int i = 0; i < n; i++) {
+            if (c[i].outstanding - least > (int64_t)max_imbalance)
+                continue;
+            if (best < 0 || c[i].cached_tokens > c[best].cached_tokens ||
+                (c[i].cached_tokens == c[best].cached_tokens &&
+                 fewer(&c[i], &c[best])))
+                best = i;
+        }
+        return best; /* the least loaded always passes the bound */
+    default:         /* CL_ROUTE_LEAST_OUTSTANDING */
+        for (int i = 1; i < n; i++)
+            if (fewer(&c[i], &c[best]))
+                best = i;
+        return best;
+    }
+}
+
+struct cl_replica *cl__route(struct cl_world *w, const struct cl_req *r)
+{
+    int routing = w->scn->cluster.routing;
+    int64_t need = cl__llm_kv_peak_tokens(r);
+    int n = 0, k;
+
+    if (w->route_cap < w->nreps) {
+        w->route_cap = w->nreps;
+        w->route_cands = xrealloc(w->route_cands, (size_t)w->route_cap,
+                                  sizeof(*w->route_cands));
+    }
+    for (int s = 0; s < w->nreps; s++) {
+        struct cl_replica *rep = w->reps[s];
+        struct cl_route_cand *c;
+        double running, waiting, kv;
+
+        if (rep->state != CL_R_SERVING ||
+            need > cl__llm_kv_cap_tokens(&w->scn->server,
+                                         &w->pools[rep->pool].perf))
+            continue;
+        cl__llm_gauges(rep, &running, &waiting, &kv);
+        c = &w->route_cands[n++];
+        c->slot = s;
+        c->outstanding = (int64_t)running + (int64_t)waiting;
+        c->kv_usage = kv;
+        c->cached_tokens = routing == CL_ROUTE_PREFIX_AFFINITY
+                               ? cl__llm_prefix_cached_tokens(rep, r)
+                               : 0;
+    }
+    if (n == 0)
+        return NULL;
+    k = cl__route_choose(
+        routing, w->route_cands, n, w->scn->cluster.routing_max_imbalance,
+        &w->route_rr_next,
+        routing == CL_ROUTE_RANDOM ? sim_loop_stream(w->loop, "routing")
+                                   : NULL);
+    return w->reps[w->route_cands[k].slot];
+}
+
+void cl__route_fini(struct cl_world *w)
+{
+    free(w->route_cands);
+    w->route_cands = NULL;
+    w->route_cap = 0;
+}
