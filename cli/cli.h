@@ -62,6 +62,21 @@ int cli_parse_u64(const char *s, uint64_t *out);
 /* Writes the current UTC time as ISO-8601 ("2026-11-30T05:37:02Z"). */
 void cli_utc_stamp(char *buf, size_t len);
 
+/* Writes a byte count in SI units ("950 B", "1.25 GB", "312 GB") into buf
+ * and returns buf. */
+const char *cli_human_bytes(char *buf, size_t len, double bytes);
+
+struct cl_scenario;
+struct cl_plan;
+
+/* Loads and checks a scenario file as dsec run, twin and compare do:
+ * scn_file_load() then cl_scenario_check() (plan may be NULL), printing
+ * every diagnostic (errors, warnings, notes) to stderr. Returns 0 with
+ * *scn filled (caller frees with cl_scenario_fini()), or CLI_EXIT_INPUT
+ * with *scn released. */
+int cli_load_scenario(const char *path, struct cl_scenario *scn,
+                      struct cl_plan *plan);
+
 struct arch_spec;
 
 /*

@@ -156,16 +156,8 @@ static int exec_run(int argc, char **argv)
                                "--report reads the results database; it "
                                "cannot go with --no-db");
 
-    sim_diag_init(&diag);
-    if (scn_file_load(argv[optind], &scn, &diag) != 0 ||
-        cl_scenario_check(&scn, NULL, &diag) != 0) {
-        sim_diag_print(&diag, stderr);
-        sim_diag_fini(&diag);
-        cl_scenario_fini(&scn);
+    if (cli_load_scenario(argv[optind], &scn, NULL) != 0)
         return CLI_EXIT_INPUT;
-    }
-    sim_diag_print(&diag, stderr); /* warnings and notes */
-    sim_diag_fini(&diag);
     if (seed_set)
         scn.seed = seed;
     if (trace_path != NULL) {

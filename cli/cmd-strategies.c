@@ -56,21 +56,6 @@ static int parse_pos(const char *s, int *out)
     return 0;
 }
 
-/* Writes bytes with a decimal unit ("1.2 GB", "340 MB") into buf. */
-static const char *human(char *buf, size_t len, double bytes)
-{
-    static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-    int u = 0;
-
-    while (bytes >= 999.5 && u < 5) {
-        bytes /= 1000.0;
-        u++;
-    }
-    snprintf(buf, len, bytes < 9.995 && u > 0 ? "%.2f %s" : "%.3g %s", bytes,
-             units[u]);
-    return buf;
-}
-
 /* Writes a count compactly ("950k", "2.13M") into buf. */
 static const char *count(char *buf, size_t len, int64_t v)
 {
@@ -117,7 +102,7 @@ static void traffic_text(const struct layout_result *r, const char *inter,
         also = t->crosses_nodes && inter != NULL && strcmp(t->link, inter) != 0;
         n = snprintf(buf + used, len - used, "%s%s %s %s%s%s %s",
                      used ? "; " : "", layout_traffic_name(k),
-                     human(b, sizeof(b), t->wire_bytes), t->link,
+                     cli_human_bytes(b, sizeof(b), t->wire_bytes), t->link,
                      also ? "+" : "", also ? inter : "",
                      duration(d, sizeof(d), t->time_ns));
         if (n < 0)

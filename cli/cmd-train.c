@@ -38,20 +38,6 @@ struct opts {
     uint64_t seed;
 };
 
-static const char *human(char *buf, size_t len, double bytes)
-{
-    static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-    int u = 0;
-
-    while (bytes >= 999.5 && u < 5) {
-        bytes /= 1000.0;
-        u++;
-    }
-    snprintf(buf, len, bytes < 9.995 && u > 0 ? "%.2f %s" : "%.3g %s", bytes,
-             units[u]);
-    return buf;
-}
-
 static const char *duration(char *buf, size_t len, double ns)
 {
     if (ns >= 1e9)
@@ -271,7 +257,7 @@ static void print_step(const struct layout_setup *s,
             continue;
         printf("  %-3s %4d ranks %9.0f calls %10s over %-8s %12s%s\n",
                layout_traffic_name(k), t->ranks, t->collectives,
-               human(b1, sizeof(b1), t->wire_bytes), t->link,
+               cli_human_bytes(b1, sizeof(b1), t->wire_bytes), t->link,
                duration((char[32]){0}, 32, t->time_ns),
                t->crosses_nodes ? " (crosses nodes)" : "");
     }
@@ -490,8 +476,9 @@ static int simulate(const struct layout_setup *s, const struct layout_result *r,
 
         printf("\ncheckpoint: %s (14 B/param) to %s, %s write%s; "
                "%s blocking per checkpoint; load %.1f s, restart %.0f s\n",
-               human(b1, sizeof(b1),
-                     train_ckpt_bytes((double)arch_params_total(s->arch))),
+               cli_human_bytes(
+                   b1, sizeof(b1),
+                   train_ckpt_bytes((double)arch_params_total(s->arch))),
                train_ckpt_target_name(o->ckpt_target),
                duration((char[32]){0}, 32,
                         (o->async ? j.ckpt_persist_s : delta) * 1e9),
@@ -1057,7 +1044,7 @@ void cli_train_report_print(FILE *fp, const struct train_report *t)
     fprintf(fp,
             "  checkpoint    %s every %lld steps (%s; %.0f s), %s blocked "
             "each%s\n",
-            human(b1, sizeof(b1), t->ckpt_bytes),
+            cli_human_bytes(b1, sizeof(b1), t->ckpt_bytes),
             (long long)t->job.ckpt_every_steps, ksrc[t->k_source],
             (double)t->job.ckpt_every_steps * t->job.step_s,
             duration((char[32]){0}, 32, t->job.ckpt_block_s * 1e9),

@@ -165,16 +165,8 @@ static int exec_twin(int argc, char **argv)
                                "--deployment: expected 1 to 63 of a-z, 0-9 "
                                "and '-', starting and ending alphanumeric");
 
-    sim_diag_init(&diag);
-    if (scn_file_load(argv[optind], &scn, &diag) != 0 ||
-        cl_scenario_check(&scn, NULL, &diag) != 0) {
-        sim_diag_print(&diag, stderr);
-        sim_diag_fini(&diag);
-        cl_scenario_fini(&scn);
+    if (cli_load_scenario(argv[optind], &scn, NULL) != 0)
         return CLI_EXIT_INPUT;
-    }
-    sim_diag_print(&diag, stderr);
-    sim_diag_fini(&diag);
     if (seed_set)
         scn.seed = seed;
     if (model_name == NULL)

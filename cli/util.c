@@ -12,6 +12,8 @@
 #include "cli/cli.h"
 #include "models/arch/arch.h"
 #include "models/arch/hf.h"
+#include "models/cluster/cluster.h"
+#include "scenarios/load.h"
 
 double cli_wall_since(const struct timespec *t0)
 {
@@ -127,4 +129,36 @@ const struct arch_spec *cli_resolve_model(const char *cmd, const char *name,
     fprintf(stderr, " (or give the path of a config.json)\n");
     free(names);
     return NULL;
+}
+
+const char *cli_human_bytes(char *buf, size_t len, double bytes)
+{
+    static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+    int u = 0;
+
+    while (bytes >= 999.5 && u < 5) {
+        bytes /= 1000.0;
+        u++;
+    }
+    snprintf(buf, len, bytes < 9.995 && u > 0 ? "%.2f %s" : "%.3g %s", bytes,
+             units[u]);
+    return buf;
+}
+
+int cli_load_scenario(const char *path, struct cl_scenario *scn,
+                      struct cl_plan *plan)
+{
+    struct sim_diag diag;
+    int bad;
+
+    sim_diag_init(&diag);
+    bad = scn_file_load(path, scn, &diag) != 0 ||
+          cl_scenario_check(scn, plan, &diag) != 0;
+    sim_diag_print(&diag, stderr); /* errors, warnings and notes */
+    sim_diag_fini(&diag);
+    if (bad) {
+        cl_scenario_fini(scn);
+        return CLI_EXIT_INPUT;
+    }
+    return 0;
 }
