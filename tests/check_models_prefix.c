@@ -409,6 +409,9 @@ START_TEST(test_pd_transfer_in_ttft)
     ck_assert_uint_eq(pd.pd_bytes, 2000 * 131072);
     ck_assert_double_eq_tol(pd.pd_transfer_ms_mean, want_ms, 1e-6);
     ck_assert_double_eq_tol(pd.ttft_ms.mean - co.ttft_ms.mean, want_ms, 2e-6);
+    /* Alone on idle replicas it never queues: its queue time ends at the
+     * prefill admission, not at the decode side's. */
+    ck_assert_double_eq_tol(pd.queue_ms.mean, co.queue_ms.mean, 1e-9);
     ck_assert_int_eq(pd.kv_blocks_end, 0);
     ck_assert_int_eq(pd.replicas_max, 2);
     printf("# p/d: ttft %.3f ms vs %.3f colocated (transfer %.3f ms)\n",

@@ -616,6 +616,8 @@ static void admit(struct cl_llm_replica *e)
         struct cl_req *r = e->waiting.head;
         int64_t target = r->prompt_tokens + r->gen_tokens;
         int64_t start = 0, nhit = 0, claim = 0, first, logical, need;
+        int transferred = r->pd_tokens > 0; /* decode side of P/D */
+
         if (r->pd_tokens > 0) {
             start = r->pd_tokens; /* its KV came from a prefill replica */
         } else if (r->swapped_tokens > 0) {
@@ -676,7 +678,10 @@ static void admit(struct cl_llm_replica *e)
         r->nshared = nhit;
         e->nseqs++;
         run_append(e, r);
-        if ((r->retries == 0 && r->npreempt == 0) || r->start_ns < 0)
+        /* Queue time ends at the first admission: not again after a
+         * preemption, nor on the decode side of P/D. */
+        if ((r->retries == 0 && r->npreempt == 0 && !transferred) ||
+            r->start_ns < 0)
             r->start_ns = sim_loop_now(w->loop);
         r->prefilled = start;
         r->dec_iter = -1;
