@@ -86,13 +86,14 @@ void scl_http_free(struct scl_http *h)
 char *scl_http_escape(struct scl_http *h, const char *s)
 {
     char *e = curl_easy_escape(h->curl, s, 0);
-    char *r;
 
-    if (e == NULL)
-        sim_fatal("curl_easy_escape failed");
-    r = xstrdup(e); /* cppcheck-suppress ctunullpointer */
-    curl_free(e);
-    return r;
+    if (e != NULL) {
+        char *r = xstrdup(e);
+
+        curl_free(e);
+        return r;
+    }
+    sim_fatal("curl_easy_escape failed");
 }
 
 int scl_http_request(struct scl_http *h, const char *method, const char *url,

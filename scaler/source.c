@@ -584,7 +584,8 @@ static void end_scrape(struct scl_source *src)
 
 void scl_source_end(struct scl_source *src)
 {
-    qsort(src->reps, (size_t)src->nreps, sizeof(*src->reps), cmp_rep);
+    if (src->nreps > 0) /* reps is NULL before the first replica */
+        qsort(src->reps, (size_t)src->nreps, sizeof(*src->reps), cmp_rep);
     for (int i = 0; i < src->nreps; i++)
         build_cum(&src->reps[i]);
     if (src->c->source == SCL_SRC_SCRAPE) {
