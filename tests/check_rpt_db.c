@@ -434,7 +434,7 @@ START_TEST(test_rpt_db_write_run_roundtrip)
     sqlite3_finalize(st);
 
     /* 4 latencies x 7 fields + 33 scalars. */
-    ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM summary"), 75);
+    ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM summary"), 79);
     assert_metric(sql, "cold_starts", 5);
     assert_metric(sql, "recovery_s_mean", 180.5);
     assert_metric(sql, "gpu_hours.idle", 3.0); /* 1.0 + 2.0 */
@@ -561,7 +561,7 @@ START_TEST(test_rpt_db_write_run_two_runs)
     ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM runs"), 2);
     ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM summary "
                                   "GROUP BY run_id HAVING run_id = 2"),
-                     75);
+                     79);
     ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM timeseries "
                                   "WHERE run_id = 2"),
                      3);
