@@ -24,7 +24,8 @@ bench: bench/dsec-bench
 	@bench/dsec-bench run $(srcdir)/bench/prefix-offload.yaml 20000
 	@bench/dsec-bench run $(srcdir)/bench/prefix-offload.yaml 200000
 	@echo "(requests are recycled, statistics are fixed-size: peak_rss_mib stays flat as requests grow tenfold,"
-	@echo " except one ~120-byte time-series row per metrics interval of simulated time)"
+	@echo " except one ~120-byte time-series row per metrics interval of simulated time, and one"
+	@echo " ~120-byte per-replica row per replica and interval: the replica_series table)"
 	@echo "== dsec sweep: 48 configurations, each simulated and written in its own transaction"
 	@bench/dsec-bench sweep $(srcdir)/bench/sweep.yaml 1
 	@bench/dsec-bench sweep $(srcdir)/bench/sweep.yaml 2
