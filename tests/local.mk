@@ -1,3 +1,6 @@
+# Results pinned field for field (tests/pin-results.sh --update rewrites).
+TESTS += tests/pin-results.sh
+EXTRA_DIST += tests/pin-results.sh tests/data/pinned
 # tests/: end-to-end scripts that run the dsec binary (TAP).
 TESTS += tests/e2e-run.sh
 EXTRA_DIST += tests/e2e-run.sh tests/data/e2e
