@@ -31,7 +31,7 @@
 #include "scenarios/load.h"
 #include "sim/loop.h"
 #include "sim/time.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 #include "sweep/exec.h"
 #include "sweep/spec.h"
 

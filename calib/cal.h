@@ -15,7 +15,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 
-#include "sim/diag.h"
+#include "base/diag.h"
 
 /* Exit codes of dsec-calib (docs/calibration.md). */
 #define CAL_EXIT_OK 0

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "calib/cal.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 
 static const char schema[] =
     "CREATE TABLE IF NOT EXISTS points ("

@@ -31,7 +31,7 @@
 #include "models/gpu/gpu.h"
 #include "models/net/net.h"
 #include "models/perf/calib.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 
 /* Link priorities for the intra-node entry: all-reduce first (what TP
  * layers run), then the others. */

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "calib/cal.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 
 /* nvbandwidth's default buffer, -b 512 (MiB), FACTS.md §10.3; its text
  * output does not print the size, so cells are stored at this size. */

@@ -13,7 +13,7 @@
 #include <gsl/gsl_multifit_nlinear.h>
 
 #include "calib/cal.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 
 /* A model: prediction at point i and its gradient over all np parameters
  * (g has np entries). */

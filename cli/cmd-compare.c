@@ -21,7 +21,7 @@
 #include "reports/db.h"
 #include "reports/gnuplot.h"
 #include "scenarios/load.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 
 #define DEFAULT_REPLICATIONS 5
 

@@ -14,7 +14,7 @@
 #include "models/arch/arch.h"
 #include "models/arch/hf.h"
 #include "models/perf/roofline.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 /* Writes n with thousands separators ("1,234,567") into buf. */
 static const char *commas(char *buf, size_t len, int64_t n)

@@ -19,9 +19,9 @@
 #include "plan/plan.h"
 #include "reports/db.h"
 #include "reports/gnuplot.h"
-#include "sim/errors.h"
-#include "sim/param.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/param.h"
+#include "base/xalloc.h"
 
 /* Most names one list option may hold. */
 #define MAX_LIST 64

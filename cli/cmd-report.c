@@ -19,8 +19,8 @@
 #include "reports/gnuplot.h"
 #include "reports/report.h"
 #include "scenarios/load.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 struct progress {
     int on;

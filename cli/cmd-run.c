@@ -19,7 +19,7 @@
 #include "reports/db.h"
 #include "reports/summary.h"
 #include "scenarios/load.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 
 struct progress {
     int on;

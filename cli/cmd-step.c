@@ -18,7 +18,7 @@
 #include "models/gpu/gpu.h"
 #include "models/perf/calib.h"
 #include "models/perf/roofline.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 
 /* vLLM's gpu_memory_utilization of older releases, the scenario default
  * (FACTS.md §5.1). */

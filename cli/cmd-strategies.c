@@ -18,7 +18,7 @@
 #include "models/gpu/gpu.h"
 #include "models/layout/layout.h"
 #include "models/net/net.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 static const char *dtype_name(int dtype)
 {

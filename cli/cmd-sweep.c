@@ -15,8 +15,8 @@
 #include "cli/cli.h"
 #include "config.h"
 #include "reports/db.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 #include "sweep/exec.h"
 #include "sweep/spec.h"
 #ifdef HAVE_MPI

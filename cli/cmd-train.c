@@ -22,8 +22,8 @@
 #include "models/net/net.h"
 #include "models/train/scenario.h"
 #include "models/train/train.h"
-#include "sim/param.h"
-#include "sim/xalloc.h"
+#include "base/param.h"
+#include "base/xalloc.h"
 
 /* The options after parsing. */
 struct opts {

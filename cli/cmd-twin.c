@@ -14,7 +14,7 @@
 #include "cli/cli.h"
 #include "models/cluster/cluster.h"
 #include "scenarios/load.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "twin/twin.h"
 
 /* Most simulated seconds per wall second the twin accepts: beyond it a

@@ -11,9 +11,9 @@
 
 #include "models/cluster/cluster.h"
 #include "models/workload/source.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "sim/loop.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 int plan_workload_measure(const struct cl_scenario *s, const char *base_dir,
                           struct plan_workload *out, struct sim_diag *d)

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "reports/gnuplot.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 /* Data files: every simulated configuration, those that meet the SLO, the
  * frontier in order of cost, the chosen one. */

@@ -29,7 +29,7 @@
 #include "models/cluster/config.h"
 #include "models/gpu/gpu.h"
 #include "models/perf/roofline.h"
-#include "sim/diag.h"
+#include "base/diag.h"
 
 struct rpt_db;
 struct swp_spec;

@@ -19,9 +19,9 @@
 #include "models/policy/policy.h"
 #include "reports/db.h"
 #include "scenarios/load.h"
-#include "sim/errors.h"
-#include "sim/param.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/param.h"
+#include "base/xalloc.h"
 #include "sweep/pool.h"
 #include "sweep/spec.h"
 

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 /* Writes one policy's time series: minute at the interval's middle,
  * replicas serving (time-weighted), p99 TPOT in ms; "?" where undefined. */

@@ -18,8 +18,8 @@
 #include <sqlite3.h>
 
 #include "reports/db.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 struct cmp_param {
     char *key;

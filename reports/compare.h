@@ -19,7 +19,7 @@
 
 #include "models/cluster/config.h"
 #include "models/cluster/results.h"
-#include "sim/diag.h"
+#include "base/diag.h"
 
 /* Most replications a comparison holds (a bound on its arrays). */
 #define RPT_CMP_MAX_REPLICATIONS 1000

@@ -13,8 +13,8 @@
 #include <sqlite3.h>
 
 #include "reports/schema.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 struct rpt_db {
     sqlite3 *sql;

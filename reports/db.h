@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "models/cluster/results.h"
-#include "sim/diag.h"
+#include "base/diag.h"
 
 /* How long a statement waits for another connection's lock, in ms. */
 #define RPT_DB_BUSY_TIMEOUT_MS 5000

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 /* Reads the environment here, in reports/, never in sim/ or models/: the
  * simulation stays a function of the scenario and seed. */

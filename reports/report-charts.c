@@ -12,7 +12,7 @@
 
 #include "reports/gnuplot.h"
 #include "reports/report-int.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 static void put(FILE *fp, double v)
 {

@@ -16,8 +16,8 @@
 
 #include "reports/gnuplot.h"
 #include "reports/report-int.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 /* Per figure: the summary metric it comes from (NULL: computed), a scale,
  * decimals in tables. Indexed like RPT_CMP_* then the extra figure. */

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "reports/report-int.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 void rpt_html_escape(FILE *fp, const char *s)
 {

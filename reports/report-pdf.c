@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "reports/report-int.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 #ifdef HAVE_CAIRO
 #include <cairo-pdf.h>

@@ -16,8 +16,8 @@
 
 #include "models/gpu/gpu.h"
 #include "reports/report-int.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 sqlite3 *rpt__open_db(const char *path, int write, struct sim_diag *d)
 {

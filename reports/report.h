@@ -19,7 +19,7 @@
 
 #include "models/cluster/results.h"
 #include "reports/compare.h"
-#include "sim/diag.h"
+#include "base/diag.h"
 
 /* Days in the projected month. */
 #define RPT_DAYS_PER_MONTH 30

@@ -11,7 +11,7 @@
 
 #include <json-c/json.h>
 
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 /* Formats v with prec decimals into buf, or "n/a" when v is NAN. Returns
  * buf. */

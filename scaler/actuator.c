@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "scaler/http.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 struct scl_actuator {
     const struct scl_config *c;

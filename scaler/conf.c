@@ -1,7 +1,7 @@
 /* dsec-scaler configuration; see config.h. The YAML is loaded as a libyaml
  * document and walked key by key, so every message can name the position
  * of the offending node. Policy parameters and guard rails go through the
- * same parameter rows (sim/param.h) as a scenario's policy block, so a
+ * same parameter rows (base/param.h) as a scenario's policy block, so a
  * policy is configured identically in simulation and in production. */
 #include "scaler/conf.h"
 
@@ -12,9 +12,9 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "sim/errors.h"
-#include "sim/param.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/param.h"
+#include "base/xalloc.h"
 
 /* Families per engine: vLLM V1 names (FACTS.md §6.1), SGLang names
  * (FACTS.md §6.2). SGLang has no per-request token histograms; NULL

@@ -11,7 +11,7 @@
 
 #include "models/policy/guard.h"
 #include "models/policy/policy.h"
-#include "sim/diag.h"
+#include "base/diag.h"
 
 enum scl_source_kind {
     SCL_SRC_PROMETHEUS, /* PromQL over the Prometheus HTTP API */

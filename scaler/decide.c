@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 
 int scl_decider_init(struct scl_decider *d, const struct scl_config *c)
 {

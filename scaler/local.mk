@@ -13,6 +13,7 @@ scaler_libscaler_la_SOURCES = scaler/conf.h scaler/conf.c \
 scaler_libscaler_la_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS)
 
 SCALER_LIBS = scaler/libscaler.la models/libmodels.la sim/libsim.la \
+	base/libbase.la \
 	$(CURL_LIBS) $(MHD_LIBS) $(GSL_LIBS) $(YAML_LIBS) $(JSONC_LIBS) \
 	-lpthread -lm
 

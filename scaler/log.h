@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 enum scl_log_format {
     SCL_LOG_TEXT,

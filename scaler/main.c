@@ -21,8 +21,8 @@
 #include "scaler/log.h"
 #include "scaler/serve.h"
 #include "scaler/source.h"
-#include "sim/diag.h"
-#include "sim/errors.h"
+#include "base/diag.h"
+#include "base/errors.h"
 
 static volatile sig_atomic_t stop_flag;
 

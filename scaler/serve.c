@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 #if MHD_VERSION < 0x00097002
 typedef int mhd_result;

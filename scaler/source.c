@@ -9,7 +9,7 @@
 #include "models/policy/snapshot.h"
 #include "scaler/http.h"
 #include "scaler/promapi.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 /* Most distinct bucket bounds kept per histogram and replica. */
 #define MAX_LE 64

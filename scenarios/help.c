@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "scenarios/schema.h"
-#include "sim/param.h"
+#include "base/param.h"
 
 /* Prints text wrapped at about 76 columns, each line indented by 6. */
 static void print_wrapped(FILE *fp, const char *text)

@@ -21,9 +21,9 @@
 #include "models/perf/calib.h"
 #include "models/train/train.h"
 #include "scenarios/schema.h"
-#include "sim/errors.h"
-#include "sim/param.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/param.h"
+#include "base/xalloc.h"
 
 /* A key that was given: its full path and where its key and value are. */
 struct seen {

@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 #include "models/cluster/config.h"
-#include "sim/diag.h"
+#include "base/diag.h"
 
 /* Largest scenario text accepted, in bytes. */
 #define SCN_MAX_TEXT_BYTES (4u << 20)

@@ -226,7 +226,7 @@ static const struct sim_param disagg_rows[] = {
 
 #define PROF(f) offsetof(struct cl_rate_profile, f)
 
-/* A list's count is the int right after its pointer (sim/param.h). */
+/* A list's count is the int right after its pointer (base/param.h). */
 #define COUNT_AFTER(type, ptr, count)                                          \
     _Static_assert(offsetof(type, count) ==                                    \
                        offsetof(type, ptr) + sizeof(void *),                   \

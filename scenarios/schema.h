@@ -10,7 +10,7 @@
 #ifndef SCN_SCHEMA_H
 #define SCN_SCHEMA_H
 
-#include "sim/param.h"
+#include "base/param.h"
 
 /* Rows of the top-level keys, filling struct cl_scenario. */
 extern const struct sim_param scn_schema[];

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "sim/event.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 #define ARITY 4
 

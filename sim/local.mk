@@ -1,15 +1,15 @@
-# sim/: event engine, random streams, errors, diagnostics, allocation.
+# sim/: the engine: event queue, loop, random streams, time, statistics.
+# It builds on base/ and is used by models/ (never by models/policy/,
+# scaler/ or calib/, which include base/ only).
 noinst_LTLIBRARIES += sim/libsim.la
 sim_libsim_la_SOURCES = \
-	sim/diag.c sim/diag.h \
-	sim/errors.c sim/errors.h \
 	sim/event.h \
 	sim/heap.c sim/heap.h \
 	sim/loop.c sim/loop.h \
-	sim/time.h \
-	sim/xalloc.c sim/xalloc.h
+	sim/time.h
 
-DSEC_SIM_TEST_LIBS = sim/libsim.la $(GSL_LIBS) $(CHECK_LIBS) -lm
+DSEC_SIM_TEST_LIBS = sim/libsim.la base/libbase.la $(GSL_LIBS) \
+	$(CHECK_LIBS) -lm
 
 check_PROGRAMS += tests/check_sim_heap tests/check_sim_loop
 TESTS += tests/check_sim_heap tests/check_sim_loop

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "sim/heap.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 struct sim_stream {
     char *name;

@@ -18,8 +18,8 @@
 
 #include <gsl/gsl_cdf.h>
 
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 void sim_welford_init(struct sim_welford *w)
 {

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 #include "sweep/pool.h"
 #ifdef HAVE_MPI
 #include "sweep/mpi.h"

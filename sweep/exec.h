@@ -22,7 +22,7 @@
 #include <stdio.h>
 
 #include "reports/db.h"
-#include "sim/diag.h"
+#include "base/diag.h"
 #include "sweep/spec.h"
 
 struct swp_mpi;

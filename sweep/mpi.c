@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 #include "sweep/sweep-int.h"
 #include "sweep/wire.h"
 

@@ -14,7 +14,7 @@
 
 #include <signal.h>
 
-#include "sim/diag.h"
+#include "base/diag.h"
 #include "sweep/pool.h"
 
 struct swp_mpi;

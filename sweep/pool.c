@@ -15,8 +15,8 @@
 
 #include "models/cluster/cluster.h"
 #include "scenarios/load.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 #include "sweep/sweep-int.h"
 
 struct job {

@@ -18,7 +18,7 @@
 
 #include "models/cluster/cluster.h"
 #include "scenarios/load.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "sweep/sweep-int.h"
 
 /* Deepest node nesting followed, and most nodes visited or copied for one

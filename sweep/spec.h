@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/diag.h"
+#include "base/diag.h"
 
 /* Most points a sweep may have, and most axes. */
 #define SWP_MAX_POINTS 100000

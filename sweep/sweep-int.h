@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 /* Largest buffer, in bytes. */
 #define SWP__BUF_MAX ((size_t)1 << 30)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "sweep/sweep-int.h"
 
 #define MAGIC "dsec-res-2"

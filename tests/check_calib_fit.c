@@ -15,7 +15,7 @@
 #include "calib/cal.h"
 #include "models/gpu/gpu.h"
 #include "models/perf/calib.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 
 /* Relative noise of the synthetic times: 2 %, about the run-to-run spread
  * of nccl-tests medians. */

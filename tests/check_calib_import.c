@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "calib/cal.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 
 static sqlite3 *db;
 static struct sim_diag diag;

@@ -16,8 +16,8 @@
 
 #include "models/arch/arch.h"
 #include "models/arch/hf.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 static const struct arch_spec *must_arch(const char *name)
 {

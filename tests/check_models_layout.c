@@ -15,7 +15,7 @@
 #include "models/cluster/config.h"
 #include "models/gpu/gpu.h"
 #include "models/layout/layout.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 
 static const struct arch_spec *must_arch(const char *name)
 {

@@ -11,7 +11,7 @@
 
 #include "models/gpu/gpu.h"
 #include "models/net/net.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 
 #define GIB 1073741824.0
 

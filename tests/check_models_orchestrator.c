@@ -14,7 +14,7 @@
 
 #include "models/cluster/cluster.h"
 #include "scenarios/load.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 static void run_text(const char *text, struct cl_results *res)
 {

@@ -14,7 +14,7 @@
 #include "models/arch/arch.h"
 #include "models/gpu/gpu.h"
 #include "models/perf/roofline.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 
 static const struct arch_spec *must_arch(const char *name)
 {

@@ -13,9 +13,9 @@
 
 #include "models/cluster/cluster.h"
 #include "scenarios/load.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "sim/time.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 /* A small LLM flash crowd with its own policy (hpa), three minutes. */
 static const char *const llm_text =

@@ -17,8 +17,8 @@
 #include "models/gpu/gpu.h"
 #include "models/perf/calib.h"
 #include "models/perf/roofline.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 static const struct arch_spec *must_arch(const char *name)
 {

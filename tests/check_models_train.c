@@ -17,7 +17,7 @@
 #include "models/gpu/gpu.h"
 #include "models/layout/layout.h"
 #include "models/train/train.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 
 #define NS 1e9
 

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 
 #include "models/workload/source.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "sim/time.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 /* Set once in main() before the forks; read-only afterwards. */
 static char *fixture_dir;

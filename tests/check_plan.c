@@ -15,9 +15,9 @@
 #include "models/perf/roofline.h"
 #include "plan/plan.h"
 #include "scenarios/load.h"
-#include "sim/diag.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/diag.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 static struct sim_diag diag;
 static struct cl_scenario scn;

@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "models/policy/policy.h"
-#include "sim/errors.h"
-#include "sim/param.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/param.h"
+#include "base/xalloc.h"
 
 extern const struct pol_entry pol_dynamo_load;
 extern const struct pol_entry pol_dynamo_throughput;

@@ -13,7 +13,7 @@
 
 #include "reports/compare.h"
 #include "reports/db.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 
 #define T_0975_4 2.776445
 

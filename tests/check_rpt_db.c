@@ -14,7 +14,7 @@
 #include "reports/db.h"
 #include "reports/schema.h"
 #include "reports/summary.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 
 static char db_path[4096];
 static struct sim_diag diag;

@@ -13,8 +13,8 @@
 #include "models/cluster/results.h"
 #include "reports/db.h"
 #include "reports/report.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 static char db_path[4096];
 static struct sim_diag diag;

@@ -13,9 +13,9 @@
 #include "scaler/expo.h"
 #include "scaler/promapi.h"
 #include "scaler/source.h"
-#include "sim/diag.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/diag.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 static char *fixture(const char *name)
 {

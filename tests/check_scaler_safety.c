@@ -21,9 +21,9 @@
 #include "scaler/decide.h"
 #include "scaler/serve.h"
 #include "scaler/source.h"
-#include "sim/diag.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/diag.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 #if MHD_VERSION < 0x00097002
 typedef int mhd_result;

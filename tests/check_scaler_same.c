@@ -20,8 +20,8 @@
 #include "scaler/decide.h"
 #include "scaler/expo.h"
 #include "scaler/source.h"
-#include "sim/diag.h"
-#include "sim/xalloc.h"
+#include "base/diag.h"
+#include "base/xalloc.h"
 
 #define NREP 5
 #define STEPS 48

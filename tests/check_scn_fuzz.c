@@ -20,8 +20,8 @@
 #include "models/cluster/cluster.h"
 #include "models/workload/source.h"
 #include "scenarios/load.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 #define MUTANTS_PER_FILE 400
 

@@ -1,4 +1,4 @@
-/* Tests of the scenario language: unit parsing (sim/param.c), the tables
+/* Tests of the scenario language: unit parsing (base/param.c), the tables
  * (scenarios/schema.c) and the loader (scenarios/load.c). Fixtures are in
  * tests/data/scn/; their paths are built from $top_srcdir (default ".") so
  * that messages can be compared exactly, file prefix included. */
@@ -11,10 +11,10 @@
 #include "models/cluster/config.h"
 #include "scenarios/load.h"
 #include "scenarios/schema.h"
-#include "sim/diag.h"
-#include "sim/errors.h"
-#include "sim/param.h"
-#include "sim/xalloc.h"
+#include "base/diag.h"
+#include "base/errors.h"
+#include "base/param.h"
+#include "base/xalloc.h"
 
 /* A valid abstract-server scenario of 6 lines; cases append lines 7+. */
 #define BASE                                                                   \

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "sim/loop.h"
 #include "sim/time.h"
 

@@ -11,7 +11,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "sim/stats.h"
 
 #define NSAMP 100000

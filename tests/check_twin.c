@@ -14,7 +14,7 @@
 #include "models/cluster/cluster.h"
 #include "scenarios/load.h"
 #include "sim/time.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 #include "twin/twin.h"
 
 static const char *const text =

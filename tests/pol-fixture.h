@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "models/policy/policy.h"
-#include "sim/param.h"
-#include "sim/xalloc.h"
+#include "base/param.h"
+#include "base/xalloc.h"
 
 #define POL_FIX_MAX_REPLICAS 256
 

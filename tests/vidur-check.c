@@ -32,7 +32,7 @@
 #include "models/gpu/gpu.h"
 #include "models/perf/calib.h"
 #include "models/perf/roofline.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 /* Bounds on the MAPE (fractions) each test asserts: a regression guard
  * around the errors docs/step-time.md reports. */

@@ -26,7 +26,7 @@
 
 #include "models/cluster/cluster.h"
 #include "sim/time.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 #include "twin/twin.h"
 
 /* Wall time between two steps of the simulator when no request comes. */

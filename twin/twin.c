@@ -17,7 +17,7 @@
 #include <json-c/json.h>
 
 #include "models/cluster/cluster.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 #include "twin/twin.h"
 
 /* Kubernetes' spec.replicas is an int32. */

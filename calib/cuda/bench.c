@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "calib/cuda/bench.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 #define CK(call)                                                               \
     do {                                                                       \

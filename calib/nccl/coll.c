@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "calib/nccl/coll.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 #define MAXG 16
 

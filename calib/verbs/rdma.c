@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "calib/verbs/rdma.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 #define CAL_MAX_MSG (1u << 23) /* perftest -a: 2 .. 2^23 bytes */
 #define CAL_TX_DEPTH 128

@@ -27,8 +27,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 /* Upper bounds on the integer keys. They are far above any released model
  * and keep every product in arch.c inside int64_t: the largest, layers *

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 extern const struct arch_spec arch_deepseek_v3;
 extern const struct arch_spec arch_deepseek_v3_2;

@@ -14,7 +14,7 @@
 #include "models/gpu/gpu.h"
 #include "models/workload/dist.h"
 #include "models/policy/policy.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "sim/time.h"
 
 /* Upper bound on time-series rows, so that a tiny interval on a long run

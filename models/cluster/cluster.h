@@ -13,7 +13,7 @@
 #include "models/cluster/config.h"
 #include "models/cluster/results.h"
 #include "models/policy/promhist.h"
-#include "sim/diag.h"
+#include "base/diag.h"
 
 /* Called now and then during a run with the simulated time reached (s) and
  * the requests completed so far, so that a terminal can show progress. The

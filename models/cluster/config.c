@@ -12,7 +12,7 @@
 #include "models/gpu/gpu.h"
 #include "models/perf/calib.h"
 #include "models/train/config.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 void cl_scenario_fini(struct cl_scenario *s)
 {

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 #define NOT_LISTED (-2)
 

@@ -75,7 +75,7 @@
 #include "models/gpu/gpu.h"
 #include "models/net/net.h"
 #include "sim/time.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 struct cl_llm_replica {
     struct cl_replica *rep;

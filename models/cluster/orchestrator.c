@@ -23,7 +23,7 @@
 
 #include "models/cluster/cluster-int.h"
 #include "models/policy/snapshot.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "sim/time.h"
 
 void cl__counters_init(struct cl_counters *c)

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 
 #include "models/cluster/cluster-int.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 /* Reads rep's gauges: (running, waiting, KV usage) of an LLM engine, or
  * (busy slots, 0, NAN) for an abstract server (its queue is the

@@ -13,7 +13,7 @@
 
 #include "models/cluster/cluster-int.h"
 #include "models/gpu/gpu.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "sim/time.h"
 
 static int charge_state(int state)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 #define RESULTS_MAX_NOTES 64
 

@@ -35,7 +35,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "models/cluster/cluster-int.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 /* Orders a before b when it has fewer outstanding requests (the slot order
  * of the array breaks the remaining ties). */

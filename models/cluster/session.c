@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "models/cluster/cluster-int.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "sim/time.h"
 
 struct cl_session {

@@ -14,8 +14,8 @@
 #include <strings.h>
 
 #include "models/net/net.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 extern const struct gpu_spec gpu_a100;
 extern const struct gpu_spec gpu_b200;

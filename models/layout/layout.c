@@ -83,8 +83,8 @@
 
 #include "models/cluster/config.h"
 #include "models/perf/roofline.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 #define NS_PER_S 1e9
 

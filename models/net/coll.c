@@ -42,7 +42,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 
 /* NCCL's PAT bandwidth factor (FACTS.md §3.4). */
 #define PAT_BW_FACTOR 0.75

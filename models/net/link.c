@@ -19,7 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 /* NCCL LL128 Ring per-step hardware latencies, FACTS.md §2.2. */
 #define ALPHA_NVLINK_NS 1900.0

@@ -43,8 +43,8 @@
 #include <strings.h>
 #include <yaml.h>
 
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 #define NOMIN (-INFINITY)
 #define NOMAX INFINITY

@@ -19,8 +19,8 @@
 
 #include "models/gpu/gpu.h"
 #include "models/net/net.h"
-#include "sim/diag.h"
-#include "sim/param.h"
+#include "base/diag.h"
+#include "base/param.h"
 
 /* The profile format this code reads (the root key "format"). */
 #define PERF_CALIB_FORMAT 1

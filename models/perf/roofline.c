@@ -48,8 +48,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 /* Bytes per activation element (bf16), FACTS.md §3.2 counts tokens * h *
  * bytes. */

@@ -24,7 +24,7 @@
 
 #include "models/policy/policy.h"
 #include "models/policy/pol-util.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 struct apa_params {
     int metric;

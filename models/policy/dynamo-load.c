@@ -34,8 +34,8 @@
 #include <stdlib.h>
 
 #include "models/policy/policy.h"
-#include "sim/param.h"
-#include "sim/xalloc.h"
+#include "base/param.h"
+#include "base/xalloc.h"
 
 enum dl_load {
     DL_LOAD_RUNNING = 0,

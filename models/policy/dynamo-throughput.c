@@ -44,8 +44,8 @@
 #include <stdlib.h>
 
 #include "models/policy/policy.h"
-#include "sim/param.h"
-#include "sim/xalloc.h"
+#include "base/param.h"
+#include "base/xalloc.h"
 
 enum dt_predictor {
     DT_PRED_CONSTANT = 0,

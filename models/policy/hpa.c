@@ -29,7 +29,7 @@
 
 #include "models/policy/policy.h"
 #include "models/policy/pol-util.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 struct hpa_params {
     int metric; /* enum pol_util_metric */

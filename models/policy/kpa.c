@@ -31,7 +31,7 @@
 
 #include "models/policy/policy.h"
 #include "models/policy/pol-util.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 struct kpa_params {
     int metric;

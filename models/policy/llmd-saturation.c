@@ -32,8 +32,8 @@
 #include <stdlib.h>
 
 #include "models/policy/policy.h"
-#include "sim/param.h"
-#include "sim/xalloc.h"
+#include "base/param.h"
+#include "base/xalloc.h"
 
 #define POL_LLMD_HIST 128          /* snapshots kept */
 #define POL_LLMD_MAX_REPLICAS 4096 /* ready replicas tracked */

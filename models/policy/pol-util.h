@@ -3,19 +3,19 @@
  * window (a ring of at most POL_UTIL_WINDOW_CAP samples, the oldest dropped
  * first), per-replica metric access by name, means and sums over READY
  * replicas that skip NAN, and a few rounding helpers. Like the policies,
- * this depends on plain C and <math.h> only, so it links unchanged into the
+ * this depends on plain C, <math.h> and base/ only, so it links unchanged into the
  * live scaler. Time is double seconds. Objects are caller-allocated (no
  * heap use). Single-threaded.
  */
 #ifndef POL_UTIL_H
 #define POL_UTIL_H
 
+#include "base/errors.h"
 #include "models/policy/policy.h"
 
 /* What decide() returns when it has nothing to decide on (no READY replica
- * reports the metric): the guard then holds (POL_GUARD_POLICY_HOLD). Same
- * value as SIM_ENOTFOUND, which policies may not include. */
-#define POL_UTIL_ENODATA (-6)
+ * reports the metric): the guard then holds (POL_GUARD_POLICY_HOLD). */
+#define POL_UTIL_ENODATA SIM_ENOTFOUND
 
 /* Most samples a window keeps. At one sample per 1 s evaluation this is
  * 17 minutes, longer than any published window (HPA's 300 s, Ray's 600 s

@@ -9,7 +9,7 @@
  * The same object files are linked into the simulator (dsec) and into the
  * live scaler (dsec-scaler), so nothing here or in a policy file may depend
  * on the simulator: only plain C types, <math.h>, GSL for numerics, and the
- * parameter rows of sim/param.h (plain data) to declare settable parameters.
+ * parameter rows of base/param.h (plain data) to declare settable parameters.
  * Time is double seconds here (the scaler reads a wall clock); the
  * simulator converts its int64 ns.
  *
@@ -27,7 +27,7 @@
 
 #include <stddef.h>
 
-#include "sim/param.h"
+#include "base/param.h"
 
 #define POL_API_VERSION 1
 

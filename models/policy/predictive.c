@@ -43,8 +43,8 @@
 #include <stdlib.h>
 
 #include "models/policy/policy.h"
-#include "sim/param.h"
-#include "sim/xalloc.h"
+#include "base/param.h"
+#include "base/xalloc.h"
 
 #define POL_PRED_MAX_SLOTS 100000 /* buckets per season */
 #define POL_PRED_SMOOTH 2         /* init smoothing: +-2 slots */

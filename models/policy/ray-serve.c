@@ -27,7 +27,7 @@
 
 #include "models/policy/policy.h"
 #include "models/policy/pol-util.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 struct ray_params {
     double target;

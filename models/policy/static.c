@@ -7,7 +7,7 @@
 
 #include "models/policy/policy.h"
 #include "models/policy/pol-util.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 struct static_params {
     int replicas; /* -1: hold the current size */

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "models/policy/policy.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 extern const struct pol_entry pol_apa;
 extern const struct pol_entry pol_dynamo_load;

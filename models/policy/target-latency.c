@@ -55,8 +55,8 @@
 #include <stdlib.h>
 
 #include "models/policy/policy.h"
-#include "sim/param.h"
-#include "sim/xalloc.h"
+#include "base/param.h"
+#include "base/xalloc.h"
 
 #define POL_TL_OBS 1024 /* (load, ITL) points kept for the capacity fit */
 #define POL_TL_DEM 256  /* demand samples kept for the trend */

@@ -21,7 +21,7 @@
 #include "models/cluster/results.h"
 #include "models/layout/layout.h"
 #include "models/train/train.h"
-#include "sim/diag.h"
+#include "base/diag.h"
 
 /* How the checkpoint interval was chosen. */
 enum train_k_source {

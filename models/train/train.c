@@ -28,10 +28,10 @@
 
 #include <gsl/gsl_randist.h>
 
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "sim/event.h"
 #include "sim/loop.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 #define NS_PER_S 1e9
 

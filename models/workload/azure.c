@@ -35,9 +35,9 @@
 #include <string.h>
 
 #include "models/workload/workload-int.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "sim/time.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 #define AZURE_HEADER "TIMESTAMP,ContextTokens,GeneratedTokens"
 #define TIMESTAMP_FORM "YYYY-MM-DD HH:MM:SS[.fffffff][+HH:MM]"

@@ -30,9 +30,9 @@
 #include <string.h>
 
 #include "models/workload/workload-int.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "sim/time.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 #define BURST_HEADER                                                           \
     "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type"

@@ -23,7 +23,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "models/cluster/config.h"
-#include "sim/diag.h"
+#include "base/diag.h"
 
 struct wl_dist {
     int kind;  /* enum cl_dist_kind; FIXED also stands for DETERMINISTIC */

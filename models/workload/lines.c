@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "models/workload/workload-int.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "sim/time.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 /* First size of the buffer, in bytes; it doubles up to the cap. */
 #define LINES_FIRST 256

@@ -40,9 +40,9 @@
 #include <json-c/json.h>
 
 #include "models/workload/workload-int.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "sim/time.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 /* Longest accepted line, in bytes: WL_BLOCKS_MAX ids of up to 20 digits
  * and a separator, plus the other keys. */

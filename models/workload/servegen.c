@@ -68,9 +68,9 @@
 #include <json-c/json.h>
 
 #include "models/workload/workload-int.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "sim/time.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 /* Bounds on the inputs (growth is bounded). */
 #define SG_CLIENTS_MAX 4096

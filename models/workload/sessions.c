@@ -42,8 +42,8 @@
 
 #include "models/workload/dist.h"
 #include "models/workload/workload-int.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 struct session {
     uint64_t id;

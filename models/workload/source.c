@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "models/workload/workload-int.h"
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 struct wl_source {
     int kind;   /* enum cl_workload_kind */

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "models/cluster/config.h"
-#include "sim/diag.h"
+#include "base/diag.h"
 #include "sim/loop.h"
 
 /* Longest trace line accepted, in bytes, without its line terminator. */

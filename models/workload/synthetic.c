@@ -61,9 +61,9 @@
 
 #include "models/workload/dist.h"
 #include "models/workload/workload-int.h"
-#include "sim/errors.h"
+#include "base/errors.h"
 #include "sim/time.h"
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 /* A length distribution and its stream. */
 struct len_dist {

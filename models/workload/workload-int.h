@@ -13,7 +13,7 @@
 
 #include "models/cluster/config.h"
 #include "models/workload/source.h"
-#include "sim/diag.h"
+#include "base/diag.h"
 #include "sim/loop.h"
 
 struct wl__synthetic;

@@ -6,13 +6,13 @@
  * start with the key path. At most SIM_DIAG_MAX_ERRORS errors are kept; later
  * ones are counted but dropped. Single-threaded; the list owns its strings.
  */
-#ifndef SIM_DIAG_H
-#define SIM_DIAG_H
+#ifndef BASE_DIAG_H
+#define BASE_DIAG_H
 
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 #define SIM_DIAG_MAX_ERRORS 20
 
@@ -68,4 +68,4 @@ char *sim_diag_format(const struct sim_diag *d, int i);
  * were dropped. */
 void sim_diag_print(const struct sim_diag *d, FILE *fp);
 
-#endif /* SIM_DIAG_H */
+#endif /* BASE_DIAG_H */

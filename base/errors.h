@@ -5,8 +5,8 @@
  * append-only: always add new codes last and never remove one, so that codes
  * stored in result databases keep their meaning.
  */
-#ifndef SIM_ERRORS_H
-#define SIM_ERRORS_H
+#ifndef BASE_ERRORS_H
+#define BASE_ERRORS_H
 
 #define SIM_ERRORS(X)                                                          \
     X(SIM_OK, 0, "success")                                                    \
@@ -36,4 +36,4 @@ const char *sim_strerror(int code);
  * unknown value. */
 const char *sim_errname(int code);
 
-#endif /* SIM_ERRORS_H */
+#endif /* BASE_ERRORS_H */

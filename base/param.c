@@ -1,7 +1,7 @@
 /* Parameter rows: unit suffixes, value parsing, range checks and defaults.
  * Numbers are scanned by hand (strict decimal form) before strtod, so that
  * "inf", "nan" and hex floats, which strtod would take, are rejected. */
-#include "sim/param.h"
+#include "base/param.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/errors.h"
-#include "sim/xalloc.h"
+#include "base/errors.h"
+#include "base/xalloc.h"
 
 /* A suffix and the factor that converts one of it to the plain unit. */
 struct suffix {

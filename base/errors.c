@@ -1,5 +1,5 @@
 /* Tables generated from the SIM_ERRORS X-macro. */
-#include "sim/errors.h"
+#include "base/errors.h"
 
 const char *sim_strerror(int code)
 {

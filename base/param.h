@@ -12,8 +12,8 @@
  * stored in the plain-number unit of their row (seconds, bytes, bytes/s,
  * USD per hour, per second, tokens). Single-threaded; no global state.
  */
-#ifndef SIM_PARAM_H
-#define SIM_PARAM_H
+#ifndef BASE_PARAM_H
+#define BASE_PARAM_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -187,4 +187,4 @@ const char *sim_unit_plain_name(enum sim_unit unit);
  * work stops early once every path exceeds cap). Used for "did you mean". */
 int sim_param_edit_distance(const char *a, const char *b, int cap);
 
-#endif /* SIM_PARAM_H */
+#endif /* BASE_PARAM_H */

@@ -1,6 +1,6 @@
 /* Diagnostic list: growth is bounded by SIM_DIAG_MAX_ERRORS errors plus the
  * warnings and notes, which callers emit a handful of at most. */
-#include "sim/diag.h"
+#include "base/diag.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* Allocation wrappers: exit on failure so that callers need not check. */
-#include "sim/xalloc.h"
+#include "base/xalloc.h"
 
 #include <stdarg.h>
 #include <stdint.h>

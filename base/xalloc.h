@@ -5,8 +5,8 @@
  * continue from, and the SIM_ALWAYS/SIM_NEVER guards (SQLite's ALWAYS/NEVER):
  * they assert in debug builds and are plain tests in release builds.
  */
-#ifndef SIM_XALLOC_H
-#define SIM_XALLOC_H
+#ifndef BASE_XALLOC_H
+#define BASE_XALLOC_H
 
 #include <assert.h>
 #include <stddef.h>
@@ -43,4 +43,4 @@ _Noreturn void sim_fatal(const char *fmt, ...) SIM_PRINTF(1, 2);
 #define SIM_NEVER(x) ((x) ? (assert(0 && #x), 1) : 0)
 #endif
 
-#endif /* SIM_XALLOC_H */
+#endif /* BASE_XALLOC_H */

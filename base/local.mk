@@ -1,0 +1,10 @@
+# base/: the toolbox below the engine: allocation (xalloc), error codes
+# (errors), diagnostics with file:line:col (diag) and parameter rows with
+# units (param). Plain C and libc only; policies, the scaler and the
+# calibration suite include it without the engine (docs/architecture.md).
+noinst_LTLIBRARIES += base/libbase.la
+base_libbase_la_SOURCES = \
+	base/diag.c base/diag.h \
+	base/errors.c base/errors.h \
+	base/param.c base/param.h \
+	base/xalloc.c base/xalloc.h
