@@ -3,9 +3,9 @@
  * window (a ring of at most POL_UTIL_WINDOW_CAP samples, the oldest dropped
  * first), per-replica metric access by name, means and sums over READY
  * replicas that skip NAN, and a few rounding helpers. Like the policies,
- * this depends on plain C, <math.h> and base/ only, so it links unchanged into the
- * live scaler. Time is double seconds. Objects are caller-allocated (no
- * heap use). Single-threaded.
+ * this depends on plain C, <math.h> and base/ only, so it links unchanged
+ * into the live scaler. Time is double seconds. Objects are
+ * caller-allocated (no heap use). Single-threaded.
  */
 #ifndef POL_UTIL_H
 #define POL_UTIL_H
