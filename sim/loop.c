@@ -64,11 +64,6 @@ int64_t sim_loop_now(const struct sim_loop *loop)
     return loop->now_ns;
 }
 
-uint64_t sim_loop_seed(const struct sim_loop *loop)
-{
-    return loop->seed;
-}
-
 int sim_loop_schedule(struct sim_loop *loop, struct sim_event *ev,
                       int64_t at_ns)
 {

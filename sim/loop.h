@@ -28,9 +28,6 @@ void sim_loop_free(struct sim_loop *loop);
 /* Current simulated time in ns. */
 int64_t sim_loop_now(const struct sim_loop *loop);
 
-/* The seed the loop was created with. */
-uint64_t sim_loop_seed(const struct sim_loop *loop);
-
 /* Schedules ev to fire at at_ns. Returns 0, SIM_EPAST if at_ns is before now
  * (nothing changes), or SIM_EBUSY if ev is already scheduled. */
 int sim_loop_schedule(struct sim_loop *loop, struct sim_event *ev,

@@ -61,6 +61,24 @@
 #define POL_TL_OBS 1024 /* (load, ITL) points kept for the capacity fit */
 #define POL_TL_DEM 256  /* demand samples kept for the trend */
 
+/* Tunables of this policy that are not parameters: each is a judgement of
+ * this project (docs/policies-planners.md), named so it has one home. */
+/* A lead signal (the de-lagged rate, the in-flight count) counts for
+ * sizing up only when it exceeds the windowed figure by this factor: below
+ * it, the signal is mostly the noise its faster reaction costs. */
+#define TL_LEAD_GAIN 1.2
+/* The demand-per-replica memory of the last violation relaxes by this
+ * fraction per hour, so an old peak stops holding the size up. */
+#define TL_VIOL_RELAX_PER_H 0.02
+/* A load spread below this fraction of the mean load carries no slope. */
+#define TL_MIN_SPREAD 0.02
+/* Slack on replica counts and on the scale-down clock (rounding). */
+#define TL_EPS 1e-9
+#define TL_EPS_S 1e-9
+#define TL_S_PER_H 3600.0
+/* Most replicas the policy ever asks for (a bound, not a target). */
+#define TL_MAX_REPLICAS 1e6
+
 struct tl_params {
     double headroom;
     double load_time_s;
@@ -243,8 +261,8 @@ static double capacity_at(const struct tl_state *st, double now_s, double itl_s,
         sxx += (q->x - mx) * (q->x - mx);
         sxy += (q->x - mx) * (q->y - my);
     }
-    /* A spread below 2% of the mean load cannot carry a slope. */
-    if (sxy > 0 && sxx > n * (0.02 * mx) * (0.02 * mx)) {
+    /* A spread below TL_MIN_SPREAD of the mean load cannot carry a slope. */
+    if (sxy > 0 && sxx > n * (TL_MIN_SPREAD * mx) * (TL_MIN_SPREAD * mx)) {
         double b = sxy / sxx;
 
         cap = (itl_s - (my - b * mx)) / b;
@@ -354,7 +372,7 @@ static int ceil_replicas(double v)
 {
     if (!(v > 0))
         return 0;
-    return (int)fmin(ceil(v - 1e-9), 1e6);
+    return (int)fmin(ceil(v - TL_EPS), TL_MAX_REPLICAS);
 }
 
 static double stat_pick(int stat, double mean, double p50, double p99)
@@ -362,22 +380,20 @@ static double stat_pick(int stat, double mean, double p50, double p99)
     return stat == TL_STAT_MEAN ? mean : stat == TL_STAT_P50 ? p50 : p99;
 }
 
-static int tl_decide(void *state, const struct pol_snapshot *s,
-                     struct pol_decision *out)
+/* Records each ready replica's (output tokens/s, ITL) point for the fit
+ * (a) and this evaluation's demand for the trend (b); returns the demand D
+ * in tokens/s (NAN when the snapshot has neither rate) and sets
+ * *base_inflight to the mean in-flight count of the window before this
+ * evaluation (NAN without samples). */
+static double observe(struct tl_state *st, const struct pol_snapshot *s,
+                      double *base_inflight)
 {
-    struct tl_state *st = state;
     const struct tl_params *p = &st->p;
-    double T = s->target_itl_s, d, level, slope, prov, horizon, df, cap, capT;
-    double e = 1, itl_now, ttft_now, inflight, base_inflight, capd;
-    int cur = s->ready + s->pending, fast = 0, want;
+    double d, inflight, sum = 0;
+    int n = 0;
 
-    if (!isfinite(T) && !isfinite(s->target_ttft_s))
-        return 0;
-
-    /* Observations. */
     for (int i = 0; i < s->nreplicas; i++) {
         const struct pol_replica *r = &s->replicas[i];
-
         double itl = stat_pick(p->latency_stat, r->itl_mean_s, r->itl_p50_s,
                                r->itl_p99_s);
 
@@ -390,47 +406,56 @@ static int tl_decide(void *state, const struct pol_snapshot *s,
     if (!isfinite(d))
         d = s->output_tokens_per_s;
     /* The in-flight count as of the previous evaluations: its mean over
-     * the window is the baseline for the concurrency signal below. */
+     * the window is the baseline for the concurrency signal of forecast(). */
     inflight = s->num_running + s->num_waiting;
-    base_inflight = NAN;
-    {
-        double sum = 0;
-        int n = 0;
-        for (int k = 0; k < st->dem.n; k++) {
-            const struct tl_pt *q = ring_at(&st->dem, k);
-            if (s->now_s - q->t_s > s->window_s)
-                break;
-            sum += q->y;
-            n++;
-        }
-        if (n > 0)
-            base_inflight = sum / n;
+    *base_inflight = NAN;
+    for (int k = 0; k < st->dem.n; k++) {
+        const struct tl_pt *q = ring_at(&st->dem, k);
+
+        if (s->now_s - q->t_s > s->window_s)
+            break;
+        sum += q->y;
+        n++;
     }
+    if (n > 0)
+        *base_inflight = sum / n;
     if (isfinite(d))
         ring_push(&st->dem, s->now_s, d, isfinite(inflight) ? inflight : 0);
+    return d;
+}
 
-    /* Capacity memory, from cluster-wide figures (a single replica's
-     * window is noisy, and the largest of many noisy points is biased
-     * high): the served output tokens/s per ready replica, at a time with
-     * nothing pending and the cluster's ITL within the bound. */
-    {
-        double itl_c = stat_pick(p->latency_stat, s->itl_mean_s, s->itl_p50_s,
-                                 s->itl_p99_s);
-        double per = s->ready > 0 ? s->output_tokens_per_s / s->ready : NAN;
-        if (isfinite(T) && isfinite(itl_c) && isfinite(per) &&
-            s->pending == 0) {
-            if (itl_c <= T * p->headroom)
-                st->seen_ok_h = fmax(st->seen_ok_h, per);
-            if (itl_c <= T)
-                st->seen_ok_t = fmax(st->seen_ok_t, per);
-        }
-    }
-
-    /* (c) Fast path: the excess factor over the targets now. */
-    itl_now =
+/* Capacity memory, from cluster-wide figures (a single replica's window is
+ * noisy, and the largest of many noisy points is biased high): the served
+ * output tokens/s per ready replica, at a time with nothing pending and
+ * the cluster's ITL within the bound. */
+static void remember_capacity(struct tl_state *st, const struct pol_snapshot *s,
+                              double T)
+{
+    const struct tl_params *p = &st->p;
+    double itl_c =
         stat_pick(p->latency_stat, s->itl_mean_s, s->itl_p50_s, s->itl_p99_s);
-    ttft_now = stat_pick(p->latency_stat, s->ttft_mean_s, s->ttft_p50_s,
-                         s->ttft_p99_s);
+    double per = s->ready > 0 ? s->output_tokens_per_s / s->ready : NAN;
+
+    if (isfinite(T) && isfinite(itl_c) && isfinite(per) && s->pending == 0) {
+        if (itl_c <= T * p->headroom)
+            st->seen_ok_h = fmax(st->seen_ok_h, per);
+        if (itl_c <= T)
+            st->seen_ok_t = fmax(st->seen_ok_t, per);
+    }
+}
+
+/* (c) The excess factor e >= 1 over the targets now; remembers the demand
+ * per replica at a violation (for (d)). */
+static double excess(struct tl_state *st, const struct pol_snapshot *s,
+                     double T, double d)
+{
+    const struct tl_params *p = &st->p;
+    double e = 1;
+    double itl_now =
+        stat_pick(p->latency_stat, s->itl_mean_s, s->itl_p50_s, s->itl_p99_s);
+    double ttft_now = stat_pick(p->latency_stat, s->ttft_mean_s, s->ttft_p50_s,
+                                s->ttft_p99_s);
+
     if (isfinite(T) && isfinite(itl_now))
         e = fmax(e, itl_now / T);
     if (isfinite(s->target_ttft_s) && isfinite(ttft_now))
@@ -441,106 +466,118 @@ static int tl_decide(void *state, const struct pol_snapshot *s,
         e = fmax(e,
                  (s->num_running + s->num_waiting) / fmax(s->num_running, 1));
     st->last_waiting = s->num_waiting;
-    if (e > 1)
-        fast = s->ready > 0 ? ceil_replicas(s->ready * e) : 1;
     if (e > 1 && s->pending == 0 && s->ready > 0 && isfinite(d)) {
         st->viol_per_replica = d / s->ready;
         st->viol_at_s = s->now_s;
     }
+    return e;
+}
 
-    /* (a) Capacity, (b) forecast over the cold-start horizon. */
+/* (a) Capacity per replica at target x headroom (*cap) and at the target
+ * (*capT), tokens/s; NAN when unknown. */
+static void capacity(const struct tl_state *st, const struct pol_snapshot *s,
+                     double T, double *cap, double *capT)
+{
+    const struct tl_params *p = &st->p;
+
     if (p->capacity_tokens_per_s > 0) {
-        cap = p->capacity_tokens_per_s;
-        capT = cap / p->headroom;
-    } else {
-        cap = capacity_at(st, s->now_s, T * p->headroom, T);
-        capT = capacity_at(st, s->now_s, T, T);
-        /* Never below what was served within target: the line is fitted to
-         * recent points, which after a peak are all light loads. Only once
-         * there is a line: before min_observations the capacity is unknown
-         * (NaN) and the light load seen while replicas fill up is no
-         * estimate of it (the fast path acts alone until then). */
-        if (st->seen_ok_h > 0 && isfinite(cap) && cap < st->seen_ok_h)
-            cap = st->seen_ok_h;
-        if (st->seen_ok_t > 0 && isfinite(capT) && capT < st->seen_ok_t)
-            capT = st->seen_ok_t;
-        if (isfinite(cap) && !(capT >= cap))
-            capT = cap;
+        *cap = p->capacity_tokens_per_s;
+        *capT = *cap / p->headroom;
+        return;
     }
-    trend(st, s->now_s, &level, &slope);
-    prov = preferred_provision_s(s);
-    horizon = prov + p->load_time_s;
-    df = isfinite(d) ? fmax(d, level + fmax(slope, 0) * horizon) : NAN;
+    *cap = capacity_at(st, s->now_s, T * p->headroom, T);
+    *capT = capacity_at(st, s->now_s, T, T);
+    /* Never below what was served within target: the line is fitted to
+     * recent points, which after a peak are all light loads. Only once
+     * there is a line: before min_observations the capacity is unknown
+     * (NaN) and the light load seen while replicas fill up is no estimate
+     * of it (the fast path acts alone until then). */
+    if (st->seen_ok_h > 0 && isfinite(*cap) && *cap < st->seen_ok_h)
+        *cap = st->seen_ok_h;
+    if (st->seen_ok_t > 0 && isfinite(*capT) && *capT < st->seen_ok_t)
+        *capT = st->seen_ok_t;
+    if (isfinite(*cap) && !(*capT >= *cap))
+        *capT = *cap;
+}
+
+/* (b) The forecast demand D_f over the horizon (tokens/s), from the trend
+ * level and slope, the de-lagged rate and the concurrency signal. */
+static double forecast(struct tl_state *st, const struct pol_snapshot *s,
+                       double d, double level, double slope, double horizon,
+                       double base_inflight)
+{
+    double df = isfinite(d) ? fmax(d, level + fmax(slope, 0) * horizon) : NAN;
+    double inflight = s->num_running + s->num_waiting;
+
     /* De-lagged demand: the window average moves by (recent - dropped) x
      * interval / window per evaluation, so the rate of the last interval
      * is about last + (d - last) x window / interval. It reacts to a step
      * within one evaluation instead of a whole window, at the price of
      * noise (x window / interval), so it only counts for sizing up when it
-     * exceeds the window average by 20%. */
+     * exceeds the window average by TL_LEAD_GAIN. */
     if (isfinite(d) && isfinite(st->last_d) && s->interval_s > 0 &&
         s->window_s > s->interval_s) {
         double recent =
             st->last_d + (d - st->last_d) * s->window_s / s->interval_s;
-        if (recent > 1.2 * d)
+        if (recent > TL_LEAD_GAIN * d)
             df = fmax(df, recent);
     }
     st->last_d = d;
     /* Concurrency leads: by Little's law the requests in flight grow with
      * the arrival rate at once, while the windowed rate lags by up to a
      * window. A rise of the in-flight count over its recent mean scales
-     * the demand in proportion (for sizing up only, above 20%). */
-    /* A removal raises the in-flight count too (each replica serves more,
+     * the demand in proportion (for sizing up only, above TL_LEAD_GAIN).
+     * A removal raises the in-flight count too (each replica serves more,
      * so requests stay longer): the signal is ignored for a window after
      * one, or the policy would undo its own scale-down. */
     if (isfinite(d) && isfinite(inflight) && base_inflight > 0 &&
-        inflight > 1.2 * base_inflight &&
+        inflight > TL_LEAD_GAIN * base_inflight &&
         s->now_s - st->last_down_s > s->window_s + s->interval_s)
         df = fmax(df, d * inflight / base_inflight);
-    want = fast;
-    if (isfinite(cap) && isfinite(df) && ceil_replicas(df / cap) > want)
-        want = ceil_replicas(df / cap);
+    return df;
+}
 
-    if (want > cur) {
-        int urgent = e > 1, room = borrowable_room(s);
+/* (e) Replicas to borrow for an urgent increase to want from cur. */
+static int borrow_for(const struct pol_snapshot *s, int fast, int want, int cur,
+                      double cap, double level, double slope, double prov)
+{
+    int need_now = fast - cur, room = borrowable_room(s);
 
-        st->down_since_s = NAN;
-        out->desired = want;
-        if (!urgent && isfinite(capT) && slope > 0 &&
-            (capT * cur - level) / slope < prov)
-            urgent = 1;
-        if (urgent && room > 0) {
-            int need_now = fast - cur;
-
-            if (isfinite(cap) &&
-                ceil_replicas((level + fmax(slope, 0) * prov) / cap) - cur >
-                    need_now)
-                need_now =
-                    ceil_replicas((level + fmax(slope, 0) * prov) / cap) - cur;
-            if (need_now > want - cur)
-                need_now = want - cur;
-            if (need_now > room)
-                need_now = room;
-            out->borrow = need_now > 0 ? need_now : 0;
-        }
+    if (room <= 0)
         return 0;
-    }
+    if (isfinite(cap) &&
+        ceil_replicas((level + fmax(slope, 0) * prov) / cap) - cur > need_now)
+        need_now = ceil_replicas((level + fmax(slope, 0) * prov) / cap) - cur;
+    if (need_now > want - cur)
+        need_now = want - cur;
+    if (need_now > room)
+        need_now = room;
+    return need_now > 0 ? need_now : 0;
+}
 
-    /* (d) Scale down slowly. */
-    /* Below a size that recently violated, the capacity is what that
-     * size could not carry; the memory relaxes by 2% an hour. */
-    capd = cap;
+/* (d) One replica fewer when the load has fit one replica fewer, below
+ * the capacity a recent violation showed, for down_delay_s. */
+static void size_down(struct tl_state *st, const struct pol_snapshot *s,
+                      double e, double cap, double df, struct pol_decision *out)
+{
+    const struct tl_params *p = &st->p;
+    double capd = cap;
+
+    /* Below a size that recently violated, the capacity is what that size
+     * could not carry; the memory relaxes by TL_VIOL_RELAX_PER_H. */
     if (isfinite(st->viol_per_replica))
         capd =
             fmin(cap, st->viol_per_replica *
-                          (1.0 + 0.02 * (s->now_s - st->viol_at_s) / 3600.0));
+                          (1.0 + TL_VIOL_RELAX_PER_H *
+                                     (s->now_s - st->viol_at_s) / TL_S_PER_H));
     if (s->pending == 0 && e <= 1 && isfinite(capd) && isfinite(df) &&
         s->ready >= 2 &&
         fmax(df, demand_max(st, s->now_s)) <=
             p->down_hysteresis * capd * (s->ready - 1)) {
         if (isnan(st->down_since_s))
             st->down_since_s = s->now_s;
-        if (s->now_s - st->down_since_s >= p->down_delay_s - 1e-9 &&
-            s->now_s - st->last_down_s >= p->down_delay_s - 1e-9) {
+        if (s->now_s - st->down_since_s >= p->down_delay_s - TL_EPS_S &&
+            s->now_s - st->last_down_s >= p->down_delay_s - TL_EPS_S) {
             out->desired = s->ready - 1;
             st->down_since_s = s->now_s;
             st->last_down_s = s->now_s;
@@ -548,6 +585,45 @@ static int tl_decide(void *state, const struct pol_snapshot *s,
     } else {
         st->down_since_s = NAN;
     }
+}
+
+static int tl_decide(void *state, const struct pol_snapshot *s,
+                     struct pol_decision *out)
+{
+    struct tl_state *st = state;
+    double T = s->target_itl_s, d, level, slope, prov, df, cap, capT, e;
+    double base_inflight;
+    int cur = s->ready + s->pending, fast = 0, want;
+
+    if (!isfinite(T) && !isfinite(s->target_ttft_s))
+        return 0;
+    d = observe(st, s, &base_inflight);
+    remember_capacity(st, s, T);
+    e = excess(st, s, T, d);
+    if (e > 1)
+        fast = s->ready > 0 ? ceil_replicas(s->ready * e) : 1;
+    capacity(st, s, T, &cap, &capT);
+    trend(st, s->now_s, &level, &slope);
+    prov = preferred_provision_s(s);
+    df = forecast(st, s, d, level, slope, prov + st->p.load_time_s,
+                  base_inflight);
+    want = fast;
+    if (isfinite(cap) && isfinite(df) && ceil_replicas(df / cap) > want)
+        want = ceil_replicas(df / cap);
+    if (want > cur) {
+        int urgent = e > 1;
+
+        st->down_since_s = NAN;
+        out->desired = want;
+        if (!urgent && isfinite(capT) && slope > 0 &&
+            (capT * cur - level) / slope < prov)
+            urgent = 1;
+        if (urgent)
+            out->borrow =
+                borrow_for(s, fast, want, cur, cap, level, slope, prov);
+        return 0;
+    }
+    size_down(st, s, e, cap, df, out);
     return 0;
 }
 
