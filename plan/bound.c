@@ -13,6 +13,7 @@
 #include "models/workload/source.h"
 #include "base/errors.h"
 #include "sim/loop.h"
+#include "sim/time.h"
 #include "base/xalloc.h"
 
 int plan_workload_measure(const struct cl_scenario *s, const char *base_dir,
@@ -37,9 +38,9 @@ int plan_workload_measure(const struct cl_scenario *s, const char *base_dir,
         dur_ns = s->workload.trace.duration_ns;
     /* Shorter than four windows: a quarter of the known span. Without a
      * duration the span is known only at the end, so the windows stay. */
-    if (dur_ns > 0 && (double)dur_ns / 1e9 < 4 * win_s)
-        win_s = (double)dur_ns / 1e9 / 4;
-    win_ns = (int64_t)llround(win_s * 1e9);
+    if (dur_ns > 0 && (double)dur_ns / SIM_NS_PER_S_F < 4 * win_s)
+        win_s = (double)dur_ns / SIM_NS_PER_S_F / 4;
+    win_ns = (int64_t)llround(win_s * SIM_NS_PER_S_F);
     win_end_ns = win_ns;
     while (n < PLAN_WL_MAX_REQUESTS &&
            (rc = wl_source_next(src, &rq, d)) == 0) {
@@ -54,7 +55,7 @@ int plan_workload_measure(const struct cl_scenario *s, const char *base_dir,
         n++;
         prompt += (double)rq.prompt_tokens;
         output += (double)rq.output_tokens;
-        last_s = (double)rq.arrival_ns / 1e9;
+        last_s = (double)rq.arrival_ns / SIM_NS_PER_S_F;
     }
     if (rc == SIM_EEOF || rc == 0)
         rc = 0;
@@ -72,7 +73,9 @@ int plan_workload_measure(const struct cl_scenario *s, const char *base_dir,
         peak = in_win;
     out->requests = n;
     out->truncated = n >= PLAN_WL_MAX_REQUESTS;
-    out->span_s = dur_ns > 0 && !out->truncated ? (double)dur_ns / 1e9 : last_s;
+    out->span_s = dur_ns > 0 && !out->truncated
+                      ? (double)dur_ns / SIM_NS_PER_S_F
+                      : last_s;
     if (out->span_s < 1)
         out->span_s = 1;
     if (full == 0 && out->span_s < win_s)
@@ -125,7 +128,9 @@ static double prefill_rate(const struct perf_replica *r, int64_t p,
     b.prefill_seqs = k;
     b.prefill_done_seqs = p <= budget ? k : 0;
     perf_iteration_breakdown(r, &b, &br);
-    return br.stage_ns > 0 ? (double)(k * c) * 1e9 / (double)br.stage_ns : 0;
+    return br.stage_ns > 0
+               ? (double)(k * c) * SIM_NS_PER_S_F / (double)br.stage_ns
+               : 0;
 }
 
 /* ceil(x) for a replica count, tolerant of rounding just above an
@@ -173,8 +178,8 @@ int plan_bound_compute(const struct perf_replica *r,
             snprintf(why, whylen,
                      "one sequence alone decodes at %.2f ms per token (context "
                      "%lld), above slo.tpot_ms %.6g",
-                     (double)sat.cycle_ns * 1e-6, (long long)ctx,
-                     (double)t->tpot_ns * 1e-6);
+                     sim_ns_to_ms(sat.cycle_ns), (long long)ctx,
+                     sim_ns_to_ms(t->tpot_ns));
         return SIM_EINFEASIBLE;
     }
     p = llround(w->prompt_mean_tokens);
@@ -186,8 +191,8 @@ int plan_bound_compute(const struct perf_replica *r,
             snprintf(why, whylen,
                      "a mean prompt of %lld tokens alone takes %.2f ms to "
                      "prefill, above slo.ttft_ms %.6g",
-                     (long long)p, (double)out->prefill_ns * 1e-6,
-                     (double)t->ttft_ns * 1e-6);
+                     (long long)p, sim_ns_to_ms(out->prefill_ns),
+                     sim_ns_to_ms(t->ttft_ns));
         return SIM_EINFEASIBLE;
     }
 

@@ -15,6 +15,12 @@
 #define SIM_NS_PER_S INT64_C(1000000000)
 #define SIM_TIME_MAX INT64_MAX
 
+/* The same factors as doubles, for durations and rates computed in double
+ * (ns per FLOP, stage times): x_s * SIM_NS_PER_S_F is x in nanoseconds,
+ * and (double)x_ns / SIM_NS_PER_S_F the correctly rounded seconds. */
+#define SIM_NS_PER_S_F 1e9
+#define SIM_NS_PER_MS_F 1e6
+
 /* Converts seconds to nanoseconds, rounding to nearest and saturating at
  * SIM_TIME_MAX; negative or NaN input gives 0. */
 static inline int64_t sim_s_to_ns(double s)

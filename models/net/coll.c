@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "sim/time.h"
 
 /* NCCL's PAT bandwidth factor (FACTS.md §3.4). */
 #define PAT_BW_FACTOR 0.75
@@ -128,7 +129,8 @@ static struct terms eval(const struct net_topo *t, enum net_coll c, int tree,
     if (nodes == 1) {
         bwi = c == NET_SENDRECV ? li->efficiency * li->bytes_per_s
                                 : net_link_gpu_bytes_per_s(li, p);
-        r.intra_ns = level(c, tree, p, n, li->alpha_ns, bwi, &lat) * 1e9;
+        r.intra_ns =
+            level(c, tree, p, n, li->alpha_ns, bwi, &lat) * SIM_NS_PER_S_F;
         r.lat_ns = lat;
         return r;
     }
@@ -140,51 +142,56 @@ static struct terms eval(const struct net_topo *t, enum net_coll c, int tree,
     case NET_ALLREDUCE:
         /* Intra reduce-scatter and all-gather: 2(k-1) steps, 2(k-1)/k n. */
         if (k > 1) {
-            r.intra_ns = level(c, 0, k, n, li->alpha_ns, bwi, &lat) * 1e9;
+            r.intra_ns =
+                level(c, 0, k, n, li->alpha_ns, bwi, &lat) * SIM_NS_PER_S_F;
             r.lat_ns += lat;
         }
-        r.inter_ns =
-            level(c, tree, nodes, n / k, le->alpha_ns, bwe, &lat) * 1e9;
+        r.inter_ns = level(c, tree, nodes, n / k, le->alpha_ns, bwe, &lat) *
+                     SIM_NS_PER_S_F;
         r.lat_ns += lat;
         break;
     case NET_ALLGATHER:
     case NET_REDUCESCATTER:
         if (k > 1) {
-            r.intra_ns = level(c, tree, k, n, li->alpha_ns, bwi, &lat) * 1e9;
+            r.intra_ns =
+                level(c, tree, k, n, li->alpha_ns, bwi, &lat) * SIM_NS_PER_S_F;
             r.lat_ns += lat;
         }
-        r.inter_ns =
-            level(c, tree, nodes, n / k, le->alpha_ns, bwe, &lat) * 1e9;
+        r.inter_ns = level(c, tree, nodes, n / k, le->alpha_ns, bwe, &lat) *
+                     SIM_NS_PER_S_F;
         r.lat_ns += lat;
         break;
     case NET_ALLTOALL:
         /* Direct sends: k-1 peers inside the node, p-k outside, each n/p. */
         if (k > 1) {
-            r.intra_ns = (double)(k - 1) / p * n / bwi * 1e9;
+            r.intra_ns = (double)(k - 1) / p * n / bwi * SIM_NS_PER_S_F;
             r.lat_ns = (k - 1) * li->alpha_ns;
         }
-        r.inter_ns = (double)(p - k) / p * n / bwe * 1e9;
+        r.inter_ns = (double)(p - k) / p * n / bwe * SIM_NS_PER_S_F;
         r.lat_ns += (p - k) * le->alpha_ns;
         break;
     case NET_BROADCAST:
         if (k > 1) {
-            r.intra_ns = level(c, tree, k, n, li->alpha_ns, bwi, &lat) * 1e9;
+            r.intra_ns =
+                level(c, tree, k, n, li->alpha_ns, bwi, &lat) * SIM_NS_PER_S_F;
             r.lat_ns += lat;
         }
-        r.inter_ns = level(c, tree, nodes, n, le->alpha_ns, bwe1, &lat) * 1e9;
+        r.inter_ns =
+            level(c, tree, nodes, n, le->alpha_ns, bwe1, &lat) * SIM_NS_PER_S_F;
         r.lat_ns += lat;
         r.serial = tree;
         break;
     case NET_SENDRECV:
         /* Neighbours inside a node and across a node boundary send at
          * once; the slower pair sets the time. */
-        if (k > 1 &&
-            li->alpha_ns + n / (li->efficiency * li->bytes_per_s) * 1e9 >
-                le->alpha_ns + n / bwe1 * 1e9) {
-            r.intra_ns = n / (li->efficiency * li->bytes_per_s) * 1e9;
+        if (k > 1 && li->alpha_ns + n / (li->efficiency * li->bytes_per_s) *
+                                        SIM_NS_PER_S_F >
+                         le->alpha_ns + n / bwe1 * SIM_NS_PER_S_F) {
+            r.intra_ns =
+                n / (li->efficiency * li->bytes_per_s) * SIM_NS_PER_S_F;
             r.lat_ns = li->alpha_ns;
         } else {
-            r.inter_ns = n / bwe1 * 1e9;
+            r.inter_ns = n / bwe1 * SIM_NS_PER_S_F;
             r.lat_ns = le->alpha_ns;
         }
         break;

@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "sim/time.h"
 #include "base/xalloc.h"
 
 /* Bytes per activation element (bf16), FACTS.md §3.2 counts tokens * h *
@@ -673,11 +674,16 @@ int perf_replica_init(struct perf_replica *r, const struct arch_spec *a,
                               ? g->flops_fp8
                               : g->flops_bf16;
     n.attn_peak_flops = g->flops_bf16;
-    n.ns_per_gemm_flop = 1e9 / (n.calib.gemm_eff_max * n.linear_peak_flops);
-    n.ns_per_gemm_byte = 1e9 / (n.calib.gemm_eff_memory * g->hbm_bytes_per_s);
-    n.ns_per_attn_flop = 1e9 / (n.calib.attn_eff_compute * n.attn_peak_flops);
-    n.ns_per_attn_byte = 1e9 / (n.calib.attn_eff_memory * g->hbm_bytes_per_s);
-    n.ns_per_elem_byte = 1e9 / (n.calib.elem_eff_memory * g->hbm_bytes_per_s);
+    n.ns_per_gemm_flop =
+        SIM_NS_PER_S_F / (n.calib.gemm_eff_max * n.linear_peak_flops);
+    n.ns_per_gemm_byte =
+        SIM_NS_PER_S_F / (n.calib.gemm_eff_memory * g->hbm_bytes_per_s);
+    n.ns_per_attn_flop =
+        SIM_NS_PER_S_F / (n.calib.attn_eff_compute * n.attn_peak_flops);
+    n.ns_per_attn_byte =
+        SIM_NS_PER_S_F / (n.calib.attn_eff_memory * g->hbm_bytes_per_s);
+    n.ns_per_elem_byte =
+        SIM_NS_PER_S_F / (n.calib.elem_eff_memory * g->hbm_bytes_per_s);
     *r = n;
     return 0;
 }
@@ -1017,6 +1023,6 @@ int perf_saturate(const struct perf_replica *r, int64_t context_tokens,
     out->cycle_ns = out->step.total_ns;
     if (r->pp > 1 && r->pp * out->step.stage_ns > out->cycle_ns)
         out->cycle_ns = r->pp * out->step.stage_ns;
-    out->tokens_per_s = (double)d * 1e9 / (double)out->cycle_ns;
+    out->tokens_per_s = (double)d * SIM_NS_PER_S_F / (double)out->cycle_ns;
     return 0;
 }

@@ -31,9 +31,8 @@
 #include "base/errors.h"
 #include "sim/event.h"
 #include "sim/loop.h"
+#include "sim/time.h"
 #include "base/xalloc.h"
-
-#define NS_PER_S 1e9
 
 /* Bytes saved per parameter (FACTS.md §12.3): bf16 weights 2, FP32 master
  * weights, momentum and variance 12. */
@@ -233,12 +232,12 @@ struct job {
 
 static double ns_s(int64_t ns)
 {
-    return (double)ns / NS_PER_S;
+    return (double)ns / SIM_NS_PER_S_F;
 }
 
 static int64_t s_ns(double s)
 {
-    return (int64_t)llround(s * NS_PER_S);
+    return (int64_t)llround(s * SIM_NS_PER_S_F);
 }
 
 /* Integrates replicas held up to now (for the mean, the GPU-hours and the
@@ -555,7 +554,8 @@ int train_job_run(const struct train_job *j, uint64_t seed,
     out->goodput_tokens_per_s = jb.tokens_total / j->duration_s;
     out->ideal_tokens_per_s = j->tokens_per_step / ns_s(jb.step_ns);
     out->replicas_mean = jb.replica_ns / (double)jb.end_ns;
-    out->gpu_hours = jb.replica_ns / NS_PER_S / 3600.0 * j->gpus_per_replica;
+    out->gpu_hours =
+        jb.replica_ns / SIM_NS_PER_S_F / 3600.0 * j->gpus_per_replica;
     out->capacity_tokens_lost = (j->dp - out->replicas_mean) / j->dp *
                                 out->ideal_tokens_per_s * j->duration_s;
     out->events = sim_loop_events(jb.loop);
