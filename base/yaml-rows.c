@@ -25,7 +25,6 @@ void sim_yaml_init(struct sim_yaml *y, const char *file, struct sim_diag *d,
     y->file = file;
     y->d = d;
     y->ops = ops;
-    y->ctx = ops != NULL ? ops->ctx : NULL;
     y->root_line = y->root_col = 1;
 }
 
@@ -440,7 +439,10 @@ static void walk_list(struct sim_yaml *y, const struct sim_param *p,
         }
         child = xasprintf("%s[%d]", path, i);
         if (scalars) {
+            int before = y->errors;
             walk_scalar(y, &p->sub[0], e, elem, child, el, ec);
+            if (y->errors > before) /* left out; it holds nothing */
+                (*(int *)(void *)((char *)base + p->offset + sizeof(void *)))--;
         } else {
             sim_yaml_defaults(p->sub, elem, "element");
             sim_yaml_walk_section(y, p->sub, e, elem, child, el, ec);

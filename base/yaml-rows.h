@@ -30,7 +30,8 @@
  * - A SIM_PT_LIST row whose sub holds one row with the empty key ""
  *   (then SIM_PARAM_END_LIST(type)) is a list of scalars: each element is
  *   one value of that row, stored at the element's offset 0 (a char *, a
- *   uint64_t, ...).
+ *   uint64_t, ...); an element that does not parse is reported and left
+ *   out.
  * - A SIM_PT_MAP row with sub is a map of named sections: each key names
  *   an element (a struct described by sub, END_LIST-terminated like a
  *   list's), whose first member is a char * that receives the key
@@ -67,8 +68,6 @@ struct sim_yaml_ops {
     void (*map_fill)(void *elem, const char *key, const char *value,
                      const struct sim_yaml_seen *at);
     size_t map_size;
-    /* The caller's context for its hooks (sim_yaml's ctx member). */
-    void *ctx;
 };
 
 /* A walker. Caller-allocated: callers embed it in their loader context.
@@ -77,7 +76,7 @@ struct sim_yaml {
     const char *file;               /* borrowed: the name in messages */
     struct sim_diag *d;             /* borrowed */
     const struct sim_yaml_ops *ops; /* borrowed; NULL for none */
-    void *ctx;                      /* ops->ctx, or NULL */
+    void *ctx;                      /* the caller's, for its hooks */
     yaml_document_t doc;            /* valid when loaded */
     int loaded;
     int errors;              /* errors this walker reported */
@@ -89,7 +88,8 @@ struct sim_yaml {
 };
 
 /* Initialises y for the file named file (borrowed, used in messages),
- * reporting to d, with the hooks ops (borrowed, may be NULL). */
+ * reporting to d, with the hooks ops (borrowed, may be NULL); y->ctx is
+ * NULL until the caller sets it. */
 void sim_yaml_init(struct sim_yaml *y, const char *file, struct sim_diag *d,
                    const struct sim_yaml_ops *ops);
 
