@@ -1,20 +1,23 @@
-/* dsec-scaler configuration; see config.h. The YAML is loaded as a libyaml
- * document and walked key by key, so every message can name the position
- * of the offending node. Policy parameters and guard rails go through the
- * same parameter rows (base/param.h) as a scenario's policy block, so a
- * policy is configured identically in simulation and in production. */
+/* dsec-scaler configuration; see conf.h. The file is read by the
+ * toolbox's YAML-over-rows walker (base/yaml-rows.h) over the rows below,
+ * so its units, ranges and messages are a scenario's and every message
+ * names the position of the offending node. The guard rails are the
+ * simulator's own rows (pol_guard_params_rows) and the policy parameters
+ * the policy's, so a policy is configured identically in simulation and in
+ * production. What rows cannot say (the policy looked up by name, engine
+ * defaults of the metric names, the actuator's required keys) is checked
+ * when its section has been walked. */
 #include "scaler/conf.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
 #include "base/errors.h"
 #include "base/param.h"
 #include "base/xalloc.h"
+#include "base/yaml-rows.h"
 
 /* Families per engine: vLLM V1 names (FACTS.md §6.1), SGLang names
  * (FACTS.md §6.2). SGLang has no per-request token histograms; NULL
@@ -41,290 +44,308 @@ static const char *const sglang_names[SCL_M_N] = {
     "sglang:inter_token_latency_seconds",
 };
 
-static const char *const family_keys[SCL_M_N] = {
-    "num_running",
-    "num_waiting",
-    "kv_usage",
-    "kv_capacity",
-    "requests",
-    "prompt_tokens",
-    "output_tokens",
-    "request_prompt_tokens",
-    "request_output_tokens",
-    "ttft",
-    "itl",
+/* Largest configuration file read, in bytes. */
+#define SCL_CONFIG_MAX_BYTES (16u << 20)
+
+/* One policy.params pair as given, checked against the policy's rows once
+ * the policy is known. */
+struct param_text {
+    char *key;
+    char *value;
+    int kline, kcol, vline, vcol;
 };
 
-static const char *const query_keys[SCL_Q_N] = {
-    "num_running",
-    "num_waiting",
-    "kv_usage",
-    "kv_capacity",
-    "requests",
-    "prompt_tokens",
-    "output_tokens",
-    "request_prompt_tokens_sum",
-    "request_prompt_tokens_count",
-    "request_output_tokens_sum",
-    "request_output_tokens_count",
-    "ttft_buckets",
-    "ttft_sum",
-    "itl_buckets",
-    "itl_sum",
-    "scrape_time",
+/* What the rows fill: the configuration itself, and the keys that need a
+ * step after their section (the policy by name, its parameters as text,
+ * the two targets in milliseconds). */
+struct scl_file {
+    struct scl_config c;
+    char *policy_name;
+    struct param_text *params; /* owned, nparams entries */
+    int nparams;
+    double target_latency_ms; /* NAN when not given */
+    double target_ttft_ms;
 };
 
-const char *scl_family_key(int f)
-{
-    return f >= 0 && f < SCL_M_N ? family_keys[f] : "?";
-}
+#define F(f) offsetof(struct scl_file, f)
+#define C(f) offsetof(struct scl_file, c.f)
+#define NOMIN (-INFINITY)
+#define NOMAX INFINITY
+#define GT SIM_PF_MIN_EXCL
+#define YEAR_S (86400 * 365.0)
+
+_Static_assert(offsetof(struct scl_config, ntargets) ==
+                   offsetof(struct scl_config, targets) + sizeof(void *),
+               "ntargets must follow targets");
+_Static_assert(offsetof(struct scl_config, ncommand) ==
+                   offsetof(struct scl_config, command) + sizeof(void *),
+               "ncommand must follow command");
+_Static_assert(offsetof(struct scl_file, nparams) ==
+                   offsetof(struct scl_file, params) + sizeof(void *),
+               "nparams must follow params");
+
+/* A duration in seconds of at most a year, stored as a double. */
+#define SECONDS(key, lo_flags, def, help, field)                               \
+    {                                                                          \
+        key, SIM_PT_DOUBLE, SIM_U_SECONDS, 0, YEAR_S, lo_flags, def, help,     \
+            C(field), NULL, NULL                                               \
+    }
+
+/* An owned string of the configuration. */
+#define STRING(key, def, help, field)                                          \
+    {                                                                          \
+        key, SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, def, help, field,     \
+            NULL, NULL                                                         \
+    }
+
+static const struct sim_param string_rows[] = {
+    STRING("", NULL, "one string", 0),
+    SIM_PARAM_END_LIST(char *),
+};
+
+/* Metric family overrides, in enum scl_family order. */
+static const struct sim_param name_rows[] = {
+    STRING("num_running", NULL, "gauge: requests running",
+           C(names[SCL_M_RUNNING])),
+    STRING("num_waiting", NULL, "gauge: requests queued",
+           C(names[SCL_M_WAITING])),
+    STRING("kv_usage", NULL, "gauge: KV cache use", C(names[SCL_M_KV_USAGE])),
+    STRING("kv_capacity", NULL, "info gauge: KV capacity",
+           C(names[SCL_M_KV_CAPACITY])),
+    STRING("requests", NULL, "counter: finished requests",
+           C(names[SCL_M_REQUESTS])),
+    STRING("prompt_tokens", NULL, "counter: prompt tokens",
+           C(names[SCL_M_PROMPT_TOKENS])),
+    STRING("output_tokens", NULL, "counter: generated tokens",
+           C(names[SCL_M_OUTPUT_TOKENS])),
+    STRING("request_prompt_tokens", NULL,
+           "histogram: prompt tokens per request", C(names[SCL_M_REQ_PROMPT])),
+    STRING("request_output_tokens", NULL,
+           "histogram: output tokens per request", C(names[SCL_M_REQ_OUTPUT])),
+    STRING("ttft", NULL, "histogram: time to first token",
+           C(names[SCL_M_TTFT])),
+    STRING("itl", NULL, "histogram: inter-token latency", C(names[SCL_M_ITL])),
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+_Static_assert(sizeof(name_rows) / sizeof(name_rows[0]) == SCL_M_N + 1,
+               "one row per metric family");
+
+/* PromQL overrides, in enum scl_query order (scl_query_key() reads the
+ * keys here). */
+static const struct sim_param query_rows[] = {
+    STRING("num_running", NULL, "", C(queries[SCL_Q_RUNNING])),
+    STRING("num_waiting", NULL, "", C(queries[SCL_Q_WAITING])),
+    STRING("kv_usage", NULL, "", C(queries[SCL_Q_KV_USAGE])),
+    STRING("kv_capacity", NULL, "", C(queries[SCL_Q_KV_CAPACITY])),
+    STRING("requests", NULL, "", C(queries[SCL_Q_REQUESTS])),
+    STRING("prompt_tokens", NULL, "", C(queries[SCL_Q_PROMPT_TOKENS])),
+    STRING("output_tokens", NULL, "", C(queries[SCL_Q_OUTPUT_TOKENS])),
+    STRING("request_prompt_tokens_sum", NULL, "",
+           C(queries[SCL_Q_REQ_PROMPT_SUM])),
+    STRING("request_prompt_tokens_count", NULL, "",
+           C(queries[SCL_Q_REQ_PROMPT_COUNT])),
+    STRING("request_output_tokens_sum", NULL, "",
+           C(queries[SCL_Q_REQ_OUTPUT_SUM])),
+    STRING("request_output_tokens_count", NULL, "",
+           C(queries[SCL_Q_REQ_OUTPUT_COUNT])),
+    STRING("ttft_buckets", NULL, "", C(queries[SCL_Q_TTFT_BUCKETS])),
+    STRING("ttft_sum", NULL, "", C(queries[SCL_Q_TTFT_SUM])),
+    STRING("itl_buckets", NULL, "", C(queries[SCL_Q_ITL_BUCKETS])),
+    STRING("itl_sum", NULL, "", C(queries[SCL_Q_ITL_SUM])),
+    STRING("scrape_time", NULL, "", C(queries[SCL_Q_SCRAPE_TIME])),
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+_Static_assert(sizeof(query_rows) / sizeof(query_rows[0]) == SCL_Q_N + 1,
+               "one row per query");
 
 const char *scl_query_key(int q)
 {
-    return q >= 0 && q < SCL_Q_N ? query_keys[q] : "?";
+    return q >= 0 && q < SCL_Q_N ? query_rows[q].key : "?";
 }
 
-struct ctx {
-    const char *file;
-    yaml_document_t *doc;
-    struct sim_diag *d;
-    struct scl_config *c;
+static const struct sim_param_choice sources[] = {
+    {"prometheus", SCL_SRC_PROMETHEUS}, {"scrape", SCL_SRC_SCRAPE}, {NULL, 0}};
+static const struct sim_param_choice engines[] = {
+    {"vllm", SCL_ENG_VLLM}, {"sglang", SCL_ENG_SGLANG}, {NULL, 0}};
+static const struct sim_param_choice actuators[] = {
+    {"kubernetes", SCL_ACT_KUBERNETES},
+    {"exec", SCL_ACT_EXEC},
+    {"log", SCL_ACT_LOG},
+    {NULL, 0}};
+
+static const struct sim_param metrics_rows[] = {
+    {"source", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "prometheus",
+     "where the metrics come from", C(source), sources, NULL},
+    {"engine", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "vllm",
+     "serving engine: the default metric names", C(engine), engines, NULL},
+    STRING("prometheus_url", "http://127.0.0.1:9090", "Prometheus HTTP API",
+           C(prometheus_url)),
+    STRING("selector", "", "label matcher added to every default query",
+           C(selector)),
+    {"queries", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "PromQL overrides, by query key", 0, NULL, query_rows},
+    {"names", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "metric family overrides, by family key", 0, NULL, name_rows},
+    {"targets", SIM_PT_LIST, SIM_U_NONE, NOMIN, SIM_PARAM_LIST_MAX, 0, NULL,
+     "/metrics URLs of source scrape", C(targets), NULL, string_rows},
+    SECONDS("timeout_s", GT, "5s", "per HTTP request", http_timeout_s),
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
-static void err_at(struct ctx *x, const yaml_node_t *n, const char *fmt, ...)
-    SIM_PRINTF(3, 4);
+static const struct sim_param actuator_rows[] = {
+    {"kind", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "kubernetes",
+     "how the size is set", C(actuator), actuators, NULL},
+    STRING("api_server", "https://kubernetes.default.svc",
+           "Kubernetes API server", C(api_server)),
+    STRING("namespace", "default", "the Deployment's namespace",
+           C(k8s_namespace)),
+    STRING("deployment", NULL, "the Deployment scaled (kind kubernetes)",
+           C(deployment)),
+    STRING("token_file", NULL, "bearer token, read before each request",
+           C(token_file)),
+    STRING("ca_file", NULL, "CA bundle of the API server", C(ca_file)),
+    {"insecure_skip_tls_verify", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, 0,
+     "false", "do not verify the API server's certificate",
+     C(insecure_skip_tls_verify), NULL, NULL},
+    {"command", SIM_PT_LIST, SIM_U_NONE, NOMIN, SIM_PARAM_LIST_MAX, 0, NULL,
+     "kind exec: program and arguments, {replicas} substituted", C(command),
+     NULL, string_rows},
+    SECONDS("timeout_s", GT, "60s", "kind exec: longest run of the command",
+            exec_timeout_s),
+    SECONDS("backoff_initial_s", GT, "1s", "first retry delay",
+            backoff_initial_s),
+    SECONDS("backoff_max_s", GT, "60s", "cap of the doubling delay",
+            backoff_max_s),
+    {"max_attempts", SIM_PT_INT, SIM_U_NONE, 1, 100, 0, "4",
+     "actuation attempts per evaluation", C(max_attempts), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
 
-static void err_at(struct ctx *x, const yaml_node_t *n, const char *fmt, ...)
+/* The root keys. policy's rows are built per load (policy_rows_build());
+ * its section is walked by the take hook. */
+static const struct sim_param root_rows[] = {
+    SECONDS("interval_s", GT, "15s", "evaluation period", interval_s),
+    SECONDS("window_s", GT, "60s", "window of the rates and quantiles",
+            window_s),
+    SECONDS("stale_after_s", GT, "45s", "newest sample older than this: hold",
+            stale_after_s),
+    {"min_replicas", SIM_PT_INT, SIM_U_NONE, 0, 100000, 0, "1",
+     "fewest replicas", C(min_replicas), NULL, NULL},
+    {"max_replicas", SIM_PT_INT, SIM_U_NONE, 1, 100000, SIM_PF_REQUIRED, NULL,
+     "most replicas", C(max_replicas), NULL, NULL},
+    {"gpus_per_replica", SIM_PT_INT, SIM_U_NONE, 1, 4096, 0, "1",
+     "GPUs of one replica", C(gpus_per_replica), NULL, NULL},
+    {"target_latency_ms", SIM_PT_DOUBLE, SIM_U_MILLISECONDS, 0, NOMAX, GT, NULL,
+     "ITL (TPOT) target", F(target_latency_ms), NULL, NULL},
+    {"target_ttft_ms", SIM_PT_DOUBLE, SIM_U_MILLISECONDS, 0, NOMAX, GT, NULL,
+     "TTFT target", F(target_ttft_ms), NULL, NULL},
+    /* The simulator's default pool: 120 s provisioning (FACTS.md §8.1)
+     * plus its default 30 s engine start (docs/orchestrator.md). */
+    SECONDS("provision_s", 0, "150s", "expected request -> serving",
+            provision_s),
+    {"price_per_replica_hour", SIM_PT_DOUBLE, SIM_U_USD_PER_HOUR, NOMIN, NOMAX,
+     0, NULL, "for cost-aware policies", C(price_usd_per_replica_hour), NULL,
+     NULL},
+    {"policy", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "the scaling policy and its guard rails", 0, NULL, NULL},
+    {"metrics", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "the metrics source", 0, NULL, metrics_rows},
+    {"actuator", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "how the size is set", 0, NULL, actuator_rows},
+    STRING("listen", "127.0.0.1:9464", "own /metrics and /healthz; \"\" off",
+           C(listen)),
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+/* name, params, the guard's rows but interval (interval_s sets it) and the
+ * two aliases of the contract, and the end. */
+#define POLICY_ROWS_MAX 16
+
+struct loader {
+    struct sim_yaml y;
+    struct scl_file f;
+    /* The policy: block's rows, composed from the guard's own table so
+     * that its types, ranges and defaults have one home. */
+    struct sim_param policy_rows[POLICY_ROWS_MAX];
+};
+
+static void policy_rows_build(struct sim_param *out)
 {
-    va_list ap;
+    static const struct {
+        const char *alias, *key;
+    } aliases[] = {{"cooldown_up_s", "scale_up_cooldown"},
+                   {"cooldown_down_s", "scale_down_cooldown"}};
+    size_t n = 0;
 
-    va_start(ap, fmt);
-    sim_diag_vadd(x->d, SIM_SEV_ERROR, x->file,
-                  n ? (int)n->start_mark.line + 1 : 0,
-                  n ? (int)n->start_mark.column + 1 : 0, fmt, ap);
-    va_end(ap);
-}
-
-static const char *scalar(struct ctx *x, const yaml_node_t *n, const char *path)
-{
-    if (n->type != YAML_SCALAR_NODE) {
-        err_at(x, n, "%s: expected a scalar", path);
-        return NULL;
+    out[n++] = (struct sim_param)STRING("name", "target-latency",
+                                        "dsec help policies", F(policy_name));
+    out[n++] = (struct sim_param){
+        .key = "params",
+        .type = SIM_PT_MAP,
+        .min = NOMIN,
+        .max = SIM_PARAM_LIST_MAX,
+        .help = "the policy's own parameters, as in a scenario",
+        .offset = F(params)};
+    for (const struct sim_param *r = pol_guard_params_rows; r->key; r++) {
+        if (strcmp(r->key, "interval") == 0)
+            continue;
+        out[n] = *r;
+        out[n++].offset += C(guard);
+        for (size_t a = 0; a < sizeof(aliases) / sizeof(aliases[0]); a++)
+            if (strcmp(r->key, aliases[a].key) == 0) {
+                out[n] = out[n - 1];
+                out[n++].key = aliases[a].alias;
+            }
+        if (SIM_NEVER(n + 1 >= POLICY_ROWS_MAX))
+            sim_fatal("scaler: more guard rows than POLICY_ROWS_MAX");
     }
-    return (const char *)n->data.scalar.value;
+    memset(&out[n], 0, sizeof(out[n]));
 }
 
-static int get_seconds(struct ctx *x, const yaml_node_t *n, const char *path,
-                       double lo, int lo_excl, double *out)
+static void fill_param(void *elem, const char *key, const char *value,
+                       const struct sim_yaml_seen *at)
 {
+    struct param_text *t = elem;
+
+    t->key = xstrdup(key);
+    t->value = xstrdup(value);
+    t->kline = at->kline;
+    t->kcol = at->kcol;
+    t->vline = at->vline;
+    t->vcol = at->vcol;
+}
+
+/* The policy by name, its defaults, then its parameters through its rows
+ * (as the simulator reads a scenario's policy.params). */
+static void resolve_policy(struct loader *x)
+{
+    struct scl_config *c = &x->f.c;
+    const struct sim_yaml_seen *nm = sim_yaml_seen(&x->y, "policy.name");
+    const char *name = x->f.policy_name;
     char err[SIM_PARAM_ERRLEN];
-    const char *t = scalar(x, n, path);
-    double v;
+    int line = nm ? nm->vline : x->y.root_line;
+    int col = nm ? nm->vcol : x->y.root_col;
 
-    if (t == NULL)
-        return -1;
-    if (sim_unit_parse(SIM_U_SECONDS, t, &v, err, sizeof(err)) != 0) {
-        err_at(x, n, "%s: %s", path, err);
-        return -1;
-    }
-    if (v < lo || (lo_excl && v == lo) || v > 86400 * 365.0) {
-        err_at(x, n, "%s: %g out of range %s%g, 31536000]", path, v,
-               lo_excl ? "(" : "[", lo);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-static int get_int(struct ctx *x, const yaml_node_t *n, const char *path,
-                   long lo, long hi, int *out)
-{
-    const char *t = scalar(x, n, path);
-    char *end;
-    long v;
-
-    if (t == NULL)
-        return -1;
-    errno = 0;
-    v = strtol(t, &end, 10);
-    if (end == t || *end != '\0' || errno != 0) {
-        err_at(x, n, "%s: expected an integer, got '%s'", path, t);
-        return -1;
-    }
-    if (v < lo || v > hi) {
-        err_at(x, n, "%s: %ld out of range [%ld, %ld]", path, v, lo, hi);
-        return -1;
-    }
-    *out = (int)v;
-    return 0;
-}
-
-static int get_bool(struct ctx *x, const yaml_node_t *n, const char *path,
-                    int *out)
-{
-    const char *t = scalar(x, n, path);
-
-    if (t == NULL)
-        return -1;
-    if (strcmp(t, "true") == 0 || strcmp(t, "yes") == 0) {
-        *out = 1;
-    } else if (strcmp(t, "false") == 0 || strcmp(t, "no") == 0) {
-        *out = 0;
-    } else {
-        err_at(x, n, "%s: expected true or false, got '%s'", path, t);
-        return -1;
-    }
-    return 0;
-}
-
-static void set_str(struct ctx *x, const yaml_node_t *n, const char *path,
-                    char **dst)
-{
-    const char *t = scalar(x, n, path);
-
-    if (t == NULL)
-        return;
-    free(*dst);
-    *dst = xstrdup(t);
-}
-
-static int get_choice(struct ctx *x, const yaml_node_t *n, const char *path,
-                      const char *const *names, int *out)
-{
-    const char *t = scalar(x, n, path);
-    char valid[256] = "";
-
-    if (t == NULL)
-        return -1;
-    for (int i = 0; names[i] != NULL; i++) {
-        if (strcmp(t, names[i]) == 0) {
-            *out = i;
-            return 0;
-        }
-        if (i > 0)
-            strncat(valid, ", ", sizeof(valid) - strlen(valid) - 1);
-        strncat(valid, names[i], sizeof(valid) - strlen(valid) - 1);
-    }
-    err_at(x, n, "%s: unknown value '%s'; valid: %s", path, t, valid);
-    return -1;
-}
-
-static int is_mapping(struct ctx *x, const yaml_node_t *n, const char *path)
-{
-    if (n->type != YAML_MAPPING_NODE) {
-        err_at(x, n, "%s: expected a mapping", path);
-        return 0;
-    }
-    return 1;
-}
-
-static void unknown(struct ctx *x, const yaml_node_t *k, const char *path,
-                    const char *key, const char *valid)
-{
-    err_at(x, k, "%s%s%s: unknown key; valid: %s", path, path[0] ? "." : "",
-           key, valid);
-}
-
-/* The string list node n (a sequence of scalars) into *v, *n. */
-static void get_list(struct ctx *x, yaml_node_t *n, const char *path, char ***v,
-                     int *count, int terminate)
-{
-    int m;
-
-    if (n->type != YAML_SEQUENCE_NODE) {
-        err_at(x, n, "%s: expected a list", path);
-        return;
-    }
-    m = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
-    *v = xcalloc((size_t)m + 1, sizeof(char *));
-    *count = 0;
-    for (int i = 0; i < m; i++) {
-        yaml_node_t *it =
-            yaml_document_get_node(x->doc, n->data.sequence.items.start[i]);
-        const char *t = scalar(x, it, path);
-        if (t != NULL)
-            (*v)[(*count)++] = xstrdup(t);
-    }
-    (void)terminate; /* the array is always NULL-terminated */
-}
-
-#define FOR_PAIRS(x, map, k, v, key)                                           \
-    for (yaml_node_pair_t *p_ = (map)->data.mapping.pairs.start;               \
-         p_ < (map)->data.mapping.pairs.top; p_++)                             \
-        for (yaml_node_t *k = yaml_document_get_node((x)->doc, p_->key),       \
-                         *v = yaml_document_get_node((x)->doc, p_->value);     \
-             k != NULL; k = NULL)                                              \
-            for (const char *key = k->type == YAML_SCALAR_NODE                 \
-                                       ? (const char *)k->data.scalar.value    \
-                                       : "";                                   \
-                 key != NULL; key = NULL)
-
-static void parse_policy(struct ctx *x, yaml_node_t *m)
-{
-    struct scl_config *c = x->c;
-    yaml_node_t *params = NULL;
-    yaml_node_t *name_node = NULL;
-    const char *name = "target-latency";
-    char err[SIM_PARAM_ERRLEN];
-
-    if (!is_mapping(x, m, "policy"))
-        return;
-    FOR_PAIRS(x, m, k, v, key)
-    {
-        const char *gkey = key;
-        const struct sim_param *row;
-
-        if (strcmp(key, "name") == 0) {
-            name_node = v;
-            continue;
-        }
-        if (strcmp(key, "params") == 0) {
-            params = v;
-            continue;
-        }
-        /* The contract's aliases of the scenario's guard keys. */
-        if (strcmp(key, "cooldown_up_s") == 0)
-            gkey = "scale_up_cooldown";
-        else if (strcmp(key, "cooldown_down_s") == 0)
-            gkey = "scale_down_cooldown";
-        row = strcmp(gkey, "interval") == 0
-                  ? NULL
-                  : sim_param_find(pol_guard_params_rows, gkey);
-        if (row == NULL) {
-            unknown(x, k, "policy", key,
-                    "name, params, scale_up_cooldown (cooldown_up_s), "
-                    "scale_down_cooldown (cooldown_down_s), max_step_up, "
-                    "max_step_down");
-            continue;
-        }
-        if (scalar(x, v, "policy") == NULL)
-            continue;
-        if (sim_param_parse(row, (const char *)v->data.scalar.value, &c->guard,
-                            err, sizeof(err)) != 0)
-            err_at(x, v, "policy.%s: %s", key, err);
-    }
-    if (name_node != NULL) {
-        name = scalar(x, name_node, "policy.name");
-        if (name == NULL)
-            return;
-    }
+    if (name == NULL)
+        return; /* reported */
     c->policy = pol_find(name);
     if (c->policy == NULL) {
         char *names = pol_names();
-        err_at(x, name_node, "policy.name: unknown policy '%s'; valid: %s",
-               name, names);
+        sim_yaml_error(&x->y, line, col,
+                       "policy.name: unknown policy '%s'; valid: %s", name,
+                       names);
         free(names);
         return;
     }
     c->policy_params =
         xcalloc(1, c->policy->params_size ? c->policy->params_size : 1);
     if (pol_params_default(c->policy, c->policy_params, err, sizeof(err)) != 0)
-        err_at(x, name_node, "policy %s: bad default: %s", name, err);
-    if (params == NULL || !is_mapping(x, params, "policy.params"))
-        return;
-    FOR_PAIRS(x, params, k, v, key)
-    {
-        const struct sim_param *row = sim_param_find(c->policy->params, key);
+        sim_yaml_error(&x->y, line, col, "policy %s: bad default: %s", name,
+                       err);
+    for (int i = 0; i < x->f.nparams; i++) {
+        const struct param_text *t = &x->f.params[i];
+        const struct sim_param *row = sim_param_find(c->policy->params, t->key);
+
         if (row == NULL) {
             char keys[512] = "";
             for (const struct sim_param *q = c->policy->params; q && q->key;
@@ -333,357 +354,175 @@ static void parse_policy(struct ctx *x, yaml_node_t *m)
                     strncat(keys, ", ", sizeof(keys) - strlen(keys) - 1);
                 strncat(keys, q->key, sizeof(keys) - strlen(keys) - 1);
             }
-            err_at(x, k,
-                   "policy.params.%s: unknown parameter of policy %s; "
-                   "valid: %s",
-                   key, name, keys[0] ? keys : "(none)");
-            continue;
+            sim_yaml_error(&x->y, t->kline, t->kcol,
+                           "policy.params.%s: unknown parameter of policy %s; "
+                           "valid: %s",
+                           t->key, name, keys[0] ? keys : "(none)");
+        } else if (sim_param_parse(row, t->value, c->policy_params, err,
+                                   sizeof(err)) != 0) {
+            sim_yaml_error(&x->y, t->vline, t->vcol, "policy.params.%s: %s",
+                           t->key, err);
         }
-        if (scalar(x, v, "policy.params") == NULL)
-            continue;
-        if (sim_param_parse(row, (const char *)v->data.scalar.value,
-                            c->policy_params, err, sizeof(err)) != 0)
-            err_at(x, v, "policy.params.%s: %s", key, err);
     }
 }
 
-static void parse_map_of_strings(struct ctx *x, yaml_node_t *m,
-                                 const char *path, const char *const *keys,
-                                 int nkeys, char **dst)
+/* metrics: the selector must be a label matcher in braces. */
+static void check_metrics(struct loader *x)
 {
-    if (!is_mapping(x, m, path))
-        return;
-    FOR_PAIRS(x, m, k, v, key)
-    {
-        int found = -1;
-        for (int i = 0; i < nkeys; i++)
-            if (strcmp(key, keys[i]) == 0)
-                found = i;
-        if (found < 0) {
-            char valid[512] = "";
-            for (int i = 0; i < nkeys; i++) {
-                if (i > 0)
-                    strncat(valid, ", ", sizeof(valid) - strlen(valid) - 1);
-                strncat(valid, keys[i], sizeof(valid) - strlen(valid) - 1);
-            }
-            unknown(x, k, path, key, valid);
-            continue;
-        }
-        set_str(x, v, path, &dst[found]);
-    }
+    const char *sel = x->f.c.selector;
+    const struct sim_yaml_seen *at = sim_yaml_seen(&x->y, "metrics.selector");
+
+    if (at != NULL && sel != NULL && sel[0] != '\0' &&
+        (sel[0] != '{' || sel[strlen(sel) - 1] != '}'))
+        sim_yaml_error(&x->y, at->vline, at->vcol,
+                       "metrics.selector: expected a label matcher in braces, "
+                       "such as '{job=\"vllm\"}'");
 }
 
-static void parse_metrics(struct ctx *x, yaml_node_t *m)
+/* actuator: what each kind needs, reported at the section's mapping. */
+static void check_actuator(struct loader *x, int line, int col)
 {
-    static const char *const sources[] = {"prometheus", "scrape", NULL};
-    static const char *const engines[] = {"vllm", "sglang", NULL};
-    struct scl_config *c = x->c;
-    yaml_node_t *names = NULL, *sel = m;
+    const struct scl_config *c = &x->f.c;
 
-    if (!is_mapping(x, m, "metrics"))
-        return;
-    FOR_PAIRS(x, m, k, v, key)
-    {
-        if (strcmp(key, "source") == 0)
-            get_choice(x, v, "metrics.source", sources, &c->source);
-        else if (strcmp(key, "engine") == 0)
-            get_choice(x, v, "metrics.engine", engines, &c->engine);
-        else if (strcmp(key, "prometheus_url") == 0)
-            set_str(x, v, "metrics.prometheus_url", &c->prometheus_url);
-        else if (strcmp(key, "selector") == 0) {
-            set_str(x, v, "metrics.selector", &c->selector);
-            sel = v;
-        } else if (strcmp(key, "queries") == 0)
-            parse_map_of_strings(x, v, "metrics.queries", query_keys, SCL_Q_N,
-                                 c->queries);
-        else if (strcmp(key, "names") == 0)
-            names = v;
-        else if (strcmp(key, "targets") == 0)
-            get_list(x, v, "metrics.targets", &c->targets, &c->ntargets, 0);
-        else if (strcmp(key, "timeout_s") == 0)
-            get_seconds(x, v, "metrics.timeout_s", 0, 1, &c->http_timeout_s);
-        else
-            unknown(x, k, "metrics", key,
-                    "source, engine, prometheus_url, selector, queries, "
-                    "names, targets, timeout_s");
-    }
-    /* Engine defaults first, then the overrides, whatever the key order. */
-    for (int f = 0; f < SCL_M_N; f++) {
-        const char *def =
-            c->engine == SCL_ENG_SGLANG ? sglang_names[f] : vllm_names[f];
-        free(c->names[f]);
-        c->names[f] = def ? xstrdup(def) : NULL;
-    }
-    if (names != NULL)
-        parse_map_of_strings(x, names, "metrics.names", family_keys, SCL_M_N,
-                             c->names);
-    if (c->selector != NULL && c->selector[0] != '\0' &&
-        (c->selector[0] != '{' || c->selector[strlen(c->selector) - 1] != '}'))
-        err_at(x, sel,
-               "metrics.selector: expected a label matcher in braces, "
-               "such as '{job=\"vllm\"}'");
-}
-
-static void parse_actuator(struct ctx *x, yaml_node_t *m)
-{
-    static const char *const kinds[] = {"kubernetes", "exec", "log", NULL};
-    struct scl_config *c = x->c;
-
-    if (!is_mapping(x, m, "actuator"))
-        return;
-    FOR_PAIRS(x, m, k, v, key)
-    {
-        if (strcmp(key, "kind") == 0)
-            get_choice(x, v, "actuator.kind", kinds, &c->actuator);
-        else if (strcmp(key, "api_server") == 0)
-            set_str(x, v, "actuator.api_server", &c->api_server);
-        else if (strcmp(key, "namespace") == 0)
-            set_str(x, v, "actuator.namespace", &c->k8s_namespace);
-        else if (strcmp(key, "deployment") == 0)
-            set_str(x, v, "actuator.deployment", &c->deployment);
-        else if (strcmp(key, "token_file") == 0)
-            set_str(x, v, "actuator.token_file", &c->token_file);
-        else if (strcmp(key, "ca_file") == 0)
-            set_str(x, v, "actuator.ca_file", &c->ca_file);
-        else if (strcmp(key, "insecure_skip_tls_verify") == 0)
-            get_bool(x, v, "actuator.insecure_skip_tls_verify",
-                     &c->insecure_skip_tls_verify);
-        else if (strcmp(key, "command") == 0)
-            get_list(x, v, "actuator.command", &c->command, &c->ncommand, 1);
-        else if (strcmp(key, "timeout_s") == 0)
-            get_seconds(x, v, "actuator.timeout_s", 0, 1, &c->exec_timeout_s);
-        else if (strcmp(key, "backoff_initial_s") == 0)
-            get_seconds(x, v, "actuator.backoff_initial_s", 0, 1,
-                        &c->backoff_initial_s);
-        else if (strcmp(key, "backoff_max_s") == 0)
-            get_seconds(x, v, "actuator.backoff_max_s", 0, 1,
-                        &c->backoff_max_s);
-        else if (strcmp(key, "max_attempts") == 0)
-            get_int(x, v, "actuator.max_attempts", 1, 100, &c->max_attempts);
-        else
-            unknown(x, k, "actuator", key,
-                    "kind, api_server, namespace, deployment, token_file, "
-                    "ca_file, insecure_skip_tls_verify, command, timeout_s, "
-                    "backoff_initial_s, backoff_max_s, max_attempts");
-    }
     if (c->actuator == SCL_ACT_KUBERNETES) {
         if (c->deployment == NULL)
-            err_at(x, m, "actuator.deployment: required for kind kubernetes");
+            sim_yaml_error(&x->y, line, col,
+                           "actuator.deployment: required for kind "
+                           "kubernetes");
     } else if (c->actuator == SCL_ACT_EXEC) {
         int has = 0;
         if (c->ncommand == 0)
-            err_at(x, m,
-                   "actuator.command: required for kind exec (a list: "
-                   "program and arguments, {replicas} substituted)");
+            sim_yaml_error(&x->y, line, col,
+                           "actuator.command: required for kind exec (a "
+                           "list: program and arguments, {replicas} "
+                           "substituted)");
         for (int i = 0; i < c->ncommand; i++)
             has |= strstr(c->command[i], "{replicas}") != NULL;
         if (c->ncommand > 0 && !has)
-            err_at(x, m, "actuator.command: no argument contains {replicas}");
+            sim_yaml_error(&x->y, line, col,
+                           "actuator.command: no argument contains "
+                           "{replicas}");
     }
 }
 
-static void set_defaults(struct scl_config *c)
+/* The walker's hook: walks policy, metrics and actuator, then checks what
+ * their rows cannot say, so that the messages keep the file's order. */
+static int take_section(struct sim_yaml *y, const struct sim_param *p,
+                        yaml_node_t *key, yaml_node_t *val, void *base,
+                        const char *path)
 {
-    char err[SIM_PARAM_ERRLEN];
+    struct loader *x = y->ctx;
+    int kl = sim_yaml_line(key), kc = sim_yaml_col(key);
+    int is_policy = strcmp(path, "policy") == 0;
 
-    memset(c, 0, sizeof(*c));
-    c->interval_s = 15;
-    c->window_s = 60;
-    c->stale_after_s = 45;
-    c->min_replicas = 1;
-    c->max_replicas = -1;
-    c->gpus_per_replica = 1;
-    c->target_itl_s = NAN;
-    c->target_ttft_s = NAN;
-    /* The simulator's default pool: 120 s provisioning (FACTS.md §8.1)
-     * plus its default 30 s engine start (docs/orchestrator.md). */
-    c->provision_s = 150;
-    c->price_usd_per_replica_hour = NAN;
-    for (const struct sim_param *r = pol_guard_params_rows; r->key; r++)
-        if (sim_param_default(r, &c->guard, err, sizeof(err)) != 0)
-            sim_fatal("guard default %s: %s", r->key, err);
-    c->source = SCL_SRC_PROMETHEUS;
-    c->engine = SCL_ENG_VLLM;
-    c->prometheus_url = xstrdup("http://127.0.0.1:9090");
-    c->selector = xstrdup("");
-    c->http_timeout_s = 5;
-    c->actuator = SCL_ACT_KUBERNETES;
-    c->api_server = xstrdup("https://kubernetes.default.svc");
-    c->k8s_namespace = xstrdup("default");
-    c->exec_timeout_s = 60;
-    c->backoff_initial_s = 1;
-    c->backoff_max_s = 60;
-    c->max_attempts = 4;
-    c->listen = xstrdup("127.0.0.1:9464");
+    if (!is_policy && strcmp(path, "metrics") != 0 &&
+        strcmp(path, "actuator") != 0)
+        return 0;
+    sim_yaml_walk_section(y, is_policy ? x->policy_rows : p->sub, val,
+                          (char *)base + p->offset, path, kl, kc);
+    if (is_policy)
+        resolve_policy(x);
+    else if (path[0] == 'm')
+        check_metrics(x);
+    else
+        check_actuator(x, sim_yaml_line(val), sim_yaml_col(val));
+    return 1;
 }
 
-static void parse_root(struct ctx *x, yaml_node_t *root)
-{
-    struct scl_config *c = x->c;
-    int seen_max = 0, seen_metrics = 0;
-    yaml_node_t *at_max = root;
+static const struct sim_yaml_ops scl_yaml_ops = {
+    .take = take_section,
+    .map_fill = fill_param,
+    .map_size = sizeof(struct param_text),
+};
 
-    FOR_PAIRS(x, root, k, v, key)
-    {
-        double ms;
-        if (strcmp(key, "interval_s") == 0) {
-            get_seconds(x, v, key, 0, 1, &c->interval_s);
-        } else if (strcmp(key, "window_s") == 0) {
-            get_seconds(x, v, key, 0, 1, &c->window_s);
-        } else if (strcmp(key, "stale_after_s") == 0) {
-            get_seconds(x, v, key, 0, 1, &c->stale_after_s);
-        } else if (strcmp(key, "min_replicas") == 0) {
-            get_int(x, v, key, 0, 100000, &c->min_replicas);
-        } else if (strcmp(key, "max_replicas") == 0) {
-            seen_max = 1;
-            at_max = v;
-            get_int(x, v, key, 1, 100000, &c->max_replicas);
-        } else if (strcmp(key, "gpus_per_replica") == 0) {
-            get_int(x, v, key, 1, 4096, &c->gpus_per_replica);
-        } else if (strcmp(key, "target_latency_ms") == 0 ||
-                   strcmp(key, "target_ttft_ms") == 0) {
-            char err[SIM_PARAM_ERRLEN];
-            const char *t = scalar(x, v, key);
-            if (t == NULL)
-                continue;
-            if (sim_unit_parse(SIM_U_MILLISECONDS, t, &ms, err, sizeof(err)) !=
-                0) {
-                err_at(x, v, "%s: %s", key, err);
-            } else if (!(ms > 0)) {
-                err_at(x, v, "%s: %g out of range (0, inf)", key, ms);
-            } else if (key[7] == 'l') {
-                c->target_itl_s = ms / 1e3;
-            } else {
-                c->target_ttft_s = ms / 1e3;
-            }
-        } else if (strcmp(key, "provision_s") == 0) {
-            get_seconds(x, v, key, 0, 0, &c->provision_s);
-        } else if (strcmp(key, "price_per_replica_hour") == 0) {
-            char err[SIM_PARAM_ERRLEN];
-            const char *t = scalar(x, v, key);
-            if (t != NULL && sim_unit_parse(SIM_U_USD_PER_HOUR, t,
-                                            &c->price_usd_per_replica_hour, err,
-                                            sizeof(err)) != 0)
-                err_at(x, v, "%s: %s", key, err);
-        } else if (strcmp(key, "policy") == 0) {
-            parse_policy(x, v);
-        } else if (strcmp(key, "metrics") == 0) {
-            seen_metrics = 1;
-            parse_metrics(x, v);
-        } else if (strcmp(key, "actuator") == 0) {
-            parse_actuator(x, v);
-        } else if (strcmp(key, "listen") == 0) {
-            set_str(x, v, key, &c->listen);
-        } else {
-            unknown(x, k, "", key,
-                    "interval_s, window_s, stale_after_s, min_replicas, "
-                    "max_replicas, gpus_per_replica, target_latency_ms, "
-                    "target_ttft_ms, provision_s, price_per_replica_hour, "
-                    "policy, metrics, actuator, listen");
-        }
-    }
-    if (!seen_max)
-        err_at(x, root, "max_replicas: required");
-    else if (c->max_replicas >= 0 && c->min_replicas > c->max_replicas)
-        err_at(x, at_max, "max_replicas: %d is below min_replicas %d",
-               c->max_replicas, c->min_replicas);
-    if (!seen_metrics) {
-        /* Engine defaults for the names even without a metrics block. */
-        for (int f = 0; f < SCL_M_N; f++)
-            c->names[f] = vllm_names[f] ? xstrdup(vllm_names[f]) : NULL;
+/* After the walk: the bounds, the metric names of the engine where none
+ * was given, the default policy, the guard's interval. */
+static void finish(struct loader *x)
+{
+    struct scl_config *c = &x->f.c;
+    const struct sim_yaml_seen *mx = sim_yaml_seen(&x->y, "max_replicas");
+    int line = x->y.root_line, col = x->y.root_col;
+
+    if (mx != NULL && c->max_replicas >= 0 && c->min_replicas > c->max_replicas)
+        sim_yaml_error(&x->y, mx->vline, mx->vcol,
+                       "max_replicas: %d is below min_replicas %d",
+                       c->max_replicas, c->min_replicas);
+    for (int f = 0; f < SCL_M_N; f++) {
+        const char *def =
+            c->engine == SCL_ENG_SGLANG ? sglang_names[f] : vllm_names[f];
+        if (c->names[f] == NULL && def != NULL)
+            c->names[f] = xstrdup(def);
     }
     if (c->source == SCL_SRC_SCRAPE && c->ntargets == 0)
-        err_at(x, root, "metrics.targets: required for source scrape");
-    if (c->policy == NULL && sim_diag_errors(x->d) == 0) {
-        c->policy = pol_find("target-latency");
-        if (c->policy != NULL) {
-            char err[SIM_PARAM_ERRLEN];
-            c->policy_params =
-                xcalloc(1, c->policy->params_size ? c->policy->params_size : 1);
-            if (pol_params_default(c->policy, c->policy_params, err,
-                                   sizeof(err)) != 0)
-                sim_fatal("policy default: %s", err);
-        }
-    }
+        sim_yaml_error(&x->y, line, col,
+                       "metrics.targets: required for source scrape");
+    if (sim_yaml_seen(&x->y, "policy") == NULL)
+        resolve_policy(x);
+    if (!isnan(x->f.target_latency_ms))
+        c->target_itl_s = x->f.target_latency_ms / 1e3;
+    if (!isnan(x->f.target_ttft_ms))
+        c->target_ttft_s = x->f.target_ttft_ms / 1e3;
     c->guard.interval_s = c->interval_s;
     if (c->window_s < c->interval_s)
-        err_at(x, root, "window_s: %g is shorter than interval_s %g",
-               c->window_s, c->interval_s);
+        sim_yaml_error(&x->y, line, col,
+                       "window_s: %g is shorter than interval_s %g",
+                       c->window_s, c->interval_s);
+}
+
+/* Frees what the loader holds beside the configuration. */
+static void file_fini(struct scl_file *f)
+{
+    for (int i = 0; i < f->nparams; i++) {
+        free(f->params[i].key);
+        free(f->params[i].value);
+    }
+    free(f->params);
+    free(f->policy_name);
 }
 
 int scl_config_parse(const char *name, const char *text, size_t len,
                      struct scl_config *out, struct sim_diag *d)
 {
-    yaml_parser_t parser;
-    yaml_document_t doc;
-    yaml_node_t *root;
-    struct ctx x;
-    int before = sim_diag_errors(d);
+    struct loader x;
+    int rc;
 
-    set_defaults(out);
-    out->file = xstrdup(name);
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (!yaml_parser_load(&parser, &doc)) {
-        sim_diag_error(d, name, (int)parser.problem_mark.line + 1,
-                       (int)parser.problem_mark.column + 1, "%s",
-                       parser.problem ? parser.problem : "YAML syntax error");
-        yaml_parser_delete(&parser);
-        scl_config_fini(out);
-        return SIM_EPARSE;
+    memset(out, 0, sizeof(*out));
+    memset(&x, 0, sizeof(x));
+    policy_rows_build(x.policy_rows);
+    sim_yaml_init(&x.y, name, d, &scl_yaml_ops);
+    x.y.ctx = &x;
+    sim_yaml_defaults(root_rows, &x.f, "scaler");
+    sim_yaml_defaults(x.policy_rows, &x.f, "scaler policy");
+    x.f.c.target_itl_s = NAN;
+    x.f.c.target_ttft_s = NAN;
+    rc = sim_yaml_parse(&x.y, text, len, SCL_CONFIG_MAX_BYTES);
+    if (rc == 0 && sim_yaml_walk(&x.y, root_rows, &x.f,
+                                 "a mapping of configuration keys") == 0)
+        finish(&x);
+    if (rc == 0 && x.y.errors > 0)
+        rc = SIM_EINVAL;
+    if (rc == 0) {
+        *out = x.f.c;
+        out->file = xstrdup(name);
+    } else {
+        scl_config_fini(&x.f.c);
     }
-    yaml_parser_delete(&parser);
-    x.file = name;
-    x.doc = &doc;
-    x.d = d;
-    x.c = out;
-    root = yaml_document_get_root_node(&doc);
-    if (root == NULL)
-        sim_diag_error(d, name, 1, 1,
-                       "empty configuration; max_replicas and "
-                       "metrics are required");
-    else if (is_mapping(&x, root, "configuration"))
-        parse_root(&x, root);
-    yaml_document_delete(&doc);
-    if (sim_diag_errors(d) > before) {
-        scl_config_fini(out);
-        return SIM_EINVAL;
-    }
-    return 0;
+    file_fini(&x.f);
+    sim_yaml_fini(&x.y);
+    return rc;
 }
 
 int scl_config_load(const char *path, struct scl_config *out,
                     struct sim_diag *d)
 {
-    FILE *fp = fopen(path, "rb");
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
+    size_t len = 0;
+    char *buf;
     int rc;
 
-    if (fp == NULL) {
-        sim_diag_error(d, path, 0, 0, "cannot open: %s", strerror(errno));
-        memset(out, 0, sizeof(*out));
+    memset(out, 0, sizeof(*out));
+    buf = sim_yaml_read_file(path, SCL_CONFIG_MAX_BYTES, &len, d);
+    if (buf == NULL)
         return SIM_EIO;
-    }
-    for (;;) {
-        size_t n;
-        if (len + 4096 > cap) {
-            cap = cap ? cap * 2 : 8192;
-            if (cap > (size_t)1 << 24) {
-                fclose(fp);
-                free(buf);
-                sim_diag_error(d, path, 0, 0, "larger than 16 MiB");
-                memset(out, 0, sizeof(*out));
-                return SIM_EIO;
-            }
-            buf = xrealloc(buf, cap, 1);
-        }
-        n = fread(buf + len, 1, cap - len, fp);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    fclose(fp);
     rc = scl_config_parse(path, buf, len, out, d);
     free(buf);
     return rc;

@@ -1,10 +1,12 @@
 /*
- * The configuration of dsec-scaler, read from a YAML file with libyaml:
- * evaluation period and window, bounds, targets, the scaling policy and
- * its guard rails (the same names and parameter rows as a scenario's
- * policy block), the metrics source, the actuator and the listen address.
- * Every error is reported as FILE:LINE:COL: error: ... through a sim_diag
- * list. docs/scaler.md lists every key. Single-threaded.
+ * The configuration of dsec-scaler, read from a YAML file by the toolbox's
+ * YAML-over-rows walker (base/yaml-rows.h): evaluation period and window,
+ * bounds, targets, the scaling policy and its guard rails (the same names
+ * and parameter rows as a scenario's policy block), the metrics source,
+ * the actuator and the listen address. Every error is reported as
+ * FILE:LINE:COL: error: ... through a sim_diag list, in the scenario
+ * language's words. docs/scaler.md lists every key. A loaded configuration
+ * owns its strings and arrays. Single-threaded.
  */
 #ifndef SCL_CONF_H
 #define SCL_CONF_H
@@ -103,7 +105,7 @@ struct scl_config {
     char *token_file;
     char *ca_file;
     int insecure_skip_tls_verify;
-    char **command; /* owned argv for exec, NULL-terminated */
+    char **command; /* owned argv for exec, ncommand entries */
     int ncommand;
     double exec_timeout_s;
     double backoff_initial_s; /* first retry delay */
@@ -114,8 +116,9 @@ struct scl_config {
 };
 
 /* Reads path into out (zeroed first, defaults applied). Returns 0, or
- * SIM_EIO (unreadable), SIM_EPARSE (YAML syntax) or SIM_EINVAL (bad keys or
- * values) with every error in d; out is then freed and zeroed. */
+ * SIM_EIO (unreadable or larger than 16 MiB), SIM_EPARSE (YAML syntax) or
+ * SIM_EINVAL (bad keys or values) with every error in d; out is then
+ * zeroed and owns nothing. */
 int scl_config_load(const char *path, struct scl_config *out,
                     struct sim_diag *d);
 
@@ -126,8 +129,8 @@ int scl_config_parse(const char *name, const char *text, size_t len,
 /* Frees what c owns and zeroes it; safe on a zeroed struct. */
 void scl_config_fini(struct scl_config *c);
 
-/* Static names used as YAML keys ("num_running", "ttft", ...). */
-const char *scl_family_key(int f);
+/* The static YAML key of query q under metrics.queries ("num_running",
+ * "ttft_buckets", ...), "?" out of range. */
 const char *scl_query_key(int q);
 
 #endif /* SCL_CONF_H */

@@ -1,19 +1,16 @@
-/* The scenario loader. libyaml's document API (yaml_parser_load) builds the
- * node graph first, so every node keeps its start mark and the walk can be
- * driven by the tables rather than by the order of events. An alias is just
- * another reference to a node, so alias "bombs" cost nothing: the walk only
- * follows table rows, whose depth is fixed. Defaults are applied to the
- * whole struct first and given values overwrite them; the keys that were
- * given are remembered (path and positions) for the cross-field checks. */
+/* The scenario loader: base/yaml-rows.c walks the document over the
+ * tables of scenarios/schema.h (defaults first, then the given values);
+ * this file adds what is the scenario's own: `model:` given as a mapping
+ * (a config.json instead of a catalog name), the map layout of
+ * policy.params, and, after the walk, the cross-field checks, which read
+ * where each key was given from the walker's seen list. */
 #include "scenarios/load.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <yaml.h>
 
 #include "models/arch/arch.h"
 #include "models/arch/hf.h"
@@ -24,26 +21,14 @@
 #include "base/errors.h"
 #include "base/param.h"
 #include "base/xalloc.h"
-
-/* A key that was given: its full path and where its key and value are. */
-struct seen {
-    char *path;
-    int kline, kcol;
-    int vline, vcol;
-};
+#include "base/yaml-rows.h"
 
 struct ctx {
-    const char *file;
-    yaml_document_t *doc;
-    struct sim_diag *d;
-    int errors;
-    /* Bounded by the number of rows in the tables times the list caps:
-     * unknown and duplicate keys are not recorded. */
-    struct seen *seen;
-    int nseen, capseen;
-    int root_line, root_col;
+    struct sim_yaml y;
 };
 
+/* Short names for the walker's error and seen list, used by every check
+ * below. */
 static void error_at(struct ctx *c, int line, int col, const char *fmt, ...)
     SIM_PRINTF(4, 5);
 
@@ -52,41 +37,22 @@ static void error_at(struct ctx *c, int line, int col, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    sim_diag_vadd(c->d, SIM_SEV_ERROR, c->file, line, col, fmt, ap);
+    sim_yaml_verror(&c->y, line, col, fmt, ap);
     va_end(ap);
-    c->errors++;
 }
 
-static const struct seen *find_seen(const struct ctx *c, const char *path)
+static const struct sim_yaml_seen *find_seen(const struct ctx *c,
+                                             const char *path)
 {
-    for (int i = 0; i < c->nseen; i++)
-        if (strcmp(c->seen[i].path, path) == 0)
-            return &c->seen[i];
-    return NULL;
-}
-
-static void add_seen(struct ctx *c, const char *path, const yaml_node_t *key,
-                     const yaml_node_t *val)
-{
-    struct seen *s;
-
-    if (c->nseen == c->capseen) {
-        c->capseen = c->capseen ? 2 * c->capseen : 32;
-        c->seen = xrealloc(c->seen, (size_t)c->capseen, sizeof(*c->seen));
-    }
-    s = &c->seen[c->nseen++];
-    s->path = xstrdup(path);
-    s->kline = (int)key->start_mark.line + 1;
-    s->kcol = (int)key->start_mark.column + 1;
-    s->vline = (int)val->start_mark.line + 1;
-    s->vcol = (int)val->start_mark.column + 1;
+    return sim_yaml_seen(&c->y, path);
 }
 
 /* Is path (a printf format) given? */
-static const struct seen *seenf(const struct ctx *c, const char *fmt, ...)
-    SIM_PRINTF(2, 3);
+static const struct sim_yaml_seen *seenf(const struct ctx *c, const char *fmt,
+                                         ...) SIM_PRINTF(2, 3);
 
-static const struct seen *seenf(const struct ctx *c, const char *fmt, ...)
+static const struct sim_yaml_seen *seenf(const struct ctx *c, const char *fmt,
+                                         ...)
 {
     char path[256];
     va_list ap;
@@ -97,386 +63,56 @@ static const struct seen *seenf(const struct ctx *c, const char *fmt, ...)
     return find_seen(c, path);
 }
 
-static int is_null(const yaml_node_t *n)
+/* model: {hf_config: PATH} instead of a catalog name: the mapping fills
+ * s->model_src through its own rows. */
+static int take_model(struct sim_yaml *y, const struct sim_param *p,
+                      yaml_node_t *key, yaml_node_t *val, void *base,
+                      const char *path)
 {
-    const char *v;
-
-    if (n->type != YAML_SCALAR_NODE ||
-        n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+    if (p != sim_param_find(scn_schema, "model") ||
+        val->type != YAML_MAPPING_NODE)
         return 0;
-    v = (const char *)n->data.scalar.value;
-    return v[0] == '\0' || strcmp(v, "~") == 0 || strcmp(v, "null") == 0 ||
-           strcmp(v, "Null") == 0 || strcmp(v, "NULL") == 0;
+    sim_yaml_walk_section(y, scn_model_rows, val,
+                          (char *)base +
+                              offsetof(struct cl_scenario, model_src),
+                          path, sim_yaml_line(key), sim_yaml_col(key));
+    return 1;
 }
 
-static const char *node_kind(const yaml_node_t *n)
+/* policy.params, the only map of scalars a scenario has: kept as text
+ * with the value's position for the policy's own rows. */
+static void fill_policy_param(void *elem, const char *key, const char *value,
+                              const struct sim_yaml_seen *at)
 {
-    switch (n->type) {
-    case YAML_MAPPING_NODE:
-        return "a mapping";
-    case YAML_SEQUENCE_NODE:
-        return "a sequence";
-    default:
-        return "a scalar";
-    }
+    struct cl_policy_param *pp = elem;
+
+    pp->key = xstrdup(key);
+    pp->value = xstrdup(value);
+    pp->pos.line = at->vline;
+    pp->pos.col = at->vcol;
 }
 
-/* What a value of row p looks like, for "expected ..." messages. */
-static void describe_row(const struct sim_param *p, char *buf, size_t len)
-{
-    char valid[200];
-
-    switch (p->type) {
-    case SIM_PT_INT:
-    case SIM_PT_INT64:
-    case SIM_PT_UINT64:
-        snprintf(buf, len, "an integer");
-        return;
-    case SIM_PT_DOUBLE:
-        snprintf(buf, len, "%s",
-                 p->unit == SIM_U_NONE || p->unit == SIM_U_TOKENS
-                     ? "a number"
-                     : sim_unit_describe(p->unit));
-        return;
-    case SIM_PT_DURATION:
-        snprintf(buf, len, "%s", sim_unit_describe(p->unit));
-        return;
-    case SIM_PT_BOOL:
-        snprintf(buf, len, "true or false");
-        return;
-    case SIM_PT_STRING:
-        snprintf(buf, len, "a string");
-        return;
-    case SIM_PT_ENUM:
-        sim_param_choices_format(p, valid, sizeof(valid));
-        snprintf(buf, len, "one of %s", valid);
-        return;
-    case SIM_PT_SECTION:
-    case SIM_PT_MAP:
-        snprintf(buf, len, "a mapping");
-        return;
-    case SIM_PT_LIST:
-        snprintf(buf, len, "a sequence of mappings");
-        return;
-    }
-    buf[0] = '\0';
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Reports an unknown key with the closest valid key (edit distance <= 2,
- * or one being a prefix of the other), else the sorted list of keys. */
-static void unknown_key(struct ctx *c, const struct sim_param *rows,
-                        const char *path, const char *key, int line, int col)
-{
-    const char *best = NULL, *names[64] = {NULL};
-    int best_d = 3;
-    size_t n = 0, klen = strlen(key), used = 0;
-    char list[512];
-
-    for (const struct sim_param *p = rows; p->key != NULL; p++) {
-        int dist = sim_param_edit_distance(key, p->key, 2);
-        size_t plen = strlen(p->key);
-        if (dist < best_d && dist < (int)klen) {
-            best_d = dist;
-            best = p->key;
-        }
-        if (best == NULL && klen >= 2 &&
-            strncmp(key, p->key, klen < plen ? klen : plen) == 0)
-            best = p->key;
-        if (n < 64)
-            names[n++] = p->key;
-    }
-    if (best != NULL) {
-        error_at(c, line, col, "%s: unknown key; did you mean '%s'?", path,
-                 best);
-        return;
-    }
-    qsort(names, n, sizeof(names[0]), cmp_str);
-    list[0] = '\0';
-    for (size_t i = 0; i < n && used < sizeof(list); i++) {
-        int w = snprintf(list + used, sizeof(list) - used, "%s%s",
-                         i ? ", " : "", names[i]);
-        if (w < 0)
-            break;
-        used += (size_t)w;
-    }
-    error_at(c, line, col, "%s: unknown key; valid: %s", path, list);
-}
-
-static char *join_path(const char *parent, const char *key)
-{
-    return parent[0] ? xasprintf("%s.%s", parent, key) : xstrdup(key);
-}
-
-static void walk_section(struct ctx *c, const struct sim_param *rows,
-                         yaml_node_t *node, void *base, const char *path,
-                         int line, int col);
-
-static int node_line(const yaml_node_t *n)
-{
-    return (int)n->start_mark.line + 1;
-}
-
-static int node_col(const yaml_node_t *n)
-{
-    return (int)n->start_mark.column + 1;
-}
-
-/* Fills list row p at base from the sequence node v: each element gets the
- * defaults of p->sub, then the keys given, with the path "path[i]" and its
- * missing keys reported at the element's node. (kl, kc) is the list's key. */
-static void walk_list(struct ctx *c, const struct sim_param *p, yaml_node_t *v,
-                      void *base, const char *path, int kl, int kc)
-{
-    char err[SIM_PARAM_ERRLEN];
-    int i = 0;
-
-    if (is_null(v)) {
-        error_at(c, kl, kc,
-                 "%s: missing value; expected a sequence of "
-                 "mappings",
-                 path);
-        return;
-    }
-    if (v->type != YAML_SEQUENCE_NODE) {
-        if (v->type == YAML_SCALAR_NODE)
-            error_at(c, node_line(v), node_col(v),
-                     "%s: expected a sequence of mappings, got '%s'", path,
-                     (const char *)v->data.scalar.value);
-        else
-            error_at(c, node_line(v), node_col(v),
-                     "%s: expected a sequence of mappings, got %s", path,
-                     node_kind(v));
-        return;
-    }
-    for (yaml_node_item_t *it = v->data.sequence.items.start;
-         it < v->data.sequence.items.top; it++, i++) {
-        yaml_node_t *e = yaml_document_get_node(c->doc, *it);
-        char *child;
-        void *elem =
-            sim_param_list_append(p, base, sim_param_list_elem_size(p));
-
-        if (elem == NULL) {
-            error_at(c, node_line(e), node_col(e), "%s: more than %g entries",
-                     path, p->max);
-            return;
-        }
-        for (const struct sim_param *q = p->sub; q->key != NULL; q++)
-            if (sim_param_default(q, elem, err, sizeof(err)) != 0)
-                sim_fatal("scenario table default of %s: %s", q->key, err);
-        child = xasprintf("%s[%d]", path, i);
-        walk_section(c, p->sub, e, elem, child, node_line(e), node_col(e));
-        free(child);
-    }
-}
-
-/* Fills map row p at base from the mapping node v: every pair of scalars is
- * kept as a struct cl_policy_param (the only map layout the scenario has),
- * in document order; nested values are errors. */
-static void walk_map(struct ctx *c, const struct sim_param *p, yaml_node_t *v,
-                     void *base, const char *path)
-{
-    if (is_null(v))
-        return; /* an empty mapping */
-    if (v->type != YAML_MAPPING_NODE) {
-        if (v->type == YAML_SCALAR_NODE)
-            error_at(c, node_line(v), node_col(v),
-                     "%s: expected a mapping, got '%s'", path,
-                     (const char *)v->data.scalar.value);
-        else
-            error_at(c, node_line(v), node_col(v),
-                     "%s: expected a mapping, got %s", path, node_kind(v));
-        return;
-    }
-    for (yaml_node_pair_t *pair = v->data.mapping.pairs.start;
-         pair < v->data.mapping.pairs.top; pair++) {
-        yaml_node_t *k = yaml_document_get_node(c->doc, pair->key);
-        yaml_node_t *val = yaml_document_get_node(c->doc, pair->value);
-        struct cl_policy_param *pp, *all;
-        const char *key;
-        char *child;
-        int n;
-
-        if (k->type != YAML_SCALAR_NODE ||
-            strlen((const char *)k->data.scalar.value) !=
-                k->data.scalar.length) {
-            error_at(c, node_line(k), node_col(k),
-                     "%s: expected a key name, got %s", path, node_kind(k));
-            continue;
-        }
-        key = (const char *)k->data.scalar.value;
-        child = join_path(path, key);
-        all = *(struct cl_policy_param **)(void *)((char *)base + p->offset);
-        n = sim_param_list_count(p, base);
-        for (int i = 0; i < n; i++)
-            if (strcmp(all[i].key, key) == 0) {
-                error_at(c, node_line(k), node_col(k), "%s: duplicate key",
-                         child);
-                goto next;
-            }
-        if (val->type != YAML_SCALAR_NODE) {
-            error_at(c, node_line(val), node_col(val),
-                     "%s: expected a scalar, got %s", child, node_kind(val));
-            goto next;
-        }
-        if (is_null(val)) {
-            error_at(c, node_line(k), node_col(k),
-                     "%s: missing value; expected a scalar", child);
-            goto next;
-        }
-        if (strlen((const char *)val->data.scalar.value) !=
-            val->data.scalar.length) {
-            error_at(c, node_line(val), node_col(val),
-                     "%s: expected a scalar, got a NUL byte", child);
-            goto next;
-        }
-        pp = sim_param_list_append(p, base, sizeof(*pp));
-        if (pp == NULL) {
-            error_at(c, node_line(k), node_col(k), "%s: more than %g entries",
-                     path, p->max);
-            free(child);
-            return;
-        }
-        pp->key = xstrdup(key);
-        pp->value = xstrdup((const char *)val->data.scalar.value);
-        pp->pos.line = node_line(val);
-        pp->pos.col = node_col(val);
-    next:
-        free(child);
-    }
-}
-
-/* Fills the struct at base from the mapping node by the rows. path is the
- * key path of the mapping ("" at the root); (line, col) is where its key is,
- * for "missing key" messages. */
-static void walk_section(struct ctx *c, const struct sim_param *rows,
-                         yaml_node_t *node, void *base, const char *path,
-                         int line, int col)
-{
-    unsigned char given[64] = {0};
-    char err[SIM_PARAM_ERRLEN], what[256];
-
-    if (is_null(node))
-        goto required;
-    if (node->type != YAML_MAPPING_NODE) {
-        const char *v = node->type == YAML_SCALAR_NODE
-                            ? (const char *)node->data.scalar.value
-                            : NULL;
-        if (v != NULL)
-            error_at(c, (int)node->start_mark.line + 1,
-                     (int)node->start_mark.column + 1,
-                     "%s: expected a mapping, got '%s'", path, v);
-        else
-            error_at(c, (int)node->start_mark.line + 1,
-                     (int)node->start_mark.column + 1,
-                     "%s: expected a mapping, got %s", path, node_kind(node));
-        return;
-    }
-    for (yaml_node_pair_t *pair = node->data.mapping.pairs.start;
-         pair < node->data.mapping.pairs.top; pair++) {
-        yaml_node_t *k = yaml_document_get_node(c->doc, pair->key);
-        yaml_node_t *v = yaml_document_get_node(c->doc, pair->value);
-        int kl = (int)k->start_mark.line + 1,
-            kc = (int)k->start_mark.column + 1;
-        int vl = (int)v->start_mark.line + 1,
-            vc = (int)v->start_mark.column + 1;
-        const struct sim_param *p;
-        const char *key;
-        char *child;
-        size_t idx;
-        int rc;
-
-        if (k->type != YAML_SCALAR_NODE) {
-            error_at(c, kl, kc, "%s%sexpected a key name, got %s", path,
-                     path[0] ? ": " : "", node_kind(k));
-            continue;
-        }
-        key = (const char *)k->data.scalar.value;
-        child = join_path(path, key);
-        p = sim_param_find(rows, key);
-        if (p == NULL || strlen(key) != k->data.scalar.length) {
-            unknown_key(c, rows, child, key, kl, kc);
-            free(child);
-            continue;
-        }
-        idx = (size_t)(p - rows);
-        if (idx < sizeof(given) && given[idx]) {
-            error_at(c, kl, kc, "%s: duplicate key", child);
-            free(child);
-            continue;
-        }
-        if (idx < sizeof(given))
-            given[idx] = 1;
-        add_seen(c, child, k, v);
-        if (rows == scn_schema && strcmp(key, "model") == 0 &&
-            v->type == YAML_MAPPING_NODE) {
-            /* model: {hf_config: PATH} instead of a catalog name. */
-            walk_section(c, scn_model_rows, v,
-                         (char *)base + offsetof(struct cl_scenario, model_src),
-                         child, kl, kc);
-            free(child);
-            continue;
-        }
-        if (p->type == SIM_PT_SECTION) {
-            walk_section(c, p->sub, v, (char *)base + p->offset, child, kl, kc);
-            free(child);
-            continue;
-        }
-        if (p->type == SIM_PT_LIST) {
-            walk_list(c, p, v, base, child, kl, kc);
-            free(child);
-            continue;
-        }
-        if (p->type == SIM_PT_MAP) {
-            walk_map(c, p, v, base, child);
-            free(child);
-            continue;
-        }
-        describe_row(p, what, sizeof(what));
-        if (v->type != YAML_SCALAR_NODE) {
-            error_at(c, vl, vc, "%s: expected %s, got %s", child, what,
-                     node_kind(v));
-        } else if (is_null(v)) {
-            error_at(c, kl, kc, "%s: missing value; expected %s", child, what);
-        } else if (strlen((const char *)v->data.scalar.value) !=
-                   v->data.scalar.length) {
-            error_at(c, vl, vc, "%s: expected %s, got a NUL byte", child, what);
-        } else {
-            rc = sim_param_parse(p, (const char *)v->data.scalar.value, base,
-                                 err, sizeof(err));
-            if (rc != 0)
-                error_at(c, vl, vc, "%s: %s", child, err);
-        }
-        free(child);
-    }
-required:
-    for (const struct sim_param *p = rows; p->key != NULL; p++) {
-        size_t idx = (size_t)(p - rows);
-        if ((p->flags & SIM_PF_REQUIRED) && idx < sizeof(given) && !given[idx])
-            error_at(c, line, col, "%s%smissing key '%s'", path,
-                     path[0] ? ": " : "", p->key);
-    }
-}
+static const struct sim_yaml_ops scn_yaml_ops = {
+    .take = take_model,
+    .map_fill = fill_policy_param,
+    .map_size = sizeof(struct cl_policy_param),
+};
 
 /* Where a section's key is, or the root when the section was not given. */
 static void section_pos(const struct ctx *c, const char *path, int *line,
                         int *col)
 {
-    const struct seen *s = find_seen(c, path);
+    const struct sim_yaml_seen *s = find_seen(c, path);
 
-    *line = s ? s->kline : c->root_line;
-    *col = s ? s->kcol : c->root_col;
+    *line = s ? s->kline : c->y.root_line;
+    *col = s ? s->kcol : c->y.root_col;
 }
 
 /* Reports path.key as "not used by <what>" when it was given. */
 static void not_used(struct ctx *c, const char *path, const char *key,
                      const char *what)
 {
-    const struct seen *s = seenf(c, "%s.%s", path, key);
+    const struct sim_yaml_seen *s = seenf(c, "%s.%s", path, key);
 
     if (s != NULL)
         error_at(c, s->kline, s->kcol, "%s.%s: not used by %s", path, key,
@@ -542,7 +178,7 @@ static void check_length_dist(struct ctx *c, const char *path,
              choice_name(rows, "dist", dist->kind));
     check_dist_keys(c, path, keys, used, optional, what);
     if (dist->kind == CL_DIST_UNIFORM && dist->min > dist->max) {
-        const struct seen *s = seenf(c, "%s.min", path);
+        const struct sim_yaml_seen *s = seenf(c, "%s.min", path);
         error_at(c, s->vline, s->vcol, "%s.min: %g greater than max %g", path,
                  dist->min, dist->max);
     }
@@ -567,12 +203,12 @@ static const struct sim_param *rows_of(const char *path)
 static void exactly_one(struct ctx *c, const char *path, const char *a,
                         const char *b)
 {
-    const struct seen *sa = seenf(c, "%s.%s", path, a);
-    const struct seen *sb = seenf(c, "%s.%s", path, b);
+    const struct sim_yaml_seen *sa = seenf(c, "%s.%s", path, a);
+    const struct sim_yaml_seen *sb = seenf(c, "%s.%s", path, b);
     int line, col;
 
     if (sa != NULL && sb != NULL) {
-        const struct seen *later =
+        const struct sim_yaml_seen *later =
             (sb->kline > sa->kline ||
              (sb->kline == sa->kline && sb->kcol > sa->kcol))
                 ? sb
@@ -590,12 +226,12 @@ static void exactly_one(struct ctx *c, const char *path, const char *a,
 static void check_profile(struct ctx *c, struct cl_rate_profile *pr)
 {
     static const char arr[] = "workload.synthetic.arrival";
-    const struct seen *di = seenf(c, "%s.diurnal", arr);
-    const struct seen *st = seenf(c, "%s.steps", arr);
+    const struct sim_yaml_seen *di = seenf(c, "%s.diurnal", arr);
+    const struct sim_yaml_seen *st = seenf(c, "%s.steps", arr);
 
     pr->kind = CL_PROF_NONE;
     if (di != NULL && st != NULL) {
-        const struct seen *later =
+        const struct sim_yaml_seen *later =
             (st->kline > di->kline ||
              (st->kline == di->kline && st->kcol > di->kcol))
                 ? st
@@ -610,8 +246,9 @@ static void check_profile(struct ctx *c, struct cl_rate_profile *pr)
         return;
     pr->kind = CL_PROF_STEPS;
     for (int i = 1; i < pr->nsteps; i++) {
-        const struct seen *at = seenf(c, "%s.steps[%d].at", arr, i);
-        const struct seen *prev = seenf(c, "%s.steps[%d].at", arr, i - 1);
+        const struct sim_yaml_seen *at = seenf(c, "%s.steps[%d].at", arr, i);
+        const struct sim_yaml_seen *prev =
+            seenf(c, "%s.steps[%d].at", arr, i - 1);
         if (at == NULL || prev == NULL)
             continue; /* a missing at, already reported */
         if (pr->steps[i].at_ns <= pr->steps[i - 1].at_ns)
@@ -626,7 +263,7 @@ static void check_profile(struct ctx *c, struct cl_rate_profile *pr)
 static void check_workload(struct ctx *c, struct cl_scenario *s)
 {
     struct cl_workload *w = &s->workload;
-    const struct seen *syn, *trc;
+    const struct sim_yaml_seen *syn, *trc;
     int line, col;
 
     if (find_seen(c, "workload") == NULL)
@@ -724,7 +361,8 @@ static void check_server(struct ctx *c, struct cl_scenario *s)
     if (sv->kind < 0)
         return; /* an unknown kind, already reported */
     if (sv->kind == CL_SRV_LLM) {
-        const struct seen *hr = find_seen(c, "workload.prefix_hit_rate");
+        const struct sim_yaml_seen *hr =
+            find_seen(c, "workload.prefix_hit_rate");
         for (int i = 0; abstract_keys[i] != NULL; i++)
             not_used(c, "server", abstract_keys[i], "kind llm");
         if (hr != NULL && !sv->prefix_caching)
@@ -758,9 +396,9 @@ static void check_server(struct ctx *c, struct cl_scenario *s)
 static void check_cluster(struct ctx *c, struct cl_scenario *s)
 {
     struct cl_cluster *cl = &s->cluster;
-    const struct seen *r = find_seen(c, "cluster.replicas");
-    const struct seen *mn = find_seen(c, "cluster.min_gpus");
-    const struct seen *mx = find_seen(c, "cluster.max_gpus");
+    const struct sim_yaml_seen *r = find_seen(c, "cluster.replicas");
+    const struct sim_yaml_seen *mn = find_seen(c, "cluster.min_gpus");
+    const struct sim_yaml_seen *mx = find_seen(c, "cluster.max_gpus");
     int line, col;
 
     if (r != NULL && (mn != NULL || mx != NULL)) {
@@ -784,7 +422,7 @@ static void check_cluster(struct ctx *c, struct cl_scenario *s)
     if (s->slo.tpot_ns < 0 && cl->target_latency_ns > 0)
         s->slo.tpot_ns = cl->target_latency_ns;
 
-    const struct seen *dg = find_seen(c, "deploy.disaggregation");
+    const struct sim_yaml_seen *dg = find_seen(c, "deploy.disaggregation");
     if (dg != NULL) {
         struct cl_disagg *g = &s->deploy.disaggregation;
         int sum = g->prefill_replicas + g->decode_replicas;
@@ -807,7 +445,7 @@ static void check_cluster(struct ctx *c, struct cl_scenario *s)
             cl->replicas = sum;
     }
 
-    const struct seen *ig = find_seen(c, "cluster.initial_gpus");
+    const struct sim_yaml_seen *ig = find_seen(c, "cluster.initial_gpus");
     if (ig != NULL && mn == NULL && mx == NULL) {
         error_at(c, ig->kline, ig->kcol,
                  "cluster.initial_gpus: not used by a static cluster (give "
@@ -829,7 +467,7 @@ static void check_cluster(struct ctx *c, struct cl_scenario *s)
 static void check_pools(struct ctx *c, struct cl_scenario *s)
 {
     static const char *const prov_keys[] = {"sd_s", "cv", NULL};
-    const struct seen *pk = find_seen(c, "pools");
+    const struct sim_yaml_seen *pk = find_seen(c, "pools");
     long total = 0;
 
     if (pk == NULL)
@@ -849,7 +487,7 @@ static void check_pools(struct ctx *c, struct cl_scenario *s)
         for (int j = 0; j < i && pl->name != NULL; j++)
             if (s->pools[j].name != NULL &&
                 strcmp(s->pools[j].name, pl->name) == 0) {
-                const struct seen *n = seenf(c, "pools[%d].name", i);
+                const struct sim_yaml_seen *n = seenf(c, "pools[%d].name", i);
                 error_at(c, n->vline, n->vcol,
                          "pools[%d].name: duplicate pool name '%s' (also "
                          "pools[%d])",
@@ -890,7 +528,7 @@ static void check_pools(struct ctx *c, struct cl_scenario *s)
 static void check_training(struct ctx *c, struct cl_scenario *s)
 {
     struct train_config *t = &s->training;
-    const struct seen *k;
+    const struct sim_yaml_seen *k;
 
     if (find_seen(c, "training") == NULL)
         return;
@@ -963,12 +601,12 @@ static char *scenario_relative(const char *name, const char *path)
 /* model.hf_config: read the config.json into s->model_arch. */
 static void resolve_hf_config(struct ctx *c, struct cl_scenario *s)
 {
-    const struct seen *at = find_seen(c, "model.hf_config");
+    const struct sim_yaml_seen *at = find_seen(c, "model.hf_config");
     char why[512], *path;
 
     if (s->model_src.hf_config == NULL || at == NULL)
         return;
-    path = scenario_relative(c->file, s->model_src.hf_config);
+    path = scenario_relative(c->y.file, s->model_src.hf_config);
     if (arch_hf_load(path, &s->model_arch, why, sizeof(why)) != 0) {
         /* why is "FILE[:LINE:COL]: error: WHAT": keep the place, drop the
          * second "error:" so the line reads as one diagnostic. */
@@ -984,14 +622,14 @@ static void resolve_hf_config(struct ctx *c, struct cl_scenario *s)
  * name the profile's lines. */
 static void resolve_calibration(struct ctx *c, struct cl_scenario *s)
 {
-    const struct seen *at = find_seen(c, "hardware.calibration");
+    const struct sim_yaml_seen *at = find_seen(c, "hardware.calibration");
     char *path;
 
     if (s->hardware.calibration == NULL || at == NULL)
         return;
-    path = scenario_relative(c->file, s->hardware.calibration);
+    path = scenario_relative(c->y.file, s->hardware.calibration);
     s->calib = xcalloc(1, sizeof(*s->calib));
-    if (perf_calib_load(path, s->calib, c->d) != 0) {
+    if (perf_calib_load(path, s->calib, c->y.d) != 0) {
         error_at(c, at->vline, at->vcol,
                  "hardware.calibration: cannot use profile '%s'", path);
         free(s->calib);
@@ -1004,7 +642,7 @@ static void resolve_calibration(struct ctx *c, struct cl_scenario *s)
  * check it like a catalog entry. */
 static void resolve_gpus(struct ctx *c, struct cl_scenario *s)
 {
-    const struct seen *at = find_seen(c, "hardware.gpus");
+    const struct sim_yaml_seen *at = find_seen(c, "hardware.gpus");
     char why[256];
 
     if (s->hardware.ngpus == 0 || at == NULL)
@@ -1013,8 +651,8 @@ static void resolve_gpus(struct ctx *c, struct cl_scenario *s)
     for (int i = 0; i < s->hardware.ngpus; i++) {
         const struct cl_gpu_def *d = &s->hardware.gpus[i];
         struct gpu_spec *g = &s->gpu_specs[i];
-        const struct seen *nm = seenf(c, "hardware.gpus[%d].name", i);
-        const struct seen *bs = seenf(c, "hardware.gpus[%d].base", i);
+        const struct sim_yaml_seen *nm = seenf(c, "hardware.gpus[%d].name", i);
+        const struct sim_yaml_seen *bs = seenf(c, "hardware.gpus[%d].base", i);
 
         if (nm != NULL)
             at = nm;
@@ -1073,7 +711,7 @@ static void resolve_gpus(struct ctx *c, struct cl_scenario *s)
 
 static struct cl_pos pos_of(const struct ctx *c, const char *path)
 {
-    const struct seen *s = find_seen(c, path);
+    const struct sim_yaml_seen *s = find_seen(c, path);
     struct cl_pos p = {0, 0};
 
     if (s != NULL) {
@@ -1097,107 +735,27 @@ static char *default_name(const char *file)
     return xstrndup(b, n);
 }
 
-/* Line and column (1-based) of byte offset off in text. */
-static void offset_pos(const char *text, size_t len, size_t off, int *line,
-                       int *col)
-{
-    *line = 1;
-    *col = 1;
-    for (size_t i = 0; i < off && i < len; i++) {
-        if (text[i] == '\n') {
-            (*line)++;
-            *col = 1;
-        } else {
-            (*col)++;
-        }
-    }
-}
-
-static void syntax_error(const char *file, const yaml_parser_t *parser,
-                         const char *text, size_t len, struct sim_diag *d)
-{
-    int line, col;
-
-    if (parser->error == YAML_READER_ERROR) {
-        offset_pos(text, len, parser->problem_offset, &line, &col);
-    } else {
-        line = (int)parser->problem_mark.line + 1;
-        col = (int)parser->problem_mark.column + 1;
-    }
-    sim_diag_error(d, file, line, col, "%s",
-                   parser->problem ? parser->problem : "invalid YAML");
-}
-
 int scn_string_load(const char *name, const char *text, size_t len,
                     struct cl_scenario *out, struct sim_diag *d)
 {
     struct cl_scenario s;
     struct ctx c;
-    yaml_parser_t parser;
-    yaml_document_t doc, extra;
-    yaml_node_t *root;
-    char err[SIM_PARAM_ERRLEN];
-    int rc = 0;
+    int rc;
 
     memset(out, 0, sizeof(*out));
     memset(&s, 0, sizeof(s));
-    memset(&c, 0, sizeof(c));
-    c.file = name;
-    c.d = d;
-    c.doc = &doc;
-    c.root_line = c.root_col = 1;
-
-    if (len > SCN_MAX_TEXT_BYTES) {
-        sim_diag_error(d, name, 0, 0, "larger than %u bytes",
-                       SCN_MAX_TEXT_BYTES);
-        return SIM_EIO;
-    }
-    if (!yaml_parser_initialize(&parser))
-        sim_fatal("yaml_parser_initialize failed");
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (!yaml_parser_load(&parser, &doc)) {
-        syntax_error(name, &parser, text, len, d);
-        yaml_parser_delete(&parser);
-        return SIM_EPARSE;
-    }
-    root = yaml_document_get_root_node(&doc);
-    if (root != NULL) {
-        if (!yaml_parser_load(&parser, &extra)) {
-            syntax_error(name, &parser, text, len, d);
-            rc = SIM_EPARSE;
-            goto out_doc;
-        }
-        if (yaml_document_get_root_node(&extra) != NULL) {
-            yaml_node_t *r2 = yaml_document_get_root_node(&extra);
-            error_at(&c, (int)r2->start_mark.line + 1,
-                     (int)r2->start_mark.column + 1,
-                     "expected one YAML document, got a second");
-        }
-        yaml_document_delete(&extra);
-    }
-
-    for (const struct sim_param *p = scn_schema; p->key != NULL; p++)
-        if (sim_param_default(p, &s, err, sizeof(err)) != 0)
-            sim_fatal("scenario table default of %s: %s", p->key, err);
-
-    if (root == NULL) {
-        error_at(&c, 1, 1,
-                 "expected a mapping of scenario keys, got an "
-                 "empty document");
-    } else if (root->type != YAML_MAPPING_NODE) {
-        error_at(&c, (int)root->start_mark.line + 1,
-                 (int)root->start_mark.column + 1,
-                 "expected a mapping of scenario keys, got %s",
-                 node_kind(root));
-    } else {
-        c.root_line = (int)root->start_mark.line + 1;
-        c.root_col = (int)root->start_mark.column + 1;
-        walk_section(&c, scn_schema, root, &s, "", c.root_line, c.root_col);
+    sim_yaml_init(&c.y, name, d, &scn_yaml_ops);
+    rc = sim_yaml_parse(&c.y, text, len, SCN_MAX_TEXT_BYTES);
+    if (rc != 0)
+        goto out_doc;
+    sim_yaml_defaults(scn_schema, &s, "scenario");
+    if (sim_yaml_walk(&c.y, scn_schema, &s, "a mapping of scenario keys") ==
+        0) {
         check_server(&c, &s);
         check_workload(&c, &s);
         check_cluster(&c, &s);
         check_pools(&c, &s);
-        if (c.errors == 0) {
+        if (c.y.errors == 0) {
             resolve_hf_config(&c, &s);
             resolve_gpus(&c, &s);
             resolve_calibration(&c, &s);
@@ -1205,7 +763,7 @@ int scn_string_load(const char *name, const char *text, size_t len,
         }
     }
 
-    if (c.errors > 0) {
+    if (c.y.errors > 0) {
         rc = SIM_EINVAL;
         goto out_doc;
     }
@@ -1236,53 +794,20 @@ int scn_string_load(const char *name, const char *text, size_t len,
 
 out_doc:
     cl_scenario_fini(&s);
-    for (int i = 0; i < c.nseen; i++)
-        free(c.seen[i].path);
-    free(c.seen);
-    yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
+    sim_yaml_fini(&c.y);
     return rc;
 }
 
 int scn_file_load(const char *path, struct cl_scenario *out, struct sim_diag *d)
 {
-    FILE *fp;
+    size_t len = 0;
     char *buf;
-    size_t len = 0, cap = 4096;
     int rc;
 
     memset(out, 0, sizeof(*out));
-    fp = fopen(path, "rb");
-    if (fp == NULL) {
-        sim_diag_error(d, path, 0, 0, "cannot open: %s", strerror(errno));
+    buf = sim_yaml_read_file(path, SCN_MAX_TEXT_BYTES, &len, d);
+    if (buf == NULL)
         return SIM_EIO;
-    }
-    buf = xmalloc(cap);
-    for (;;) {
-        size_t n;
-        if (len == cap) {
-            if (cap > SCN_MAX_TEXT_BYTES) {
-                sim_diag_error(d, path, 0, 0, "larger than %u bytes",
-                               SCN_MAX_TEXT_BYTES);
-                free(buf);
-                fclose(fp);
-                return SIM_EIO;
-            }
-            cap *= 2;
-            buf = xrealloc(buf, cap, 1);
-        }
-        n = fread(buf + len, 1, cap - len, fp);
-        len += n;
-        if (n == 0)
-            break;
-    }
-    if (ferror(fp)) {
-        sim_diag_error(d, path, 0, 0, "cannot read: %s", strerror(errno));
-        free(buf);
-        fclose(fp);
-        return SIM_EIO;
-    }
-    fclose(fp);
     rc = scn_string_load(path, buf, len, out, d);
     free(buf);
     return rc;

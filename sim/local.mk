@@ -9,7 +9,7 @@ sim_libsim_la_SOURCES = \
 	sim/time.h
 
 DSEC_SIM_TEST_LIBS = sim/libsim.la base/libbase.la $(GSL_LIBS) \
-	$(CHECK_LIBS) -lm
+	$(YAML_LIBS) $(CHECK_LIBS) -lm
 
 check_PROGRAMS += tests/check_sim_heap tests/check_sim_loop
 TESTS += tests/check_sim_heap tests/check_sim_loop

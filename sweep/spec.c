@@ -9,8 +9,8 @@
  * only for points with diagnostics. */
 #include "sweep/spec.h"
 
-#include <errno.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +19,7 @@
 #include "models/cluster/cluster.h"
 #include "scenarios/load.h"
 #include "base/errors.h"
+#include "base/yaml-rows.h"
 #include "sweep/sweep-int.h"
 
 /* Deepest node nesting followed, and most nodes visited or copied for one
@@ -65,7 +66,7 @@ struct xpoint {
 struct ld {
     const char *file; /* the sweep file */
     char *dir;
-    yaml_document_t sdoc;
+    struct sim_yaml y; /* the sweep file's document and its walk */
     struct sim_diag *d;
 
     char *base_file; /* NULL for an inline scenario */
@@ -75,6 +76,7 @@ struct ld {
     const char *files[2]; /* by F_* */
 
     char *name;
+    int replications; /* as given; 0 when not */
     struct axis axes[SWP_MAX_AXES];
     int naxes;
     struct xpoint *xp;
@@ -84,6 +86,7 @@ struct ld {
     uint64_t *seeds;
     int nseeds; /* replications: the count; seeds: the list's length */
     int seed_line, seed_col;
+    const yaml_node_t *seeds_node; /* the seeds list given */
 
     /* Messages added to d so far, formatted, to add each once. */
     char **said;
@@ -99,90 +102,10 @@ struct gen {
     size_t copied;
 };
 
-static int node_line(const yaml_node_t *n)
-{
-    return (int)n->start_mark.line + 1;
-}
-
-static int node_col(const yaml_node_t *n)
-{
-    return (int)n->start_mark.column + 1;
-}
-
-static void syntax_error(const char *file, const yaml_parser_t *p,
-                         struct sim_diag *d)
-{
-    sim_diag_error(d, file, (int)p->problem_mark.line + 1,
-                   (int)p->problem_mark.column + 1, "%s",
-                   p->problem ? p->problem : "invalid YAML");
-}
-
-static int is_null(const yaml_node_t *n)
-{
-    const char *v;
-
-    if (n->type != YAML_SCALAR_NODE ||
-        n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-        return 0;
-    v = (const char *)n->data.scalar.value;
-    return v[0] == '\0' || strcmp(v, "~") == 0 || strcmp(v, "null") == 0 ||
-           strcmp(v, "Null") == 0 || strcmp(v, "NULL") == 0;
-}
-
-static const char *node_kind(const yaml_node_t *n)
-{
-    switch (n->type) {
-    case YAML_MAPPING_NODE:
-        return "a mapping";
-    case YAML_SEQUENCE_NODE:
-        return "a sequence";
-    default:
-        return "a scalar";
-    }
-}
-
 static const char *scalar(const yaml_node_t *n)
 {
     return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value
                                        : NULL;
-}
-
-static int same_scalar(const yaml_node_t *n, const char *s)
-{
-    return n->type == YAML_SCALAR_NODE &&
-           strcmp((const char *)n->data.scalar.value, s) == 0;
-}
-
-static char *read_file(const char *path, size_t *len, struct sim_diag *d)
-{
-    FILE *fp = fopen(path, "rb");
-    struct swp__buf b = {0};
-    char chunk[8192];
-    size_t n;
-
-    if (fp == NULL) {
-        sim_diag_error(d, path, 0, 0, "cannot open: %s", strerror(errno));
-        return NULL;
-    }
-    while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0) {
-        if (b.len + n > SCN_MAX_TEXT_BYTES) {
-            sim_diag_error(d, path, 0, 0, "larger than %u bytes",
-                           SCN_MAX_TEXT_BYTES);
-            fclose(fp);
-            swp__buf_fini(&b);
-            return NULL;
-        }
-        swp__buf_add(&b, chunk, n);
-    }
-    if (ferror(fp)) {
-        sim_diag_error(d, path, 0, 0, "cannot read: %s", strerror(errno));
-        fclose(fp);
-        swp__buf_fini(&b);
-        return NULL;
-    }
-    fclose(fp);
-    *len = b.len;
-    return swp__buf_take(&b);
 }
 
 /* Canonical text of a value: a scalar as written when every byte is one of
@@ -258,10 +181,10 @@ static int canon(const yaml_document_t *doc, int id, struct swp__buf *b,
 static char *canon_text(struct ld *l, const yaml_node_t *n)
 {
     struct swp__buf b = {0};
-    int id = (int)(n - l->sdoc.nodes.start) + 1;
+    int id = (int)(n - l->y.doc.nodes.start) + 1;
 
-    if (canon(&l->sdoc, id, &b, 0) != 0) {
-        sim_diag_error(l->d, l->file, node_line(n), node_col(n),
+    if (canon(&l->y.doc, id, &b, 0) != 0) {
+        sim_diag_error(l->d, l->file, sim_yaml_line(n), sim_yaml_col(n),
                        "value nested more than %d levels deep", MAX_DEPTH);
         swp__buf_fini(&b);
         return NULL;
@@ -295,47 +218,43 @@ static int path_ok(const char *p)
 
 /* ---- Reading the sweep file ---- */
 
-static const char *const top_keys[] = {
-    "axes",         "base",     "name",  "points",
-    "replications", "scenario", "seeds", "set",
-};
-
 static int key_path_of(struct ld *l, const yaml_node_t *k, const char *where,
                        struct ov *out)
 {
     const char *p = scalar(k);
 
     if (p == NULL || strlen(p) != k->data.scalar.length || !path_ok(p)) {
-        sim_diag_error(l->d, l->file, node_line(k), node_col(k),
+        sim_diag_error(l->d, l->file, sim_yaml_line(k), sim_yaml_col(k),
                        "%s: expected a dotted scenario key path such as "
                        "hardware.gpu or pools[0].capacity_gpus, got %s%s%s",
-                       where, p ? "'" : "", p ? p : node_kind(k), p ? "'" : "");
+                       where, p ? "'" : "", p ? p : sim_yaml_node_kind(k),
+                       p ? "'" : "");
         return -1;
     }
     out->path = p;
-    out->kline = node_line(k);
-    out->kcol = node_col(k);
+    out->kline = sim_yaml_line(k);
+    out->kcol = sim_yaml_col(k);
     return 0;
 }
 
 static int read_axes(struct ld *l, yaml_node_t *n)
 {
     if (n->type != YAML_MAPPING_NODE) {
-        sim_diag_error(l->d, l->file, node_line(n), node_col(n),
+        sim_diag_error(l->d, l->file, sim_yaml_line(n), sim_yaml_col(n),
                        "axes: expected a mapping from key paths to lists of "
                        "values, got %s",
-                       node_kind(n));
+                       sim_yaml_node_kind(n));
         return -1;
     }
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
          p < n->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = yaml_document_get_node(&l->sdoc, p->key);
-        yaml_node_t *v = yaml_document_get_node(&l->sdoc, p->value);
+        yaml_node_t *k = yaml_document_get_node(&l->y.doc, p->key);
+        yaml_node_t *v = yaml_document_get_node(&l->y.doc, p->value);
         struct axis *a;
         int i = 0;
 
         if (l->naxes == SWP_MAX_AXES) {
-            sim_diag_error(l->d, l->file, node_line(k), node_col(k),
+            sim_diag_error(l->d, l->file, sim_yaml_line(k), sim_yaml_col(k),
                            "axes: more than %d axes", SWP_MAX_AXES);
             return -1;
         }
@@ -351,12 +270,13 @@ static int read_axes(struct ld *l, yaml_node_t *n)
             }
         if (v->type != YAML_SEQUENCE_NODE ||
             v->data.sequence.items.top == v->data.sequence.items.start) {
-            sim_diag_error(l->d, l->file, node_line(v), node_col(v),
+            sim_diag_error(l->d, l->file, sim_yaml_line(v), sim_yaml_col(v),
                            "axes.%s: expected a non-empty list of values, "
                            "got %s",
                            a->key.path,
-                           v->type == YAML_SEQUENCE_NODE ? "an empty list"
-                                                         : node_kind(v));
+                           v->type == YAML_SEQUENCE_NODE
+                               ? "an empty list"
+                               : sim_yaml_node_kind(v));
             goto next;
         }
         a->n = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
@@ -365,7 +285,7 @@ static int read_axes(struct ld *l, yaml_node_t *n)
         l->naxes++;
         for (yaml_node_item_t *it = v->data.sequence.items.start;
              it < v->data.sequence.items.top; it++, i++) {
-            yaml_node_t *e = yaml_document_get_node(&l->sdoc, *it);
+            yaml_node_t *e = yaml_document_get_node(&l->y.doc, *it);
             a->nodes[i] = *it;
             a->canon[i] = canon_text(l, e);
             if (a->canon[i] == NULL)
@@ -373,7 +293,8 @@ static int read_axes(struct ld *l, yaml_node_t *n)
             for (int j = 0; j < i; j++)
                 if (a->canon[j] != NULL &&
                     strcmp(a->canon[j], a->canon[i]) == 0) {
-                    sim_diag_error(l->d, l->file, node_line(e), node_col(e),
+                    sim_diag_error(l->d, l->file, sim_yaml_line(e),
+                                   sim_yaml_col(e),
                                    "axes.%s[%d]: duplicate value %s",
                                    a->key.path, i, a->canon[i]);
                     break;
@@ -410,13 +331,13 @@ static int read_overrides(struct ld *l, yaml_node_t *e, const char *where,
 {
     int bad = 0;
 
-    x->line = node_line(e);
-    x->col = node_col(e);
+    x->line = sim_yaml_line(e);
+    x->col = sim_yaml_col(e);
     if (e->type != YAML_MAPPING_NODE) {
         sim_diag_error(l->d, l->file, x->line, x->col,
                        "%s: expected a mapping from key paths to values, got "
                        "%s",
-                       where, node_kind(e));
+                       where, sim_yaml_node_kind(e));
         return -1;
     }
     x->ovs = xcalloc(
@@ -424,8 +345,8 @@ static int read_overrides(struct ld *l, yaml_node_t *e, const char *where,
         sizeof(*x->ovs));
     for (yaml_node_pair_t *p = e->data.mapping.pairs.start;
          p < e->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = yaml_document_get_node(&l->sdoc, p->key);
-        yaml_node_t *v = yaml_document_get_node(&l->sdoc, p->value);
+        yaml_node_t *k = yaml_document_get_node(&l->y.doc, p->key);
+        yaml_node_t *v = yaml_document_get_node(&l->y.doc, p->value);
         struct ov *o = &x->ovs[x->n];
 
         if (key_path_of(l, k, where, o) != 0) {
@@ -453,15 +374,15 @@ static int read_overrides(struct ld *l, yaml_node_t *e, const char *where,
 static int read_points(struct ld *l, yaml_node_t *n)
 {
     if (n->type != YAML_SEQUENCE_NODE) {
-        sim_diag_error(l->d, l->file, node_line(n), node_col(n),
+        sim_diag_error(l->d, l->file, sim_yaml_line(n), sim_yaml_col(n),
                        "points: expected a list of mappings from key paths "
                        "to values, got %s",
-                       node_kind(n));
+                       sim_yaml_node_kind(n));
         return -1;
     }
     l->nxp = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
     if (l->nxp > SWP_MAX_POINTS) {
-        sim_diag_error(l->d, l->file, node_line(n), node_col(n),
+        sim_diag_error(l->d, l->file, sim_yaml_line(n), sim_yaml_col(n),
                        "points: more than %d points", SWP_MAX_POINTS);
         l->nxp = 0;
         return -1;
@@ -469,7 +390,7 @@ static int read_points(struct ld *l, yaml_node_t *n)
     l->xp = xcalloc((size_t)l->nxp + 1, sizeof(*l->xp));
     for (int i = 0; i < l->nxp; i++) {
         yaml_node_t *e =
-            yaml_document_get_node(&l->sdoc, n->data.sequence.items.start[i]);
+            yaml_document_get_node(&l->y.doc, n->data.sequence.items.start[i]);
         struct xpoint *x = &l->xp[i];
         char where[32];
 
@@ -487,190 +408,172 @@ static int read_points(struct ld *l, yaml_node_t *n)
     return 0;
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    unsigned long long v;
-
-    if (s == NULL || *s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (*end != '\0' || errno != 0)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int read_seeds(struct ld *l, const yaml_node_t *k, yaml_node_t *v)
-{
-    const char *key = scalar(k);
-
-    if (l->seed_mode != 0) {
-        sim_diag_error(l->d, l->file, node_line(k), node_col(k),
-                       "%s: give either replications or seeds, not both", key);
-        return -1;
-    }
-    l->seed_line = node_line(k);
-    l->seed_col = node_col(k);
-    if (strcmp(key, "replications") == 0) {
-        uint64_t r = 0;
-        if (parse_u64(scalar(v), &r) != 0 || r < 1 || r > SWP_MAX_POINTS) {
-            sim_diag_error(l->d, l->file, node_line(v), node_col(v),
-                           "replications: expected an integer in [1, %d]",
-                           SWP_MAX_POINTS);
-            return -1;
-        }
-        l->seed_mode = 1;
-        l->nseeds = (int)r;
-        return 0;
-    }
-    if (v->type != YAML_SEQUENCE_NODE ||
-        v->data.sequence.items.top == v->data.sequence.items.start ||
-        v->data.sequence.items.top - v->data.sequence.items.start >
-            SWP_MAX_POINTS) {
-        sim_diag_error(l->d, l->file, node_line(v), node_col(v),
-                       "seeds: expected a non-empty list of at most %d "
-                       "non-negative integers",
-                       SWP_MAX_POINTS);
-        return -1;
-    }
-    l->seed_mode = 2;
-    l->nseeds =
-        (int)(v->data.sequence.items.top - v->data.sequence.items.start);
-    l->seeds = xcalloc((size_t)l->nseeds, sizeof(*l->seeds));
-    for (int i = 0; i < l->nseeds; i++) {
-        yaml_node_t *e =
-            yaml_document_get_node(&l->sdoc, v->data.sequence.items.start[i]);
-        if (parse_u64(scalar(e), &l->seeds[i]) != 0) {
-            sim_diag_error(l->d, l->file, node_line(e), node_col(e),
-                           "seeds[%d]: expected a non-negative integer", i);
-            continue;
-        }
-        for (int j = 0; j < i; j++)
-            if (l->seeds[j] == l->seeds[i]) {
-                sim_diag_error(l->d, l->file, node_line(e), node_col(e),
-                               "seeds[%d]: duplicate seed %llu", i,
-                               (unsigned long long)l->seeds[i]);
-                break;
-            }
-    }
-    return 0;
-}
-
 static void read_base(struct ld *l, yaml_node_t *v)
 {
     const char *p = scalar(v);
-    yaml_parser_t parser;
-    yaml_document_t doc;
+    struct sim_yaml b;
 
-    if (p == NULL || p[0] == '\0' || is_null(v)) {
-        sim_diag_error(l->d, l->file, node_line(v), node_col(v),
+    if (p == NULL || p[0] == '\0' || sim_yaml_is_null(v)) {
+        sim_diag_error(l->d, l->file, sim_yaml_line(v), sim_yaml_col(v),
                        "base: expected the path of a scenario file");
         return;
     }
     l->base_file = p[0] == '/' || strcmp(l->dir, ".") == 0
                        ? xstrdup(p)
                        : xasprintf("%s/%s", l->dir, p);
-    l->base_text = read_file(l->base_file, &l->base_len, l->d);
+    l->base_text = sim_yaml_read_file(l->base_file, SCN_MAX_TEXT_BYTES,
+                                      &l->base_len, l->d);
     if (l->base_text == NULL)
         return;
     /* A syntax error in the base is reported once, here, at its place. */
-    if (!yaml_parser_initialize(&parser))
-        sim_fatal("yaml_parser_initialize failed");
-    yaml_parser_set_input_string(&parser, (const unsigned char *)l->base_text,
-                                 l->base_len);
-    if (!yaml_parser_load(&parser, &doc)) {
-        syntax_error(l->base_file, &parser, l->d);
-    } else {
-        yaml_node_t *root = yaml_document_get_root_node(&doc);
-        if (root == NULL || root->type != YAML_MAPPING_NODE)
-            sim_diag_error(l->d, l->base_file, root ? node_line(root) : 1,
-                           root ? node_col(root) : 1,
-                           "expected a mapping of scenario keys, got %s",
-                           root ? node_kind(root) : "an empty document");
-        yaml_document_delete(&doc);
+    sim_yaml_init(&b, l->base_file, l->d, NULL);
+    if (sim_yaml_parse(&b, l->base_text, l->base_len, SCN_MAX_TEXT_BYTES) == 0)
+        sim_yaml_root_mapping(&b, "a mapping of scenario keys");
+    sim_yaml_fini(&b);
+}
+
+static const struct sim_param seed_rows[] = {
+    {"", SIM_PT_UINT64, SIM_U_NONE, 0, INFINITY, 0, NULL, "a seed", 0, NULL,
+     NULL},
+    SIM_PARAM_END_LIST(uint64_t),
+};
+
+_Static_assert(offsetof(struct ld, nseeds) ==
+                   offsetof(struct ld, seeds) + sizeof(void *),
+               "nseeds must follow seeds");
+
+/* The sweep file's keys, walked over struct ld. name, replications and
+ * seeds are plain rows; the others hold key paths of the scenario or a
+ * scenario, so take_key() reads them (the walker never fills or defaults
+ * those rows: their offset is unused). */
+static const struct sim_param sweep_rows[] = {
+    {"axes", SIM_PT_MAP, SIM_U_NONE, -INFINITY, INFINITY, 0, NULL,
+     "key path -> list of values, one point per combination", 0, NULL, NULL},
+    {"base", SIM_PT_STRING, SIM_U_NONE, -INFINITY, INFINITY, 0, NULL,
+     "the base scenario file, relative to the sweep file", 0, NULL, NULL},
+    {"name", SIM_PT_STRING, SIM_U_NONE, -INFINITY, INFINITY, 0, NULL,
+     "the sweep's name (default: the file name)", offsetof(struct ld, name),
+     NULL, NULL},
+    {"points", SIM_PT_LIST, SIM_U_NONE, -INFINITY, INFINITY, 0, NULL,
+     "explicit points: mappings from key paths to values", 0, NULL, NULL},
+    {"replications", SIM_PT_INT, SIM_U_NONE, 1, SWP_MAX_POINTS, 0, NULL,
+     "runs of each point, seeds seed, seed + 1, ...",
+     offsetof(struct ld, replications), NULL, NULL},
+    {"scenario", SIM_PT_SECTION, SIM_U_NONE, -INFINITY, INFINITY, 0, NULL,
+     "the base scenario, inline", 0, NULL, NULL},
+    {"seeds", SIM_PT_LIST, SIM_U_NONE, -INFINITY, SWP_MAX_POINTS, 0, NULL,
+     "runs of each point, one per seed", offsetof(struct ld, seeds), NULL,
+     seed_rows},
+    {"set", SIM_PT_MAP, SIM_U_NONE, -INFINITY, INFINITY, 0, NULL,
+     "key path -> value, applied to every point", 0, NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+/* The walker's hook: reads the keys that are the sweep's own, and lets it
+ * fill name, replications and seeds (at most one of the last two). */
+static int take_key(struct sim_yaml *y, const struct sim_param *p,
+                    yaml_node_t *k, yaml_node_t *v, void *base,
+                    const char *path)
+{
+    struct ld *l = base;
+
+    (void)path;
+    if (strcmp(p->key, "name") == 0)
+        return 0;
+    if (strcmp(p->key, "replications") == 0 || strcmp(p->key, "seeds") == 0) {
+        if (l->seed_mode != 0) {
+            sim_diag_error(l->d, l->file, sim_yaml_line(k), sim_yaml_col(k),
+                           "%s: give either replications or seeds, not both",
+                           p->key);
+            return 1;
+        }
+        l->seed_mode = p->key[0] == 'r' ? 1 : 2;
+        l->seed_line = sim_yaml_line(k);
+        l->seed_col = sim_yaml_col(k);
+        if (l->seed_mode == 2 && v->type == YAML_SEQUENCE_NODE &&
+            v->data.sequence.items.top == v->data.sequence.items.start) {
+            sim_diag_error(l->d, l->file, sim_yaml_line(v), sim_yaml_col(v),
+                           "seeds: expected a non-empty list of at most %d "
+                           "non-negative integers",
+                           SWP_MAX_POINTS);
+            return 1;
+        }
+        if (l->seed_mode == 2)
+            l->seeds_node = v;
+        return 0;
     }
-    yaml_parser_delete(&parser);
+    if (strcmp(p->key, "base") == 0) {
+        if (sim_yaml_seen(y, "scenario") == NULL)
+            read_base(l, v);
+    } else if (strcmp(p->key, "scenario") == 0) {
+        if (v->type != YAML_MAPPING_NODE)
+            sim_diag_error(l->d, l->file, sim_yaml_line(v), sim_yaml_col(v),
+                           "scenario: expected a mapping of scenario "
+                           "keys, got %s",
+                           sim_yaml_node_kind(v));
+        else
+            l->inline_node = (int)(v - l->y.doc.nodes.start) + 1;
+    } else if (strcmp(p->key, "axes") == 0) {
+        read_axes(l, v);
+    } else if (strcmp(p->key, "points") == 0) {
+        read_points(l, v);
+    } else {
+        read_overrides(l, v, "set", &l->set);
+    }
+    return 1;
+}
+
+static const struct sim_yaml_ops sweep_ops = {.take = take_key};
+
+/* replications gives the number of seeds; a seeds list may not repeat
+ * one (checked when every seed parsed, so that seeds[i] is item i). */
+static void check_seeds(struct ld *l)
+{
+    const yaml_node_t *v = l->seeds_node;
+
+    if (l->seed_mode == 1 && l->replications < 1)
+        l->seed_mode = 0; /* reported */
+    else if (l->seed_mode == 1)
+        l->nseeds = l->replications;
+    if (l->seed_mode != 2 || v == NULL ||
+        v->data.sequence.items.top - v->data.sequence.items.start != l->nseeds)
+        return;
+    for (int i = 0; i < l->nseeds; i++)
+        for (int j = 0; j < i; j++)
+            if (l->seeds[j] == l->seeds[i]) {
+                yaml_node_t *e = yaml_document_get_node(
+                    &l->y.doc, v->data.sequence.items.start[i]);
+                sim_diag_error(l->d, l->file, sim_yaml_line(e), sim_yaml_col(e),
+                               "seeds[%d]: duplicate seed %llu", i,
+                               (unsigned long long)l->seeds[i]);
+                break;
+            }
 }
 
 /* Reads the sweep file's own keys. Returns 0, or -1 with errors in l->d. */
 static int read_sweep(struct ld *l)
 {
-    yaml_node_t *root = yaml_document_get_root_node(&l->sdoc);
-    const yaml_node_t *base_key = NULL, *scn_key = NULL;
+    const struct sim_yaml_seen *bk, *sk;
     int errors = sim_diag_errors(l->d);
 
-    if (root == NULL || root->type != YAML_MAPPING_NODE) {
-        sim_diag_error(l->d, l->file, root ? node_line(root) : 1,
-                       root ? node_col(root) : 1,
-                       "expected a mapping with base or scenario, and axes, "
-                       "points or replications; got %s",
-                       root ? node_kind(root) : "an empty document");
+    l->y.ctx = l;
+    if (sim_yaml_walk(&l->y, sweep_rows, l,
+                      "a mapping with base or scenario, and axes, points or "
+                      "replications") != 0)
         return -1;
-    }
-    for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
-         p < root->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = yaml_document_get_node(&l->sdoc, p->key);
-        yaml_node_t *v = yaml_document_get_node(&l->sdoc, p->value);
-        const char *key = scalar(k);
-        size_t i;
-
-        for (i = 0; key != NULL && i < sizeof(top_keys) / sizeof(*top_keys);
-             i++)
-            if (strcmp(key, top_keys[i]) == 0)
-                break;
-        if (key == NULL || i == sizeof(top_keys) / sizeof(*top_keys)) {
-            sim_diag_error(l->d, l->file, node_line(k), node_col(k),
-                           "%s: unknown key; valid: axes, base, name, "
-                           "points, replications, scenario, seeds, set",
-                           key ? key : "(not a scalar)");
-            continue;
-        }
-        for (yaml_node_pair_t *q = root->data.mapping.pairs.start; q < p; q++)
-            if (same_scalar(yaml_document_get_node(&l->sdoc, q->key), key)) {
-                sim_diag_error(l->d, l->file, node_line(k), node_col(k),
-                               "%s: duplicate key", key);
-                goto next;
-            }
-        if (strcmp(key, "name") == 0) {
-            if (scalar(v) == NULL || is_null(v))
-                sim_diag_error(l->d, l->file, node_line(v), node_col(v),
-                               "name: expected a string");
-            else
-                l->name = xstrdup(scalar(v));
-        } else if (strcmp(key, "base") == 0) {
-            base_key = k;
-            if (scn_key == NULL)
-                read_base(l, v);
-        } else if (strcmp(key, "scenario") == 0) {
-            scn_key = k;
-            if (v->type != YAML_MAPPING_NODE)
-                sim_diag_error(l->d, l->file, node_line(v), node_col(v),
-                               "scenario: expected a mapping of scenario "
-                               "keys, got %s",
-                               node_kind(v));
-            else
-                l->inline_node = p->value;
-        } else if (strcmp(key, "axes") == 0) {
-            read_axes(l, v);
-        } else if (strcmp(key, "points") == 0) {
-            read_points(l, v);
-        } else if (strcmp(key, "set") == 0) {
-            read_overrides(l, v, "set", &l->set);
-        } else {
-            read_seeds(l, k, v);
-        }
-    next:;
-    }
-    if (base_key != NULL && scn_key != NULL) {
-        const yaml_node_t *later =
-            base_key->start_mark.index > scn_key->start_mark.index ? base_key
-                                                                   : scn_key;
-        sim_diag_error(l->d, l->file, node_line(later), node_col(later),
+    check_seeds(l);
+    bk = sim_yaml_seen(&l->y, "base");
+    sk = sim_yaml_seen(&l->y, "scenario");
+    if (bk != NULL && sk != NULL) {
+        const struct sim_yaml_seen *later =
+            bk->kline > sk->kline ||
+                    (bk->kline == sk->kline && bk->kcol > sk->kcol)
+                ? bk
+                : sk;
+        sim_diag_error(l->d, l->file, later->kline, later->kcol,
                        "give either base or scenario, not both");
-    } else if (base_key == NULL && scn_key == NULL) {
-        sim_diag_error(l->d, l->file, node_line(root), node_col(root),
+    } else if (bk == NULL && sk == NULL) {
+        sim_diag_error(l->d, l->file, l->y.root_line, l->y.root_col,
                        "missing key base (a scenario file) or scenario (an "
                        "inline scenario)");
     }
@@ -744,7 +647,7 @@ static int check_added(int id)
  * large or deep. */
 static int copy_node(struct gen *g, const struct ld *l, int sid, int depth)
 {
-    yaml_node_t *n = yaml_document_get_node((yaml_document_t *)&l->sdoc, sid);
+    yaml_node_t *n = yaml_document_get_node((yaml_document_t *)&l->y.doc, sid);
     int id;
 
     if (n == NULL || depth > MAX_DEPTH || ++g->copied > MAX_NODES)
@@ -784,7 +687,7 @@ static int copy_node(struct gen *g, const struct ld *l, int sid, int depth)
         return 0;
     }
     yaml_document_get_node(&g->doc, id)->start_mark = n->start_mark;
-    set_org(g, id, F_SWEEP, node_line(n), node_col(n));
+    set_org(g, id, F_SWEEP, sim_yaml_line(n), sim_yaml_col(n));
     return id;
 }
 
@@ -835,7 +738,7 @@ static int apply(struct gen *g, const struct ld *l, const struct ov *o,
         }
         last = *rest == '\0';
         n = yaml_document_get_node(&g->doc, cur);
-        if (is_null(n) && slot_node != 0) {
+        if (sim_yaml_is_null(n) && slot_node != 0) {
             /* An empty value in the base becomes the mapping we need. */
             int m = new_mapping(g, o);
             yaml_node_t *s = yaml_document_get_node(&g->doc, slot_node);
@@ -851,7 +754,7 @@ static int apply(struct gen *g, const struct ld *l, const struct ov *o,
                            "%s: %.*s is %s in the base scenario, not a "
                            "mapping",
                            o->path, (int)(p - o->path - 1), o->path,
-                           node_kind(n));
+                           sim_yaml_node_kind(n));
             return -1;
         }
         np = (int)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
@@ -907,7 +810,7 @@ static int apply(struct gen *g, const struct ld *l, const struct ov *o,
                 sim_diag_error(d, l->file, o->kline, o->kcol,
                                "%s: %.*s is %s in the base scenario, not a "
                                "list",
-                               o->path, (int)len, p, node_kind(s));
+                               o->path, (int)len, p, sim_yaml_node_kind(s));
                 return -1;
             }
             ni = s->data.sequence.items.top - s->data.sequence.items.start;
@@ -966,7 +869,7 @@ static void gen_init(struct gen *g, const struct ld *l)
         n = (int)(g->doc.nodes.top - g->doc.nodes.start);
         for (int id = 1; id <= n; id++) {
             yaml_node_t *x = yaml_document_get_node(&g->doc, id);
-            set_org(g, id, F_BASE, node_line(x), node_col(x));
+            set_org(g, id, F_BASE, sim_yaml_line(x), sim_yaml_col(x));
         }
     }
 }
@@ -1015,8 +918,8 @@ static void record(void *ctx, int id, const yaml_node_t *n)
         o->v[o->n++] = o->g->org[id];
     } else {
         o->v[o->n].file = F_BASE;
-        o->v[o->n].line = node_line(n);
-        o->v[o->n].col = node_col(n);
+        o->v[o->n].line = sim_yaml_line(n);
+        o->v[o->n].col = sim_yaml_col(n);
         o->n++;
     }
 }
@@ -1477,7 +1380,7 @@ static void ld_fini(struct ld *l)
     free(l->base_text);
     free(l->name);
     free(l->dir);
-    yaml_document_delete(&l->sdoc);
+    sim_yaml_fini(&l->y);
 }
 
 struct swp_spec *swp_spec_load_string(const char *file, const char *text,
@@ -1485,7 +1388,6 @@ struct swp_spec *swp_spec_load_string(const char *file, const char *text,
 {
     struct ld l;
     struct swp_spec *s = NULL;
-    yaml_parser_t parser;
     char *dir_copy;
     uint64_t h;
 
@@ -1495,24 +1397,9 @@ struct swp_spec *swp_spec_load_string(const char *file, const char *text,
     dir_copy = xstrdup(file);
     l.dir = xstrdup(dirname(dir_copy));
     free(dir_copy);
-    if (len > SCN_MAX_TEXT_BYTES) {
-        sim_diag_error(d, file, 0, 0, "larger than %u bytes",
-                       SCN_MAX_TEXT_BYTES);
-        free(l.dir);
-        return NULL;
-    }
-    if (!yaml_parser_initialize(&parser))
-        sim_fatal("yaml_parser_initialize failed");
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (!yaml_parser_load(&parser, &l.sdoc)) {
-        syntax_error(file, &parser, d);
-        yaml_parser_delete(&parser);
-        free(l.dir);
-        return NULL;
-    }
-    yaml_parser_delete(&parser);
-
-    if (read_sweep(&l) != 0)
+    sim_yaml_init(&l.y, file, d, &sweep_ops);
+    if (sim_yaml_parse(&l.y, text, len, SCN_MAX_TEXT_BYTES) != 0 ||
+        read_sweep(&l) != 0 || l.y.errors > 0)
         goto out;
     l.files[F_BASE] = l.base_file ? l.base_file : l.file;
     l.files[F_SWEEP] = l.file;
@@ -1542,7 +1429,7 @@ out:
 struct swp_spec *swp_spec_load(const char *path, struct sim_diag *d)
 {
     size_t len = 0;
-    char *text = read_file(path, &len, d);
+    char *text = sim_yaml_read_file(path, SCN_MAX_TEXT_BYTES, &len, d);
     struct swp_spec *s;
 
     if (text == NULL)

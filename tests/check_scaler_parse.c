@@ -235,7 +235,7 @@ START_TEST(test_config_errors)
     struct scl_config c;
     struct sim_diag d;
     static const char *const want[] = {
-        "bad.yaml:1:13: error: interval_s: -3 out of range (0, 31536000]",
+        "bad.yaml:1:13: error: interval_s: -3 out of range (0, 3.1536e+07]",
         "bad.yaml:3:15: error: min_replicas: expected an integer, got 'many'",
         "bad.yaml:7:24: error: policy.scale_down_cooldown: expected a "
         "duration (e.g. 90s, 500ms, 2h; plain number = seconds), got "
@@ -245,16 +245,16 @@ START_TEST(test_config_errors)
         "scale_down_stabilization, scale_up_stabilization, scale_up_percent, "
         "scale_up_pods, scale_up_period, scale_down_percent, "
         "scale_down_period",
-        "bad.yaml:9:11: error: metrics.source: unknown value "
+        "bad.yaml:9:11: error: metrics.source: unknown source "
         "'carrier-pigeon'; valid: prometheus, scrape",
         "bad.yaml:10:13: error: metrics.selector: expected a label matcher in "
         "braces, such as '{job=\"vllm\"}'",
         "bad.yaml:12:3: error: actuator.command: no argument contains "
         "{replicas}",
-        "bad.yaml:14:1: error: colour: unknown key; valid: interval_s, "
-        "window_s, stale_after_s, min_replicas, max_replicas, "
-        "gpus_per_replica, target_latency_ms, target_ttft_ms, provision_s, "
-        "price_per_replica_hour, policy, metrics, actuator, listen",
+        "bad.yaml:14:1: error: colour: unknown key; valid: actuator, "
+        "gpus_per_replica, interval_s, listen, max_replicas, metrics, "
+        "min_replicas, policy, price_per_replica_hour, provision_s, "
+        "stale_after_s, target_latency_ms, target_ttft_ms, window_s",
     };
     int n = (int)(sizeof(want) / sizeof(want[0]));
 
@@ -292,7 +292,7 @@ START_TEST(test_config_syntax_and_required)
     ck_assert_int_eq(scl_config_parse("x.yaml", none, strlen(none), &c, &d),
                      SIM_EINVAL);
     msg = sim_diag_format(&d, 0);
-    ck_assert_str_eq(msg, "x.yaml:1:1: error: max_replicas: required");
+    ck_assert_str_eq(msg, "x.yaml:1:1: error: missing key 'max_replicas'");
     free(msg);
     sim_diag_fini(&d);
 }
@@ -308,6 +308,61 @@ static void load_text(struct scl_config *c, const char *text)
     ck_assert_int_eq(sim_diag_errors(&d), 0);
     sim_diag_fini(&d);
 }
+
+START_TEST(test_config_walker_messages)
+{
+    /* The scenario language's walker: a duplicate is an error, a misspelt
+     * key gets the closest one, null is a missing value, an alias and its
+     * key set the same guard field. */
+    static const char *const want[] = {
+        "y.yaml:2:1: error: max_replicas: duplicate key",
+        "y.yaml:3:1: error: windw_s: unknown key; did you mean 'window_s'?",
+        "y.yaml:4:1: error: listen: missing value; expected a string",
+        "y.yaml:5:21: error: policy.max_step_upp: unknown key; did you mean "
+        "'max_step_up'?",
+        "y.yaml:6:24: error: metrics.targets[1]: expected a string, got a "
+        "mapping",
+        NULL,
+    };
+    const char *text = "max_replicas: 4\n"
+                       "max_replicas: 5\n"
+                       "windw_s: 60\n"
+                       "listen: ~\n"
+                       "policy: {name: hpa, max_step_upp: 2}\n"
+                       "metrics: {targets: [a, {b: 1}]}\n";
+    const char *ok = "max_replicas: 4\n"
+                     "policy: {cooldown_up_s: 12, scale_down_cooldown: 7m}\n"
+                     "metrics: {engine: sglang, names: {ttft: my_ttft}}\n"
+                     "actuator: {kind: exec, command: [a, '{replicas}']}\n";
+    struct scl_config c;
+    struct sim_diag d;
+    int n = 0;
+
+    sim_diag_init(&d);
+    ck_assert_int_eq(scl_config_parse("y.yaml", text, strlen(text), &c, &d),
+                     SIM_EINVAL);
+    for (; want[n] != NULL; n++) {
+        char *got;
+        ck_assert_int_gt(d.n, n);
+        got = sim_diag_format(&d, n);
+        ck_assert_str_eq(got, want[n]);
+        free(got);
+    }
+    ck_assert_int_eq(d.n, n);
+    sim_diag_fini(&d);
+    load_text(&c, ok);
+    ck_assert_double_eq(c.guard.scale_up_cooldown_s, 12);
+    ck_assert_double_eq(c.guard.scale_down_cooldown_s, 420);
+    ck_assert_str_eq(c.policy->name, "target-latency");
+    ck_assert_str_eq(c.names[SCL_M_TTFT], "my_ttft");
+    ck_assert_str_eq(c.names[SCL_M_RUNNING], "sglang:num_running_reqs");
+    ck_assert_ptr_null(c.names[SCL_M_REQ_PROMPT]);
+    ck_assert_int_eq(c.ncommand, 2);
+    ck_assert_str_eq(c.command[1], "{replicas}");
+    ck_assert_str_eq(scl_query_key(SCL_Q_SCRAPE_TIME), "scrape_time");
+    scl_config_fini(&c);
+}
+END_TEST
 
 static void parse_fixture(const char *name, struct scl_expo *e)
 {
@@ -509,6 +564,7 @@ static Suite *scaler_parse_suite(void)
     tcase_add_test(tc, test_config_good);
     tcase_add_test(tc, test_config_errors);
     tcase_add_test(tc, test_config_syntax_and_required);
+    tcase_add_test(tc, test_config_walker_messages);
     suite_add_tcase(s, tc);
     tc = tcase_create("source");
     tcase_add_test(tc, test_source_scrape_vllm);

@@ -371,28 +371,65 @@ END_TEST
 START_TEST(test_swp_spec_load_error_sweep_keys)
 {
     static const char *const want[] = {
-        FILE_NAME ":9:1: error: axis: unknown key; valid: axes, base, name, "
-                  "points, replications, scenario, seeds, set",
-        FILE_NAME ":11:3: error: axes: expected a dotted scenario key path "
+        FILE_NAME ":9:1: error: axis: unknown key; did you mean 'axes'?",
+        FILE_NAME ":10:1: error: colour: unknown key; valid: axes, base, "
+                  "name, points, replications, scenario, seeds, set",
+        FILE_NAME ":12:3: error: axes: expected a dotted scenario key path "
                   "such as hardware.gpu or pools[0].capacity_gpus, got "
                   "'cluster..replicas'",
-        FILE_NAME ":12:30: error: axes.server.concurrency[2]: duplicate "
+        FILE_NAME ":13:30: error: axes.server.concurrency[2]: duplicate "
                   "value 1",
-        FILE_NAME ":13:9: error: axes.seed: expected a non-empty list of "
+        FILE_NAME ":14:9: error: axes.seed: expected a non-empty list of "
                   "values, got an empty list",
-        FILE_NAME ":14:15: error: replications: expected an integer in "
-                  "[1, 100000]",
+        FILE_NAME ":15:15: error: replications: 0 out of range [1, 100000]",
+        FILE_NAME ":16:1: error: name: duplicate key",
         NULL,
     };
 
     spec = load(HEAD "axis: {}\n"
+                     "colour: blue\n"
                      "axes:\n"
                      "  cluster..replicas: [1]\n"
                      "  server.concurrency: [1, 2, 1]\n"
                      "  seed: []\n"
-                     "replications: 0\n");
+                     "replications: 0\n"
+                     "name: again\n");
     ck_assert_ptr_null(spec);
     assert_diags(want);
+}
+END_TEST
+
+START_TEST(test_swp_spec_load_error_seeds)
+{
+    static const char *const dup[] = {
+        FILE_NAME ":10:1: error: replications: give either replications or "
+                  "seeds, not both",
+        FILE_NAME ":9:15: error: seeds[2]: duplicate seed 3",
+        NULL,
+    };
+    static const char *const bad[] = {
+        FILE_NAME ":9:12: error: seeds[1]: expected an integer, got 'x'",
+        NULL,
+    };
+    static const char *const empty[] = {
+        FILE_NAME ":9:8: error: seeds: expected a non-empty list of at most "
+                  "100000 non-negative integers",
+        NULL,
+    };
+
+    spec = load(HEAD "seeds: [3, 4, 3]\nreplications: 2\n");
+    ck_assert_ptr_null(spec);
+    assert_diags(dup);
+    sim_diag_fini(&diag);
+    sim_diag_init(&diag);
+    spec = load(HEAD "seeds: [1, x]\n");
+    ck_assert_ptr_null(spec);
+    assert_diags(bad);
+    sim_diag_fini(&diag);
+    sim_diag_init(&diag);
+    spec = load(HEAD "seeds: []\n");
+    ck_assert_ptr_null(spec);
+    assert_diags(empty);
 }
 END_TEST
 
@@ -799,6 +836,7 @@ static Suite *sweep_suite(void)
     tcase_add_test(tc, test_swp_spec_load_error_bad_value_at_value);
     tcase_add_test(tc, test_swp_spec_load_error_in_base_at_base);
     tcase_add_test(tc, test_swp_spec_load_error_sweep_keys);
+    tcase_add_test(tc, test_swp_spec_load_error_seeds);
     tcase_add_test(tc, test_swp_spec_load_error_conflicts);
     tcase_add_test(tc, test_swp_spec_load_error_path_through_scalar);
     tcase_add_test(tc, test_swp_spec_load_error_index);

@@ -74,7 +74,7 @@ echo "# TPOT mean: built-in ${fast:-?} ms, slow-host profile ${slow:-?} ms"
 ok "hardware.calibration replaces the built-in iteration overhead" $st
 
 expect_err "a calibration profile with a misspelt key names its line" \
-    "calib-bad.yaml:8:5: error: gpus.h100.iteration_overhed: unknown key; valid:" \
+    "calib-bad.yaml:8:5: error: gpus.h100.iteration_overhed: unknown key; did you mean 'iteration_overhead'?" \
     $dsec validate "$data/calib-run-bad.yaml"
 expect_err "the scenario line naming the bad profile" \
     "calib-run-bad.yaml:12:36: error: hardware.calibration: cannot use profile" \

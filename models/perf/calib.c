@@ -28,23 +28,21 @@
  *   the line through Vidur's A100 CPU overheads of Llama-2-7B at TP 1
  *   (1.2 ms at batch 8, 6.2 ms at 128, FACTS.md §5.4; derived).
  *
- * The loader walks libyaml's document tree (as scenarios/load.c does) and
- * stores scalars through the sim_param rows below, so units, ranges and
- * messages are those of the scenario language.
+ * The loader is the toolbox's YAML-over-rows walker (base/yaml-rows.h)
+ * over the sim_param rows below, so units, ranges and messages are those
+ * of the scenario language; check_profile() adds what rows cannot say.
  */
 #include "models/perf/calib.h"
 
-#include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <yaml.h>
 
 #include "base/errors.h"
 #include "base/xalloc.h"
+#include "base/yaml-rows.h"
 
 #define NOMIN (-INFINITY)
 #define NOMAX INFINITY
@@ -155,7 +153,7 @@ const struct sim_param perf_calib_gpu_rows[] = {
      "host time per engine iteration", GPU(iteration_overhead_ns), NULL, NULL},
     {"sequence_overhead", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, NULL,
      "host time per sequence in the batch", GPU(seq_overhead_ns), NULL, NULL},
-    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+    SIM_PARAM_END_LIST(struct perf_calib_gpu),
 };
 
 const struct sim_param perf_calib_link_rows[] = {
@@ -165,7 +163,7 @@ const struct sim_param perf_calib_link_rows[] = {
      "nominal bandwidth per direction", LINK(bytes_per_s), NULL, NULL},
     {"efficiency", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT, NULL,
      "achieved fraction of the bandwidth", LINK(efficiency), NULL, NULL},
-    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+    SIM_PARAM_END_LIST(struct perf_calib_link),
 };
 
 static const struct sim_param provenance_rows[] = {
@@ -182,349 +180,118 @@ static const struct sim_param provenance_rows[] = {
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
-/* The root keys. gpus and links are mappings keyed by name, walked by
- * hand; their rows only name them. */
+/* The root keys. gpus and links are maps of named sections (the name
+ * goes to the entry's first member, base/yaml-rows.h). */
 static const struct sim_param root_rows[] = {
     {"format", SIM_PT_INT, SIM_U_NONE, 1, 1e6, REQ, NULL, "profile format, 1",
      CAL(format), NULL, NULL},
     {"provenance", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
      "who measured what, when", 0, NULL, provenance_rows},
     {"gpus", SIM_PT_MAP, SIM_U_NONE, 0, PERF_CALIB_MAX_GPUS, 0, NULL,
-     "GPU kind -> constants", CAL(gpus), NULL, NULL},
+     "GPU kind -> constants", CAL(gpus), NULL, perf_calib_gpu_rows},
     {"links", SIM_PT_MAP, SIM_U_NONE, 0, PERF_CALIB_MAX_LINKS, 0, NULL,
-     "link class -> constants", CAL(links), NULL, NULL},
+     "link class -> constants", CAL(links), NULL, perf_calib_link_rows},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
 /* ---- loader ---- */
 
-struct ctx {
-    const char *file;
-    yaml_document_t *doc;
-    struct sim_diag *d;
-    int errors;
-};
-
-static void error_at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
-    SIM_PRINTF(3, 4);
-
-static void error_at(struct ctx *c, const yaml_node_t *n, const char *fmt, ...)
+/* The given key of entry name of the map ("gpus", "links"), or NULL. */
+static const struct sim_yaml_seen *entry_at(const struct sim_yaml *y,
+                                            const char *map, const char *name)
 {
-    va_list ap;
+    char *path = xasprintf("%s.%s", map, name);
+    const struct sim_yaml_seen *at = sim_yaml_seen(y, path);
 
-    va_start(ap, fmt);
-    sim_diag_vadd(c->d, SIM_SEV_ERROR, c->file,
-                  n ? (int)n->start_mark.line + 1 : 0,
-                  n ? (int)n->start_mark.column + 1 : 0, fmt, ap);
-    va_end(ap);
-    c->errors++;
+    free(path);
+    return at;
 }
 
-static int is_null(const yaml_node_t *n)
+/* What the rows cannot say: GPU and link names are matched ignoring case,
+ * so two entries that differ only in case clash; a link entry must name a
+ * catalog class; the format must be one this code reads. Reported at the
+ * entry's key (the format's value). */
+static void check_profile(struct sim_yaml *y, const struct perf_calib *cal)
 {
-    const char *v;
+    const struct sim_yaml_seen *at;
 
-    if (n->type != YAML_SCALAR_NODE ||
-        n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-        return 0;
-    v = (const char *)n->data.scalar.value;
-    return v[0] == '\0' || strcmp(v, "~") == 0 || strcmp(v, "null") == 0;
-}
-
-static const char *node_kind(const yaml_node_t *n)
-{
-    switch (n->type) {
-    case YAML_MAPPING_NODE:
-        return "a mapping";
-    case YAML_SEQUENCE_NODE:
-        return "a sequence";
-    default:
-        return "a scalar";
-    }
-}
-
-static char *join(const char *parent, const char *key)
-{
-    return parent[0] ? xasprintf("%s.%s", parent, key) : xstrdup(key);
-}
-
-/* The text of a scalar key without embedded NULs, or NULL. */
-static const char *key_text(const yaml_node_t *k)
-{
-    if (k->type != YAML_SCALAR_NODE ||
-        strlen((const char *)k->data.scalar.value) != k->data.scalar.length)
-        return NULL;
-    return (const char *)k->data.scalar.value;
-}
-
-/* Is v a mapping? Reports "PATH: expected a mapping, got ..." if not. */
-static int want_mapping(struct ctx *c, const yaml_node_t *v, const char *path)
-{
-    if (v->type == YAML_MAPPING_NODE)
-        return 1;
-    if (is_null(v))
-        error_at(c, v, "%s: missing value; expected a mapping", path);
-    else if (v->type == YAML_SCALAR_NODE)
-        error_at(c, v, "%s: expected a mapping, got '%s'", path,
-                 (const char *)v->data.scalar.value);
-    else
-        error_at(c, v, "%s: expected a mapping, got %s", path, node_kind(v));
-    return 0;
-}
-
-static void unknown_key(struct ctx *c, const yaml_node_t *k,
-                        const struct sim_param *rows, const char *path)
-{
-    char list[256];
-    size_t used = 0;
-
-    list[0] = '\0';
-    for (const struct sim_param *p = rows; p->key != NULL; p++) {
-        int w = snprintf(list + used, sizeof(list) - used, "%s%s",
-                         p == rows ? "" : ", ", p->key);
-        if (w < 0 || (size_t)w >= sizeof(list) - used)
-            break;
-        used += (size_t)w;
-    }
-    error_at(c, k, "%s: unknown key; valid: %s", path, list);
-}
-
-static void walk_named(struct ctx *c, const struct sim_param *row,
-                       yaml_node_t *v, struct perf_calib *out,
-                       const char *path);
-
-/* Fills base from mapping node v through rows; path names v. Sections
- * recurse; gpus and links (map rows) go to walk_named(). Missing required
- * keys are reported at v. */
-static void walk(struct ctx *c, const struct sim_param *rows, yaml_node_t *v,
-                 void *base, struct perf_calib *root, const char *path)
-{
-    unsigned seen = 0;
-    char err[SIM_PARAM_ERRLEN];
-    int i;
-
-    for (yaml_node_pair_t *pr = v->data.mapping.pairs.start;
-         pr < v->data.mapping.pairs.top; pr++) {
-        yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
-        yaml_node_t *val = yaml_document_get_node(c->doc, pr->value);
-        const char *key = key_text(k);
-        const struct sim_param *p;
-        char *child;
-
-        if (key == NULL) {
-            error_at(c, k, "%s: expected a key name, got %s",
-                     path[0] ? path : "profile", node_kind(k));
-            continue;
-        }
-        child = join(path, key);
-        p = sim_param_find(rows, key);
-        if (p == NULL) {
-            unknown_key(c, k, rows, child);
-            free(child);
-            continue;
-        }
-        i = (int)(p - rows);
-        if (seen & (1u << i)) {
-            error_at(c, k, "%s: duplicate key", child);
-            free(child);
-            continue;
-        }
-        seen |= 1u << i;
-        if (p->type == SIM_PT_SECTION) {
-            if (want_mapping(c, val, child))
-                walk(c, p->sub, val, (char *)base + p->offset, root, child);
-        } else if (p->type == SIM_PT_MAP) {
-            if (want_mapping(c, val, child))
-                walk_named(c, p, val, root, child);
-        } else if (val->type != YAML_SCALAR_NODE) {
-            error_at(c, val, "%s: expected a scalar, got %s", child,
-                     node_kind(val));
-        } else if (is_null(val)) {
-            error_at(c, k, "%s: missing value", child);
-        } else if (sim_param_parse(p, (const char *)val->data.scalar.value,
-                                   base, err, sizeof(err)) != 0) {
-            error_at(c, val, "%s: %s", child, err);
-        }
-        free(child);
-    }
-    for (i = 0; rows[i].key != NULL; i++)
-        if ((rows[i].flags & SIM_PF_REQUIRED) && !(seen & (1u << i)))
-            error_at(c, v, "%s%smissing key '%s'", path, path[0] ? ": " : "",
-                     rows[i].key);
-}
-
-/* Fills the gpus or links array of out from mapping v (name -> entry). */
-static void walk_named(struct ctx *c, const struct sim_param *row,
-                       yaml_node_t *v, struct perf_calib *out, const char *path)
-{
-    int is_gpus = row->offset == CAL(gpus);
-    const struct sim_param *rows =
-        is_gpus ? perf_calib_gpu_rows : perf_calib_link_rows;
-    char err[SIM_PARAM_ERRLEN];
-
-    for (yaml_node_pair_t *pr = v->data.mapping.pairs.start;
-         pr < v->data.mapping.pairs.top; pr++) {
-        yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
-        yaml_node_t *val = yaml_document_get_node(c->doc, pr->value);
-        const char *name = key_text(k);
-        char *child;
-        void *entry;
-        char **slot;
-
-        if (name == NULL || name[0] == '\0') {
-            error_at(c, k, "%s: expected a %s name", path,
-                     is_gpus ? "gpu" : "link class");
-            continue;
-        }
-        child = join(path, name);
-        if (is_gpus ? perf_calib_find_gpu(out, name) != NULL : 0) {
-            error_at(c, k, "%s: duplicate entry", child);
-            goto next;
-        }
-        if (!is_gpus) {
-            int dup = 0;
-            for (int i = 0; i < out->nlinks; i++)
-                dup |= strcasecmp(out->links[i].name, name) == 0;
-            if (dup) {
-                error_at(c, k, "%s: duplicate entry", child);
-                goto next;
+    for (int i = 0; i < cal->ngpus; i++) {
+        at = entry_at(y, "gpus", cal->gpus[i].name);
+        for (int j = 0; j < i && at != NULL; j++)
+            if (strcasecmp(cal->gpus[i].name, cal->gpus[j].name) == 0) {
+                sim_yaml_error(y, at->kline, at->kcol, "%s: duplicate entry",
+                               at->path);
+                break;
             }
-            if (net_link_find(name) == NULL) {
-                char *names = net_link_names();
-                error_at(c, k, "%s: unknown link class '%s'; valid: %s", path,
-                         name, names);
-                free(names);
-                goto next;
-            }
-        }
-        if ((is_gpus ? out->ngpus : out->nlinks) >= (int)row->max) {
-            error_at(c, k, "%s: more than %g entries", path, row->max);
-            goto next;
-        }
-        if (is_gpus) {
-            out->gpus =
-                xrealloc(out->gpus, (size_t)out->ngpus + 1, sizeof(*out->gpus));
-            entry = &out->gpus[out->ngpus++];
-            memset(entry, 0, sizeof(out->gpus[0]));
-            slot = &out->gpus[out->ngpus - 1].name;
-        } else {
-            out->links = xrealloc(out->links, (size_t)out->nlinks + 1,
-                                  sizeof(*out->links));
-            entry = &out->links[out->nlinks++];
-            memset(entry, 0, sizeof(out->links[0]));
-            slot = &out->links[out->nlinks - 1].name;
-        }
-        for (const struct sim_param *p = rows; p->key != NULL; p++)
-            if (sim_param_default(p, entry, err, sizeof(err)) != 0)
-                sim_fatal("calibration table default of %s: %s", p->key, err);
-        *slot = xstrdup(name);
-        if (want_mapping(c, val, child))
-            walk(c, rows, val, entry, out, child);
-    next:
-        free(child);
     }
-}
+    for (int i = 0; i < cal->nlinks; i++) {
+        const char *name = cal->links[i].name;
 
-static void syntax_error(struct ctx *c, const yaml_parser_t *parser)
-{
-    sim_diag_error(c->d, c->file, (int)parser->problem_mark.line + 1,
-                   (int)parser->problem_mark.column + 1, "%s",
-                   parser->problem ? parser->problem : "invalid YAML");
-    c->errors++;
+        at = entry_at(y, "links", name);
+        if (at == NULL)
+            continue;
+        for (int j = 0; j < i; j++)
+            if (strcasecmp(name, cal->links[j].name) == 0) {
+                sim_yaml_error(y, at->kline, at->kcol, "%s: duplicate entry",
+                               at->path);
+                break;
+            }
+        if (net_link_find(name) == NULL) {
+            char *names = net_link_names();
+            sim_yaml_error(y, at->kline, at->kcol,
+                           "links: unknown link class '%s'; valid: %s", name,
+                           names);
+            free(names);
+        }
+    }
+    if (y->errors == 0 && cal->format != PERF_CALIB_FORMAT &&
+        (at = sim_yaml_seen(y, "format")) != NULL)
+        sim_yaml_error(y, at->vline, at->vcol,
+                       "format: %d is not supported; valid: %d", cal->format,
+                       PERF_CALIB_FORMAT);
 }
 
 int perf_calib_load_string(const char *name, const char *text, size_t len,
                            struct perf_calib *out, struct sim_diag *d)
 {
     struct perf_calib cal;
-    struct ctx c = {.file = name, .d = d, .errors = 0};
-    yaml_parser_t parser;
-    yaml_document_t doc;
-    yaml_node_t *root;
-    char err[SIM_PARAM_ERRLEN];
-    int rc = 0;
+    struct sim_yaml y;
+    int rc;
 
     memset(out, 0, sizeof(*out));
     memset(&cal, 0, sizeof(cal));
-    if (len > PERF_CALIB_MAX_BYTES) {
-        sim_diag_error(d, name, 0, 0, "larger than %u bytes",
-                       PERF_CALIB_MAX_BYTES);
-        return SIM_EIO;
+    sim_yaml_init(&y, name, d, NULL);
+    rc = sim_yaml_parse(&y, text, len, PERF_CALIB_MAX_BYTES);
+    if (rc == 0) {
+        sim_yaml_defaults(root_rows, &cal, "calibration");
+        if (sim_yaml_walk(&y, root_rows, &cal, "a mapping of profile keys") ==
+            0)
+            check_profile(&y, &cal);
+        if (y.errors > 0)
+            rc = SIM_EINVAL;
     }
-    if (!yaml_parser_initialize(&parser))
-        sim_fatal("yaml_parser_initialize failed");
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (!yaml_parser_load(&parser, &doc)) {
-        syntax_error(&c, &parser);
-        yaml_parser_delete(&parser);
-        return SIM_EPARSE;
-    }
-    c.doc = &doc;
-    for (const struct sim_param *p = provenance_rows; p->key != NULL; p++)
-        if (sim_param_default(p, &cal, err, sizeof(err)) != 0)
-            sim_fatal("calibration table default of %s: %s", p->key, err);
-    cal.format = 0;
-    root = yaml_document_get_root_node(&doc);
-    if (root == NULL) {
-        sim_diag_error(d, name, 1, 1,
-                       "expected a mapping of profile keys, got an empty "
-                       "document");
-        c.errors++;
-    } else if (root->type != YAML_MAPPING_NODE) {
-        error_at(&c, root, "expected a mapping of profile keys, got %s",
-                 node_kind(root));
-    } else {
-        walk(&c, root_rows, root, &cal, &cal, "");
-        if (c.errors == 0 && cal.format != PERF_CALIB_FORMAT) {
-            yaml_node_t *at = root;
-            for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
-                 pr < root->data.mapping.pairs.top; pr++) {
-                yaml_node_t *k = yaml_document_get_node(&doc, pr->key);
-                if (key_text(k) && strcmp(key_text(k), "format") == 0)
-                    at = yaml_document_get_node(&doc, pr->value);
-            }
-            error_at(&c, at, "format: %d is not supported; valid: %d",
-                     cal.format, PERF_CALIB_FORMAT);
-        }
-    }
-    yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
-    if (c.errors > 0) {
+    sim_yaml_fini(&y);
+    if (rc != 0) {
         perf_calib_fini(&cal);
-        rc = SIM_EINVAL;
-    } else {
-        cal.file = xstrdup(name);
-        *out = cal;
+        return rc;
     }
-    return rc;
+    cal.file = xstrdup(name);
+    *out = cal;
+    return 0;
 }
 
 int perf_calib_load(const char *path, struct perf_calib *out,
                     struct sim_diag *d)
 {
-    FILE *fp;
+    size_t len = 0;
     char *text;
-    size_t n;
     int rc;
 
     memset(out, 0, sizeof(*out));
-    fp = fopen(path, "rb");
-    if (fp == NULL) {
-        sim_diag_error(d, path, 0, 0, "cannot read calibration profile: %s",
-                       strerror(errno));
+    text = sim_yaml_read_file(path, PERF_CALIB_MAX_BYTES, &len, d);
+    if (text == NULL)
         return SIM_EIO;
-    }
-    text = xmalloc(PERF_CALIB_MAX_BYTES + 1);
-    n = fread(text, 1, PERF_CALIB_MAX_BYTES + 1, fp);
-    if (ferror(fp)) {
-        sim_diag_error(d, path, 0, 0, "cannot read calibration profile: %s",
-                       strerror(errno));
-        fclose(fp);
-        free(text);
-        return SIM_EIO;
-    }
-    fclose(fp);
-    rc = perf_calib_load_string(path, text, n, out, d);
+    rc = perf_calib_load_string(path, text, len, out, d);
     free(text);
     return rc;
 }
