@@ -215,11 +215,6 @@ int rpt_cmp_replications(const struct rpt_cmp *c)
     return c->nreps;
 }
 
-const char *rpt_cmp_label(const struct rpt_cmp *c, int p)
-{
-    return p >= 0 && p < c->npol ? c->pol[p].label : NULL;
-}
-
 /* Copies metric m of policy p over the replications into buf (nreps). */
 static void gather(const struct rpt_cmp *c, int p, int m, double *buf)
 {

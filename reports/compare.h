@@ -108,10 +108,6 @@ double rpt_cmp_get(const struct rpt_cmp *c, int p, int rep, int m);
 int rpt_cmp_npolicies(const struct rpt_cmp *c);
 int rpt_cmp_replications(const struct rpt_cmp *c);
 
-/* Policy p's label, as given to rpt_cmp_add_policy(); NULL when p is out
- * of range. Borrowed, valid until rpt_cmp_free(). */
-const char *rpt_cmp_label(const struct rpt_cmp *c, int p);
-
 /* Mean and 95% half-width of metric m of policy p over the replications;
  * both NAN when p or m is out of range. */
 struct rpt_cmp_stat rpt_cmp_summary(const struct rpt_cmp *c, int p, int m);
