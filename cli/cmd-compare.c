@@ -188,22 +188,17 @@ static int store(const char *db_path, struct rpt_db *db,
     return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_INPUT;
 }
 
-/* Draws the chart of replication 0, or says why there is none. */
+/* Draws the chart of replication 0 that --plot asked for; a chart that
+ * cannot be drawn (no gnuplot, or gnuplot fails) is an error. */
 static int plot(const char *png, const struct cl_scenario *scn,
                 const struct pol_arg *pols, int npols,
                 const struct cl_results *res, int nreps)
 {
-    const char *gnuplot = rpt_gp_find();
-    struct rpt_cmp_line *lines;
+    struct rpt_cmp_line *lines = xcalloc((size_t)npols, sizeof(*lines));
     struct sim_diag diag;
     double target_ms, slo_ms;
     int rc;
 
-    if (gnuplot == NULL) {
-        fprintf(stderr, "dsec compare: note: gnuplot not found: no chart\n");
-        return 0;
-    }
-    lines = xcalloc((size_t)npols, sizeof(*lines));
     for (int p = 0; p < npols; p++) {
         lines[p].label = pols[p].arg;
         lines[p].res = &res[(size_t)p * (size_t)nreps];
@@ -213,7 +208,8 @@ static int plot(const char *png, const struct cl_scenario *scn,
                     : NAN;
     slo_ms = scn->slo.tpot_ns >= 0 ? (double)scn->slo.tpot_ns / 1e6 : NAN;
     sim_diag_init(&diag);
-    rc = rpt_cmp_plot(gnuplot, png, lines, npols, target_ms, slo_ms, &diag);
+    rc = rpt_cmp_plot(rpt_gp_find(), png, lines, npols, target_ms, slo_ms,
+                      &diag);
     sim_diag_print(&diag, stderr);
     sim_diag_fini(&diag);
     free(lines);

@@ -810,18 +810,15 @@ static int save_scenario(const struct plan *p, const char *path)
     return rc;
 }
 
+/* Draws the frontier chart that --chart asked for; a chart that cannot be
+ * drawn (no gnuplot, or gnuplot fails) is an error. Returns 0 or -1. */
 static int chart(const struct plan *p, const char *png)
 {
-    const char *gnuplot = rpt_gp_find();
     struct sim_diag d;
     int rc;
 
-    if (gnuplot == NULL) {
-        fprintf(stderr, "dsec plan: note: gnuplot not found: no chart\n");
-        return 0;
-    }
     sim_diag_init(&d);
-    rc = plan_chart(p, gnuplot, png, &d);
+    rc = plan_chart(p, rpt_gp_find(), png, &d);
     sim_diag_print(&d, stderr);
     sim_diag_fini(&d);
     return rc;

@@ -157,11 +157,11 @@ struct rpt_cmp_line {
  * serving over time (top panel) and p99 TPOT per metrics interval (bottom
  * panel), one line per policy, with horizontal lines at target_ms (the
  * scaler's cluster.target_latency_ms) and slo_ms (slo.tpot_ms) when they
- * are not NAN. Writes its data and script to a fresh temporary directory
- * (under $TMPDIR or /tmp), runs gnuplot with fork/execv (no shell), checks
- * its exit status and removes the temporaries. Uses the pngcairo terminal
- * when gnuplot has it, else png. Returns 0, or SIM_EIO after adding
- * "PNG: error: cannot draw chart: ..." to d. */
+ * are not NAN. Draws in a job of reports/gnuplot.h (a temporary directory,
+ * gnuplot run without a shell, its exit status checked). The chart is one
+ * the user asked for: returns 0, or SIM_EIO after adding "PNG: error:
+ * cannot draw chart: ..." to d, also when gnuplot_path is NULL (no
+ * gnuplot). */
 int rpt_cmp_plot(const char *gnuplot_path, const char *png_path,
                  const struct rpt_cmp_line *lines, int nlines, double target_ms,
                  double slo_ms, struct sim_diag *d);
