@@ -96,13 +96,4 @@ struct arch_spec;
 const struct arch_spec *cli_resolve_model(const char *cmd, const char *name,
                                           struct arch_spec **loaded);
 
-struct train_report;
-struct json_object;
-
-/* dsec run's Training section (cli/cmd-train.c): prints a scenario's
- * training report r to fp, or returns it as a JSON object the caller
- * releases with json_object_put(). r is borrowed. */
-void cli_train_report_print(FILE *fp, const struct train_report *r);
-struct json_object *cli_train_report_json(const struct train_report *r);
-
 #endif /* CLI_H */

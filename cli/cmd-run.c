@@ -18,6 +18,7 @@
 #include "models/train/scenario.h"
 #include "reports/db.h"
 #include "reports/summary.h"
+#include "reports/train-report.h"
 #include "scenarios/load.h"
 #include "base/errors.h"
 
@@ -261,7 +262,7 @@ static int exec_run(int argc, char **argv)
         json_object *o = scn.training.gpus > 0 ? json_tokener_parse(s) : NULL;
 
         if (o != NULL) {
-            json_object_object_add(o, "training", cli_train_report_json(&trep));
+            json_object_object_add(o, "training", rpt_train_report_json(&trep));
             printf("%s\n",
                    json_object_to_json_string_ext(
                        o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
@@ -274,7 +275,7 @@ static int exec_run(int argc, char **argv)
     } else if (status == CLI_EXIT_OK && !quiet) {
         rpt_summary_print(stdout, &res);
         if (scn.training.gpus > 0)
-            cli_train_report_print(stdout, &trep);
+            rpt_train_report_print(stdout, &trep);
     }
     train_report_fini(&trep);
     cl_results_fini(&res);
