@@ -2,7 +2,10 @@
  * The dsec command table, after tmux's cmd-*.c: each command is one entry
  * { name, usage, summary, exec } in its own file, listed in cli/table.c.
  * A command returns the process exit status: 0 success, 1 scenario or input
- * error, 2 usage error, 3 internal error.
+ * error, 2 usage error, 3 internal error. Each exec parses its options
+ * into a struct, runs (printing only diagnostics to stderr) and then
+ * prints, as three static parts; the printers of results live in reports/
+ * where more than one command or a report shares them.
  */
 #ifndef CLI_H
 #define CLI_H
@@ -10,7 +13,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <time.h>
 
 enum cli_exit {
     CLI_EXIT_OK = 0,
@@ -52,9 +54,6 @@ void cli_usage(FILE *fp);
 /* Prints "usage: dsec NAME USAGE" to stderr and returns CLI_EXIT_USAGE. */
 int cli_usage_error(const struct cli_entry *e, const char *why);
 
-/* Seconds of wall-clock time since t0 (CLOCK_MONOTONIC). */
-double cli_wall_since(const struct timespec *t0);
-
 /* Parses a non-negative decimal integer; 0, or -1 on bad input (*out
  * unchanged). */
 int cli_parse_u64(const char *s, uint64_t *out);
@@ -62,9 +61,10 @@ int cli_parse_u64(const char *s, uint64_t *out);
 /* Writes the current UTC time as ISO-8601 ("2026-11-30T05:37:02Z"). */
 void cli_utc_stamp(char *buf, size_t len);
 
-/* Writes a byte count in SI units ("950 B", "1.25 GB", "312 GB") into buf
- * and returns buf. */
-const char *cli_human_bytes(char *buf, size_t len, double bytes);
+/* The exit status of a failed simulation's code rc (a SIM_E* code):
+ * CLI_EXIT_INPUT for a scenario, trace or I/O error or an infeasible
+ * deployment, else CLI_EXIT_INTERNAL. */
+int cli_exit_status(int rc);
 
 struct cl_scenario;
 struct cl_plan;
@@ -95,14 +95,5 @@ struct arch_spec;
  */
 const struct arch_spec *cli_resolve_model(const char *cmd, const char *name,
                                           struct arch_spec **loaded);
-
-struct train_report;
-struct json_object;
-
-/* dsec run's Training section (cli/cmd-train.c): prints a scenario's
- * training report r to fp, or returns it as a JSON object the caller
- * releases with json_object_put(). r is borrowed. */
-void cli_train_report_print(FILE *fp, const struct train_report *r);
-struct json_object *cli_train_report_json(const struct train_report *r);
 
 #endif /* CLI_H */

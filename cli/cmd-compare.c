@@ -4,14 +4,14 @@
  * S + r for all of them (common random numbers), and prints means with
  * t intervals and paired differences against the first policy. The
  * scenario is loaded once; each run swaps the policy name and parameters
- * into it and restores the file's own before it is freed. */
+ * into it and restores the file's own before it is freed. Parse
+ * (parse_args), run (prepare, simulate, store, plot), print. */
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -22,6 +22,7 @@
 #include "reports/gnuplot.h"
 #include "scenarios/load.h"
 #include "base/errors.h"
+#include "base/progress.h"
 
 #define DEFAULT_REPLICATIONS 5
 
@@ -33,21 +34,46 @@ struct pol_arg {
     int nparams;
 };
 
+/* The options; opts_fini() frees the policies. */
+struct opts {
+    const char *file; /* the scenario */
+    const char *db_path, *png;
+    int json, quiet, no_db, seed_set, nreps, npols;
+    uint64_t seed;
+    struct pol_arg pols[RPT_CMP_MAX_POLICIES];
+};
+
+/* What the command computed; run_fini() frees it. */
+struct run {
+    struct cl_scenario scn;
+    int loaded;
+    struct cl_policy saved; /* the file's own policy, restored at the end */
+    struct cl_results *res; /* [npols][nreps] */
+    struct rpt_cmp *cmp;
+    struct rpt_db *db;
+    char *dir_copy;
+    int64_t cmp_id, first_run, last_run; /* what store() wrote */
+};
+
+/* The progress line: which policy and replication runs. */
 struct progress {
-    int on;
+    struct sim_progress line;
     int policy, npolicies, rep, nreps;
     const char *label;
-    struct timespec t0;
-    double last_print;
 };
 
 static void show_progress(struct progress *p, double frac)
 {
-    fprintf(stderr, "\r  policy %d/%d (%.30s), replication %d/%d", p->policy,
-            p->npolicies, p->label, p->rep, p->nreps);
     if (frac >= 0)
-        fprintf(stderr, "  %5.1f%%", 100 * frac);
-    fprintf(stderr, "   ");
+        sim_progress_draw(&p->line,
+                          "  policy %d/%d (%.30s), replication %d/%d  "
+                          "%5.1f%%   ",
+                          p->policy, p->npolicies, p->label, p->rep, p->nreps,
+                          100 * frac);
+    else
+        sim_progress_draw(&p->line,
+                          "  policy %d/%d (%.30s), replication %d/%d   ",
+                          p->policy, p->npolicies, p->label, p->rep, p->nreps);
 }
 
 /* Progress on stderr, at most twice a second, only on a terminal. */
@@ -55,13 +81,10 @@ static void on_progress(void *ctx, double sim_s, uint64_t done,
                         uint64_t expected)
 {
     struct progress *p = ctx;
-    double wall = cli_wall_since(&p->t0);
 
     (void)sim_s;
-    if (!p->on || wall - p->last_print < 0.5)
-        return;
-    p->last_print = wall;
-    show_progress(p, expected > 0 ? (double)done / (double)expected : -1);
+    if (sim_progress_due(&p->line))
+        show_progress(p, expected > 0 ? (double)done / (double)expected : -1);
 }
 
 static void pol_arg_fini(struct pol_arg *a)
@@ -115,111 +138,6 @@ static const char *pol_arg_parse(const char *arg, struct pol_arg *a)
     return NULL;
 }
 
-/* Points s's policy at a's name and parameters (borrowed by s until
- * restored). */
-static void use_policy(struct cl_scenario *s, const struct pol_arg *a)
-{
-    s->policy.name = a->name;
-    s->policy.params = a->params;
-    s->policy.nparams = a->nparams;
-}
-
-/* Checks the scenario with policy a: prints each error as
- * "dsec compare: --policy ARG: MESSAGE". Returns 0 or -1. */
-static int check_policy(struct cl_scenario *s, const struct pol_arg *a)
-{
-    struct sim_diag diag;
-    int rc;
-
-    sim_diag_init(&diag);
-    use_policy(s, a);
-    rc = cl_scenario_check(s, NULL, &diag);
-    for (int i = 0; i < diag.n; i++)
-        if (diag.v[i].sev == SIM_SEV_ERROR)
-            fprintf(stderr, "dsec compare: --policy %s: %s\n", a->arg,
-                    diag.v[i].msg);
-    if (rc == 0 && sim_diag_errors(&diag) > 0)
-        rc = SIM_EINVAL;
-    sim_diag_fini(&diag);
-    return rc == 0 ? 0 : -1;
-}
-
-static int exit_status(int rc)
-{
-    return rc == SIM_EPARSE || rc == SIM_EIO || rc == SIM_EINVAL ||
-                   rc == SIM_EINFEASIBLE
-               ? CLI_EXIT_INPUT
-               : CLI_EXIT_INTERNAL;
-}
-
-/* Writes every run and then the comparison. Returns an exit status. */
-static int store(const char *db_path, struct rpt_db *db,
-                 const struct cl_scenario *scn, const char *file,
-                 const struct rpt_cmp *cmp, struct cl_results *res, int quiet)
-{
-    int np = rpt_cmp_npolicies(cmp), nr = rpt_cmp_replications(cmp);
-    int64_t *ids = xcalloc((size_t)np * (size_t)nr, sizeof(*ids));
-    int64_t cmp_id = 0;
-    struct sim_diag diag;
-    struct rpt_run_info info = {0};
-    char stamp[32];
-    int rc = 0;
-
-    cli_utc_stamp(stamp, sizeof(stamp));
-    info.started_at = stamp;
-    info.scenario_name = scn->name;
-    info.scenario_file = file;
-    info.scenario_text = scn->text;
-    info.program_version = PACKAGE_VERSION;
-    sim_diag_init(&diag);
-    for (int i = 0; i < np * nr && rc == 0; i++) {
-        info.seed = res[i].seed;
-        rc = rpt_db_write_run(db, &info, &res[i], &ids[i], &diag);
-    }
-    if (rc == 0)
-        rc = rpt_cmp_db_write(db_path, cmp, stamp, ids, &cmp_id, &diag);
-    sim_diag_print(&diag, stderr);
-    sim_diag_fini(&diag);
-    if (rc == 0 && !quiet)
-        printf("results: %s, comparison %lld, runs %lld..%lld\n", db_path,
-               (long long)cmp_id, (long long)ids[0],
-               (long long)ids[np * nr - 1]);
-    free(ids);
-    return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_INPUT;
-}
-
-/* Draws the chart of replication 0, or says why there is none. */
-static int plot(const char *png, const struct cl_scenario *scn,
-                const struct pol_arg *pols, int npols,
-                const struct cl_results *res, int nreps)
-{
-    const char *gnuplot = rpt_gp_find();
-    struct rpt_cmp_line *lines;
-    struct sim_diag diag;
-    double target_ms, slo_ms;
-    int rc;
-
-    if (gnuplot == NULL) {
-        fprintf(stderr, "dsec compare: note: gnuplot not found: no chart\n");
-        return 0;
-    }
-    lines = xcalloc((size_t)npols, sizeof(*lines));
-    for (int p = 0; p < npols; p++) {
-        lines[p].label = pols[p].arg;
-        lines[p].res = &res[(size_t)p * (size_t)nreps];
-    }
-    target_ms = scn->cluster.target_latency_ns >= 0
-                    ? (double)scn->cluster.target_latency_ns / 1e6
-                    : NAN;
-    slo_ms = scn->slo.tpot_ns >= 0 ? (double)scn->slo.tpot_ns / 1e6 : NAN;
-    sim_diag_init(&diag);
-    rc = rpt_cmp_plot(gnuplot, png, lines, npols, target_ms, slo_ms, &diag);
-    sim_diag_print(&diag, stderr);
-    sim_diag_fini(&diag);
-    free(lines);
-    return rc;
-}
-
 static void print_help(void)
 {
     printf("usage: dsec compare %s\n\n%s\n", cli_cmd_compare.usage,
@@ -252,7 +170,16 @@ static void print_help(void)
            "parameter); 3 for an internal error.\n");
 }
 
-static int exec_compare(int argc, char **argv)
+/* ---- parse ---- */
+
+static void opts_fini(struct opts *o)
+{
+    for (int p = 0; p < o->npols; p++)
+        pol_arg_fini(&o->pols[p]);
+}
+
+/* Returns 0, -1 after --help, or a usage error's exit status. */
+static int parse_args(int argc, char **argv, struct opts *o)
 {
     static const struct option longopts[] = {
         {"policy", required_argument, NULL, 'p'},
@@ -266,216 +193,316 @@ static int exec_compare(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *db_path = "dsec.db", *png = NULL, *file;
-    int json = 0, quiet = 0, no_db = 0, seed_set = 0, opt, rc;
-    int nreps = DEFAULT_REPLICATIONS, npols = 0, status = CLI_EXIT_OK;
-    uint64_t seed = 0, v;
-    struct pol_arg pols[RPT_CMP_MAX_POLICIES];
-    struct cl_scenario scn;
-    struct cl_plan plan;
-    struct cl_policy saved;
-    struct cl_run_opts ropts = {0};
-    struct cl_results *res = NULL;
-    struct rpt_cmp *cmp = NULL;
-    struct rpt_db *db = NULL;
-    struct sim_diag diag;
-    struct progress prog = {0};
-    char *dir_copy = NULL;
+    int opt, status;
+    uint64_t v;
 
-    memset(pols, 0, sizeof(pols));
+    o->db_path = "dsec.db";
+    o->nreps = DEFAULT_REPLICATIONS;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "p:r:s:d:P:jqh", longopts, NULL)) !=
            -1) {
         switch (opt) {
         case 'p': {
             const char *why;
-            char *msg;
-            if (npols == RPT_CMP_MAX_POLICIES) {
-                status = cli_usage_error(&cli_cmd_compare,
-                                         "--policy: too many policies");
-                goto out;
-            }
-            why = pol_arg_parse(optarg, &pols[npols++]);
+            if (o->npols == RPT_CMP_MAX_POLICIES)
+                return cli_usage_error(&cli_cmd_compare,
+                                       "--policy: too many policies");
+            why = pol_arg_parse(optarg, &o->pols[o->npols++]);
             if (why != NULL) {
-                msg = xasprintf("--policy %s: %s", optarg, why);
+                char *msg = xasprintf("--policy %s: %s", optarg, why);
+
                 status = cli_usage_error(&cli_cmd_compare, msg);
                 free(msg);
-                goto out;
+                return status;
             }
             break;
         }
         case 'r':
             if (cli_parse_u64(optarg, &v) != 0 || v < 1 ||
-                v > RPT_CMP_MAX_REPLICATIONS) {
-                status = cli_usage_error(&cli_cmd_compare,
-                                         "--replications: expected an "
-                                         "integer in [1, 1000]");
-                goto out;
-            }
-            nreps = (int)v;
+                v > RPT_CMP_MAX_REPLICATIONS)
+                return cli_usage_error(&cli_cmd_compare,
+                                       "--replications: expected an "
+                                       "integer in [1, 1000]");
+            o->nreps = (int)v;
             break;
         case 's':
-            if (cli_parse_u64(optarg, &seed) != 0) {
-                status = cli_usage_error(&cli_cmd_compare,
-                                         "--seed: expected a non-negative "
-                                         "integer");
-                goto out;
-            }
-            seed_set = 1;
+            if (cli_parse_u64(optarg, &o->seed) != 0)
+                return cli_usage_error(&cli_cmd_compare,
+                                       "--seed: expected a non-negative "
+                                       "integer");
+            o->seed_set = 1;
             break;
         case 'd':
-            db_path = optarg;
+            o->db_path = optarg;
             break;
         case 'n':
-            no_db = 1;
+            o->no_db = 1;
             break;
         case 'j':
-            json = 1;
+            o->json = 1;
             break;
         case 'P':
-            png = optarg;
+            o->png = optarg;
             break;
         case 'q':
-            quiet = 1;
+            o->quiet = 1;
             break;
         case 'h':
             print_help();
-            status = CLI_EXIT_OK;
-            goto out;
+            return -1;
         default:
-            status = cli_usage_error(&cli_cmd_compare, NULL);
-            goto out;
+            return cli_usage_error(&cli_cmd_compare, NULL);
         }
     }
-    if (optind != argc - 1) {
-        status =
-            cli_usage_error(&cli_cmd_compare, "expected one scenario file");
-        goto out;
-    }
-    if (npols == 0) {
-        status =
-            cli_usage_error(&cli_cmd_compare, "expected at least one --policy");
-        goto out;
-    }
-    file = argv[optind];
+    if (optind != argc - 1)
+        return cli_usage_error(&cli_cmd_compare, "expected one scenario file");
+    if (o->npols == 0)
+        return cli_usage_error(&cli_cmd_compare,
+                               "expected at least one --policy");
+    o->file = argv[optind];
+    return 0;
+}
+
+/* ---- run ---- */
+
+/* Points s's policy at a's name and parameters (borrowed by s until
+ * restored). */
+static void use_policy(struct cl_scenario *s, const struct pol_arg *a)
+{
+    s->policy.name = a->name;
+    s->policy.params = a->params;
+    s->policy.nparams = a->nparams;
+}
+
+/* Checks the scenario with policy a: prints each error as
+ * "dsec compare: --policy ARG: MESSAGE". Returns 0 or -1. */
+static int check_policy(struct cl_scenario *s, const struct pol_arg *a)
+{
+    struct sim_diag diag;
+    int rc;
 
     sim_diag_init(&diag);
-    if (scn_file_load(file, &scn, &diag) != 0 ||
-        cl_scenario_check(&scn, &plan, &diag) != 0) {
-        sim_diag_print(&diag, stderr);
-        sim_diag_fini(&diag);
-        cl_scenario_fini(&scn);
-        status = CLI_EXIT_INPUT;
-        goto out;
-    }
-    sim_diag_print(&diag, stderr); /* warnings and notes */
+    use_policy(s, a);
+    rc = cl_scenario_check(s, NULL, &diag);
+    for (int i = 0; i < diag.n; i++)
+        if (diag.v[i].sev == SIM_SEV_ERROR)
+            fprintf(stderr, "dsec compare: --policy %s: %s\n", a->arg,
+                    diag.v[i].msg);
+    if (rc == 0 && sim_diag_errors(&diag) > 0)
+        rc = SIM_EINVAL;
     sim_diag_fini(&diag);
+    return rc == 0 ? 0 : -1;
+}
+
+/* Loads the scenario, checks that it is elastic and that every policy
+ * goes with it, and opens the database. Returns an exit status. */
+static int prepare(struct opts *o, struct run *x)
+{
+    struct cl_plan plan;
+    struct sim_diag diag;
+    int status = CLI_EXIT_OK;
+
+    if (cli_load_scenario(o->file, &x->scn, &plan) != 0)
+        return CLI_EXIT_INPUT;
+    x->loaded = 1;
+    x->saved = x->scn.policy;
     if (!plan.elastic) {
         fprintf(stderr,
                 "dsec compare: %s: not an elastic scenario: set "
                 "cluster.min_gpus and cluster.max_gpus (instead of "
                 "cluster.replicas) so that a policy can scale it\n",
-                file);
-        cl_scenario_fini(&scn);
-        status = CLI_EXIT_INPUT;
-        goto out;
+                o->file);
+        return CLI_EXIT_INPUT;
     }
-    saved = scn.policy;
-    for (int p = 0; p < npols; p++)
-        if (check_policy(&scn, &pols[p]) != 0)
+    for (int p = 0; p < o->npols; p++)
+        if (check_policy(&x->scn, &o->pols[p]) != 0)
             status = CLI_EXIT_USAGE;
     if (status != CLI_EXIT_OK)
-        goto done;
-    if (!seed_set)
-        seed = scn.seed;
-
-    if (!no_db) {
+        return status;
+    if (!o->seed_set)
+        o->seed = x->scn.seed;
+    if (!o->no_db) {
         sim_diag_init(&diag);
-        db = rpt_db_open(db_path, &diag);
+        x->db = rpt_db_open(o->db_path, &diag);
         sim_diag_print(&diag, stderr);
         sim_diag_fini(&diag);
-        if (db == NULL) {
-            status = CLI_EXIT_INPUT;
-            goto done;
-        }
+        if (x->db == NULL)
+            return CLI_EXIT_INPUT;
     }
+    return CLI_EXIT_OK;
+}
 
-    cmp = rpt_cmp_new(scn.name, seed, nreps);
-    for (int p = 0; p < npols; p++)
-        rpt_cmp_add_policy(cmp, pols[p].arg, pols[p].name, pols[p].params,
-                           pols[p].nparams);
-    res = xcalloc((size_t)npols * (size_t)nreps, sizeof(*res));
-    dir_copy = xstrdup(file);
-    ropts.base_dir = dirname(dir_copy);
-    prog.on = !quiet && !json && isatty(STDERR_FILENO);
-    prog.npolicies = npols;
+/* Runs every policy's replications, stopping at the first that fails (its
+ * diagnostics go to stderr). Returns an exit status. */
+static int simulate(const struct opts *o, struct run *x)
+{
+    struct cl_run_opts ropts = {0};
+    struct progress prog = {0};
+    struct sim_diag diag;
+    int nreps = o->nreps, status = CLI_EXIT_OK, rc;
+
+    x->cmp = rpt_cmp_new(x->scn.name, o->seed, nreps);
+    for (int p = 0; p < o->npols; p++)
+        rpt_cmp_add_policy(x->cmp, o->pols[p].arg, o->pols[p].name,
+                           o->pols[p].params, o->pols[p].nparams);
+    x->res = xcalloc((size_t)o->npols * (size_t)nreps, sizeof(*x->res));
+    x->dir_copy = xstrdup(o->file);
+    ropts.base_dir = dirname(x->dir_copy);
+    sim_progress_start(
+        &prog.line,
+        !o->quiet && !o->json && isatty(STDERR_FILENO) ? stderr : NULL, 1, 0.5);
+    prog.npolicies = o->npols;
     prog.nreps = nreps;
     ropts.progress = on_progress;
     ropts.progress_ctx = &prog;
-    for (int p = 0; p < npols && status == CLI_EXIT_OK; p++) {
-        use_policy(&scn, &pols[p]);
+    for (int p = 0; p < o->npols && status == CLI_EXIT_OK; p++) {
+        use_policy(&x->scn, &o->pols[p]);
         for (int r = 0; r < nreps && status == CLI_EXIT_OK; r++) {
-            struct cl_results *out = &res[(size_t)p * (size_t)nreps + r];
+            struct cl_results *out = &x->res[(size_t)p * (size_t)nreps + r];
 
             prog.policy = p + 1;
             prog.rep = r + 1;
-            prog.label = pols[p].arg;
-            if (prog.on)
-                show_progress(&prog, -1);
-            scn.seed = seed + (uint64_t)r;
-            clock_gettime(CLOCK_MONOTONIC, &prog.t0);
-            prog.last_print = 0;
+            prog.label = o->pols[p].arg;
+            sim_progress_restart(&prog.line);
+            show_progress(&prog, -1);
+            x->scn.seed = o->seed + (uint64_t)r;
             sim_diag_init(&diag);
-            rc = cl_run(&scn, &ropts, out, &diag);
-            out->wall_s = cli_wall_since(&prog.t0);
+            rc = cl_run(&x->scn, &ropts, out, &diag);
+            out->wall_s = sim_progress_wall_s(&prog.line);
             out->events_per_s =
                 out->wall_s > 0 ? (double)out->sim_events / out->wall_s : 0;
             if (rc != 0) {
-                if (prog.on)
-                    fprintf(stderr, "\r%78s\r", "");
+                sim_progress_clear(&prog.line);
                 fprintf(stderr,
                         "dsec compare: policy %s, replication %d (seed "
                         "%llu) failed:\n",
-                        pols[p].arg, r, (unsigned long long)scn.seed);
+                        o->pols[p].arg, r, (unsigned long long)x->scn.seed);
                 sim_diag_print(&diag, stderr);
-                status = exit_status(rc);
+                status = cli_exit_status(rc);
             }
             sim_diag_fini(&diag);
-            rpt_cmp_record(cmp, p, r, out);
+            rpt_cmp_record(x->cmp, p, r, out);
         }
     }
-    if (prog.on)
-        fprintf(stderr, "\r%78s\r", "");
+    sim_progress_clear(&prog.line);
+    return status;
+}
 
-    if (status == CLI_EXIT_OK && db != NULL)
-        status = store(db_path, db, &scn, file, cmp, res, quiet || json);
-    if (status == CLI_EXIT_OK && png != NULL &&
-        plot(png, &scn, pols, npols, res, nreps) != 0)
-        status = CLI_EXIT_INPUT;
-    if (status == CLI_EXIT_OK && json) {
-        char *s = rpt_cmp_json(cmp, 1);
+/* Writes every run and then the comparison. Returns an exit status. */
+static int store(const struct opts *o, struct run *x)
+{
+    int np = rpt_cmp_npolicies(x->cmp), nr = rpt_cmp_replications(x->cmp);
+    int64_t *ids = xcalloc((size_t)np * (size_t)nr, sizeof(*ids));
+    struct sim_diag diag;
+    struct rpt_run_info info = {0};
+    char stamp[32];
+    int rc = 0;
+
+    cli_utc_stamp(stamp, sizeof(stamp));
+    info.started_at = stamp;
+    info.scenario_name = x->scn.name;
+    info.scenario_file = o->file;
+    info.scenario_text = x->scn.text;
+    info.program_version = PACKAGE_VERSION;
+    sim_diag_init(&diag);
+    for (int i = 0; i < np * nr && rc == 0; i++) {
+        info.seed = x->res[i].seed;
+        rc = rpt_db_write_run(x->db, &info, &x->res[i], &ids[i], &diag);
+    }
+    if (rc == 0)
+        rc =
+            rpt_cmp_db_write(o->db_path, x->cmp, stamp, ids, &x->cmp_id, &diag);
+    sim_diag_print(&diag, stderr);
+    sim_diag_fini(&diag);
+    x->first_run = ids[0];
+    x->last_run = ids[np * nr - 1];
+    free(ids);
+    return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_INPUT;
+}
+
+/* Draws the chart of replication 0 that --plot asked for; a chart that
+ * cannot be drawn (no gnuplot, or gnuplot fails) is an error. Returns an
+ * exit status. */
+static int plot(const struct opts *o, const struct run *x)
+{
+    struct rpt_cmp_line *lines = xcalloc((size_t)o->npols, sizeof(*lines));
+    const struct cl_scenario *scn = &x->scn;
+    struct sim_diag diag;
+    double target_ms, slo_ms;
+    int rc;
+
+    for (int p = 0; p < o->npols; p++) {
+        lines[p].label = o->pols[p].arg;
+        lines[p].res = &x->res[(size_t)p * (size_t)o->nreps];
+    }
+    target_ms = scn->cluster.target_latency_ns >= 0
+                    ? (double)scn->cluster.target_latency_ns / 1e6
+                    : NAN;
+    slo_ms = scn->slo.tpot_ns >= 0 ? (double)scn->slo.tpot_ns / 1e6 : NAN;
+    sim_diag_init(&diag);
+    rc = rpt_cmp_plot(rpt_gp_find(), o->png, lines, o->npols, target_ms, slo_ms,
+                      &diag);
+    sim_diag_print(&diag, stderr);
+    sim_diag_fini(&diag);
+    free(lines);
+    return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_INPUT;
+}
+
+static void run_fini(const struct opts *o, struct run *x)
+{
+    if (x->loaded) {
+        x->scn.policy = x->saved;
+        cl_scenario_fini(&x->scn);
+    }
+    rpt_db_close(x->db);
+    rpt_cmp_free(x->cmp);
+    if (x->res != NULL)
+        for (int i = 0; i < o->npols * o->nreps; i++)
+            cl_results_fini(&x->res[i]);
+    free(x->res);
+    free(x->dir_copy);
+}
+
+/* ---- print ---- */
+
+static void print(const struct opts *o, const struct run *x)
+{
+    if (o->json) {
+        char *s = rpt_cmp_json(x->cmp, 1);
+
         printf("%s\n", s);
         free(s);
-    } else if (status == CLI_EXIT_OK && !quiet) {
-        rpt_cmp_print(stdout, cmp);
-        if (png != NULL)
-            printf("chart: %s\n", png);
+        return;
     }
+    rpt_cmp_print(stdout, x->cmp);
+    if (o->png != NULL)
+        printf("chart: %s\n", o->png);
+}
 
-done:
-    scn.policy = saved;
-    cl_scenario_fini(&scn);
-    rpt_db_close(db);
-    rpt_cmp_free(cmp);
-    if (res != NULL)
-        for (int i = 0; i < npols * nreps; i++)
-            cl_results_fini(&res[i]);
-    free(res);
-    free(dir_copy);
-out:
-    for (int p = 0; p < npols; p++)
-        pol_arg_fini(&pols[p]);
-    return status;
+static int exec_compare(int argc, char **argv)
+{
+    struct opts o = {0};
+    struct run x = {0};
+    int status = parse_args(argc, argv, &o);
+
+    if (status == CLI_EXIT_OK)
+        status = prepare(&o, &x);
+    if (status == CLI_EXIT_OK)
+        status = simulate(&o, &x);
+    if (status == CLI_EXIT_OK && x.db != NULL) {
+        status = store(&o, &x);
+        if (status == CLI_EXIT_OK && !o.quiet && !o.json)
+            printf("results: %s, comparison %lld, runs %lld..%lld\n", o.db_path,
+                   (long long)x.cmp_id, (long long)x.first_run,
+                   (long long)x.last_run);
+    }
+    if (status == CLI_EXIT_OK && o.png != NULL)
+        status = plot(&o, &x);
+    if (status == CLI_EXIT_OK && (o.json || !o.quiet))
+        print(&o, &x);
+    run_fini(&o, &x);
+    opts_fini(&o);
+    return status < 0 ? CLI_EXIT_OK : status;
 }
 
 const struct cli_entry cli_cmd_compare = {

@@ -14,6 +14,7 @@
 #include "models/arch/arch.h"
 #include "models/arch/hf.h"
 #include "models/perf/roofline.h"
+#include "reports/fmt.h"
 #include "base/xalloc.h"
 
 /* Writes n with thousands separators ("1,234,567") into buf. */
@@ -220,9 +221,7 @@ static void print_json(const struct arch_spec *a)
     add_int(o, "attn_topk", arch_attn_topk(a));
     add_int(o, "indexer_flops_per_pair",
             (int64_t)arch_indexer_flops_per_pair(a));
-    printf("%s\n", json_object_to_json_string_ext(
-                       o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                              JSON_C_TO_STRING_NOSLASHESCAPE));
+    rpt_json_print(stdout, o);
     json_object_put(o);
 }
 

@@ -6,7 +6,9 @@
  * scenario's SLO (plan/plan.h, docs/plan.md), and print what was pruned,
  * every configuration simulated, the Pareto frontier of cost against
  * latency and the chosen configuration as the keys to set. Standard output
- * depends on the inputs alone; the wall time goes to stderr. */
+ * depends on the inputs alone; the wall time goes to stderr. Parse
+ * (parse_args), run (search), print (print, then the chart and the saved
+ * scenario). */
 #include <getopt.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -18,6 +20,7 @@
 #include "config.h"
 #include "plan/plan.h"
 #include "reports/db.h"
+#include "reports/fmt.h"
 #include "reports/gnuplot.h"
 #include "base/errors.h"
 #include "base/param.h"
@@ -544,23 +547,10 @@ static void print_chosen(const struct plan *p)
 
 /* ---- JSON ------------------------------------------------------------- */
 
-static struct json_object *jdouble(double v)
-{
-    char buf[40];
-
-    if (!isfinite(v))
-        return NULL;
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, sizeof(buf), "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    return json_object_new_double_s(v, buf);
-}
-
 static struct json_object *jms(int64_t ns)
 {
-    return ns >= 0 ? jdouble((double)ns * 1e-6) : NULL;
+    return ns >= 0 ? rpt_json_double((double)ns * 1e-6, RPT_JSON_SHORTEST)
+                   : NULL;
 }
 
 static struct json_object *jsize(size_t v)
@@ -582,26 +572,37 @@ static struct json_object *json_layout(const struct plan_layout *l)
         o, "weight_dtype",
         json_object_new_string(perf_dtype_name(l->weight_dtype)));
     json_object_object_add(o, "gpus", json_object_new_int(l->gpus));
-    json_object_object_add(o, "price_usd_per_gpu_hour",
-                           jdouble(l->price_usd_per_gpu_hour));
+    json_object_object_add(
+        o, "price_usd_per_gpu_hour",
+        rpt_json_double(l->price_usd_per_gpu_hour, RPT_JSON_SHORTEST));
     json_object_object_add(o, "verdict",
                            json_object_new_string(verdict_name(l->verdict)));
     json_object_object_add(o, "reason",
                            l->why ? json_object_new_string(l->why) : NULL);
     json_object_object_add(
         o, "batch_seqs", bounded ? json_object_new_int64(b->batch_seqs) : NULL);
-    json_object_object_add(o, "step_ms",
-                           bounded ? jdouble((double)b->step_ns * 1e-6) : NULL);
-    json_object_object_add(o, "decode_tokens_per_s",
-                           bounded ? jdouble(b->decode_tokens_per_s) : NULL);
-    json_object_object_add(o, "prefill_tokens_per_s",
-                           bounded ? jdouble(b->prefill_tokens_per_s) : NULL);
-    json_object_object_add(o, "replicas_mean",
-                           bounded ? jdouble(b->replicas_mean) : NULL);
-    json_object_object_add(o, "replicas_peak",
-                           bounded ? jdouble(b->replicas_peak) : NULL);
-    json_object_object_add(o, "replicas_peak_sum",
-                           bounded ? jdouble(b->replicas_peak_sum) : NULL);
+    json_object_object_add(
+        o, "step_ms",
+        bounded ? rpt_json_double((double)b->step_ns * 1e-6, RPT_JSON_SHORTEST)
+                : NULL);
+    json_object_object_add(
+        o, "decode_tokens_per_s",
+        bounded ? rpt_json_double(b->decode_tokens_per_s, RPT_JSON_SHORTEST)
+                : NULL);
+    json_object_object_add(
+        o, "prefill_tokens_per_s",
+        bounded ? rpt_json_double(b->prefill_tokens_per_s, RPT_JSON_SHORTEST)
+                : NULL);
+    json_object_object_add(
+        o, "replicas_mean",
+        bounded ? rpt_json_double(b->replicas_mean, RPT_JSON_SHORTEST) : NULL);
+    json_object_object_add(
+        o, "replicas_peak",
+        bounded ? rpt_json_double(b->replicas_peak, RPT_JSON_SHORTEST) : NULL);
+    json_object_object_add(
+        o, "replicas_peak_sum",
+        bounded ? rpt_json_double(b->replicas_peak_sum, RPT_JSON_SHORTEST)
+                : NULL);
     json_object_object_add(o, "min_replicas",
                            bounded ? json_object_new_int(b->min_replicas)
                                    : NULL);
@@ -658,8 +659,10 @@ static struct json_object *json_config(const struct plan *p, size_t i)
                                          : NULL);
     for (int k = 0; k < PLAN_M_COUNT; k++) {
         char *ci = xasprintf("%s_ci95", names[k]);
-        json_object_object_add(o, names[k], jdouble(c->m[k].mean));
-        json_object_object_add(o, ci, jdouble(c->m[k].ci95));
+        json_object_object_add(
+            o, names[k], rpt_json_double(c->m[k].mean, RPT_JSON_SHORTEST));
+        json_object_object_add(
+            o, ci, rpt_json_double(c->m[k].ci95, RPT_JSON_SHORTEST));
         free(ci);
     }
     json_object_object_add(o, "meets", json_object_new_boolean(c->meets));
@@ -683,23 +686,30 @@ static void print_json(const struct plan *p, const size_t *idx, size_t n)
     json_object_object_add(x, "ttft_ms", jms(p->scn.slo.ttft_ns));
     json_object_object_add(x, "tpot_ms", jms(p->scn.slo.tpot_ns));
     json_object_object_add(x, "e2e_ms", jms(p->scn.slo.e2e_ns));
-    json_object_object_add(x, "attainment", jdouble(p->attainment));
+    json_object_object_add(x, "attainment",
+                           rpt_json_double(p->attainment, RPT_JSON_SHORTEST));
     json_object_object_add(o, "slo", x);
     json_object_object_add(
         o, "latency", json_object_new_string(plan_latency_name(p->latency)));
     x = json_object_new_object();
     json_object_object_add(x, "requests",
                            json_object_new_int64((int64_t)p->wl.requests));
-    json_object_object_add(x, "span_s", jdouble(p->wl.span_s));
-    json_object_object_add(x, "rate_mean_per_s",
-                           jdouble(p->wl.rate_mean_per_s));
-    json_object_object_add(x, "rate_peak_per_s",
-                           jdouble(p->wl.rate_peak_per_s));
-    json_object_object_add(x, "window_s", jdouble(p->wl.window_s));
-    json_object_object_add(x, "prompt_mean_tokens",
-                           jdouble(p->wl.prompt_mean_tokens));
-    json_object_object_add(x, "output_mean_tokens",
-                           jdouble(p->wl.output_mean_tokens));
+    json_object_object_add(x, "span_s",
+                           rpt_json_double(p->wl.span_s, RPT_JSON_SHORTEST));
+    json_object_object_add(
+        x, "rate_mean_per_s",
+        rpt_json_double(p->wl.rate_mean_per_s, RPT_JSON_SHORTEST));
+    json_object_object_add(
+        x, "rate_peak_per_s",
+        rpt_json_double(p->wl.rate_peak_per_s, RPT_JSON_SHORTEST));
+    json_object_object_add(x, "window_s",
+                           rpt_json_double(p->wl.window_s, RPT_JSON_SHORTEST));
+    json_object_object_add(
+        x, "prompt_mean_tokens",
+        rpt_json_double(p->wl.prompt_mean_tokens, RPT_JSON_SHORTEST));
+    json_object_object_add(
+        x, "output_mean_tokens",
+        rpt_json_double(p->wl.output_mean_tokens, RPT_JSON_SHORTEST));
     json_object_object_add(o, "workload", x);
     x = json_object_new_object();
     arr = json_object_new_array();
@@ -723,12 +733,14 @@ static void print_json(const struct plan *p, const size_t *idx, size_t n)
     }
     json_object_object_add(x, "policies", arr);
     json_object_object_add(x, "elastic", json_object_new_boolean(p->elastic));
-    json_object_object_add(x, "budget_usd_per_hour",
-                           jdouble(p->opts.budget_usd_per_hour));
+    json_object_object_add(
+        x, "budget_usd_per_hour",
+        rpt_json_double(p->opts.budget_usd_per_hour, RPT_JSON_SHORTEST));
     json_object_object_add(
         x, "max_gpus",
         p->opts.max_gpus > 0 ? json_object_new_int(p->opts.max_gpus) : NULL);
-    json_object_object_add(x, "headroom", jdouble(p->opts.headroom));
+    json_object_object_add(
+        x, "headroom", rpt_json_double(p->opts.headroom, RPT_JSON_SHORTEST));
     json_object_object_add(x, "beyond", json_object_new_int(p->opts.beyond));
     json_object_object_add(x, "replications",
                            json_object_new_int(p->opts.replications));
@@ -771,9 +783,7 @@ static void print_json(const struct plan *p, const size_t *idx, size_t n)
     json_object_object_add(o, "chosen",
                            chosen_row >= 0 ? json_object_new_int64(chosen_row)
                                            : NULL);
-    printf("%s\n", json_object_to_json_string_ext(
-                       o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                              JSON_C_TO_STRING_NOSLASHESCAPE));
+    rpt_json_print(stdout, o);
     json_object_put(o);
 }
 
@@ -810,18 +820,15 @@ static int save_scenario(const struct plan *p, const char *path)
     return rc;
 }
 
+/* Draws the frontier chart that --chart asked for; a chart that cannot be
+ * drawn (no gnuplot, or gnuplot fails) is an error. Returns 0 or -1. */
 static int chart(const struct plan *p, const char *png)
 {
-    const char *gnuplot = rpt_gp_find();
     struct sim_diag d;
     int rc;
 
-    if (gnuplot == NULL) {
-        fprintf(stderr, "dsec plan: note: gnuplot not found: no chart\n");
-        return 0;
-    }
     sim_diag_init(&d);
-    rc = plan_chart(p, gnuplot, png, &d);
+    rc = plan_chart(p, rpt_gp_find(), png, &d);
     sim_diag_print(&d, stderr);
     sim_diag_fini(&d);
     return rc;
@@ -1032,79 +1039,74 @@ static int parse_args(int argc, char **argv, struct args *a)
     }
     if (optind != argc - 1)
         return cli_usage_error(&cli_cmd_plan, "expected one scenario file");
+    if (a->jobs < 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        a->jobs = cpus < 1 ? 1 : cpus;
+    }
     return 0;
 }
 
-static int exec_plan(int argc, char **argv)
+/* Reads the scenario and the search space into *p and runs the search on
+ * a.jobs threads, recording the runs when --db is given. Prints
+ * diagnostics to stderr. Returns an exit status. */
+static int search(const char *file, const struct args *a, struct plan **p)
 {
-    struct args a;
-    struct plan *p = NULL;
     struct plan_run_opts ro = {0};
     struct sim_diag d;
-    size_t *idx = NULL, n;
-    int rc, err = 0, status = CLI_EXIT_OK;
-
-    memset(&a, 0, sizeof(a));
-    rc = parse_args(argc, argv, &a);
-    if (rc != 0) {
-        status = rc < 0 ? CLI_EXIT_OK : rc;
-        goto out;
-    }
-    if (a.jobs < 0) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        a.jobs = cpus < 1 ? 1 : cpus;
-    }
+    int rc, err = 0;
 
     sim_diag_init(&d);
-    p = plan_new(argv[optind], &a.o, &d, &err);
+    *p = plan_new(file, &a->o, &d, &err);
     sim_diag_print(&d, stderr);
     sim_diag_fini(&d);
-    if (p == NULL) {
-        status = err == PLAN_E_INTERNAL ? CLI_EXIT_INTERNAL : CLI_EXIT_INPUT;
-        goto out;
-    }
+    if (*p == NULL)
+        return err == PLAN_E_INTERNAL ? CLI_EXIT_INTERNAL : CLI_EXIT_INPUT;
 
     sim_diag_init(&d);
-    if (a.db != NULL) {
-        ro.db = rpt_db_open(a.db, &d);
+    if (a->db != NULL) {
+        ro.db = rpt_db_open(a->db, &d);
         if (ro.db == NULL) {
             sim_diag_print(&d, stderr);
             sim_diag_fini(&d);
-            status = CLI_EXIT_INPUT;
-            goto out;
+            return CLI_EXIT_INPUT;
         }
     }
-    ro.jobs = (int)a.jobs;
-    ro.log = a.quiet || a.json ? NULL : stderr;
+    ro.jobs = (int)a->jobs;
+    ro.log = a->quiet || a->json ? NULL : stderr;
     ro.bar = isatty(STDERR_FILENO);
     ro.program_version = PACKAGE_VERSION;
-    rc = plan_run(p, &ro, &d);
+    rc = plan_run(*p, &ro, &d);
     sim_diag_print(&d, stderr);
     sim_diag_fini(&d);
     rpt_db_close(ro.db);
-    if (rc != 0) {
-        status = CLI_EXIT_INPUT;
-        goto out;
-    }
+    return rc != 0 ? CLI_EXIT_INPUT : CLI_EXIT_OK;
+}
 
-    idx = xcalloc(p->nconfigs + 1, sizeof(*idx));
-    n = sorted_done(p, idx);
-    if (a.json) {
+/* Prints the plan (text or JSON) and the wall time on stderr, then says
+ * when nothing was chosen. Returns an exit status. */
+static int print(const struct plan *p, const struct args *a)
+{
+    size_t *idx = xcalloc(p->nconfigs + 1, sizeof(*idx));
+    size_t n = sorted_done(p, idx);
+    int status = CLI_EXIT_OK;
+
+    if (a->json) {
         print_json(p, idx, n);
     } else {
         print_header(p);
-        print_layouts(p, a.verbose);
+        print_layouts(p, a->verbose);
         print_counts(p);
         print_configs(p, idx, n);
         print_frontier(p, idx, n);
         print_chosen(p);
     }
+    free(idx);
     fflush(stdout);
-    if (!a.quiet && !a.json)
+    if (!a->quiet && !a->json)
         fprintf(stderr,
                 "dsec plan: %zu simulations in %.1f s of wall time on %ld "
                 "threads\n",
-                p->counts.runs, p->wall_s, a.jobs);
+                p->counts.runs, p->wall_s, a->jobs);
     if (p->counts.failed > 0)
         status = CLI_EXIT_INPUT;
     if (p->chosen < 0) {
@@ -1115,18 +1117,31 @@ static int exec_plan(int argc, char **argv)
                 100 * p->attainment);
         status = CLI_EXIT_INPUT;
     }
-    if (a.chart != NULL && chart(p, a.chart) != 0)
-        status = CLI_EXIT_INPUT;
-    if (a.save != NULL && save_scenario(p, a.save) != 0)
-        status = CLI_EXIT_INPUT;
+    return status;
+}
 
-out:
-    free(idx);
+static int exec_plan(int argc, char **argv)
+{
+    struct args a;
+    struct plan *p = NULL;
+    int status;
+
+    memset(&a, 0, sizeof(a));
+    status = parse_args(argc, argv, &a);
+    if (status == 0)
+        status = search(argv[optind], &a, &p);
+    if (status == 0) {
+        status = print(p, &a);
+        if (a.chart != NULL && chart(p, a.chart) != 0)
+            status = CLI_EXIT_INPUT;
+        if (a.save != NULL && save_scenario(p, a.save) != 0)
+            status = CLI_EXIT_INPUT;
+    }
     plan_free(p);
     list_fini(&a.gpus);
     list_fini(&a.dtypes);
     list_fini(&a.policies);
-    return status;
+    return status < 0 ? CLI_EXIT_OK : status;
 }
 
 const struct cli_entry cli_cmd_plan = {

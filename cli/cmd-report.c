@@ -4,12 +4,13 @@
  * baseline is the run's stored scenario (runs.scenario_text, same seed) on
  * a static cluster of the run's peak replicas, the first pool's GPU kind
  * and price; it is simulated once, stored as a run (policy NULL) and linked
- * in table baselines, so later reports reuse it. */
+ * in table baselines, so later reports reuse it. Parse (parse_args), run
+ * (run_report or comparison_report, which write the report), print its
+ * path. */
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -20,28 +21,147 @@
 #include "reports/report.h"
 #include "scenarios/load.h"
 #include "base/errors.h"
+#include "base/progress.h"
 #include "base/xalloc.h"
 
-struct progress {
-    int on;
-    struct timespec t0;
-    double last_print;
+/* The options. */
+struct opts {
+    const char *db_path, *out;
+    enum rpt_format fmt;
+    int comparison; /* --comparison ID or --latest-comparison */
+    int latest;     /* --latest or --latest-comparison */
+    int64_t id;     /* RUN-ID or ID; 0 with latest */
 };
 
 static void on_progress(void *ctx, double sim_s, uint64_t done,
                         uint64_t expected)
 {
-    struct progress *p = ctx;
-    double wall = cli_wall_since(&p->t0);
+    struct sim_progress *p = ctx;
 
     (void)done;
     (void)expected;
-    if (!p->on || wall - p->last_print < 0.5)
-        return;
-    p->last_print = wall;
-    fprintf(stderr, "\r  static baseline: sim %.0f s  wall %.1f s   ", sim_s,
-            wall);
+    if (sim_progress_due(p))
+        sim_progress_draw(p, "  static baseline: sim %.0f s  wall %.1f s   ",
+                          sim_s, sim_progress_wall_s(p));
 }
+
+static void print_help(void)
+{
+    printf("usage: dsec report %s\n\n%s\n", cli_cmd_report.usage,
+           cli_cmd_report.summary);
+    printf("\nA run's report sets its cost against a static cluster of the "
+           "run's peak size,\nsimulated once and stored as a baseline run; "
+           "a comparison's report is that of\na 'dsec compare' "
+           "(docs/reports.md).\n\noptions:\n"
+           "  -l, --latest             the newest run in the database, "
+           "instead of RUN-ID\n"
+           "  --comparison ID          the report of comparison ID\n"
+           "  --latest-comparison      the report of the newest comparison\n"
+           "  -d, --db FILE            results database (default dsec.db)\n"
+           "  -f, --format FORMAT      html, pdf, csv or md (default html); "
+           "pdf needs cairo\n"
+           "                           and is for run reports only\n"
+           "  -o, --out DIR            where to write it (default "
+           "report-RUN-ID or\n"
+           "                           comparison-ID)\n"
+           "\nExit status: 0; 1 for a missing database, run or comparison; "
+           "2 for a usage\nerror; 3 for an internal error.\n");
+}
+
+/* ---- parse ---- */
+
+/* Returns 0, -1 after --help, or a usage error's exit status. */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+    static const struct option longopts[] = {
+        {"latest", no_argument, NULL, 'l'},
+        {"comparison", required_argument, NULL, 'c'},
+        {"latest-comparison", no_argument, NULL, 'C'},
+        {"db", required_argument, NULL, 'd'},
+        {"format", required_argument, NULL, 'f'},
+        {"out", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *cmp_arg = NULL;
+    int latest = 0, latest_cmp = 0, opt;
+    uint64_t id_u = 0;
+
+    o->db_path = "dsec.db";
+    o->fmt = RPT_FMT_HTML;
+    /* 0, not 1: glibc then forgets the state of an earlier scan, which
+     * dsec run --report leaves behind when it calls this in-process. */
+    optind = 0;
+    while ((opt = getopt_long(argc, argv, "ld:f:o:h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'l':
+            latest = 1;
+            break;
+        case 'c':
+            cmp_arg = optarg;
+            break;
+        case 'C':
+            latest_cmp = 1;
+            break;
+        case 'd':
+            o->db_path = optarg;
+            break;
+        case 'f':
+            if (rpt_format_parse(optarg, &o->fmt) != 0)
+                return cli_usage_error(&cli_cmd_report,
+                                       "--format: expected html, pdf, csv "
+                                       "or md");
+            break;
+        case 'o':
+            o->out = optarg;
+            break;
+        case 'h':
+            print_help();
+            return -1;
+        default:
+            return cli_usage_error(&cli_cmd_report, NULL);
+        }
+    }
+    if (cmp_arg != NULL || latest_cmp) {
+        if (latest || optind != argc || (cmp_arg != NULL && latest_cmp))
+            return cli_usage_error(&cli_cmd_report,
+                                   "expected one of RUN-ID, --latest, "
+                                   "--comparison ID, --latest-comparison");
+        if (cmp_arg != NULL &&
+            (cli_parse_u64(cmp_arg, &id_u) != 0 || id_u > INT64_MAX))
+            return cli_usage_error(&cli_cmd_report,
+                                   "--comparison: expected a comparison "
+                                   "number");
+        if (o->fmt == RPT_FMT_PDF) {
+            fprintf(stderr, "dsec report: PDF is for run reports only: "
+                            "write a comparison report with --format html, "
+                            "csv or md\n");
+            return CLI_EXIT_USAGE;
+        }
+        o->comparison = 1;
+        o->latest = latest_cmp;
+        o->id = (int64_t)id_u;
+        return 0;
+    }
+    if (latest ? optind != argc : optind != argc - 1)
+        return cli_usage_error(&cli_cmd_report,
+                               "expected one RUN-ID or --latest");
+    if (!latest &&
+        (cli_parse_u64(argv[optind], &id_u) != 0 || id_u > INT64_MAX))
+        return cli_usage_error(&cli_cmd_report,
+                               "RUN-ID: expected a run number");
+    if (!rpt_format_available(o->fmt)) {
+        fprintf(stderr, "dsec report: PDF is not available: this dsec was "
+                        "built without cairo (install libcairo2-dev and "
+                        "reconfigure)\n");
+        return CLI_EXIT_USAGE;
+    }
+    o->latest = latest;
+    o->id = (int64_t)id_u;
+    return 0;
+}
+
+/* ---- run ---- */
 
 /* Turns the loaded elastic scenario into the static cluster of replicas
  * replicas of the first pool's GPU at its price. */
@@ -107,12 +227,14 @@ static int load_scenario(const struct rpt_run *run, struct cl_scenario *scn,
     return 0;
 }
 
+/* Loads the stored scenario and takes its targets into rep. Returns 0 or
+ * an exit status. */
 /* Simulates and stores the baseline of run; returns 0 or an exit status. */
 static int run_baseline(const char *db_path, const struct rpt_run *run,
                         struct cl_scenario *scn, int64_t *base_id)
 {
     struct cl_run_opts ropts = {0};
-    struct progress prog = {0};
+    struct sim_progress prog;
     struct cl_results res;
     struct sim_diag diag;
     struct rpt_run_info info = {0};
@@ -134,27 +256,26 @@ static int run_baseline(const char *db_path, const struct rpt_run *run,
             strcpy(dir, ".");
         ropts.base_dir = dir;
     }
-    prog.on = isatty(STDERR_FILENO);
-    clock_gettime(CLOCK_MONOTONIC, &prog.t0);
+    sim_progress_start(&prog, isatty(STDERR_FILENO) ? stderr : NULL, 1, 0.5);
     ropts.progress = on_progress;
     ropts.progress_ctx = &prog;
     sim_diag_init(&diag);
     if (cl_scenario_check(scn, NULL, &diag) != 0 ||
         cl_run(scn, &ropts, &res, &diag) != 0) {
+        sim_progress_clear(&prog);
         fprintf(stderr, "dsec report: cannot simulate the static "
                         "baseline:\n");
         sim_diag_print(&diag, stderr);
         status = CLI_EXIT_INPUT;
     }
     sim_diag_fini(&diag);
-    if (prog.on)
-        fprintf(stderr, "\r%78s\r", "");
+    sim_progress_clear(&prog);
     if (status != 0) {
         cl_results_fini(&res);
         free(dir);
         return status;
     }
-    res.wall_s = cli_wall_since(&prog.t0);
+    res.wall_s = sim_progress_wall_s(&prog);
     note = xasprintf("static baseline of run %lld: replicas: %d (its peak), "
                      "same workload and seed",
                      (long long)run->id, replicas);
@@ -181,24 +302,77 @@ static int run_baseline(const char *db_path, const struct rpt_run *run,
     return status;
 }
 
-/* The comparison report of comparison cmp_id (0: the newest). Returns an
- * exit status. */
-static int comparison_report(const char *db_path, int64_t cmp_id, int latest,
-                             enum rpt_format fmt, const char *out)
+/* Writes the report of the run o names; *written gets its path (caller
+ * frees). Returns an exit status. */
+static int run_report(const struct opts *o, char **written)
+{
+    struct rpt_report rep = {0};
+    struct cl_scenario scn;
+    struct sim_diag diag;
+    int64_t run_id = o->id, base_id = 0;
+    char *out_dir = NULL;
+    int rc, status;
+
+    memset(&scn, 0, sizeof(scn));
+    sim_diag_init(&diag);
+    rc = o->latest ? rpt_run_latest(o->db_path, &run_id, &diag) : 0;
+    if (rc == 1)
+        sim_diag_error(&diag, o->db_path, 0, 0, "the database holds no run");
+    if (rc == 0)
+        rep.run = rpt_run_load(o->db_path, run_id, &diag);
+    if (rep.run == NULL) {
+        sim_diag_print(&diag, stderr);
+        sim_diag_fini(&diag);
+        return CLI_EXIT_INPUT;
+    }
+    status = load_scenario(rep.run, &scn, &rep);
+    if (status == 0 && rep.run->policy == NULL) {
+        rep.self_baseline = 1;
+    } else if (status == 0) {
+        rc = rpt_baseline_find(o->db_path, run_id, &base_id, &diag);
+        if (rc == 1)
+            status = run_baseline(o->db_path, rep.run, &scn, &base_id);
+        else if (rc < 0)
+            status = CLI_EXIT_INPUT;
+        if (status == 0) {
+            rep.baseline = rpt_run_load(o->db_path, base_id, &diag);
+            if (rep.baseline == NULL)
+                status = CLI_EXIT_INPUT;
+        }
+    }
+    cl_scenario_fini(&scn);
+    if (status == 0) {
+        out_dir = o->out ? xstrdup(o->out)
+                         : xasprintf("report-%lld", (long long)run_id);
+        if (rpt_report_write(&rep, o->fmt, out_dir, rpt_gp_find(), written,
+                             &diag) != 0)
+            status = CLI_EXIT_INPUT;
+    }
+    sim_diag_print(&diag, stderr);
+    sim_diag_fini(&diag);
+    free(out_dir);
+    rpt_report_fini(&rep);
+    return status;
+}
+
+/* Writes the report of the comparison o names (the newest with latest);
+ * *written gets its path (caller frees). Returns an exit status. */
+static int comparison_report(const struct opts *o, char **written)
 {
     struct rpt_cmp_report c;
     struct rpt_report rep = {0};
     struct cl_scenario scn;
     struct sim_diag diag;
-    char *out_dir, *written = NULL;
+    int64_t cmp_id = o->id;
+    char *out_dir;
     int rc, status = 0;
 
     sim_diag_init(&diag);
-    rc = latest ? rpt_cmp_latest(db_path, &cmp_id, &diag) : 0;
+    rc = o->latest ? rpt_cmp_latest(o->db_path, &cmp_id, &diag) : 0;
     if (rc == 1)
-        sim_diag_error(&diag, db_path, 0, 0,
+        sim_diag_error(&diag, o->db_path, 0, 0,
                        "the database holds no comparison");
-    if (rc != 0 || rpt_cmp_report_load(db_path, cmp_id, &c, &diag) != 0) {
+    if (rc != 0 || rpt_cmp_report_load(o->db_path, cmp_id, &c, &diag) != 0) {
         sim_diag_print(&diag, stderr);
         sim_diag_fini(&diag);
         return CLI_EXIT_INPUT;
@@ -211,182 +385,37 @@ static int comparison_report(const char *db_path, int64_t cmp_id, int latest,
         c.slo_tpot_ms = rep.slo_tpot_ms;
     }
     cl_scenario_fini(&scn);
-    out_dir =
-        out ? xstrdup(out) : xasprintf("comparison-%lld", (long long)cmp_id);
-    if (rpt_cmp_report_write(&c, fmt, out_dir, rpt_gp_find(), &written,
+    out_dir = o->out ? xstrdup(o->out)
+                     : xasprintf("comparison-%lld", (long long)cmp_id);
+    if (rpt_cmp_report_write(&c, o->fmt, out_dir, rpt_gp_find(), written,
                              &diag) != 0)
         status = CLI_EXIT_INPUT;
     sim_diag_print(&diag, stderr);
     sim_diag_fini(&diag);
-    if (status == 0)
-        printf("report: %s\n", written);
-    free(written);
     free(out_dir);
     rpt_cmp_report_fini(&c);
     return status;
 }
 
-static void print_help(void)
-{
-    printf("usage: dsec report %s\n\n%s\n", cli_cmd_report.usage,
-           cli_cmd_report.summary);
-    printf("\nA run's report sets its cost against a static cluster of the "
-           "run's peak size,\nsimulated once and stored as a baseline run; "
-           "a comparison's report is that of\na 'dsec compare' "
-           "(docs/reports.md).\n\noptions:\n"
-           "  -l, --latest             the newest run in the database, "
-           "instead of RUN-ID\n"
-           "  --comparison ID          the report of comparison ID\n"
-           "  --latest-comparison      the report of the newest comparison\n"
-           "  -d, --db FILE            results database (default dsec.db)\n"
-           "  -f, --format FORMAT      html, pdf, csv or md (default html); "
-           "pdf needs cairo\n"
-           "                           and is for run reports only\n"
-           "  -o, --out DIR            where to write it (default "
-           "report-RUN-ID or\n"
-           "                           comparison-ID)\n"
-           "\nExit status: 0; 1 for a missing database, run or comparison; "
-           "2 for a usage\nerror; 3 for an internal error.\n");
-}
+/* ---- print ---- */
 
 static int exec_report(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"latest", no_argument, NULL, 'l'},
-        {"comparison", required_argument, NULL, 'c'},
-        {"latest-comparison", no_argument, NULL, 'C'},
-        {"db", required_argument, NULL, 'd'},
-        {"format", required_argument, NULL, 'f'},
-        {"out", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *db_path = "dsec.db", *out = NULL, *gnuplot = NULL;
-    const char *cmp_arg = NULL;
-    enum rpt_format fmt = RPT_FMT_HTML;
-    int latest = 0, latest_cmp = 0, opt, status = 0, rc;
-    uint64_t id_u = 0;
-    int64_t run_id = 0, base_id = 0;
-    struct rpt_report rep = {0};
-    struct cl_scenario scn;
-    struct sim_diag diag;
-    char *out_dir = NULL, *written = NULL;
+    struct opts o = {0};
+    char *written = NULL;
+    int status = parse_args(argc, argv, &o);
 
-    /* 0, not 1: glibc then forgets the state of an earlier scan, which
-     * dsec run --report leaves behind when it calls this in-process. */
-    optind = 0;
-    while ((opt = getopt_long(argc, argv, "ld:f:o:h", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'l':
-            latest = 1;
-            break;
-        case 'c':
-            cmp_arg = optarg;
-            break;
-        case 'C':
-            latest_cmp = 1;
-            break;
-        case 'd':
-            db_path = optarg;
-            break;
-        case 'f':
-            if (rpt_format_parse(optarg, &fmt) != 0)
-                return cli_usage_error(&cli_cmd_report,
-                                       "--format: expected html, pdf, csv "
-                                       "or md");
-            break;
-        case 'o':
-            out = optarg;
-            break;
-        case 'h':
-            print_help();
-            return CLI_EXIT_OK;
-        default:
-            return cli_usage_error(&cli_cmd_report, NULL);
-        }
-    }
-    if (cmp_arg != NULL || latest_cmp) {
-        if (latest || optind != argc || (cmp_arg != NULL && latest_cmp))
-            return cli_usage_error(&cli_cmd_report,
-                                   "expected one of RUN-ID, --latest, "
-                                   "--comparison ID, --latest-comparison");
-        if (cmp_arg != NULL &&
-            (cli_parse_u64(cmp_arg, &id_u) != 0 || id_u > INT64_MAX))
-            return cli_usage_error(&cli_cmd_report,
-                                   "--comparison: expected a comparison "
-                                   "number");
-        if (fmt == RPT_FMT_PDF) {
-            fprintf(stderr, "dsec report: PDF is for run reports only: "
-                            "write a comparison report with --format html, "
-                            "csv or md\n");
-            return CLI_EXIT_USAGE;
-        }
-        if (access(db_path, R_OK) != 0) {
-            fprintf(stderr, "dsec report: %s: no such database\n", db_path);
-            return CLI_EXIT_INPUT;
-        }
-        return comparison_report(db_path, (int64_t)id_u, latest_cmp, fmt, out);
-    }
-    if (latest ? optind != argc : optind != argc - 1)
-        return cli_usage_error(&cli_cmd_report,
-                               "expected one RUN-ID or --latest");
-    if (!latest &&
-        (cli_parse_u64(argv[optind], &id_u) != 0 || id_u > INT64_MAX))
-        return cli_usage_error(&cli_cmd_report,
-                               "RUN-ID: expected a run number");
-    if (!rpt_format_available(fmt)) {
-        fprintf(stderr, "dsec report: PDF is not available: this dsec was "
-                        "built without cairo (install libcairo2-dev and "
-                        "reconfigure)\n");
-        return CLI_EXIT_USAGE;
-    }
-    if (access(db_path, R_OK) != 0) {
-        fprintf(stderr, "dsec report: %s: no such database\n", db_path);
+    if (status != 0)
+        return status < 0 ? CLI_EXIT_OK : status;
+    if (access(o.db_path, R_OK) != 0) {
+        fprintf(stderr, "dsec report: %s: no such database\n", o.db_path);
         return CLI_EXIT_INPUT;
     }
-    memset(&scn, 0, sizeof(scn));
-    sim_diag_init(&diag);
-    run_id = (int64_t)id_u;
-    rc = latest ? rpt_run_latest(db_path, &run_id, &diag) : 0;
-    if (rc == 1)
-        sim_diag_error(&diag, db_path, 0, 0, "the database holds no run");
-    if (rc == 0)
-        rep.run = rpt_run_load(db_path, run_id, &diag);
-    if (rep.run == NULL) {
-        sim_diag_print(&diag, stderr);
-        sim_diag_fini(&diag);
-        return CLI_EXIT_INPUT;
-    }
-    status = load_scenario(rep.run, &scn, &rep);
-    if (status == 0 && rep.run->policy == NULL) {
-        rep.self_baseline = 1;
-    } else if (status == 0) {
-        rc = rpt_baseline_find(db_path, run_id, &base_id, &diag);
-        if (rc == 1)
-            status = run_baseline(db_path, rep.run, &scn, &base_id);
-        else if (rc < 0)
-            status = CLI_EXIT_INPUT;
-        if (status == 0) {
-            rep.baseline = rpt_run_load(db_path, base_id, &diag);
-            if (rep.baseline == NULL)
-                status = CLI_EXIT_INPUT;
-        }
-    }
-    cl_scenario_fini(&scn);
-    gnuplot = rpt_gp_find();
-    if (status == 0) {
-        out_dir =
-            out ? xstrdup(out) : xasprintf("report-%lld", (long long)run_id);
-        if (rpt_report_write(&rep, fmt, out_dir, gnuplot, &written, &diag) != 0)
-            status = CLI_EXIT_INPUT;
-    }
-    sim_diag_print(&diag, stderr);
-    sim_diag_fini(&diag);
-    if (status == 0)
+    status = o.comparison ? comparison_report(&o, &written)
+                          : run_report(&o, &written);
+    if (status == CLI_EXIT_OK)
         printf("report: %s\n", written);
     free(written);
-    free(out_dir);
-    rpt_report_fini(&rep);
     return status;
 }
 

@@ -2,14 +2,14 @@
  * [--report DIR] [--trace FILE]: load, check, simulate, store in SQLite
  * (one transaction), print, and with --report write the cost report (dsec
  * report) into DIR. --trace replaces workload.trace.path; a relative FILE
- * is taken from the current directory, not the scenario's. */
+ * is taken from the current directory, not the scenario's. Parse
+ * (parse_args), run (load, simulate, store, write_report), print. */
 #include <getopt.h>
 #include <json-c/json.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -17,38 +17,53 @@
 #include "models/cluster/cluster.h"
 #include "models/train/scenario.h"
 #include "reports/db.h"
+#include "reports/fmt.h"
 #include "reports/summary.h"
+#include "reports/train-report.h"
 #include "scenarios/load.h"
 #include "base/errors.h"
+#include "base/progress.h"
 
-struct progress {
-    int on;
-    struct timespec t0;
-    double last_print;
+/* The options. */
+struct opts {
+    const char *file; /* the scenario */
+    const char *db_path, *report_dir, *trace_path;
+    int json, quiet, no_db, seed_set, series_replicas;
+    uint64_t seed;
+};
+
+/* What the command computed; run_fini() frees it. */
+struct run {
+    struct cl_scenario scn;
+    struct cl_results res;
+    struct train_report trep; /* the training: section's job */
+    char *dir_copy;           /* holds ropts.base_dir */
+    struct cl_run_opts ropts;
+    int64_t run_id;
 };
 
 /* Progress on stderr, at most twice a second, only on a terminal. */
 static void on_progress(void *ctx, double sim_s, uint64_t done,
                         uint64_t expected)
 {
-    struct progress *p = ctx;
-    double wall = cli_wall_since(&p->t0);
+    struct sim_progress *p = ctx;
+    double wall, frac, eta;
 
-    if (!p->on || wall - p->last_print < 0.5)
+    if (!sim_progress_due(p))
         return;
-    p->last_print = wall;
-    if (expected > 0) {
-        double frac = (double)done / (double)expected;
-        double eta = frac > 0 ? wall * (1 - frac) / frac : 0;
-        fprintf(stderr,
-                "\r  %5.1f%%  %llu/%llu requests  sim %.0f s  "
-                "wall %.1f s  eta %.0f s   ",
-                100 * frac, (unsigned long long)done,
-                (unsigned long long)expected, sim_s, wall, eta);
-    } else {
-        fprintf(stderr, "\r  %llu requests  sim %.0f s  wall %.1f s   ",
-                (unsigned long long)done, sim_s, wall);
+    wall = sim_progress_wall_s(p);
+    if (expected == 0) {
+        sim_progress_draw(p, "  %llu requests  sim %.0f s  wall %.1f s   ",
+                          (unsigned long long)done, sim_s, wall);
+        return;
     }
+    frac = (double)done / (double)expected;
+    eta = frac > 0 ? wall * (1 - frac) / frac : 0;
+    sim_progress_draw(p,
+                      "  %5.1f%%  %llu/%llu requests  sim %.0f s  "
+                      "wall %.1f s  eta %.0f s   ",
+                      100 * frac, (unsigned long long)done,
+                      (unsigned long long)expected, sim_s, wall, eta);
 }
 
 static void print_help(void)
@@ -82,7 +97,10 @@ static void print_help(void)
            "for a usage error;\n3 for an internal error.\n");
 }
 
-static int exec_run(int argc, char **argv)
+/* ---- parse ---- */
+
+/* Returns 0, -1 after --help, or a usage error's exit status. */
+static int parse_args(int argc, char **argv, struct opts *o)
 {
     static const struct option longopts[] = {
         {"seed", required_argument, NULL, 's'},
@@ -96,190 +114,250 @@ static int exec_run(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *db_path = "dsec.db", *report_dir = NULL, *trace_path = NULL;
-    int json = 0, quiet = 0, no_db = 0, seed_set = 0, opt, rc, status;
-    int series_replicas = 0;
-    uint64_t seed = 0;
-    struct cl_scenario scn;
-    struct cl_results res;
-    struct train_report trep = {0}; /* the training: section's job */
-    struct cl_run_opts ropts = {0};
-    struct sim_diag diag;
-    struct progress prog = {0};
-    char *dir_copy;
+    int opt;
 
+    o->db_path = "dsec.db";
     optind = 1;
     while ((opt = getopt_long(argc, argv, "s:d:jqh", longopts, NULL)) != -1) {
         switch (opt) {
         case 's':
-            if (cli_parse_u64(optarg, &seed) != 0)
+            if (cli_parse_u64(optarg, &o->seed) != 0)
                 return cli_usage_error(&cli_cmd_run,
                                        "--seed: expected a non-negative "
                                        "integer");
-            seed_set = 1;
+            o->seed_set = 1;
             break;
         case 'd':
-            db_path = optarg;
+            o->db_path = optarg;
             break;
         case 'n':
-            no_db = 1;
+            o->no_db = 1;
             break;
         case 'j':
-            json = 1;
+            o->json = 1;
             break;
         case 'R':
-            series_replicas = 1;
+            o->series_replicas = 1;
             break;
         case 'q':
-            quiet = 1;
+            o->quiet = 1;
             break;
         case 'r':
-            report_dir = optarg;
+            o->report_dir = optarg;
             break;
         case 't':
             if (optarg[0] == '\0')
                 return cli_usage_error(&cli_cmd_run,
                                        "--trace: expected a file name");
-            trace_path = optarg;
+            o->trace_path = optarg;
             break;
         case 'h':
             print_help();
-            return CLI_EXIT_OK;
+            return -1;
         default:
             return cli_usage_error(&cli_cmd_run, NULL);
         }
     }
     if (optind != argc - 1)
         return cli_usage_error(&cli_cmd_run, "expected one scenario file");
-    if (report_dir != NULL && no_db)
+    if (o->report_dir != NULL && o->no_db)
         return cli_usage_error(&cli_cmd_run,
                                "--report reads the results database; it "
                                "cannot go with --no-db");
+    o->file = argv[optind];
+    return 0;
+}
 
-    if (cli_load_scenario(argv[optind], &scn, NULL) != 0)
+/* ---- run ---- */
+
+/* Loads the scenario and applies --seed and --trace. Returns an exit
+ * status; on failure x->scn is released. */
+static int load(const struct opts *o, struct run *x)
+{
+    struct cl_scenario *scn = &x->scn;
+    char cwd[PATH_MAX];
+
+    if (cli_load_scenario(o->file, scn, NULL) != 0)
         return CLI_EXIT_INPUT;
-    if (seed_set)
-        scn.seed = seed;
-    if (trace_path != NULL) {
-        char cwd[PATH_MAX];
-        if (scn.workload.kind != CL_WL_TRACE) {
-            cl_scenario_fini(&scn);
-            return cli_usage_error(&cli_cmd_run,
-                                   "--trace: the scenario's workload is not "
-                                   "a trace (workload.trace)");
-        }
-        if (trace_path[0] != '/' && getcwd(cwd, sizeof(cwd)) == NULL) {
-            cl_scenario_fini(&scn);
-            return cli_usage_error(&cli_cmd_run,
-                                   "--trace: cannot resolve a relative path "
-                                   "(the current directory is unreadable); "
-                                   "give an absolute one");
-        }
-        free(scn.workload.trace.path);
-        if (trace_path[0] == '/')
-            scn.workload.trace.path = xstrdup(trace_path);
-        else
-            scn.workload.trace.path = xasprintf("%s/%s", cwd, trace_path);
+    if (o->seed_set)
+        scn->seed = o->seed;
+    if (o->trace_path == NULL)
+        return CLI_EXIT_OK;
+    if (scn->workload.kind != CL_WL_TRACE) {
+        cl_scenario_fini(scn);
+        return cli_usage_error(&cli_cmd_run,
+                               "--trace: the scenario's workload is not "
+                               "a trace (workload.trace)");
     }
+    if (o->trace_path[0] != '/' && getcwd(cwd, sizeof(cwd)) == NULL) {
+        cl_scenario_fini(scn);
+        return cli_usage_error(&cli_cmd_run,
+                               "--trace: cannot resolve a relative path "
+                               "(the current directory is unreadable); "
+                               "give an absolute one");
+    }
+    free(scn->workload.trace.path);
+    if (o->trace_path[0] == '/')
+        scn->workload.trace.path = xstrdup(o->trace_path);
+    else
+        scn->workload.trace.path = xasprintf("%s/%s", cwd, o->trace_path);
+    return CLI_EXIT_OK;
+}
 
-    dir_copy = xstrdup(argv[optind]);
-    ropts.base_dir = dirname(dir_copy);
-    prog.on = !quiet && !json && isatty(STDERR_FILENO);
-    clock_gettime(CLOCK_MONOTONIC, &prog.t0);
-    ropts.progress = on_progress;
-    ropts.progress_ctx = &prog;
+/* Simulates the serving part, then the training job after it
+ * (docs/training.md). Prints diagnostics to stderr (notes only without
+ * --quiet). Returns an exit status. */
+static int simulate(const struct opts *o, struct run *x)
+{
+    struct sim_progress prog;
+    struct sim_diag diag;
+    int rc, status = CLI_EXIT_OK;
 
+    x->dir_copy = xstrdup(o->file);
+    x->ropts.base_dir = dirname(x->dir_copy);
+    sim_progress_start(
+        &prog, !o->quiet && !o->json && isatty(STDERR_FILENO) ? stderr : NULL,
+        1, 0.5);
+    x->ropts.progress = on_progress;
+    x->ropts.progress_ctx = &prog;
     sim_diag_init(&diag);
-    rc = cl_run(&scn, &ropts, &res, &diag);
-    res.wall_s = cli_wall_since(&prog.t0);
-    res.events_per_s = res.wall_s > 0 ? (double)res.sim_events / res.wall_s : 0;
-    if (prog.on)
-        fprintf(stderr, "\r%78s\r", "");
-    status = CLI_EXIT_OK;
+    rc = cl_run(&x->scn, &x->ropts, &x->res, &diag);
+    x->res.wall_s = sim_progress_wall_s(&prog);
+    x->res.events_per_s =
+        x->res.wall_s > 0 ? (double)x->res.sim_events / x->res.wall_s : 0;
+    sim_progress_clear(&prog);
     if (rc != 0) {
         sim_diag_print(&diag, stderr);
-        status = rc == SIM_EPARSE || rc == SIM_EIO || rc == SIM_EINVAL ||
-                         rc == SIM_EINFEASIBLE
-                     ? CLI_EXIT_INPUT
-                     : CLI_EXIT_INTERNAL;
-    } else if (!quiet) {
+        status = cli_exit_status(rc);
+    } else if (!o->quiet) {
         sim_diag_print(&diag, stderr); /* notes, e.g. trace rows skipped */
     }
     sim_diag_fini(&diag);
-    /* The training job after the serving part (docs/training.md). */
-    if (status == CLI_EXIT_OK && scn.training.gpus > 0) {
+    if (status == CLI_EXIT_OK && x->scn.training.gpus > 0) {
         sim_diag_init(&diag);
-        if (train_scenario_run(&scn, &ropts, &res, &trep, &diag) != 0) {
+        if (train_scenario_run(&x->scn, &x->ropts, &x->res, &x->trep, &diag) !=
+            0) {
+            sim_progress_clear(&prog);
             sim_diag_print(&diag, stderr);
             status = CLI_EXIT_INPUT;
         }
+        sim_progress_clear(&prog);
         sim_diag_fini(&diag);
     }
+    /* prog ends here. */
+    x->ropts.progress = NULL;
+    x->ropts.progress_ctx = NULL;
+    return status;
+}
 
-    if (status == CLI_EXIT_OK && !no_db) {
-        struct rpt_db *db;
-        struct rpt_run_info info = {0};
-        char stamp[32];
-        int64_t run_id = 0;
+/* Writes the run to the results database; x->run_id gets its id. Returns
+ * an exit status. */
+static int store(const struct opts *o, struct run *x)
+{
+    struct rpt_db *db;
+    struct rpt_run_info info = {0};
+    struct sim_diag diag;
+    char stamp[32];
+    int status = CLI_EXIT_OK;
 
-        cli_utc_stamp(stamp, sizeof(stamp));
-        info.started_at = stamp;
-        info.scenario_name = scn.name;
-        info.scenario_file = argv[optind];
-        info.scenario_text = scn.text;
-        info.program_version = PACKAGE_VERSION;
-        info.seed = scn.seed;
-        sim_diag_init(&diag);
-        db = rpt_db_open(db_path, &diag);
-        if (db == NULL ||
-            rpt_db_write_run(db, &info, &res, &run_id, &diag) != 0) {
-            sim_diag_print(&diag, stderr);
-            status = CLI_EXIT_INPUT;
-        }
-        rpt_db_close(db);
-        sim_diag_fini(&diag);
-        if (status == CLI_EXIT_OK && !quiet && !json)
-            printf("results: %s, run %lld\n", db_path, (long long)run_id);
-        /* The report is dsec report itself, run on the new run. */
-        if (status == CLI_EXIT_OK && report_dir != NULL) {
-            char id[32];
-            char *rargv[] = {(char *)"report",
-                             id,
-                             (char *)"--db",
-                             (char *)db_path,
-                             (char *)"--out",
-                             (char *)report_dir,
-                             NULL};
-            snprintf(id, sizeof(id), "%lld", (long long)run_id);
-            fflush(stdout);
-            status = cli_cmd_report.exec(6, rargv);
-        }
+    cli_utc_stamp(stamp, sizeof(stamp));
+    info.started_at = stamp;
+    info.scenario_name = x->scn.name;
+    info.scenario_file = o->file;
+    info.scenario_text = x->scn.text;
+    info.program_version = PACKAGE_VERSION;
+    info.seed = x->scn.seed;
+    sim_diag_init(&diag);
+    db = rpt_db_open(o->db_path, &diag);
+    if (db == NULL ||
+        rpt_db_write_run(db, &info, &x->res, &x->run_id, &diag) != 0) {
+        sim_diag_print(&diag, stderr);
+        status = CLI_EXIT_INPUT;
     }
-    if (status == CLI_EXIT_OK && json) {
-        char *s = series_replicas ? rpt_summary_json_replicas(&res, 1)
-                                  : rpt_summary_json(&res, 1);
-        json_object *o = scn.training.gpus > 0 ? json_tokener_parse(s) : NULL;
+    rpt_db_close(db);
+    sim_diag_fini(&diag);
+    return status;
+}
 
-        if (o != NULL) {
-            json_object_object_add(o, "training", cli_train_report_json(&trep));
-            printf("%s\n",
-                   json_object_to_json_string_ext(
-                       o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                              JSON_C_TO_STRING_NOSLASHESCAPE));
-            json_object_put(o);
-        } else {
-            printf("%s\n", s);
-        }
-        free(s);
-    } else if (status == CLI_EXIT_OK && !quiet) {
-        rpt_summary_print(stdout, &res);
-        if (scn.training.gpus > 0)
-            cli_train_report_print(stdout, &trep);
+/* The report is dsec report itself, run on the new run; it prints the
+ * report's path. Returns its exit status. */
+static int write_report(const struct opts *o, const struct run *x)
+{
+    char id[32];
+    char *rargv[] = {(char *)"report",
+                     id,
+                     (char *)"--db",
+                     (char *)o->db_path,
+                     (char *)"--out",
+                     (char *)o->report_dir,
+                     NULL};
+
+    snprintf(id, sizeof(id), "%lld", (long long)x->run_id);
+    fflush(stdout);
+    return cli_cmd_report.exec(6, rargv);
+}
+
+static void run_fini(struct run *x)
+{
+    train_report_fini(&x->trep);
+    cl_results_fini(&x->res);
+    cl_scenario_fini(&x->scn);
+    free(x->dir_copy);
+}
+
+/* ---- print ---- */
+
+/* The summary (rpt_summary_print() or _json()) with the Training section
+ * of a scenario with a training job. */
+static void print(const struct opts *o, const struct run *x)
+{
+    int training = x->scn.training.gpus > 0;
+    char *s;
+    json_object *obj;
+
+    if (!o->json) {
+        rpt_summary_print(stdout, &x->res);
+        if (training)
+            rpt_train_report_print(stdout, &x->trep);
+        return;
     }
-    train_report_fini(&trep);
-    cl_results_fini(&res);
-    cl_scenario_fini(&scn);
-    free(dir_copy);
+    s = o->series_replicas ? rpt_summary_json_replicas(&x->res, 1)
+                           : rpt_summary_json(&x->res, 1);
+    obj = training ? json_tokener_parse(s) : NULL;
+    if (obj != NULL) {
+        json_object_object_add(obj, "training",
+                               rpt_train_report_json(&x->trep));
+        rpt_json_print(stdout, obj);
+        json_object_put(obj);
+    } else {
+        printf("%s\n", s);
+    }
+    free(s);
+}
+
+static int exec_run(int argc, char **argv)
+{
+    struct opts o = {0};
+    struct run x;
+    int status = parse_args(argc, argv, &o);
+
+    if (status != 0)
+        return status < 0 ? CLI_EXIT_OK : status;
+    memset(&x, 0, sizeof(x));
+    status = load(&o, &x);
+    if (status != CLI_EXIT_OK)
+        return status;
+    status = simulate(&o, &x);
+    if (status == CLI_EXIT_OK && !o.no_db) {
+        status = store(&o, &x);
+        if (status == CLI_EXIT_OK && !o.quiet && !o.json)
+            printf("results: %s, run %lld\n", o.db_path, (long long)x.run_id);
+        if (status == CLI_EXIT_OK && o.report_dir != NULL)
+            status = write_report(&o, &x);
+    }
+    if (status == CLI_EXIT_OK && (o.json || !o.quiet))
+        print(&o, &x);
+    run_fini(&x);
     return status;
 }
 

@@ -4,7 +4,8 @@
  * one engine iteration with its breakdown per operator class
  * (models/perf/roofline.h), the replica's KV capacity, and with --saturate
  * the output rate at the largest decode batch that fits. MODEL is a
- * catalog name or a Hugging Face config.json (cli_resolve_model()). */
+ * catalog name or a Hugging Face config.json (cli_resolve_model()). Parse
+ * (parse_args), run (evaluate), print (print_text or print_json). */
 #include <errno.h>
 #include <getopt.h>
 #include <json-c/json.h>
@@ -18,6 +19,7 @@
 #include "models/gpu/gpu.h"
 #include "models/perf/calib.h"
 #include "models/perf/roofline.h"
+#include "reports/fmt.h"
 #include "base/errors.h"
 
 /* vLLM's gpu_memory_utilization of older releases, the scenario default
@@ -146,22 +148,6 @@ static void print_text(const struct step_opts *o, const struct perf_replica *r,
     }
 }
 
-/* A double as a JSON number in its shortest round-trip form ("0.9", not
- * "0.90000000000000002"); null when not finite. */
-static json_object *jdouble(double v)
-{
-    char buf[40];
-
-    if (!isfinite(v))
-        return NULL;
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, sizeof(buf), "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    return json_object_new_double_s(v, buf);
-}
-
 static void add_int(json_object *o, const char *key, int64_t v)
 {
     json_object_object_add(o, key, json_object_new_int64(v));
@@ -189,8 +175,9 @@ static void print_json(const struct step_opts *o, const struct perf_replica *r,
     add_str(j, "weight_dtype", perf_dtype_name(r->weight_dtype));
     add_str(j, "kv_dtype", perf_dtype_name(r->kv_dtype));
     add_str(j, "calibration", r->calib.source);
-    json_object_object_add(j, "gpu_memory_utilization",
-                           jdouble(r->gpu_memory_utilization));
+    json_object_object_add(
+        j, "gpu_memory_utilization",
+        rpt_json_double(r->gpu_memory_utilization, RPT_JSON_SHORTEST));
     /* Whole bytes, as the table's GB are (the model computes a double). */
     add_int(j, "weight_bytes_per_gpu", llround(r->weight_bytes_per_gpu));
     add_int(j, "kv_capacity_tokens", r->kv_capacity_tokens);
@@ -209,9 +196,12 @@ static void print_json(const struct step_opts *o, const struct perf_replica *r,
 
         x = json_object_new_object();
         add_str(x, "name", perf_op_name(i));
-        json_object_object_add(x, "flops", jdouble(c->flops));
-        json_object_object_add(x, "bytes", jdouble(c->bytes));
-        json_object_object_add(x, "time_ns", jdouble(c->ns));
+        json_object_object_add(x, "flops",
+                               rpt_json_double(c->flops, RPT_JSON_SHORTEST));
+        json_object_object_add(x, "bytes",
+                               rpt_json_double(c->bytes, RPT_JSON_SHORTEST));
+        json_object_object_add(x, "time_ns",
+                               rpt_json_double(c->ns, RPT_JSON_SHORTEST));
         add_str(x, "bound", perf_bound_name(c->bound));
         json_object_array_add(ops, x);
     }
@@ -230,14 +220,15 @@ static void print_json(const struct step_opts *o, const struct perf_replica *r,
         add_int(x, "micro_batch_seqs", sat->micro_batch_seqs);
         add_int(x, "step_ns", sat->step_ns);
         add_int(x, "cycle_ns", sat->cycle_ns);
-        json_object_object_add(x, "tokens_per_s", jdouble(sat->tokens_per_s));
-        json_object_object_add(x, "tokens_per_s_per_gpu",
-                               jdouble(sat->tokens_per_s / r->gpus));
+        json_object_object_add(
+            x, "tokens_per_s",
+            rpt_json_double(sat->tokens_per_s, RPT_JSON_SHORTEST));
+        json_object_object_add(
+            x, "tokens_per_s_per_gpu",
+            rpt_json_double(sat->tokens_per_s / r->gpus, RPT_JSON_SHORTEST));
         json_object_object_add(j, "saturation", x);
     }
-    printf("%s\n", json_object_to_json_string_ext(
-                       j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                              JSON_C_TO_STRING_NOSLASHESCAPE));
+    rpt_json_print(stdout, j);
     json_object_put(j);
 }
 
@@ -384,6 +375,130 @@ static int parse_args(int argc, char **argv, struct step_opts *o)
     return 0;
 }
 
+/* ---- run ---- */
+
+/* What the command computed; run_fini() frees it. */
+struct run {
+    struct arch_spec *loaded; /* a model read from a config.json, or NULL */
+    struct perf_calib cal;
+    int have_cal;
+    struct perf_replica r;
+    struct perf_batch b;
+    struct perf_breakdown bd;
+    struct perf_saturation sat;
+};
+
+/* Resolves the GPU, the model, the calibration and the replica's tp, then
+ * prices the batch (or finds the saturated one). Prints what is wrong to
+ * stderr. Returns an exit status. o's defaults that depend on the model
+ * are filled in. */
+static int evaluate(struct step_opts *o, struct run *x)
+{
+    const struct arch_spec *a;
+    const struct gpu_spec *g = gpu_find(o->gpu);
+    struct perf_gpu_calib gc;
+    struct perf_layout l;
+    struct perf_batch *b = &x->b;
+    struct sim_diag d;
+    char why[1024];
+    int rc;
+
+    if (g == NULL) {
+        char *names = gpu_names();
+        fprintf(stderr, "dsec step: unknown gpu '%s'; valid: %s\n", o->gpu,
+                names);
+        free(names);
+        return CLI_EXIT_INPUT;
+    }
+    a = cli_resolve_model("step", o->model, &x->loaded);
+    if (a == NULL)
+        return CLI_EXIT_INPUT;
+    if (o->weight_dtype < 0)
+        o->weight_dtype = a->weight_dtype;
+    if (o->calib_path != NULL) {
+        sim_diag_init(&d);
+        if (perf_calib_load(o->calib_path, &x->cal, &d) != 0) {
+            sim_diag_print(&d, stderr);
+            sim_diag_fini(&d);
+            return CLI_EXIT_INPUT;
+        }
+        sim_diag_fini(&d);
+        x->have_cal = 1;
+    }
+    perf_calib_resolve(x->have_cal ? &x->cal : NULL, g, &gc);
+
+    l.pp = (int)o->pp;
+    l.ep = (int)o->ep;
+    l.gpus_per_node = (int)o->gpus_per_node;
+    l.nics_per_node = 0;
+    if (o->tp > 0) {
+        l.tp = (int)o->tp;
+        rc = perf_replica_init(&x->r, a, g, &l, o->weight_dtype, o->kv_dtype,
+                               o->util, &gc, why, sizeof(why));
+    } else {
+        /* The smallest power-of-two tp in one node that fits (with ep a
+         * multiple of it), as the scenario does when deploy.tp is unset. */
+        rc = SIM_EINFEASIBLE;
+        snprintf(why, sizeof(why), "no tp fits ep %lld", (long long)o->ep);
+        for (int t = 1; t <= l.gpus_per_node && rc != 0; t *= 2) {
+            if (o->ep > 1 && o->ep % t != 0)
+                break;
+            l.tp = t; /* on failure, why keeps the largest try's reason */
+            rc = perf_replica_init(&x->r, a, g, &l, o->weight_dtype,
+                                   o->kv_dtype, o->util, &gc, why, sizeof(why));
+        }
+    }
+    if (rc != 0) {
+        fprintf(stderr, "dsec step: %s\n", why);
+        return rc != SIM_EINVAL && rc != SIM_EINFEASIBLE ? CLI_EXIT_INTERNAL
+                                                         : CLI_EXIT_INPUT;
+    }
+
+    if (o->saturate) {
+        int64_t mns = o->max_num_seqs > 0 ? o->max_num_seqs
+                                          : perf_default_max_num_seqs(g);
+        if (perf_saturate(&x->r, o->context, mns, &x->sat) != 0) {
+            fprintf(stderr,
+                    "dsec step: context %lld exceeds the kv capacity of %lld "
+                    "tokens\n",
+                    (long long)o->context, (long long)x->r.kv_capacity_tokens);
+            return CLI_EXIT_INPUT;
+        }
+        b->decode_seqs = x->sat.micro_batch_seqs;
+        b->decode_ctx_tokens = x->sat.micro_batch_seqs * o->context;
+        x->bd = x->sat.step;
+        return CLI_EXIT_OK;
+    }
+    if (o->prefill_tokens == 0 && !o->decode_given)
+        o->decode_seqs = 1;
+    if (o->prefill_tokens + o->decode_seqs == 0)
+        return cli_usage_error(&cli_cmd_step,
+                               "the batch is empty: give "
+                               "--prefill-tokens or --decode-seqs > 0");
+    b->decode_seqs = o->decode_seqs;
+    b->decode_ctx_tokens = o->decode_seqs * o->context;
+    /* One prompt chunk of P tokens after L cached ones, ending the
+     * prompt. */
+    b->prefill_tokens = o->prefill_tokens;
+    if (o->prefill_tokens > 0) {
+        b->prefill_ctx_tokens = o->context;
+        b->prefill_attn_pairs =
+            (double)o->prefill_tokens *
+            ((double)o->context + (double)o->prefill_tokens / 2.0);
+        b->prefill_seqs = 1;
+        b->prefill_done_seqs = 1;
+    }
+    perf_iteration_breakdown(&x->r, b, &x->bd);
+    return CLI_EXIT_OK;
+}
+
+static void run_fini(struct run *x)
+{
+    if (x->have_cal)
+        perf_calib_fini(&x->cal);
+    arch_hf_free(x->loaded);
+}
+
 static int exec_step(int argc, char **argv)
 {
     struct step_opts o = {.pp = 1,
@@ -392,125 +507,18 @@ static int exec_step(int argc, char **argv)
                           .weight_dtype = -1,
                           .kv_dtype = CL_DTYPE_BF16,
                           .util = STEP_DEFAULT_UTIL};
-    const struct arch_spec *a;
-    struct arch_spec *loaded = NULL;
-    const struct gpu_spec *g;
-    struct perf_calib cal;
-    struct perf_gpu_calib gc;
-    struct perf_replica r;
-    struct perf_layout l;
-    struct perf_batch b = {0};
-    struct perf_breakdown bd;
-    struct perf_saturation sat;
-    struct sim_diag d;
-    char why[1024];
-    int rc, have_cal = 0, status = CLI_EXIT_INPUT;
+    struct run x;
+    int status = parse_args(argc, argv, &o);
 
-    rc = parse_args(argc, argv, &o);
-    if (rc != 0)
-        return rc < 0 ? CLI_EXIT_OK : rc;
-    g = gpu_find(o.gpu);
-    if (g == NULL) {
-        char *names = gpu_names();
-        fprintf(stderr, "dsec step: unknown gpu '%s'; valid: %s\n", o.gpu,
-                names);
-        free(names);
-        return CLI_EXIT_INPUT;
-    }
-    /* From here on a model read from a config.json is freed at out. */
-    a = cli_resolve_model("step", o.model, &loaded);
-    if (a == NULL)
-        return CLI_EXIT_INPUT;
-    if (o.weight_dtype < 0)
-        o.weight_dtype = a->weight_dtype;
-    if (o.calib_path != NULL) {
-        sim_diag_init(&d);
-        if (perf_calib_load(o.calib_path, &cal, &d) != 0) {
-            sim_diag_print(&d, stderr);
-            sim_diag_fini(&d);
-            goto out;
-        }
-        sim_diag_fini(&d);
-        have_cal = 1;
-    }
-    perf_calib_resolve(have_cal ? &cal : NULL, g, &gc);
-
-    l.pp = (int)o.pp;
-    l.ep = (int)o.ep;
-    l.gpus_per_node = (int)o.gpus_per_node;
-    l.nics_per_node = 0;
-    if (o.tp > 0) {
-        l.tp = (int)o.tp;
-        rc = perf_replica_init(&r, a, g, &l, o.weight_dtype, o.kv_dtype, o.util,
-                               &gc, why, sizeof(why));
-    } else {
-        /* The smallest power-of-two tp in one node that fits (with ep a
-         * multiple of it), as the scenario does when deploy.tp is unset. */
-        rc = SIM_EINFEASIBLE;
-        snprintf(why, sizeof(why), "no tp fits ep %lld", (long long)o.ep);
-        for (int t = 1; t <= l.gpus_per_node && rc != 0; t *= 2) {
-            if (o.ep > 1 && o.ep % t != 0)
-                break;
-            l.tp = t; /* on failure, why keeps the largest try's reason */
-            rc = perf_replica_init(&r, a, g, &l, o.weight_dtype, o.kv_dtype,
-                                   o.util, &gc, why, sizeof(why));
-        }
-    }
-    if (rc != 0) {
-        fprintf(stderr, "dsec step: %s\n", why);
-        if (rc != SIM_EINVAL && rc != SIM_EINFEASIBLE)
-            status = CLI_EXIT_INTERNAL;
-        goto out;
-    }
-
-    if (o.saturate) {
-        int64_t mns =
-            o.max_num_seqs > 0 ? o.max_num_seqs : perf_default_max_num_seqs(g);
-        rc = perf_saturate(&r, o.context, mns, &sat);
-        if (rc != 0) {
-            fprintf(stderr,
-                    "dsec step: context %lld exceeds the kv capacity of %lld "
-                    "tokens\n",
-                    (long long)o.context, (long long)r.kv_capacity_tokens);
-            goto out;
-        }
-        b.decode_seqs = sat.micro_batch_seqs;
-        b.decode_ctx_tokens = sat.micro_batch_seqs * o.context;
-        bd = sat.step;
-    } else {
-        if (o.prefill_tokens == 0 && !o.decode_given)
-            o.decode_seqs = 1;
-        if (o.prefill_tokens + o.decode_seqs == 0) {
-            status = cli_usage_error(&cli_cmd_step,
-                                     "the batch is empty: give "
-                                     "--prefill-tokens or --decode-seqs > 0");
-            goto out;
-        }
-        b.decode_seqs = o.decode_seqs;
-        b.decode_ctx_tokens = o.decode_seqs * o.context;
-        /* One prompt chunk of P tokens after L cached ones, ending the
-         * prompt. */
-        b.prefill_tokens = o.prefill_tokens;
-        if (o.prefill_tokens > 0) {
-            b.prefill_ctx_tokens = o.context;
-            b.prefill_attn_pairs =
-                (double)o.prefill_tokens *
-                ((double)o.context + (double)o.prefill_tokens / 2.0);
-            b.prefill_seqs = 1;
-            b.prefill_done_seqs = 1;
-        }
-        perf_iteration_breakdown(&r, &b, &bd);
-    }
-    if (o.json)
-        print_json(&o, &r, &b, &bd, o.saturate ? &sat : NULL);
-    else
-        print_text(&o, &r, &b, &bd, o.saturate ? &sat : NULL);
-    status = CLI_EXIT_OK;
-
-out:
-    if (have_cal)
-        perf_calib_fini(&cal);
-    arch_hf_free(loaded);
+    if (status != 0)
+        return status < 0 ? CLI_EXIT_OK : status;
+    memset(&x, 0, sizeof(x));
+    status = evaluate(&o, &x);
+    if (status == CLI_EXIT_OK && o.json)
+        print_json(&o, &x.r, &x.b, &x.bd, o.saturate ? &x.sat : NULL);
+    else if (status == CLI_EXIT_OK)
+        print_text(&o, &x.r, &x.b, &x.bd, o.saturate ? &x.sat : NULL);
+    run_fini(&x);
     return status;
 }
 

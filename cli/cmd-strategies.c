@@ -3,7 +3,8 @@
  * memory per GPU, traffic per step by kind and the link it crosses, the step
  * time of a reference batch and whether the layout fits (models/layout/,
  * docs/layouts.md): the quantitative version of the classic DP/TP/PP/ZeRO
- * comparison table. */
+ * comparison table. Parse (parse_args), run (evaluate), print (text or
+ * JSON). */
 #include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -18,6 +19,8 @@
 #include "models/gpu/gpu.h"
 #include "models/layout/layout.h"
 #include "models/net/net.h"
+#include "reports/fmt.h"
+#include "base/fmt.h"
 #include "base/xalloc.h"
 
 static const char *dtype_name(int dtype)
@@ -45,6 +48,22 @@ static int parse_dtype(const char *s)
     return -1;
 }
 
+/* The options. */
+struct opts {
+    const char *model, *gpu, *link;
+    int gpus, nodes, nics, train, json;
+    int seq, batch;               /* 0: the default */
+    int dtype, kv_dtype, prefill; /* -1: the default */
+};
+
+/* What the command computed; run_fini() frees it. */
+struct run {
+    struct arch_spec *loaded; /* a model read from a config.json, or NULL */
+    struct layout_setup s;
+    struct layout_result *res; /* every layout, in order */
+    int n;
+};
+
 /* Parses a positive int; 0, or -1 on bad input. */
 static int parse_pos(const char *s, int *out)
 {
@@ -70,17 +89,228 @@ static const char *count(char *buf, size_t len, int64_t v)
     return buf;
 }
 
-/* Writes a time in ns as "85 us", "4.63 ms" or "11.6 s" into buf. */
-static const char *duration(char *buf, size_t len, double ns)
+static void print_help(void)
 {
-    if (ns >= 1e9)
-        snprintf(buf, len, "%.3g s", ns / 1e9);
-    else if (ns >= 1e6)
-        snprintf(buf, len, "%.3g ms", ns / 1e6);
-    else
-        snprintf(buf, len, "%.3g us", ns / 1e3);
-    return buf;
+    printf("usage: dsec strategies %s\n\n%s\n", cli_cmd_strategies.usage,
+           cli_cmd_strategies.summary);
+    printf(
+        "\nMODEL is a catalog name ('dsec help models') or a Hugging Face "
+        "config.json\n(or its directory).\n\noptions:\n"
+        "  --gpu KIND        GPU kind ('dsec help gpus'); required\n"
+        "  --gpus N          number of GPUs; required\n"
+        "  --nodes M         nodes holding them (default: nodes of 8)\n"
+        "  --nics N          NICs per node (default: one per GPU)\n"
+        "  --link NAME       inter-node link (default ib-ndr)\n"
+        "  --train           training instead of serving\n"
+        "  --seq L           serving: context tokens of each decode "
+        "sequence;\n"
+        "                    training: sequence length (default 4096)\n"
+        "  --batch B         serving: decode sequences per dp rank (default "
+        "vLLM's\n"
+        "                    max_num_seqs, 1024 or 256);\n"
+        "                    training: global batch in sequences (default "
+        "1024)\n"
+        "  --prefill P       serving: tokens of the reference prefill "
+        "(default 8192)\n"
+        "  --dtype D         weights: bf16, fp8 or int4 (default: the "
+        "checkpoint's;\n"
+        "                    training bf16)\n"
+        "  --kv-dtype D      serving: kv cache bf16 or fp8 (default bf16)\n"
+        "  --json            print one JSON object instead of the table\n"
+        "\nColumns: memory per GPU in GB (1e9 B) on the fullest pipeline "
+        "stage;\ntraffic is the bytes one GPU of the first stage sends per "
+        "step by kind,\nthe slowest link it crosses and its time. fits* = tp "
+        "crosses nodes.\nFormulas and sources: docs/layouts.md.\n");
 }
+
+/* ---- parse ---- */
+
+/* Returns 0, -1 after --help, or a usage error's exit status. */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+    static const struct option longopts[] = {
+        {"gpu", required_argument, NULL, 'g'},
+        {"gpus", required_argument, NULL, 'n'},
+        {"nodes", required_argument, NULL, 'N'},
+        {"nics", required_argument, NULL, 'I'},
+        {"link", required_argument, NULL, 'l'},
+        {"train", no_argument, NULL, 't'},
+        {"seq", required_argument, NULL, 's'},
+        {"batch", required_argument, NULL, 'b'},
+        {"prefill", required_argument, NULL, 'p'},
+        {"dtype", required_argument, NULL, 'd'},
+        {"kv-dtype", required_argument, NULL, 'k'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt;
+    uint64_t v;
+
+    o->dtype = o->kv_dtype = o->prefill = -1;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'g':
+            o->gpu = optarg;
+            break;
+        case 'n':
+            if (parse_pos(optarg, &o->gpus) != 0)
+                return cli_usage_error(&cli_cmd_strategies,
+                                       "--gpus: expected a positive integer");
+            break;
+        case 'N':
+            if (parse_pos(optarg, &o->nodes) != 0)
+                return cli_usage_error(&cli_cmd_strategies,
+                                       "--nodes: expected a positive integer");
+            break;
+        case 'I':
+            if (parse_pos(optarg, &o->nics) != 0)
+                return cli_usage_error(&cli_cmd_strategies,
+                                       "--nics: expected a positive integer");
+            break;
+        case 'l':
+            o->link = optarg;
+            break;
+        case 't':
+            o->train = 1;
+            break;
+        case 's':
+            if (parse_pos(optarg, &o->seq) != 0)
+                return cli_usage_error(&cli_cmd_strategies,
+                                       "--seq: expected a positive integer");
+            break;
+        case 'b':
+            if (parse_pos(optarg, &o->batch) != 0)
+                return cli_usage_error(&cli_cmd_strategies,
+                                       "--batch: expected a positive integer");
+            break;
+        case 'p':
+            if (cli_parse_u64(optarg, &v) != 0 || v > 1u << 30)
+                return cli_usage_error(&cli_cmd_strategies,
+                                       "--prefill: expected a non-negative "
+                                       "integer");
+            o->prefill = (int)v;
+            break;
+        case 'd':
+            o->dtype = parse_dtype(optarg);
+            if (o->dtype < 0)
+                return cli_usage_error(&cli_cmd_strategies,
+                                       "--dtype: expected bf16, fp8 or int4");
+            break;
+        case 'k':
+            o->kv_dtype = parse_dtype(optarg);
+            if (o->kv_dtype != CL_DTYPE_BF16 && o->kv_dtype != CL_DTYPE_FP8)
+                return cli_usage_error(&cli_cmd_strategies,
+                                       "--kv-dtype: expected bf16 or fp8");
+            break;
+        case 'j':
+            o->json = 1;
+            break;
+        case 'h':
+            print_help();
+            return -1;
+        default:
+            return cli_usage_error(&cli_cmd_strategies, NULL);
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error(&cli_cmd_strategies, "expected one MODEL");
+    if (o->gpu == NULL || o->gpus == 0)
+        return cli_usage_error(&cli_cmd_strategies,
+                               "--gpu and --gpus are required");
+    if (o->train && o->dtype == CL_DTYPE_INT4)
+        return cli_usage_error(&cli_cmd_strategies,
+                               "--dtype int4 is for serving; training takes "
+                               "bf16 or fp8");
+    if (o->train && (o->prefill >= 0 || o->kv_dtype >= 0))
+        return cli_usage_error(&cli_cmd_strategies,
+                               "--prefill and --kv-dtype are for serving");
+    o->model = argv[optind];
+    return 0;
+}
+
+/* ---- run ---- */
+
+/* Resolves the GPU, the model and the cluster and evaluates every layout.
+ * Prints what is wrong to stderr. Returns an exit status. */
+static int evaluate(const struct opts *o, struct run *x)
+{
+    const struct gpu_spec *g = gpu_find(o->gpu);
+    const struct arch_spec *a;
+    struct layout_setup *s = &x->s;
+    char *names;
+
+    if (g == NULL) {
+        names = gpu_names();
+        fprintf(stderr, "dsec strategies: unknown gpu '%s'; valid: %s\n",
+                o->gpu, names);
+        free(names);
+        return CLI_EXIT_INPUT;
+    }
+    a = cli_resolve_model("strategies", o->model, &x->loaded);
+    if (a == NULL)
+        return CLI_EXIT_INPUT;
+    if (o->nodes > 0 && o->gpus % o->nodes != 0) {
+        fprintf(stderr,
+                "dsec strategies: %d gpus do not split evenly over %d "
+                "nodes\n",
+                o->gpus, o->nodes);
+        return CLI_EXIT_INPUT;
+    }
+    layout_setup_init(s, a, g, o->gpus,
+                      o->train ? LAYOUT_TRAINING : LAYOUT_INFERENCE);
+    if (o->nodes > 0)
+        s->gpus_per_node = o->gpus / o->nodes;
+    else if (o->gpus > s->gpus_per_node && o->gpus % s->gpus_per_node != 0) {
+        fprintf(stderr,
+                "dsec strategies: %d gpus do not fill nodes of %d; give "
+                "--nodes\n",
+                o->gpus, s->gpus_per_node);
+        return CLI_EXIT_INPUT;
+    }
+    s->nics_per_node = o->nics > 0 ? o->nics : s->gpus_per_node;
+    if (o->link != NULL) {
+        const struct net_link *li = net_link_find(o->link);
+
+        if (li == NULL) {
+            names = net_link_names();
+            fprintf(stderr, "dsec strategies: unknown link '%s'; valid: %s\n",
+                    o->link, names);
+            free(names);
+            return CLI_EXIT_INPUT;
+        }
+        /* The catalog class in place of the calibrated ib-ndr. */
+        s->calib.inter = *li;
+    }
+    if (o->dtype >= 0)
+        s->dtype = o->dtype;
+    if (o->kv_dtype >= 0)
+        s->kv_dtype = o->kv_dtype;
+    if (o->seq > 0)
+        s->seq_tokens = o->seq;
+    if (o->batch > 0)
+        s->batch = o->batch;
+    if (o->prefill >= 0)
+        s->prefill_tokens = o->prefill;
+    if (layout_enumerate(s, &x->res, &x->n) != 0) {
+        struct layout_result r;
+        struct layout l = {.dp = o->gpus, .tp = 1, .pp = 1, .ep = 1};
+
+        layout_eval(s, &l, &r);
+        fprintf(stderr, "dsec strategies: %s\n", r.why);
+        return CLI_EXIT_INPUT;
+    }
+    return CLI_EXIT_OK;
+}
+
+static void run_fini(struct run *x)
+{
+    free(x->res);
+    arch_hf_free(x->loaded);
+}
+
+/* ---- print ---- */
 
 /* One "tp 1.2 GB nvlink4 0.85 ms" item per traffic kind present; inter is
  * the inter-node link's name or NULL. The link is the slowest one crossed;
@@ -102,9 +332,9 @@ static void traffic_text(const struct layout_result *r, const char *inter,
         also = t->crosses_nodes && inter != NULL && strcmp(t->link, inter) != 0;
         n = snprintf(buf + used, len - used, "%s%s %s %s%s%s %s",
                      used ? "; " : "", layout_traffic_name(k),
-                     cli_human_bytes(b, sizeof(b), t->wire_bytes), t->link,
+                     sim_fmt_bytes(b, sizeof(b), t->wire_bytes), t->link,
                      also ? "+" : "", also ? inter : "",
-                     duration(d, sizeof(d), t->time_ns));
+                     sim_fmt_duration(d, sizeof(d), t->time_ns, SIM_DUR_SIG3));
         if (n < 0)
             return;
         used += (size_t)n;
@@ -193,11 +423,6 @@ static void print_training(const struct layout_setup *s,
     }
 }
 
-static json_object *jdouble(double v)
-{
-    return json_object_new_double(v);
-}
-
 static json_object *result_json(const struct layout_setup *s,
                                 const struct layout_result *r)
 {
@@ -229,21 +454,31 @@ static json_object *result_json(const struct layout_setup *s,
                            json_object_new_boolean(r->tp_crosses_nodes));
 
     mem = json_object_new_object();
-    json_object_object_add(mem, "weights_bytes", jdouble(r->weight_bytes));
+    json_object_object_add(mem, "weights_bytes",
+                           rpt_json_double(r->weight_bytes, RPT_JSON_FULL));
     if (s->mode == LAYOUT_INFERENCE) {
-        json_object_object_add(mem, "kv_bytes", jdouble(r->kv_bytes));
-        json_object_object_add(mem, "reserve_bytes", jdouble(r->reserve_bytes));
-        json_object_object_add(mem, "kv_bytes_per_token",
-                               jdouble(r->kv_bytes_per_token));
+        json_object_object_add(mem, "kv_bytes",
+                               rpt_json_double(r->kv_bytes, RPT_JSON_FULL));
+        json_object_object_add(
+            mem, "reserve_bytes",
+            rpt_json_double(r->reserve_bytes, RPT_JSON_FULL));
+        json_object_object_add(
+            mem, "kv_bytes_per_token",
+            rpt_json_double(r->kv_bytes_per_token, RPT_JSON_FULL));
         json_object_object_add(mem, "kv_tokens",
                                json_object_new_int64(r->kv_tokens));
     } else {
-        json_object_object_add(mem, "grads_bytes", jdouble(r->grad_bytes));
-        json_object_object_add(mem, "optimizer_bytes", jdouble(r->optim_bytes));
-        json_object_object_add(mem, "activations_bytes", jdouble(r->act_bytes));
+        json_object_object_add(mem, "grads_bytes",
+                               rpt_json_double(r->grad_bytes, RPT_JSON_FULL));
+        json_object_object_add(mem, "optimizer_bytes",
+                               rpt_json_double(r->optim_bytes, RPT_JSON_FULL));
+        json_object_object_add(mem, "activations_bytes",
+                               rpt_json_double(r->act_bytes, RPT_JSON_FULL));
     }
-    json_object_object_add(mem, "total_bytes", jdouble(r->total_bytes));
-    json_object_object_add(mem, "usable_bytes", jdouble(r->usable_bytes));
+    json_object_object_add(mem, "total_bytes",
+                           rpt_json_double(r->total_bytes, RPT_JSON_FULL));
+    json_object_object_add(mem, "usable_bytes",
+                           rpt_json_double(r->usable_bytes, RPT_JSON_FULL));
     json_object_object_add(mem, "hbm_bytes",
                            json_object_new_int64(s->gpu->hbm_bytes));
     json_object_object_add(o, "memory_per_gpu", mem);
@@ -259,9 +494,12 @@ static json_object *result_json(const struct layout_setup *s,
         json_object_object_add(x, "kind",
                                json_object_new_string(layout_traffic_name(k)));
         json_object_object_add(x, "ranks", json_object_new_int(t->ranks));
-        json_object_object_add(x, "collectives", jdouble(t->collectives));
-        json_object_object_add(x, "wire_bytes", jdouble(t->wire_bytes));
-        json_object_object_add(x, "time_ms", jdouble(t->time_ns / 1e6));
+        json_object_object_add(x, "collectives",
+                               rpt_json_double(t->collectives, RPT_JSON_FULL));
+        json_object_object_add(x, "wire_bytes",
+                               rpt_json_double(t->wire_bytes, RPT_JSON_FULL));
+        json_object_object_add(
+            x, "time_ms", rpt_json_double(t->time_ns / 1e6, RPT_JSON_FULL));
         json_object_object_add(x, "link", json_object_new_string(t->link));
         json_object_object_add(x, "crosses_nodes",
                                json_object_new_boolean(t->crosses_nodes));
@@ -269,18 +507,26 @@ static json_object *result_json(const struct layout_setup *s,
     }
     json_object_object_add(o, "traffic_per_gpu_per_step", tr);
     if (r->verdict == LAYOUT_FITS) {
-        json_object_object_add(o, "compute_ms", jdouble(r->compute_ns / 1e6));
-        json_object_object_add(o, "comm_ms", jdouble(r->comm_ns / 1e6));
-        json_object_object_add(o, "step_ms", jdouble(r->step_ns / 1e6));
-        json_object_object_add(o, "tokens_per_s", jdouble(r->tokens_per_s));
+        json_object_object_add(
+            o, "compute_ms",
+            rpt_json_double(r->compute_ns / 1e6, RPT_JSON_FULL));
+        json_object_object_add(
+            o, "comm_ms", rpt_json_double(r->comm_ns / 1e6, RPT_JSON_FULL));
+        json_object_object_add(
+            o, "step_ms", rpt_json_double(r->step_ns / 1e6, RPT_JSON_FULL));
+        json_object_object_add(o, "tokens_per_s",
+                               rpt_json_double(r->tokens_per_s, RPT_JSON_FULL));
         if (s->mode == LAYOUT_INFERENCE) {
             json_object_object_add(o, "batch_seqs",
                                    json_object_new_int64(r->batch_seqs));
-            json_object_object_add(o, "prefill_ms",
-                                   jdouble(r->prefill_ns / 1e6));
+            json_object_object_add(
+                o, "prefill_ms",
+                rpt_json_double(r->prefill_ns / 1e6, RPT_JSON_FULL));
         } else {
-            json_object_object_add(o, "bubble", jdouble(r->bubble));
-            json_object_object_add(o, "mfu", jdouble(r->mfu));
+            json_object_object_add(o, "bubble",
+                                   rpt_json_double(r->bubble, RPT_JSON_FULL));
+            json_object_object_add(o, "mfu",
+                                   rpt_json_double(r->mfu, RPT_JSON_FULL));
         }
     }
     return o;
@@ -331,259 +577,64 @@ static void print_json(const struct layout_setup *s,
     for (int i = 0; i < n; i++)
         json_object_array_add(arr, result_json(s, &res[i]));
     json_object_object_add(o, "layouts", arr);
-    printf("%s\n", json_object_to_json_string_ext(
-                       o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                              JSON_C_TO_STRING_NOSLASHESCAPE));
+    rpt_json_print(stdout, o);
     json_object_put(o);
 }
 
-static void print_help(void)
+/* The cluster, the reference batch and the table of every layout. */
+static void print_text(const struct run *x)
 {
-    printf("usage: dsec strategies %s\n\n%s\n", cli_cmd_strategies.usage,
-           cli_cmd_strategies.summary);
-    printf(
-        "\nMODEL is a catalog name ('dsec help models') or a Hugging Face "
-        "config.json\n(or its directory).\n\noptions:\n"
-        "  --gpu KIND        GPU kind ('dsec help gpus'); required\n"
-        "  --gpus N          number of GPUs; required\n"
-        "  --nodes M         nodes holding them (default: nodes of 8)\n"
-        "  --nics N          NICs per node (default: one per GPU)\n"
-        "  --link NAME       inter-node link (default ib-ndr)\n"
-        "  --train           training instead of serving\n"
-        "  --seq L           serving: context tokens of each decode "
-        "sequence;\n"
-        "                    training: sequence length (default 4096)\n"
-        "  --batch B         serving: decode sequences per dp rank (default "
-        "vLLM's\n"
-        "                    max_num_seqs, 1024 or 256);\n"
-        "                    training: global batch in sequences (default "
-        "1024)\n"
-        "  --prefill P       serving: tokens of the reference prefill "
-        "(default 8192)\n"
-        "  --dtype D         weights: bf16, fp8 or int4 (default: the "
-        "checkpoint's;\n"
-        "                    training bf16)\n"
-        "  --kv-dtype D      serving: kv cache bf16 or fp8 (default bf16)\n"
-        "  --json            print one JSON object instead of the table\n"
-        "\nColumns: memory per GPU in GB (1e9 B) on the fullest pipeline "
-        "stage;\ntraffic is the bytes one GPU of the first stage sends per "
-        "step by kind,\nthe slowest link it crosses and its time. fits* = tp "
-        "crosses nodes.\nFormulas and sources: docs/layouts.md.\n");
+    const struct layout_setup *s = &x->s;
+    const struct gpu_spec *g = s->gpu;
+    int train = s->mode == LAYOUT_TRAINING;
+    int nodes_used = (s->gpus + s->gpus_per_node - 1) / s->gpus_per_node;
+    int feasible = 0;
+
+    for (int i = 0; i < x->n; i++)
+        feasible += x->res[i].verdict == LAYOUT_FITS;
+    printf("%s on %d x %s: %d node%s of %d, %s inside, %s x%d between; "
+           "%s weights",
+           s->arch->name, s->gpus, g->name, nodes_used,
+           nodes_used == 1 ? "" : "s", s->gpus_per_node, s->calib.intra.name,
+           s->calib.inter.name, s->nics_per_node, dtype_name(s->dtype));
+    if (train)
+        printf("\ntraining: global batch %lld x %lld tokens, "
+               "micro-batches of one sequence, 1F1B, mixed-precision "
+               "Adam\n",
+               (long long)s->batch, (long long)s->seq_tokens);
+    else
+        printf(", %s kv cache\nserving: decode of up to %lld sequences "
+               "per dp rank at %lld tokens of context (step = the cycle "
+               "in which each advances a token), prefill of %lld "
+               "tokens\n",
+               dtype_name(s->kv_dtype), (long long)s->batch,
+               (long long)s->seq_tokens, (long long)s->prefill_tokens);
+    printf("hbm %.1f GB per gpu, %.1f GB usable (%.2f); %d layouts, %d "
+           "fit\n\n",
+           (double)g->hbm_bytes / 1e9,
+           s->gpu_memory_utilization * (double)g->hbm_bytes / 1e9,
+           s->gpu_memory_utilization, x->n, feasible);
+    if (train)
+        print_training(s, x->res, x->n);
+    else
+        print_serving(s, x->res, x->n);
 }
 
 static int exec_strategies(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"gpu", required_argument, NULL, 'g'},
-        {"gpus", required_argument, NULL, 'n'},
-        {"nodes", required_argument, NULL, 'N'},
-        {"nics", required_argument, NULL, 'I'},
-        {"link", required_argument, NULL, 'l'},
-        {"train", no_argument, NULL, 't'},
-        {"seq", required_argument, NULL, 's'},
-        {"batch", required_argument, NULL, 'b'},
-        {"prefill", required_argument, NULL, 'p'},
-        {"dtype", required_argument, NULL, 'd'},
-        {"kv-dtype", required_argument, NULL, 'k'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *gpu_name = NULL, *link_name = NULL;
-    int gpus = 0, nodes = 0, nics = 0, train = 0, json = 0, opt, n, rc;
-    int seq = 0, batch = 0, dtype = -1, kv_dtype = -1, prefill = -1;
-    uint64_t v;
-    const struct arch_spec *a;
-    const struct gpu_spec *g;
-    struct arch_spec *loaded = NULL;
-    struct layout_setup s;
-    struct layout_result *res;
-    char *names;
+    struct opts o = {0};
+    struct run x = {0};
+    int status = parse_args(argc, argv, &o);
 
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'g':
-            gpu_name = optarg;
-            break;
-        case 'n':
-            if (parse_pos(optarg, &gpus) != 0)
-                return cli_usage_error(&cli_cmd_strategies,
-                                       "--gpus: expected a positive integer");
-            break;
-        case 'N':
-            if (parse_pos(optarg, &nodes) != 0)
-                return cli_usage_error(&cli_cmd_strategies,
-                                       "--nodes: expected a positive integer");
-            break;
-        case 'I':
-            if (parse_pos(optarg, &nics) != 0)
-                return cli_usage_error(&cli_cmd_strategies,
-                                       "--nics: expected a positive integer");
-            break;
-        case 'l':
-            link_name = optarg;
-            break;
-        case 't':
-            train = 1;
-            break;
-        case 's':
-            if (parse_pos(optarg, &seq) != 0)
-                return cli_usage_error(&cli_cmd_strategies,
-                                       "--seq: expected a positive integer");
-            break;
-        case 'b':
-            if (parse_pos(optarg, &batch) != 0)
-                return cli_usage_error(&cli_cmd_strategies,
-                                       "--batch: expected a positive integer");
-            break;
-        case 'p':
-            if (cli_parse_u64(optarg, &v) != 0 || v > 1u << 30)
-                return cli_usage_error(&cli_cmd_strategies,
-                                       "--prefill: expected a non-negative "
-                                       "integer");
-            prefill = (int)v;
-            break;
-        case 'd':
-            dtype = parse_dtype(optarg);
-            if (dtype < 0)
-                return cli_usage_error(&cli_cmd_strategies,
-                                       "--dtype: expected bf16, fp8 or int4");
-            break;
-        case 'k':
-            kv_dtype = parse_dtype(optarg);
-            if (kv_dtype != CL_DTYPE_BF16 && kv_dtype != CL_DTYPE_FP8)
-                return cli_usage_error(&cli_cmd_strategies,
-                                       "--kv-dtype: expected bf16 or fp8");
-            break;
-        case 'j':
-            json = 1;
-            break;
-        case 'h':
-            print_help();
-            return CLI_EXIT_OK;
-        default:
-            return cli_usage_error(&cli_cmd_strategies, NULL);
-        }
-    }
-    if (optind != argc - 1)
-        return cli_usage_error(&cli_cmd_strategies, "expected one MODEL");
-    if (gpu_name == NULL || gpus == 0)
-        return cli_usage_error(&cli_cmd_strategies,
-                               "--gpu and --gpus are required");
-    if (train && dtype == CL_DTYPE_INT4)
-        return cli_usage_error(&cli_cmd_strategies,
-                               "--dtype int4 is for serving; training takes "
-                               "bf16 or fp8");
-    if (train && (prefill >= 0 || kv_dtype >= 0))
-        return cli_usage_error(&cli_cmd_strategies,
-                               "--prefill and --kv-dtype are for serving");
-
-    g = gpu_find(gpu_name);
-    if (g == NULL) {
-        names = gpu_names();
-        fprintf(stderr, "dsec strategies: unknown gpu '%s'; valid: %s\n",
-                gpu_name, names);
-        free(names);
-        return CLI_EXIT_INPUT;
-    }
-    a = cli_resolve_model("strategies", argv[optind], &loaded);
-    if (a == NULL)
-        return CLI_EXIT_INPUT;
-    if (nodes > 0 && gpus % nodes != 0) {
-        fprintf(stderr,
-                "dsec strategies: %d gpus do not split evenly over %d "
-                "nodes\n",
-                gpus, nodes);
-        arch_hf_free(loaded);
-        return CLI_EXIT_INPUT;
-    }
-    layout_setup_init(&s, a, g, gpus,
-                      train ? LAYOUT_TRAINING : LAYOUT_INFERENCE);
-    if (nodes > 0)
-        s.gpus_per_node = gpus / nodes;
-    else if (gpus > s.gpus_per_node && gpus % s.gpus_per_node != 0) {
-        fprintf(stderr,
-                "dsec strategies: %d gpus do not fill nodes of %d; give "
-                "--nodes\n",
-                gpus, s.gpus_per_node);
-        arch_hf_free(loaded);
-        return CLI_EXIT_INPUT;
-    }
-    s.nics_per_node = nics > 0 ? nics : s.gpus_per_node;
-    if (link_name != NULL) {
-        const struct net_link *li = net_link_find(link_name);
-
-        if (li == NULL) {
-            names = net_link_names();
-            fprintf(stderr, "dsec strategies: unknown link '%s'; valid: %s\n",
-                    link_name, names);
-            free(names);
-            arch_hf_free(loaded);
-            return CLI_EXIT_INPUT;
-        }
-        /* The catalog class in place of the calibrated ib-ndr. */
-        s.calib.inter = *li;
-    }
-    if (dtype >= 0)
-        s.dtype = dtype;
-    if (kv_dtype >= 0)
-        s.kv_dtype = kv_dtype;
-    if (seq > 0)
-        s.seq_tokens = seq;
-    if (batch > 0)
-        s.batch = batch;
-    if (prefill >= 0)
-        s.prefill_tokens = prefill;
-
-    rc = layout_enumerate(&s, &res, &n);
-    if (rc != 0) {
-        struct layout_result r;
-        struct layout l = {.dp = gpus, .tp = 1, .pp = 1, .ep = 1};
-
-        layout_eval(&s, &l, &r);
-        fprintf(stderr, "dsec strategies: %s\n", r.why);
-        arch_hf_free(loaded);
-        return CLI_EXIT_INPUT;
-    }
-    if (json) {
-        print_json(&s, res, n);
-    } else {
-        int nodes_used = (gpus + s.gpus_per_node - 1) / s.gpus_per_node;
-        int feasible = 0;
-
-        for (int i = 0; i < n; i++)
-            feasible += res[i].verdict == LAYOUT_FITS;
-        printf("%s on %d x %s: %d node%s of %d, %s inside, %s x%d between; "
-               "%s weights",
-               a->name, gpus, g->name, nodes_used, nodes_used == 1 ? "" : "s",
-               s.gpus_per_node, s.calib.intra.name, s.calib.inter.name,
-               s.nics_per_node, dtype_name(s.dtype));
-        if (train)
-            printf("\ntraining: global batch %lld x %lld tokens, "
-                   "micro-batches of one sequence, 1F1B, mixed-precision "
-                   "Adam\n",
-                   (long long)s.batch, (long long)s.seq_tokens);
-        else
-            printf(", %s kv cache\nserving: decode of up to %lld sequences "
-                   "per dp rank at %lld tokens of context (step = the cycle "
-                   "in which each advances a token), prefill of %lld "
-                   "tokens\n",
-                   dtype_name(s.kv_dtype), (long long)s.batch,
-                   (long long)s.seq_tokens, (long long)s.prefill_tokens);
-        printf("hbm %.1f GB per gpu, %.1f GB usable (%.2f); %d layouts, %d "
-               "fit\n\n",
-               (double)g->hbm_bytes / 1e9,
-               s.gpu_memory_utilization * (double)g->hbm_bytes / 1e9,
-               s.gpu_memory_utilization, n, feasible);
-        if (train)
-            print_training(&s, res, n);
-        else
-            print_serving(&s, res, n);
-    }
-    free(res);
-    arch_hf_free(loaded);
-    return CLI_EXIT_OK;
+    if (status != 0)
+        return status < 0 ? CLI_EXIT_OK : status;
+    status = evaluate(&o, &x);
+    if (status == CLI_EXIT_OK && o.json)
+        print_json(&x.s, x.res, x.n);
+    else if (status == CLI_EXIT_OK)
+        print_text(&x);
+    run_fini(&x);
+    return status;
 }
 
 const struct cli_entry cli_cmd_strategies = {

@@ -3,7 +3,9 @@
  * does not hold yet on N worker threads (and, started by mpirun or srun in
  * a build with MPI, on every rank), record each with its run, then print
  * every point of the sweep with its main metrics (docs/sweep.md). Exit
- * status 130 after an interrupt (128 + SIGINT, as a shell reports it). */
+ * status 130 after an interrupt (128 + SIGINT, as a shell reports it).
+ * Parse (parse_args), run (join_mpi, load, simulate), print (list_points,
+ * print_report). */
 #include <getopt.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -15,6 +17,7 @@
 #include "cli/cli.h"
 #include "config.h"
 #include "reports/db.h"
+#include "reports/fmt.h"
 #include "base/errors.h"
 #include "base/xalloc.h"
 #include "sweep/exec.h"
@@ -259,20 +262,6 @@ static void print_table(const struct table *t)
     free(w);
 }
 
-static struct json_object *jdouble(double v)
-{
-    char buf[40];
-
-    if (!isfinite(v))
-        return NULL;
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, sizeof(buf), "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    return json_object_new_double_s(v, buf);
-}
-
 /* An axis value: a JSON number when its text is one, else a string. */
 static struct json_object *jvalue(const char *s)
 {
@@ -342,23 +331,23 @@ static void print_json(const struct table *t, const char *db_path,
             jr, "run_id",
             row->run_id > 0 ? json_object_new_int64(row->run_id) : NULL);
         for (int m = 0; m < NMETRICS; m++)
-            json_object_object_add(jr, metric_json[m], jdouble(row->v[m]));
+            json_object_object_add(
+                jr, metric_json[m],
+                rpt_json_double(row->v[m], RPT_JSON_SHORTEST));
         json_object_object_add(
             jr, "message",
             row->message ? json_object_new_string(row->message) : NULL);
         json_object_array_add(rows, jr);
     }
     json_object_object_add(o, "rows", rows);
-    printf("%s\n", json_object_to_json_string_ext(
-                       o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                              JSON_C_TO_STRING_NOSLASHESCAPE));
+    rpt_json_print(stdout, o);
     json_object_put(o);
 }
 
 /* Reads every recorded point of the sweep back and prints them. */
-static int report(const struct swp_spec *s, struct rpt_db *db,
-                  const char *db_path, const struct swp_exec_stats *st,
-                  int json)
+static int print_report(const struct swp_spec *s, struct rpt_db *db,
+                        const char *db_path, const struct swp_exec_stats *st,
+                        int json)
 {
     struct table t = {s, NULL, 0, 0, 0};
     struct sim_diag d;
@@ -432,7 +421,17 @@ static void list_points(const struct swp_spec *s)
                s->points[i].infeasible ? "\tinfeasible" : "");
 }
 
-static int exec_sweep(int argc, char **argv)
+/* ---- parse ---- */
+
+/* The options. */
+struct opts {
+    const char *file, *db_path;
+    int json, quiet, list, no_mpi;
+    long jobs; /* -1: the default */
+};
+
+/* Returns 0, -1 after --help, or a usage error's exit status. */
+static int parse_args(int argc, char **argv, struct opts *o)
 {
     static const struct option longopts[] = {
         {"jobs", required_argument, NULL, 'j'},
@@ -444,19 +443,11 @@ static int exec_sweep(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *db_path = "dsec.db";
-    int json = 0, quiet = 0, list = 0, no_mpi = 0, opt, status = CLI_EXIT_OK;
-    long jobs = -1;
+    int opt;
     uint64_t v;
-    struct swp_spec *spec = NULL;
-    struct swp_exec_opts eo = {0};
-    struct swp_exec_stats st;
-    struct rpt_db *db = NULL;
-    struct sim_diag diag;
-    struct sigaction sa, old_sa;
-    struct swp_mpi *mpi = NULL;
-    int rc, served = 0;
 
+    o->db_path = "dsec.db";
+    o->jobs = -1;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "j:d:qh", longopts, NULL)) != -1) {
         switch (opt) {
@@ -465,45 +456,67 @@ static int exec_sweep(int argc, char **argv)
                 return cli_usage_error(&cli_cmd_sweep,
                                        "-j: expected a number of threads in "
                                        "[1, 4096]");
-            jobs = (long)v;
+            o->jobs = (long)v;
             break;
         case 'd':
-            db_path = optarg;
+            o->db_path = optarg;
             break;
         case 'J':
-            json = 1;
+            o->json = 1;
             break;
         case 'q':
-            quiet = 1;
+            o->quiet = 1;
             break;
         case 'l':
-            list = 1;
+            o->list = 1;
             break;
         case 'M':
-            no_mpi = 1;
+            o->no_mpi = 1;
             break;
         case 'h':
             print_help();
-            return CLI_EXIT_OK;
+            return -1;
         default:
             return cli_usage_error(&cli_cmd_sweep, NULL);
         }
     }
     if (optind != argc - 1)
         return cli_usage_error(&cli_cmd_sweep, "expected one sweep file");
+    o->file = argv[optind];
+    return 0;
+}
+
+/* ---- run ---- */
+
+/* What the command holds while it runs; run_fini() releases it. */
+struct run {
+    struct swp_mpi *mpi; /* the MPI job, or NULL for one process */
+    struct swp_spec *spec;
+    struct rpt_db *db;
+    struct swp_exec_stats st;
+    int served; /* swp_exec() ran: the other ranks were answered */
+    struct sigaction old_sa;
+};
+
+/* Joins the MPI job when an MPI launcher started this process (unless
+ * --no-mpi) and sets the default number of threads. Returns an exit
+ * status. */
+static int join_mpi(struct opts *o, struct run *x)
+{
+    struct sim_diag diag;
 
     sim_diag_init(&diag);
-    if (!no_mpi && under_mpi_launcher()) {
+    if (!o->no_mpi && under_mpi_launcher()) {
 #ifdef HAVE_MPI
-        mpi = swp_mpi_init(NULL, NULL, &diag);
-        if (mpi == NULL) {
+        x->mpi = swp_mpi_init(NULL, NULL, &diag);
+        if (x->mpi == NULL) {
             sim_diag_print(&diag, stderr);
             sim_diag_fini(&diag);
             return CLI_EXIT_INTERNAL;
         }
-        if (swp_mpi_size(mpi) == 1) {
-            swp_mpi_finalize(mpi);
-            mpi = NULL;
+        if (swp_mpi_size(x->mpi) == 1) {
+            swp_mpi_finalize(x->mpi);
+            x->mpi = NULL;
         }
 #else
         if (launcher_size() > 1) {
@@ -517,114 +530,175 @@ static int exec_sweep(int argc, char **argv)
         }
 #endif
     }
-    if (jobs < 0) {
+    sim_diag_fini(&diag);
+    if (o->jobs < 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         /* Under MPI a rank per core is the usual layout. */
-        jobs = mpi != NULL || n < 1 ? 1 : n;
+        o->jobs = x->mpi != NULL || n < 1 ? 1 : n;
     }
+    return CLI_EXIT_OK;
+}
+
+/* Counts SIGINTs from here on (interrupts); run_fini() restores the
+ * handler before. */
+static void catch_sigint(struct run *x)
+{
+    struct sigaction sa;
 
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_sa);
+    sigaction(SIGINT, &sa, &x->old_sa);
+}
 
 #ifdef HAVE_MPI
-    if (mpi != NULL && swp_mpi_rank(mpi) > 0) {
-        rc = swp_mpi_worker(mpi, (int)jobs, &interrupts);
-        swp_mpi_finalize(mpi);
-        sigaction(SIGINT, &old_sa, NULL);
-        sim_diag_fini(&diag);
-        return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_INTERNAL;
-    }
+/* A rank other than 0: simulates the points rank 0 hands out until it says
+ * the sweep is over. Returns an exit status. */
+static int serve_rank(const struct opts *o, struct run *x)
+{
+    int rc = swp_mpi_worker(x->mpi, (int)o->jobs, &interrupts);
+
+    swp_mpi_finalize(x->mpi);
+    sigaction(SIGINT, &x->old_sa, NULL);
+    return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_INTERNAL;
+}
 #endif
 
-    spec = swp_spec_load(argv[optind], &diag);
-    sim_diag_print(&diag, stderr);
-    sim_diag_fini(&diag);
-    if (spec == NULL) {
-        status = CLI_EXIT_INPUT;
-        goto out;
-    }
-    if (list) {
-        list_points(spec);
-        goto out;
-    }
+/* Loads the sweep file. Returns an exit status. */
+static int load(const struct opts *o, struct run *x)
+{
+    struct sim_diag diag;
 
     sim_diag_init(&diag);
-    db = rpt_db_open(db_path, &diag);
-    if (db == NULL) {
+    x->spec = swp_spec_load(o->file, &diag);
+    sim_diag_print(&diag, stderr);
+    sim_diag_fini(&diag);
+    return x->spec == NULL ? CLI_EXIT_INPUT : CLI_EXIT_OK;
+}
+
+/* Opens the database and runs the points it does not hold yet. After an
+ * interrupt that abandoned running points the process ends here. Returns
+ * an exit status. */
+static int simulate(const struct opts *o, struct run *x)
+{
+    struct swp_exec_opts eo = {0};
+    struct sim_diag diag;
+    int rc, status;
+
+    sim_diag_init(&diag);
+    x->db = rpt_db_open(o->db_path, &diag);
+    if (x->db == NULL) {
         sim_diag_print(&diag, stderr);
         sim_diag_fini(&diag);
-        status = CLI_EXIT_INPUT;
-        goto out;
+        return CLI_EXIT_INPUT;
     }
-    eo.jobs = (int)jobs;
-    eo.log = quiet ? NULL : stderr;
-    eo.progress = quiet || json           ? SWP_PROGRESS_NONE
+    eo.jobs = (int)o->jobs;
+    eo.log = o->quiet ? NULL : stderr;
+    eo.progress = o->quiet || o->json     ? SWP_PROGRESS_NONE
                   : isatty(STDERR_FILENO) ? SWP_PROGRESS_BAR
                                           : SWP_PROGRESS_LINES;
     eo.interrupts = &interrupts;
     eo.program_version = PACKAGE_VERSION;
-    eo.mpi = mpi;
-    rc = swp_exec(spec, db, &eo, &st, &diag);
-    served = 1;
+    eo.mpi = x->mpi;
+    rc = swp_exec(x->spec, x->db, &eo, &x->st, &diag);
+    x->served = 1;
     sim_diag_print(&diag, stderr);
     sim_diag_fini(&diag);
 
-    if (st.interrupted) {
+    if (x->st.interrupted) {
         fprintf(stderr,
                 "dsec sweep: interrupted; %zu of %zu points remain%s; run the "
                 "same command again to resume\n",
-                st.remaining, st.points,
-                st.abandoned > 0 ? " (running points abandoned)" : "");
-        status = CLI_EXIT_INTERRUPTED;
-        if (st.abandoned > 0) {
+                x->st.remaining, x->st.points,
+                x->st.abandoned > 0 ? " (running points abandoned)" : "");
+        if (x->st.abandoned > 0) {
             /* Worker threads are still simulating: end the process now.
              * Every point written is whole; nothing else is open. */
-            rpt_db_close(db);
+            rpt_db_close(x->db);
 #ifdef HAVE_MPI
-            if (mpi != NULL)
-                swp_mpi_abort(mpi, CLI_EXIT_INTERRUPTED);
+            if (x->mpi != NULL)
+                swp_mpi_abort(x->mpi, CLI_EXIT_INTERRUPTED);
 #endif
             fflush(stdout);
             _exit(CLI_EXIT_INTERRUPTED);
         }
-        goto out;
+        return CLI_EXIT_INTERRUPTED;
     }
     if (rc != 0) {
         status = rc == SIM_EDB ? CLI_EXIT_INPUT : CLI_EXIT_INTERNAL;
 #ifdef HAVE_MPI
-        if (mpi != NULL) {
-            rpt_db_close(db);
-            swp_mpi_abort(mpi, status);
+        if (x->mpi != NULL) {
+            rpt_db_close(x->db);
+            swp_mpi_abort(x->mpi, status);
         }
 #endif
-        goto out;
+        return status;
     }
-    if (!quiet || json)
-        if (report(spec, db, db_path, &st, json) != 0)
-            status = CLI_EXIT_INPUT;
-    if (st.failed > 0) {
+    return CLI_EXIT_OK;
+}
+
+static void run_fini(struct run *x)
+{
+    rpt_db_close(x->db);
+    swp_spec_free(x->spec);
+#ifdef HAVE_MPI
+    if (x->mpi != NULL) {
+        /* Ranks that were never served wait for an answer. */
+        if (!x->served)
+            swp_mpi_drain(x->mpi);
+        swp_mpi_finalize(x->mpi);
+    }
+#endif
+    sigaction(SIGINT, &x->old_sa, NULL);
+}
+
+/* ---- print ---- */
+
+/* Prints the sweep's points as the database holds them now (unless --quiet
+ * without --json), then says on stderr how many points failed. Returns an
+ * exit status. */
+static int print(const struct opts *o, const struct run *x)
+{
+    int status = CLI_EXIT_OK;
+
+    if ((!o->quiet || o->json) &&
+        print_report(x->spec, x->db, o->db_path, &x->st, o->json) != 0)
+        status = CLI_EXIT_INPUT;
+    if (x->st.failed > 0) {
         fprintf(stderr,
                 "dsec sweep: %zu points failed and were not recorded; run "
                 "the same command again to retry them\n",
-                st.failed);
+                x->st.failed);
         status = CLI_EXIT_INPUT;
     }
+    return status;
+}
 
-out:
-    (void)served;
-    rpt_db_close(db);
-    swp_spec_free(spec);
+static int exec_sweep(int argc, char **argv)
+{
+    struct opts o = {0};
+    struct run x = {0};
+    int status = parse_args(argc, argv, &o);
+
+    if (status != 0)
+        return status < 0 ? CLI_EXIT_OK : status;
+    status = join_mpi(&o, &x);
+    if (status != CLI_EXIT_OK)
+        return status;
+    catch_sigint(&x);
 #ifdef HAVE_MPI
-    if (mpi != NULL) {
-        /* Ranks that were never served wait for an answer. */
-        if (!served)
-            swp_mpi_drain(mpi);
-        swp_mpi_finalize(mpi);
-    }
+    if (x.mpi != NULL && swp_mpi_rank(x.mpi) > 0)
+        return serve_rank(&o, &x);
 #endif
-    sigaction(SIGINT, &old_sa, NULL);
+    status = load(&o, &x);
+    if (status == CLI_EXIT_OK && o.list) {
+        list_points(x.spec);
+    } else if (status == CLI_EXIT_OK) {
+        status = simulate(&o, &x);
+        if (status == CLI_EXIT_OK)
+            status = print(&o, &x);
+    }
+    run_fini(&x);
     return status;
 }
 

@@ -3,7 +3,8 @@
  * [--quiet]: the digital twin (twin/twin.h, docs/twin.md). Runs the
  * scenario in real time (or N times faster) with its size set from outside
  * through the Kubernetes scale subresource it serves, and exposes
- * vLLM-named /metrics for its serving replicas, until SIGTERM or SIGINT. */
+ * vLLM-named /metrics for its serving replicas, until SIGTERM or SIGINT.
+ * Parse (parse_args), run (serve), print (the summary on stderr). */
 #include <getopt.h>
 #include <libgen.h>
 #include <math.h>
@@ -83,7 +84,20 @@ static int parse_seconds(const char *opt, const char *s, double lo, double hi,
     return 0;
 }
 
-static int exec_twin(int argc, char **argv)
+/* ---- parse ---- */
+
+/* The options. */
+struct opts {
+    const char *file; /* the scenario */
+    const char *ns, *deployment, *model_name;
+    struct twin_serve_opts so;
+    double speed;
+    uint64_t seed;
+    int seed_set;
+};
+
+/* Returns 0, -1 after --help, or a usage error's exit status. */
+static int parse_args(int argc, char **argv, struct opts *o)
 {
     static const struct option longopts[] = {
         {"listen", required_argument, NULL, 'l'},
@@ -97,110 +111,114 @@ static int exec_twin(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *ns = "default", *deployment = "llm", *model_name = NULL;
-    struct twin_serve_opts so = {NULL, 0, 0};
-    double speed = 1;
-    uint64_t seed = 0;
-    int seed_set = 0, opt, rc, served, status = CLI_EXIT_OK;
-    struct cl_scenario scn;
-    struct cl_results res;
-    struct cl_run_opts ropts = {0};
-    struct cl_session *ss;
-    struct sim_diag diag;
-    struct twin t;
-    char *dir_copy;
+    int opt;
 
+    o->ns = "default";
+    o->deployment = "llm";
+    o->speed = 1;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "l:x:s:qh", longopts, NULL)) != -1) {
         switch (opt) {
         case 'l':
-            so.listen = optarg;
+            o->so.listen = optarg;
             break;
         case 'x':
             if (parse_seconds("--speed", optarg, 1e-3, TWIN_SPEED_MAX,
-                              &speed) != 0)
+                              &o->speed) != 0)
                 return CLI_EXIT_USAGE;
             break;
         case 'N':
-            ns = optarg;
+            o->ns = optarg;
             break;
         case 'D':
-            deployment = optarg;
+            o->deployment = optarg;
             break;
         case 'M':
-            model_name = optarg;
+            o->model_name = optarg;
             break;
         case 'T':
             if (parse_seconds("--duration", optarg, 1e-3, 1e9,
-                              &so.duration_s) != 0)
+                              &o->so.duration_s) != 0)
                 return CLI_EXIT_USAGE;
             break;
         case 's':
-            if (cli_parse_u64(optarg, &seed) != 0)
+            if (cli_parse_u64(optarg, &o->seed) != 0)
                 return cli_usage_error(&cli_cmd_twin,
                                        "--seed: expected a non-negative "
                                        "integer");
-            seed_set = 1;
+            o->seed_set = 1;
             break;
         case 'q':
-            so.quiet = 1;
+            o->so.quiet = 1;
             break;
         case 'h':
             print_help();
-            return CLI_EXIT_OK;
+            return -1;
         default:
             return cli_usage_error(&cli_cmd_twin, NULL);
         }
     }
     if (optind != argc - 1)
         return cli_usage_error(&cli_cmd_twin, "expected one scenario file");
-    if (so.listen == NULL)
+    if (o->so.listen == NULL)
         return cli_usage_error(&cli_cmd_twin, "--listen HOST:PORT is required");
-    if (!twin_name_ok(ns))
+    if (!twin_name_ok(o->ns))
         return cli_usage_error(&cli_cmd_twin,
                                "--namespace: expected 1 to 63 of a-z, 0-9 "
                                "and '-', starting and ending alphanumeric");
-    if (!twin_name_ok(deployment))
+    if (!twin_name_ok(o->deployment))
         return cli_usage_error(&cli_cmd_twin,
                                "--deployment: expected 1 to 63 of a-z, 0-9 "
                                "and '-', starting and ending alphanumeric");
+    o->file = argv[optind];
+    return 0;
+}
 
-    if (cli_load_scenario(argv[optind], &scn, NULL) != 0)
-        return CLI_EXIT_INPUT;
-    if (seed_set)
-        scn.seed = seed;
+/* ---- run ---- */
+
+/* Opens a session on the scenario and serves it until a signal or
+ * --duration; *res holds what the session produced (caller frees with
+ * cl_results_fini()). Says on stderr what sets the size. Returns an exit
+ * status, and in *ran whether the twin served at all. */
+static int serve(const struct opts *o, struct cl_scenario *scn,
+                 struct cl_results *res, int *ran)
+{
+    const char *model_name = o->model_name;
+    struct cl_run_opts ropts = {0};
+    struct cl_session *ss;
+    struct sim_diag diag;
+    struct twin t;
+    char *dir_copy = xstrdup(o->file);
+    int rc, served, status = CLI_EXIT_OK;
+
+    *ran = 0;
     if (model_name == NULL)
-        model_name = scn.model != NULL               ? scn.model
-                     : scn.deploy.model_path != NULL ? scn.deploy.model_path
-                                                     : "dsec";
-
-    dir_copy = xstrdup(argv[optind]);
+        model_name = scn->model != NULL               ? scn->model
+                     : scn->deploy.model_path != NULL ? scn->deploy.model_path
+                                                      : "dsec";
     ropts.base_dir = dirname(dir_copy);
     sim_diag_init(&diag);
-    rc =
-        cl_session_open(&scn, &ropts, CL_SESSION_EXTERNAL | CL_SESSION_READOUTS,
-                        &res, &ss, &diag);
+    rc = cl_session_open(scn, &ropts, CL_SESSION_EXTERNAL | CL_SESSION_READOUTS,
+                         res, &ss, &diag);
     sim_diag_print(&diag, stderr);
     sim_diag_fini(&diag);
     if (rc != 0) {
-        cl_results_fini(&res);
-        cl_scenario_fini(&scn);
         free(dir_copy);
         return CLI_EXIT_INPUT;
     }
-    if (scn.policy.name != NULL)
+    if (scn->policy.name != NULL)
         fprintf(stderr,
                 "dsec twin: the scenario's policy '%s' is replaced: the "
                 "size is what PATCH .../deployments/%s/scale sets\n",
-                scn.policy.name, deployment);
+                scn->policy.name, o->deployment);
     else
         fprintf(stderr,
                 "dsec twin: no policy runs: the size is what PATCH "
                 ".../deployments/%s/scale sets\n",
-                deployment);
+                o->deployment);
 
-    twin_init(&t, ss, ns, deployment, model_name, speed);
-    served = twin_serve(&t, &so);
+    twin_init(&t, ss, o->ns, o->deployment, model_name, o->speed);
+    served = twin_serve(&t, &o->so);
     if (served != 0)
         status = CLI_EXIT_INPUT;
     rc = cl_session_close(ss);
@@ -209,20 +227,45 @@ static int exec_twin(int argc, char **argv)
                 sim_strerror(rc));
         status = CLI_EXIT_INPUT;
     }
-    if (served != -1) /* it ran */
-        fprintf(
-            stderr,
+    *ran = served != -1;
+    free(dir_copy);
+    return status;
+}
+
+/* ---- print ---- */
+
+/* The summary line on stderr after the twin stopped. */
+static void print_summary(const struct cl_results *res)
+{
+    fprintf(stderr,
             "dsec twin: stopped at %.1f s simulated: %llu requests arrived, "
             "%llu completed; %llu scale events, %llu cold starts; "
             "replicas %d..%d\n",
-            res.sim_time_s, (unsigned long long)res.requests_arrived,
-            (unsigned long long)res.requests_completed,
-            (unsigned long long)res.scale_events,
-            (unsigned long long)res.cold_starts, res.replicas_min,
-            res.replicas_max);
+            res->sim_time_s, (unsigned long long)res->requests_arrived,
+            (unsigned long long)res->requests_completed,
+            (unsigned long long)res->scale_events,
+            (unsigned long long)res->cold_starts, res->replicas_min,
+            res->replicas_max);
+}
+
+static int exec_twin(int argc, char **argv)
+{
+    struct opts o = {0};
+    struct cl_scenario scn;
+    struct cl_results res;
+    int ran, status = parse_args(argc, argv, &o);
+
+    if (status != 0)
+        return status < 0 ? CLI_EXIT_OK : status;
+    if (cli_load_scenario(o.file, &scn, NULL) != 0)
+        return CLI_EXIT_INPUT;
+    if (o.seed_set)
+        scn.seed = o.seed;
+    status = serve(&o, &scn, &res, &ran);
+    if (ran)
+        print_summary(&res);
     cl_results_fini(&res);
     cl_scenario_fini(&scn);
-    free(dir_copy);
     return status;
 }
 

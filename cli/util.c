@@ -1,5 +1,5 @@
-/* Helpers shared by the commands: wall-clock time (the CLI may read it;
- * the models never do), number parsing, timestamps, resolving a MODEL
+/* Helpers shared by the commands: number parsing, timestamps (the CLI may
+ * read the clock; the models never do), exit statuses, resolving a MODEL
  * argument. */
 #include <errno.h>
 #include <stdio.h>
@@ -14,14 +14,7 @@
 #include "models/arch/hf.h"
 #include "models/cluster/cluster.h"
 #include "scenarios/load.h"
-
-double cli_wall_since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) +
-           (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
-}
+#include "base/errors.h"
 
 int cli_parse_u64(const char *s, uint64_t *out)
 {
@@ -131,18 +124,12 @@ const struct arch_spec *cli_resolve_model(const char *cmd, const char *name,
     return NULL;
 }
 
-const char *cli_human_bytes(char *buf, size_t len, double bytes)
+int cli_exit_status(int rc)
 {
-    static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-    int u = 0;
-
-    while (bytes >= 999.5 && u < 5) {
-        bytes /= 1000.0;
-        u++;
-    }
-    snprintf(buf, len, bytes < 9.995 && u > 0 ? "%.2f %s" : "%.3g %s", bytes,
-             units[u]);
-    return buf;
+    return rc == SIM_EPARSE || rc == SIM_EIO || rc == SIM_EINVAL ||
+                   rc == SIM_EINFEASIBLE
+               ? CLI_EXIT_INPUT
+               : CLI_EXIT_INTERNAL;
 }
 
 int cli_load_scenario(const char *path, struct cl_scenario *scn,

@@ -1,13 +1,13 @@
-/* The frontier chart of a plan, drawn by gnuplot through reports/gnuplot.h
- * (which says how gnuplot is run and why): data files in a temporary
- * directory, one script, one PNG. */
+/* The frontier chart of a plan, drawn by gnuplot in a job of
+ * reports/gnuplot.h (which says how gnuplot is run and why): data files in
+ * the job's temporary directory, one script, one PNG. The user asked for it
+ * (--chart), so a chart that cannot be drawn is an error. */
 #include "plan/plan.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "reports/gnuplot.h"
 #include "base/errors.h"
@@ -78,17 +78,15 @@ static void write_row(FILE *fp, const struct plan *p, size_t i)
     fprintf(fp, "\"%s\"\n", buf);
 }
 
-static int write_data(const struct plan *p, const char *dir)
+static int write_data(const struct plan *p, struct rpt_gp_job *job)
 {
     size_t *idx = xcalloc(p->nconfigs + 1, sizeof(*idx));
     size_t nf = frontier_order(p, idx);
     int rc = 0;
 
     for (int k = 0; k < D_COUNT && rc == 0; k++) {
-        char *path = xasprintf("%s/%s", dir, data_names[k]);
-        FILE *fp = fopen(path, "w");
+        FILE *fp = fopen(rpt_gp_job_file(job, "%s", data_names[k]), "w");
 
-        free(path);
         if (fp == NULL) {
             rc = -1;
             break;
@@ -119,15 +117,13 @@ static int write_data(const struct plan *p, const char *dir)
     return rc;
 }
 
-static void data_ref(FILE *fp, const char *dir, int k)
+static void data_ref(FILE *fp, struct rpt_gp_job *j, int k)
 {
-    char *path = xasprintf("%s/%s", dir, data_names[k]);
-    rpt_gp_quote(fp, path);
-    free(path);
+    rpt_gp_quote(fp, rpt_gp_job_file(j, "%s", data_names[k]));
 }
 
-static int write_script(const struct plan *p, const char *path, const char *dir,
-                        const char *png)
+static int write_script(const struct plan *p, const char *path,
+                        struct rpt_gp_job *j, const char *png)
 {
     FILE *fp = fopen(path, "w");
     double target = plan_latency_target_ms(p);
@@ -152,20 +148,20 @@ static int write_script(const struct plan *p, const char *path, const char *dir,
     fprintf(fp, "\nset yrange [0:*]\n"
                 "set offsets graph 0.05, graph 0.2, graph 0.08, 0\n"
                 "plot ");
-    data_ref(fp, dir, D_ALL);
+    data_ref(fp, j, D_ALL);
     fprintf(fp, " using 1:2 with points pt 6 ps 1.2 lc rgb '#888888' "
                 "title 'simulated', \\\n     ");
-    data_ref(fp, dir, D_MEETS);
+    data_ref(fp, j, D_MEETS);
     fprintf(fp, " using 1:2 with points pt 7 ps 1.2 lc rgb '#1b7837' "
                 "title 'meets the slo', \\\n     ");
-    data_ref(fp, dir, D_FRONTIER);
+    data_ref(fp, j, D_FRONTIER);
     fprintf(fp, " using 1:2 with linespoints lw 2 pt 5 ps 0.8 lc rgb "
                 "'#2166ac' title 'Pareto frontier', \\\n     ");
-    data_ref(fp, dir, D_CHOSEN);
+    data_ref(fp, j, D_CHOSEN);
     fprintf(fp, " using 1:2 with points pt 6 ps 3.5 lw 3 lc rgb '#b2182b' "
                 "title 'chosen', \\\n     ");
     /* Only the chosen point is labelled: frontier points crowd. */
-    data_ref(fp, dir, D_CHOSEN);
+    data_ref(fp, j, D_CHOSEN);
     fprintf(fp, " using 1:2:3 with labels left offset 2,1 tc rgb '#b2182b' "
                 "notitle");
     if (!isnan(target)) {
@@ -184,51 +180,24 @@ static int write_script(const struct plan *p, const char *path, const char *dir,
 int plan_chart(const struct plan *p, const char *gnuplot_path, const char *png,
                struct sim_diag *d)
 {
-    const char *tmp = getenv("TMPDIR");
-    char *dir, *script, *errpath, *why = NULL;
+    struct rpt_gp_job j;
+    char *why = NULL;
     int rc = 0;
 
-    dir = xasprintf("%s/dsec-plan-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (mkdtemp(dir) == NULL) {
-        sim_diag_error(d, png, 0, 0,
-                       "cannot draw chart: temporary directory %s: %s", dir,
-                       strerror(errno));
-        free(dir);
-        return SIM_EIO;
+    if (rpt_gp_job_init(&j, gnuplot_path, &why) == 0) {
+        const char *script = rpt_gp_job_file(&j, "plot.gp");
+
+        if (write_data(p, &j) != 0)
+            why = xasprintf("cannot write data in %s: %s", j.dir,
+                            strerror(errno));
+        else if (write_script(p, script, &j, png) != 0)
+            why = xasprintf("cannot write %s: %s", script, strerror(errno));
+        else
+            rpt_gp_job_run(&j, script, &why);
     }
-    script = xasprintf("%s/plot.gp", dir);
-    errpath = xasprintf("%s/gnuplot.out", dir);
-    if (write_data(p, dir) != 0) {
-        why = xasprintf("cannot write data in %s: %s", dir, strerror(errno));
-        rc = SIM_EIO;
-    }
-    if (rc == 0 && write_script(p, script, dir, png) != 0) {
-        why = xasprintf("cannot write %s: %s", script, strerror(errno));
-        rc = SIM_EIO;
-    }
-    if (rc == 0) {
-        int st = rpt_gp_run(gnuplot_path, script, errpath);
-        if (st != 0) {
-            char *line = rpt_gp_first_line(errpath);
-            why = xasprintf("%s exited with status %d%s%s", gnuplot_path, st,
-                            line ? ": " : "", line ? line : "");
-            free(line);
-            rc = SIM_EIO;
-        }
-    }
-    if (rc != 0)
-        sim_diag_error(d, png, 0, 0, "cannot draw chart: %s", why);
-    for (int k = 0; k < D_COUNT; k++) {
-        char *path = xasprintf("%s/%s", dir, data_names[k]);
-        unlink(path);
-        free(path);
-    }
-    unlink(script);
-    unlink(errpath);
-    rmdir(dir);
+    if (why != NULL)
+        rc = rpt_gp_fail(d, RPT_GP_ASKED, png, "cannot draw chart: %s", why);
     free(why);
-    free(errpath);
-    free(script);
-    free(dir);
+    rpt_gp_job_fini(&j);
     return rc;
 }

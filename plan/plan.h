@@ -366,7 +366,8 @@ const char *plan_latency_name(int latency);
  * simulated configuration as a point of cost against the latency metric,
  * those that meet the SLO filled, the frontier as a line, the chosen one
  * ringed, the latency target as a dashed line. Returns 0, or SIM_EIO with
- * "PNG: error: cannot draw chart: ..." in d. */
+ * "PNG: error: cannot draw chart: ..." in d, also when gnuplot_path is NULL
+ * (no gnuplot). */
 int plan_chart(const struct plan *p, const char *gnuplot_path, const char *png,
                struct sim_diag *d);
 

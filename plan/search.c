@@ -20,7 +20,9 @@
 #include "reports/db.h"
 #include "scenarios/load.h"
 #include "base/errors.h"
+#include "base/fmt.h"
 #include "base/param.h"
+#include "base/progress.h"
 #include "base/xalloc.h"
 #include "sweep/pool.h"
 #include "sweep/spec.h"
@@ -556,75 +558,39 @@ struct run {
     const struct plan_run_opts *o;
     struct swp_pool *pool;
     int64_t sweep_id;
-    size_t finished; /* configurations done, failed or dominated */
-    double t0, last_draw;
-    int drawn;
+    size_t finished;         /* configurations done, failed or dominated */
+    struct sim_progress bar; /* the progress line, and the wall clock */
 };
-
-static double now_s(void)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static void fmt_eta(char *buf, size_t len, double s)
-{
-    long t = (long)(s + 0.5);
-
-    if (t >= 3600)
-        snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-    else if (t >= 60)
-        snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
-    else
-        snprintf(buf, len, "%ld s", t);
-}
 
 /* The bar counts configurations; its ETA assumes every one still waiting
  * runs, so it is an upper bound when chains stop early. */
 static void progress(struct run *x, int force)
 {
-    double now = now_s(), wall = now - x->t0, rate, eta;
+    double wall, rate, eta;
     size_t total = x->p->nconfigs, done = x->finished;
     char eta_s[32] = "?";
 
-    if (x->o->log == NULL || total == 0)
+    if (x->bar.fp == NULL || total == 0)
         return;
-    if (!force &&
-        now - x->last_draw < (x->o->bar ? BAR_REDRAW_S : LINE_EVERY_S))
+    if (!force && !sim_progress_due(&x->bar))
         return;
-    x->last_draw = now;
+    wall = sim_progress_wall_s(&x->bar);
     rate = wall > 0 ? (double)done / wall : 0;
     eta = rate > 0 ? (double)(total - done) / rate : NAN;
     if (!isnan(eta))
-        fmt_eta(eta_s, sizeof(eta_s), eta);
+        sim_fmt_duration(eta_s, sizeof(eta_s), eta * 1e9, SIM_DUR_CLOCK);
     if (x->o->bar) {
         char bar[BAR_WIDTH + 1];
-        size_t fill = done * BAR_WIDTH / total;
 
-        for (size_t i = 0; i < BAR_WIDTH; i++)
-            bar[i] = i < fill ? '#' : '.';
-        bar[BAR_WIDTH] = '\0';
-        fprintf(x->o->log,
-                "\r  [%s] %zu/%zu configurations %5.1f%%  %.2f/s  eta %-9s",
-                bar, done, total, 100.0 * (double)done / (double)total, rate,
-                eta_s);
-        x->drawn = 1;
+        sim_progress_draw(
+            &x->bar, "  [%s] %zu/%zu configurations %5.1f%%  %.2f/s  eta %-9s",
+            sim_progress_bar(bar, BAR_WIDTH, done, total), done, total,
+            100.0 * (double)done / (double)total, rate, eta_s);
     } else {
-        fprintf(x->o->log,
-                "dsec plan: %s: %zu/%zu configurations, %.2f/s, eta %s\n",
-                x->p->scn.name, done, total, rate, eta_s);
-    }
-    fflush(x->o->log);
-}
-
-static void clear_bar(struct run *x)
-{
-    if (x->drawn) {
-        fprintf(x->o->log, "\r%79s\r", "");
-        fflush(x->o->log);
-        x->drawn = 0;
+        sim_progress_draw(&x->bar,
+                          "dsec plan: %s: %zu/%zu configurations, %.2f/s, "
+                          "eta %s",
+                          x->p->scn.name, done, total, rate, eta_s);
     }
 }
 
@@ -793,7 +759,7 @@ static int take(struct run *x, struct swp_done *done, struct sim_diag *d)
             c->state = PLAN_C_DONE;
             aggregate(p, c);
         } else {
-            clear_bar(x);
+            sim_progress_clear(&x->bar);
             sim_diag_error(d, p->scenario_file, 0, 0,
                            "configuration %s failed: %s",
                            p->spec->points[c->point].key, c->message);
@@ -855,8 +821,8 @@ int plan_run(struct plan *p, const struct plan_run_opts *o, struct sim_diag *d)
     memset(&x, 0, sizeof(x));
     x.p = p;
     x.o = o;
-    x.t0 = now_s();
-    x.last_draw = x.t0;
+    sim_progress_start(&x.bar, o->log, o->bar,
+                       o->bar ? BAR_REDRAW_S : LINE_EVERY_S);
     if (o->db != NULL) {
         struct rpt_sweep_info info = {0};
         char stamp[32];
@@ -885,9 +851,9 @@ int plan_run(struct plan *p, const struct plan_run_opts *o, struct sim_diag *d)
     }
     if (rc == 0)
         progress(&x, 1);
-    clear_bar(&x);
+    sim_progress_clear(&x.bar);
     swp_pool_free(x.pool);
-    p->wall_s = now_s() - x.t0;
+    p->wall_s = sim_progress_wall_s(&x.bar);
     finish(p);
     return rc;
 }

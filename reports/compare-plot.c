@@ -1,5 +1,7 @@
-/* The comparison chart, drawn by gnuplot through reports/gnuplot.h (which
- * says how gnuplot is run and why). */
+/* The comparison chart, drawn by gnuplot in a job of reports/gnuplot.h
+ * (which says how gnuplot is run and why): one data file per policy and
+ * one script. The user asked for it (--plot), so a chart that cannot be
+ * drawn is an error. */
 #include "reports/compare.h"
 #include "reports/gnuplot.h"
 
@@ -7,7 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/errors.h"
 #include "base/xalloc.h"
@@ -42,21 +43,19 @@ static int write_data(const char *path, const struct cl_results *r)
     return rc;
 }
 
-static void plot_lines(FILE *fp, const char *dir,
+static void plot_lines(FILE *fp, struct rpt_gp_job *j,
                        const struct rpt_cmp_line *lines, int nlines, int col)
 {
     fprintf(fp, "plot ");
     for (int i = 0; i < nlines; i++) {
-        char *path = xasprintf("%s/p%d.dat", dir, i);
         fprintf(fp, "%s", i ? ", \\\n     " : "");
-        rpt_gp_quote(fp, path);
+        rpt_gp_quote(fp, rpt_gp_job_file(j, "p%d.dat", i));
         fprintf(fp, " using 1:%d with lines lw 2 title ", col);
         rpt_gp_quote(fp, lines[i].label);
-        free(path);
     }
 }
 
-static int write_script(const char *path, const char *dir, const char *png,
+static int write_script(const char *path, struct rpt_gp_job *j, const char *png,
                         const struct rpt_cmp_line *lines, int nlines,
                         double target_ms, double slo_ms)
 {
@@ -75,11 +74,11 @@ static int write_script(const char *path, const char *dir, const char *png,
                 "set yrange [0:*]\n"
                 "set autoscale xfixmax\n"
                 "set offsets 0, 0, graph 0.08, 0\n");
-    plot_lines(fp, dir, lines, nlines, 2);
+    plot_lines(fp, j, lines, nlines, 2);
     fprintf(fp, "\nset title 'p99 TPOT per interval (replication 0)'\n"
                 "set ylabel 'p99 TPOT (ms)'\n");
     /* Targets as horizontal lines: a function of x, drawn dashed. */
-    plot_lines(fp, dir, lines, nlines, 3);
+    plot_lines(fp, j, lines, nlines, 3);
     if (!isnan(target_ms))
         fprintf(fp,
                 ", \\\n     %.17g with lines dt 2 lc 'black' "
@@ -101,56 +100,30 @@ int rpt_cmp_plot(const char *gnuplot_path, const char *png_path,
                  const struct rpt_cmp_line *lines, int nlines, double target_ms,
                  double slo_ms, struct sim_diag *d)
 {
-    const char *tmp = getenv("TMPDIR");
-    char *dir, *script, *errpath, *why = NULL;
+    struct rpt_gp_job j;
+    char *why = NULL;
     int rc = 0;
 
-    dir = xasprintf("%s/dsec-plot-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (mkdtemp(dir) == NULL) {
-        sim_diag_error(d, png_path, 0, 0,
-                       "cannot draw chart: temporary directory %s: %s", dir,
-                       strerror(errno));
-        free(dir);
-        return SIM_EIO;
-    }
-    script = xasprintf("%s/plot.gp", dir);
-    errpath = xasprintf("%s/gnuplot.out", dir);
-    for (int i = 0; i < nlines && rc == 0; i++) {
-        char *path = xasprintf("%s/p%d.dat", dir, i);
-        if (write_data(path, lines[i].res) != 0) {
-            why = xasprintf("cannot write %s: %s", path, strerror(errno));
-            rc = SIM_EIO;
+    if (rpt_gp_job_init(&j, gnuplot_path, &why) == 0) {
+        const char *script;
+
+        for (int i = 0; i < nlines && why == NULL; i++) {
+            const char *path = rpt_gp_job_file(&j, "p%d.dat", i);
+
+            if (write_data(path, lines[i].res) != 0)
+                why = xasprintf("cannot write %s: %s", path, strerror(errno));
         }
-        free(path);
+        script = rpt_gp_job_file(&j, "plot.gp");
+        if (why == NULL && write_script(script, &j, png_path, lines, nlines,
+                                        target_ms, slo_ms) != 0)
+            why = xasprintf("cannot write %s: %s", script, strerror(errno));
+        if (why == NULL)
+            rpt_gp_job_run(&j, script, &why);
     }
-    if (rc == 0 && write_script(script, dir, png_path, lines, nlines, target_ms,
-                                slo_ms) != 0) {
-        why = xasprintf("cannot write %s: %s", script, strerror(errno));
-        rc = SIM_EIO;
-    }
-    if (rc == 0) {
-        int st = rpt_gp_run(gnuplot_path, script, errpath);
-        if (st != 0) {
-            char *line = rpt_gp_first_line(errpath);
-            why = xasprintf("%s exited with status %d%s%s", gnuplot_path, st,
-                            line ? ": " : "", line ? line : "");
-            free(line);
-            rc = SIM_EIO;
-        }
-    }
-    if (rc != 0)
-        sim_diag_error(d, png_path, 0, 0, "cannot draw chart: %s", why);
-    for (int i = 0; i < nlines; i++) {
-        char *path = xasprintf("%s/p%d.dat", dir, i);
-        unlink(path);
-        free(path);
-    }
-    unlink(script);
-    unlink(errpath);
-    rmdir(dir);
+    if (why != NULL)
+        rc = rpt_gp_fail(d, RPT_GP_ASKED, png_path, "cannot draw chart: %s",
+                         why);
     free(why);
-    free(errpath);
-    free(script);
-    free(dir);
+    rpt_gp_job_fini(&j);
     return rc;
 }

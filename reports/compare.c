@@ -18,6 +18,7 @@
 #include <sqlite3.h>
 
 #include "reports/db.h"
+#include "reports/fmt.h"
 #include "base/errors.h"
 #include "base/xalloc.h"
 
@@ -215,11 +216,6 @@ int rpt_cmp_replications(const struct rpt_cmp *c)
     return c->nreps;
 }
 
-const char *rpt_cmp_label(const struct rpt_cmp *c, int p)
-{
-    return p >= 0 && p < c->npol ? c->pol[p].label : NULL;
-}
-
 /* Copies metric m of policy p over the replications into buf (nreps). */
 static void gather(const struct rpt_cmp *c, int p, int m, double *buf)
 {
@@ -330,22 +326,6 @@ void rpt_cmp_print(FILE *fp, const struct rpt_cmp *c)
             "");
 }
 
-/* A JSON number with the shortest of 15 to 17 significant digits that reads
- * back as v, or null for NAN and infinities (as reports/summary.c). */
-static struct json_object *jdouble(double v)
-{
-    char buf[40];
-
-    if (!isfinite(v))
-        return NULL;
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, sizeof(buf), "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    return json_object_new_double_s(v, buf);
-}
-
 static struct json_object *jmetrics(const struct rpt_cmp *c, int p)
 {
     struct json_object *o = json_object_new_object();
@@ -355,10 +335,13 @@ static struct json_object *jmetrics(const struct rpt_cmp *c, int p)
         struct json_object *e = json_object_new_object();
         struct json_object *v = json_object_new_array();
 
-        json_object_object_add(e, "mean", jdouble(s.mean));
-        json_object_object_add(e, "ci95", jdouble(s.ci95));
+        json_object_object_add(e, "mean",
+                               rpt_json_double(s.mean, RPT_JSON_SHORTEST));
+        json_object_object_add(e, "ci95",
+                               rpt_json_double(s.ci95, RPT_JSON_SHORTEST));
         for (int r = 0; r < c->nreps; r++)
-            json_object_array_add(v, jdouble(*cell(c, p, r, m)));
+            json_object_array_add(
+                v, rpt_json_double(*cell(c, p, r, m), RPT_JSON_SHORTEST));
         json_object_object_add(e, "values", v);
         json_object_object_add(o, metrics[m].name, e);
     }
@@ -373,8 +356,10 @@ static struct json_object *jdiff(const struct rpt_cmp *c, int p)
         struct rpt_cmp_stat s = rpt_cmp_diff(c, p, m);
         struct json_object *e = json_object_new_object();
 
-        json_object_object_add(e, "mean", jdouble(s.mean));
-        json_object_object_add(e, "ci95", jdouble(s.ci95));
+        json_object_object_add(e, "mean",
+                               rpt_json_double(s.mean, RPT_JSON_SHORTEST));
+        json_object_object_add(e, "ci95",
+                               rpt_json_double(s.ci95, RPT_JSON_SHORTEST));
         json_object_object_add(e, "significant",
                                json_object_new_boolean(rpt_cmp_significant(s)));
         json_object_object_add(o, metrics[m].name, e);

@@ -108,10 +108,6 @@ double rpt_cmp_get(const struct rpt_cmp *c, int p, int rep, int m);
 int rpt_cmp_npolicies(const struct rpt_cmp *c);
 int rpt_cmp_replications(const struct rpt_cmp *c);
 
-/* Policy p's label, as given to rpt_cmp_add_policy(); NULL when p is out
- * of range. Borrowed, valid until rpt_cmp_free(). */
-const char *rpt_cmp_label(const struct rpt_cmp *c, int p);
-
 /* Mean and 95% half-width of metric m of policy p over the replications;
  * both NAN when p or m is out of range. */
 struct rpt_cmp_stat rpt_cmp_summary(const struct rpt_cmp *c, int p, int m);
@@ -161,11 +157,11 @@ struct rpt_cmp_line {
  * serving over time (top panel) and p99 TPOT per metrics interval (bottom
  * panel), one line per policy, with horizontal lines at target_ms (the
  * scaler's cluster.target_latency_ms) and slo_ms (slo.tpot_ms) when they
- * are not NAN. Writes its data and script to a fresh temporary directory
- * (under $TMPDIR or /tmp), runs gnuplot with fork/execv (no shell), checks
- * its exit status and removes the temporaries. Uses the pngcairo terminal
- * when gnuplot has it, else png. Returns 0, or SIM_EIO after adding
- * "PNG: error: cannot draw chart: ..." to d. */
+ * are not NAN. Draws in a job of reports/gnuplot.h (a temporary directory,
+ * gnuplot run without a shell, its exit status checked). The chart is one
+ * the user asked for: returns 0, or SIM_EIO after adding "PNG: error:
+ * cannot draw chart: ..." to d, also when gnuplot_path is NULL (no
+ * gnuplot). */
 int rpt_cmp_plot(const char *gnuplot_path, const char *png_path,
                  const struct rpt_cmp_line *lines, int nlines, double target_ms,
                  double slo_ms, struct sim_diag *d);

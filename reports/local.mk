@@ -1,11 +1,15 @@
-# reports/: SQLite schema and writer, summary table and JSON.
+# reports/: SQLite schema and writer, summary table and JSON, the cost and
+# comparison reports, the training reports, the gnuplot driver and the
+# JSON-number helpers (fmt).
 noinst_LTLIBRARIES += reports/libreports.la
 reports_libreports_la_SOURCES = reports/db.c reports/db.h \
 	reports/summary.c reports/summary.h reports/schema.h \
 	reports/compare.c reports/compare-plot.c reports/compare.h \
+	reports/fmt.c reports/fmt.h \
 	reports/gnuplot.c reports/gnuplot.h reports/report.c reports/report.h \
 	reports/report-int.h reports/report-charts.c reports/report-html.c \
-	reports/report-pdf.c reports/report-compare.c
+	reports/report-pdf.c reports/report-compare.c \
+	reports/train-report.c reports/train-report.h
 # cairo (optional) draws the PDF report; its flags reach dsec and the tests
 # through this library.
 reports_libreports_la_CPPFLAGS = $(AM_CPPFLAGS) $(CAIRO_CFLAGS)

@@ -1,14 +1,12 @@
-/* The report's charts, drawn by gnuplot (reports/gnuplot.h) from data files
- * in a temporary directory: traffic and GPUs in use (two y axes), cost per
- * hour stacked by pool (pool_series), latency p50/p99 against the targets,
- * GPU-hours by state per pool (stacked bars), KV cache usage and requests
- * running per replica (replica_series). Times are plotted in minutes
- * at each interval's middle; "?" marks an undefined value. */
-#include <errno.h>
+/* The report's charts, drawn by gnuplot in one job of reports/gnuplot.h,
+ * from data files in its temporary directory: traffic and GPUs in use (two y
+ * axes), cost per hour stacked by pool (pool_series), latency p50/p99 against
+ * the targets, GPU-hours by state per pool (stacked bars), KV cache usage and
+ * requests running per replica (replica_series). Times are plotted in minutes
+ * at each interval's middle; "?" marks an undefined value. Each chart is an
+ * optional part of the report: one that cannot be drawn is a note. */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "reports/gnuplot.h"
 #include "reports/report-int.h"
@@ -275,8 +273,8 @@ int rpt__charts_draw(const struct rpt_report *rep, const char *out_dir,
                      const char *gnuplot_path, struct rpt__chart *charts,
                      struct sim_diag *d)
 {
-    const char *tmp = getenv("TMPDIR");
-    char *dir;
+    struct rpt_gp_job j;
+    char *why = NULL;
     int ndrawn = 0;
 
     for (int c = 0; c < RPT__NCHARTS; c++) {
@@ -286,21 +284,17 @@ int rpt__charts_draw(const struct rpt_report *rep, const char *out_dir,
     }
     if (gnuplot_path == NULL)
         return 0;
-    dir = xasprintf("%s/dsec-report-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (mkdtemp(dir) == NULL) {
-        sim_diag_add(d, SIM_SEV_WARNING, out_dir, 0, 0,
-                     "no charts: temporary directory %s: %s", dir,
-                     strerror(errno));
-        free(dir);
+    if (rpt_gp_job_init(&j, gnuplot_path, &why) != 0) {
+        rpt_gp_fail(d, RPT_GP_OPTIONAL, out_dir, "no charts: %s", why);
+        free(why);
         return 0;
     }
     for (int c = 0; c < RPT__NCHARTS; c++) {
         char *png = xasprintf("%s/%s", out_dir, chart_files[c]);
-        char *script = xasprintf("%s/c%d.gp", dir, c);
-        char *dat = xasprintf("%s/c%d.dat", dir, c);
-        char *err = xasprintf("%s/c%d.out", dir, c);
+        const char *script = rpt_gp_job_file(&j, "c%d.gp", c);
+        const char *dat = rpt_gp_job_file(&j, "c%d.dat", c);
         FILE *fp = fopen(script, "w");
-        int ok = fp != NULL, st;
+        int ok = fp != NULL;
 
         if (ok) {
             int tall = (c == 2 && !isnan(rep->slo_ttft_ms)) ||
@@ -321,38 +315,29 @@ int rpt__charts_draw(const struct rpt_report *rep, const char *out_dir,
                 ok = 0;
         }
         if (!ok && c == 1) {
-            sim_diag_add(d, SIM_SEV_WARNING, png, 0, 0,
-                         "no cost chart: the run has no pool_series rows "
-                         "(written by dsec 0.1 with schema 4 and later)");
+            rpt_gp_fail(d, RPT_GP_OPTIONAL, png,
+                        "no cost chart: the run has no pool_series rows "
+                        "(written by dsec 0.1 with schema 4 and later)");
         } else if (!ok && c == 4 && rep->run->nreplicas == 0) {
-            sim_diag_add(d, SIM_SEV_WARNING, png, 0, 0,
-                         "no per-replica chart: the run has no "
-                         "replica_series rows (written with schema 7 and "
-                         "later)");
+            rpt_gp_fail(d, RPT_GP_OPTIONAL, png,
+                        "no per-replica chart: the run has no "
+                        "replica_series rows (written with schema 7 and "
+                        "later)");
         } else if (!ok) {
-            sim_diag_add(d, SIM_SEV_WARNING, png, 0, 0,
-                         "cannot draw chart: cannot write %s", script);
-        } else if ((st = rpt_gp_run(gnuplot_path, script, err)) != 0) {
-            char *line = rpt_gp_first_line(err);
-            sim_diag_add(d, SIM_SEV_WARNING, png, 0, 0,
-                         "cannot draw chart: %s exited with status %d%s%s",
-                         gnuplot_path, st, line ? ": " : "", line ? line : "");
-            free(line);
+            rpt_gp_fail(d, RPT_GP_OPTIONAL, png,
+                        "cannot draw chart: cannot write %s", script);
+        } else if (rpt_gp_job_run(&j, script, &why) != 0) {
+            rpt_gp_fail(d, RPT_GP_OPTIONAL, png, "cannot draw chart: %s", why);
+            free(why);
+            why = NULL;
         } else {
             charts[c].path = png;
             png = NULL;
             ndrawn++;
         }
-        unlink(script);
-        unlink(dat);
-        unlink(err);
         free(png);
-        free(script);
-        free(dat);
-        free(err);
     }
-    rmdir(dir);
-    free(dir);
+    rpt_gp_job_fini(&j);
     return ndrawn;
 }
 

@@ -9,7 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 #include <sqlite3.h>
@@ -302,14 +301,12 @@ static void put(FILE *fp, double v)
 }
 
 /* One data file per policy: minute, replicas, p99 TPOT of replication 0. */
-static int series_data(const struct rpt_cmp_report *c, const char *dir)
+static int series_data(const struct rpt_cmp_report *c, struct rpt_gp_job *j)
 {
     for (int p = 0; p < c->npolicies; p++) {
         const struct rpt_run *r = c->runs[(size_t)p * (size_t)c->nreps];
-        char *path = xasprintf("%s/p%d.dat", dir, p);
-        FILE *fp = fopen(path, "w");
+        FILE *fp = fopen(rpt_gp_job_file(j, "p%d.dat", p), "w");
 
-        free(path);
         if (fp == NULL)
             return -1;
         for (size_t i = 0; i < r->nseries; i++) {
@@ -326,7 +323,7 @@ static int series_data(const struct rpt_cmp_report *c, const char *dir)
 }
 
 static void lines_script(FILE *fp, const struct rpt_cmp_report *c,
-                         const char *dir, int col)
+                         struct rpt_gp_job *j, int col)
 {
     fprintf(fp, "set grid\nset key outside right top\n"
                 "set xlabel 'time (min)'\nset autoscale xfixmax\n"
@@ -339,12 +336,10 @@ static void lines_script(FILE *fp, const struct rpt_cmp_report *c,
                     "set ylabel 'p99 TPOT (ms)'\n");
     fprintf(fp, "plot ");
     for (int p = 0; p < c->npolicies; p++) {
-        char *path = xasprintf("%s/p%d.dat", dir, p);
         fprintf(fp, "%s", p ? ", " : "");
-        rpt_gp_quote(fp, path);
+        rpt_gp_quote(fp, rpt_gp_job_file(j, "p%d.dat", p));
         fprintf(fp, " using 1:%d with lines lw 2 title ", col);
         rpt_gp_quote(fp, c->labels[p]);
-        free(path);
     }
     if (col == 3 && !isnan(c->target_tpot_ms))
         fprintf(fp,
@@ -390,40 +385,38 @@ static int cost_script(FILE *fp, const struct rpt_cmp_report *c,
     return 0;
 }
 
-/* Draws the charts; paths[c] is set for each drawn. Returns the count. */
+/* Draws the charts, each an optional part of the report (a chart that
+ * cannot be drawn is a note); paths[c] is set for each drawn. Returns the
+ * count. */
 static int charts_draw(const struct rpt_cmp_report *c, const char *out_dir,
                        const char *gnuplot_path, char **paths,
                        struct sim_diag *d)
 {
-    const char *tmp = getenv("TMPDIR");
-    char *dir;
+    struct rpt_gp_job j;
+    char *why = NULL;
     int ndrawn = 0, have_data;
 
     for (int k = 0; k < NCHARTS; k++)
         paths[k] = NULL;
     if (gnuplot_path == NULL)
         return 0;
-    dir = xasprintf("%s/dsec-report-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (mkdtemp(dir) == NULL) {
-        sim_diag_add(d, SIM_SEV_WARNING, out_dir, 0, 0,
-                     "no charts: temporary directory %s: %s", dir,
-                     strerror(errno));
-        free(dir);
+    if (rpt_gp_job_init(&j, gnuplot_path, &why) != 0) {
+        rpt_gp_fail(d, RPT_GP_OPTIONAL, out_dir, "no charts: %s", why);
+        free(why);
         return 0;
     }
-    have_data = series_data(c, dir) == 0;
+    have_data = series_data(c, &j) == 0;
     for (int k = 0; k < NCHARTS; k++) {
         char *png = xasprintf("%s/%s", out_dir, chart_files[k]);
-        char *script = xasprintf("%s/c%d.gp", dir, k);
-        char *dat = xasprintf("%s/c%d.dat", dir, k);
-        char *err = xasprintf("%s/c%d.out", dir, k);
+        const char *script = rpt_gp_job_file(&j, "c%d.gp", k);
+        const char *dat = rpt_gp_job_file(&j, "c%d.dat", k);
         FILE *fp = fopen(script, "w");
-        int ok = fp != NULL && (k == 2 || have_data), st;
+        int ok = fp != NULL && (k == 2 || have_data);
 
         if (fp != NULL) {
             rpt_gp_terminal(fp, png, 1000, 500);
             if (k < 2)
-                lines_script(fp, c, dir, k + 2);
+                lines_script(fp, c, &j, k + 2);
             else if (cost_script(fp, c, dat) != 0)
                 ok = 0;
             fprintf(fp, "set output\n");
@@ -431,34 +424,21 @@ static int charts_draw(const struct rpt_cmp_report *c, const char *out_dir,
                 ok = 0;
         }
         if (!ok) {
-            sim_diag_add(d, SIM_SEV_WARNING, png, 0, 0,
-                         "cannot draw chart: cannot write its data in %s", dir);
-        } else if ((st = rpt_gp_run(gnuplot_path, script, err)) != 0) {
-            char *line = rpt_gp_first_line(err);
-            sim_diag_add(d, SIM_SEV_WARNING, png, 0, 0,
-                         "cannot draw chart: %s exited with status %d%s%s",
-                         gnuplot_path, st, line ? ": " : "", line ? line : "");
-            free(line);
+            rpt_gp_fail(d, RPT_GP_OPTIONAL, png,
+                        "cannot draw chart: cannot write its data in %s",
+                        j.dir);
+        } else if (rpt_gp_job_run(&j, script, &why) != 0) {
+            rpt_gp_fail(d, RPT_GP_OPTIONAL, png, "cannot draw chart: %s", why);
+            free(why);
+            why = NULL;
         } else {
             paths[k] = png;
             png = NULL;
             ndrawn++;
         }
-        unlink(script);
-        unlink(dat);
-        unlink(err);
         free(png);
-        free(script);
-        free(dat);
-        free(err);
     }
-    for (int p = 0; p < c->npolicies; p++) {
-        char *path = xasprintf("%s/p%d.dat", dir, p);
-        unlink(path);
-        free(path);
-    }
-    rmdir(dir);
-    free(dir);
+    rpt_gp_job_fini(&j);
     return ndrawn;
 }
 
@@ -776,7 +756,7 @@ int rpt_cmp_report_write(const struct rpt_cmp_report *c, enum rpt_format fmt,
         int n = charts_draw(c, out_dir, gnuplot_path, paths, d);
         note = rpt__no_chart_reason(n, NCHARTS, gnuplot_path);
         if (note != NULL && gnuplot_path == NULL)
-            sim_diag_add(d, SIM_SEV_WARNING, out_dir, 0, 0, "%s", note);
+            rpt_gp_fail(d, RPT_GP_OPTIONAL, out_dir, "%s", note);
     }
     if (fmt == RPT_FMT_CSV) {
         rc = write_csv(c, out_dir, d);

@@ -38,7 +38,7 @@ struct rpt__chart {
 
 /* Draws the charts into out_dir with gnuplot_path (NULL: none). Fills
  * charts[RPT__NCHARTS]; a chart that could not be drawn has path NULL and
- * a warning in d. Returns the number drawn. */
+ * a note in d (rpt_gp_fail()). Returns the number drawn. */
 int rpt__charts_draw(const struct rpt_report *rep, const char *out_dir,
                      const char *gnuplot_path, struct rpt__chart *charts,
                      struct sim_diag *d);

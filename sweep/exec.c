@@ -14,6 +14,8 @@
 #include <time.h>
 
 #include "base/errors.h"
+#include "base/fmt.h"
+#include "base/progress.h"
 #include "base/xalloc.h"
 #include "sweep/pool.h"
 #ifdef HAVE_MPI
@@ -34,17 +36,8 @@ struct ex {
     size_t *todo;            /* points to simulate, in grid order */
     size_t ntodo, next;
     size_t finished; /* of todo: recorded, failed or recorded elsewhere */
-    double t0, last_draw;
-    int drawn; /* a bar is on the terminal line */
+    struct sim_progress bar; /* the progress line, and the wall clock */
 };
-
-static double now_s(void)
-{
-    struct timespec t;
-
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static int mark_recorded(void *ctx, const char *key, int64_t seq,
                          const char *status, const char *message,
@@ -65,60 +58,33 @@ static int mark_recorded(void *ctx, const char *key, int64_t seq,
     return 0;
 }
 
-static void fmt_duration(char *buf, size_t len, double s)
-{
-    long t = (long)(s + 0.5);
-
-    if (t >= 3600)
-        snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-    else if (t >= 60)
-        snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
-    else
-        snprintf(buf, len, "%ld s", t);
-}
-
 static void progress(struct ex *x, int force)
 {
     const struct swp_exec_opts *o = x->o;
-    double now = now_s(), wall = now - x->t0, rate, eta;
+    double wall, rate, eta;
     size_t done = x->finished, total = x->ntodo;
     char eta_s[32] = "?";
 
-    if (o->log == NULL || o->progress == SWP_PROGRESS_NONE || total == 0)
+    if (x->bar.fp == NULL || total == 0)
         return;
-    if (!force && now - x->last_draw < (o->progress == SWP_PROGRESS_BAR
-                                            ? BAR_REDRAW_S
-                                            : SWP_PROGRESS_LINE_S))
+    if (!force && !sim_progress_due(&x->bar))
         return;
-    x->last_draw = now;
+    wall = sim_progress_wall_s(&x->bar);
     rate = wall > 0 ? (double)done / wall : 0;
     eta = rate > 0 ? (double)(total - done) / rate : NAN;
     if (!isnan(eta))
-        fmt_duration(eta_s, sizeof(eta_s), eta);
+        sim_fmt_duration(eta_s, sizeof(eta_s), eta * 1e9, SIM_DUR_CLOCK);
     if (o->progress == SWP_PROGRESS_BAR) {
         char bar[BAR_WIDTH + 1];
-        size_t fill = done * BAR_WIDTH / total;
 
-        for (size_t i = 0; i < BAR_WIDTH; i++)
-            bar[i] = i < fill ? '#' : '.';
-        bar[BAR_WIDTH] = '\0';
-        fprintf(o->log, "\r  [%s] %zu/%zu points %5.1f%%  %.2f/s  eta %-9s",
-                bar, done, total, 100.0 * (double)done / (double)total, rate,
-                eta_s);
-        x->drawn = 1;
+        sim_progress_draw(
+            &x->bar, "  [%s] %zu/%zu points %5.1f%%  %.2f/s  eta %-9s",
+            sim_progress_bar(bar, BAR_WIDTH, done, total), done, total,
+            100.0 * (double)done / (double)total, rate, eta_s);
     } else {
-        fprintf(o->log, "dsec sweep: %s: %zu/%zu points, %.2f/s, eta %s\n",
-                x->s->name, done, total, rate, eta_s);
-    }
-    fflush(o->log);
-}
-
-static void clear_bar(struct ex *x)
-{
-    if (x->drawn) {
-        fprintf(x->o->log, "\r%79s\r", "");
-        fflush(x->o->log);
-        x->drawn = 0;
+        sim_progress_draw(&x->bar,
+                          "dsec sweep: %s: %zu/%zu points, %.2f/s, eta %s",
+                          x->s->name, done, total, rate, eta_s);
     }
 }
 
@@ -197,7 +163,7 @@ static int take(struct ex *x, struct swp_done *done)
     } else if (done->rc == SIM_EINFEASIBLE) {
         rc = record(x, i, NULL, done->started_unix, done->message);
     } else {
-        clear_bar(x);
+        sim_progress_clear(&x->bar);
         sim_diag_error(x->d, x->s->file, 0, 0, "point %s failed: %s",
                        x->s->points[i].key[0] ? x->s->points[i].key : "(base)",
                        done->message ? done->message : "unknown error");
@@ -235,8 +201,10 @@ int swp_exec(const struct swp_spec *s, struct rpt_db *db,
     x.o = o;
     x.st = st;
     x.d = d;
-    x.t0 = now_s();
-    x.last_draw = x.t0;
+    sim_progress_start(&x.bar, o->progress == SWP_PROGRESS_NONE ? NULL : o->log,
+                       o->progress == SWP_PROGRESS_BAR,
+                       o->progress == SWP_PROGRESS_BAR ? BAR_REDRAW_S
+                                                       : SWP_PROGRESS_LINE_S);
     st->points = s->npoints;
 
     utc_stamp(stamp, sizeof(stamp), (int64_t)time(NULL));
@@ -282,7 +250,7 @@ int swp_exec(const struct swp_spec *s, struct rpt_db *db,
         if (interrupts >= 2) {
             st->interrupted = 2;
             st->abandoned = REMOTE + (pool ? swp_pool_running(pool) : 0);
-            clear_bar(&x);
+            sim_progress_clear(&x.bar);
             /* The pool is left to the process's exit: its threads are
              * simulating and cannot be stopped. */
             pool = NULL;
@@ -293,7 +261,7 @@ int swp_exec(const struct swp_spec *s, struct rpt_db *db,
             st->interrupted = 1;
             if (pool != NULL)
                 swp_pool_cancel(pool, NULL);
-            clear_bar(&x);
+            sim_progress_clear(&x.bar);
             if (o->log != NULL) {
                 fprintf(o->log,
                         "dsec sweep: interrupted; finishing %zu running "
@@ -362,14 +330,14 @@ int swp_exec(const struct swp_spec *s, struct rpt_db *db,
     }
     if (rc == 0 && st->interrupted < 2)
         progress(&x, 1);
-    clear_bar(&x);
+    sim_progress_clear(&x.bar);
     swp_pool_free(pool);
 
 out:
     for (size_t i = 0; i < s->npoints; i++)
         recorded += x.recorded[i];
     st->remaining = s->npoints - recorded;
-    st->wall_s = now_s() - x.t0;
+    st->wall_s = sim_progress_wall_s(&x.bar);
     free(x.recorded);
     free(x.todo);
     return rc;

@@ -71,7 +71,7 @@ ok "--db stores 6 runs linked to one comparison" $st
 
 $dsec compare "$f" $pols --replications 3 --no-db --quiet --plot "$tmp/c.png" >"$tmp/out" 2>"$tmp/err"
 st=$?
-if grep -q 'gnuplot not found: no chart' "$tmp/err"; then
+if grep -q 'error: cannot draw chart: gnuplot not found' "$tmp/err"; then
     skip "--plot writes a PNG" "gnuplot not found at build time or run time"
 else
     size=$(wc -c <"$tmp/c.png" 2>/dev/null || echo 0)

@@ -144,7 +144,7 @@ fi
 # 13. --chart draws a PNG, or says why not.
 $dsec plan "$small" $gpus -j 2 --quiet --chart "$tmp/plan.png" >/dev/null 2>"$tmp/err"
 st=$?
-if grep -q 'gnuplot not found: no chart' "$tmp/err"; then
+if grep -q 'error: cannot draw chart: gnuplot not found' "$tmp/err"; then
     skip "--chart writes a PNG" "gnuplot not found at build time or run time"
 else
     size=$(wc -c <"$tmp/plan.png" 2>/dev/null || echo 0)

@@ -196,9 +196,12 @@ DSEC_GNUPLOT=/nonexistent $dsec report --latest-comparison --db "$cdb" \
     grep -q 'this report has no charts' "$tmp/err.cnog"
 ok "DSEC_GNUPLOT=/nonexistent: comparison report without charts, says so" $?
 
+# A chart the user asked for that cannot be drawn is an error (exit 1).
 DSEC_GNUPLOT= $dsec compare "$cf" --policy target-latency --replications 1 \
-    --no-db --quiet --plot "$tmp/p.png" >/dev/null 2>"$tmp/err.plot" &&
-    grep -q 'gnuplot not found: no chart' "$tmp/err.plot" && [ ! -e "$tmp/p.png" ]
-ok "DSEC_GNUPLOT empty: dsec compare --plot prints its note" $?
+    --no-db --quiet --plot "$tmp/p.png" >/dev/null 2>"$tmp/err.plot"
+[ $? -eq 1 ] &&
+    grep -q "^$tmp/p.png: error: cannot draw chart: gnuplot not found" "$tmp/err.plot" &&
+    [ ! -e "$tmp/p.png" ]
+ok "DSEC_GNUPLOT empty: dsec compare --plot fails and says why" $?
 
 [ $fails -eq 0 ]
