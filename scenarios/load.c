@@ -415,7 +415,7 @@ static void walk_section(struct ctx *c, const struct sim_param *rows,
         if (rows == scn_schema && strcmp(key, "model") == 0 &&
             v->type == YAML_MAPPING_NODE) {
             /* model: {hf_config: PATH} instead of a catalog name. */
-            walk_section(c, scn_model_rows, v,
+            walk_section(c, cl_model_src_rows, v,
                          (char *)base + offsetof(struct cl_scenario, model_src),
                          child, kl, kc);
             free(child);
@@ -696,21 +696,6 @@ static void check_workload(struct ctx *c, struct cl_scenario *s)
 
 static void check_server(struct ctx *c, struct cl_scenario *s)
 {
-    static const char *const llm_keys[] = {"max_num_seqs",
-                                           "max_num_batched_tokens",
-                                           "gpu_memory_utilization",
-                                           "efficiency_compute",
-                                           "efficiency_memory",
-                                           "iteration_overhead",
-                                           "block_tokens",
-                                           "preemption",
-                                           "swap_space",
-                                           "prefix_caching",
-                                           "kv_offload",
-                                           "scheduling",
-                                           NULL};
-    static const char *const abstract_keys[] = {"service", "concurrency",
-                                                "price", NULL};
     static const char *const service_keys[] = {"sd_s", "cv", NULL};
     struct cl_server *sv = &s->server;
     int line, col;
@@ -725,16 +710,18 @@ static void check_server(struct ctx *c, struct cl_scenario *s)
         return; /* an unknown kind, already reported */
     if (sv->kind == CL_SRV_LLM) {
         const struct seen *hr = find_seen(c, "workload.prefix_hit_rate");
-        for (int i = 0; abstract_keys[i] != NULL; i++)
-            not_used(c, "server", abstract_keys[i], "kind llm");
+        for (const struct sim_param *p = cl_server_rows; p->key != NULL; p++)
+            if (p->flags & CL_PF_ABSTRACT)
+                not_used(c, "server", p->key, "kind llm");
         if (hr != NULL && !sv->prefix_caching)
             error_at(c, hr->kline, hr->kcol,
                      "workload.prefix_hit_rate: needs "
                      "server.prefix_caching: true");
         return;
     }
-    for (int i = 0; llm_keys[i] != NULL; i++)
-        not_used(c, "server", llm_keys[i], "kind abstract");
+    for (const struct sim_param *p = cl_server_rows; p->key != NULL; p++)
+        if (p->flags & CL_PF_LLM)
+            not_used(c, "server", p->key, "kind abstract");
     if (find_seen(c, "server.service") == NULL) {
         section_pos(c, "server", &line, &col);
         error_at(c, line, col,
@@ -1176,9 +1163,9 @@ int scn_string_load(const char *name, const char *text, size_t len,
         yaml_document_delete(&extra);
     }
 
-    for (const struct sim_param *p = scn_schema; p->key != NULL; p++)
-        if (sim_param_default(p, &s, err, sizeof(err)) != 0)
-            sim_fatal("scenario table default of %s: %s", p->key, err);
+    s.rows = scn_schema;
+    if (sim_param_defaults(scn_schema, &s, err, sizeof(err)) != 0)
+        sim_fatal("scenario table default: %s", err);
 
     if (root == NULL) {
         error_at(&c, 1, 1,

@@ -1,6 +1,6 @@
-/* Tests of the scenario language: unit parsing and the row-driven destructor
- * (base/param.c), the tables (scenarios/schema.c) and the loader
- * (scenarios/load.c). Fixtures are in
+/* Tests of the scenario language: unit parsing and the row-driven defaults
+ * and destructor (base/param.c), the tables (scenarios/schema.c and the
+ * section rows of models/) and the loader (scenarios/load.c). Fixtures are in
  * tests/data/scn/; their paths are built from $top_srcdir (default ".") so
  * that messages can be compared exactly, file prefix included. */
 #include <check.h>
@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include "models/cluster/config.h"
+#include "models/gpu/gpu.h"
+#include "models/layout/layout.h"
+#include "models/perf/roofline.h"
 #include "scenarios/load.h"
 #include "scenarios/schema.h"
 #include "base/diag.h"
@@ -276,6 +279,10 @@ static void check_rows(const struct sim_param *rows, const char *path)
         if (p->type == SIM_PT_MAP) {
             ck_assert_msg(p->max >= 1 && p->max <= SIM_PARAM_LIST_MAX,
                           "%s.%s: bad cap", path, p->key);
+            /* The element layout, when given, has a size and strings. */
+            if (p->sub != NULL)
+                ck_assert_msg(sim_param_list_elem_size(p) > 0,
+                              "%s.%s: no element size", path, p->key);
             continue;
         }
         if (p->def != NULL) {
@@ -295,6 +302,37 @@ static void check_rows(const struct sim_param *rows, const char *path)
 START_TEST(test_scn_schema_rows_sane)
 {
     check_rows(scn_schema, "");
+    check_rows(cl_model_src_rows, "model");
+}
+END_TEST
+
+/* The defaults the layout model also uses are the rows' defaults. */
+START_TEST(test_scn_schema_shared_defaults)
+{
+    struct cl_server sv;
+    struct cl_hardware hw;
+    struct train_config tc;
+    char err[SIM_PARAM_ERRLEN];
+
+    memset(&sv, 0, sizeof(sv));
+    memset(&hw, 0, sizeof(hw));
+    memset(&tc, 0, sizeof(tc));
+    ck_assert_int_eq(sim_param_defaults(cl_server_rows, &sv, err, sizeof(err)),
+                     0);
+    ck_assert_int_eq(
+        sim_param_defaults(cl_hardware_rows, &hw, err, sizeof(err)), 0);
+    ck_assert_int_eq(
+        sim_param_defaults(train_config_rows, &tc, err, sizeof(err)), 0);
+    ck_assert_int_eq(sv.max_num_seqs, CL_SERVER_MAX_NUM_SEQS_DEFAULT);
+    ck_assert_int_eq(sv.max_num_batched_tokens,
+                     PERF_DEFAULT_MAX_NUM_BATCHED_TOKENS);
+    ck_assert(sv.gpu_memory_utilization == PERF_DEFAULT_GPU_MEMORY_UTILIZATION);
+    ck_assert_int_eq(hw.gpus_per_node, GPU_DEFAULT_GPUS_PER_NODE);
+    ck_assert_int_eq(tc.seq_tokens, LAYOUT_DEFAULT_SEQ_TOKENS);
+    ck_assert_int_eq(tc.global_batch_seqs, LAYOUT_DEFAULT_GLOBAL_BATCH_SEQS);
+    sim_param_fini(cl_server_rows, &sv);
+    sim_param_fini(cl_hardware_rows, &hw);
+    sim_param_fini(train_config_rows, &tc);
 }
 END_TEST
 
@@ -1493,6 +1531,7 @@ static Suite *scn_load_suite(void)
 
     tc = tcase_create("scn_schema");
     tcase_add_test(tc, test_scn_schema_rows_sane);
+    tcase_add_test(tc, test_scn_schema_shared_defaults);
     tcase_add_test(tc, test_scn_help_print_every_key);
     suite_add_tcase(s, tc);
 
