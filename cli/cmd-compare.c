@@ -360,11 +360,10 @@ static int exec_compare(int argc, char **argv)
     file = argv[optind];
 
     sim_diag_init(&diag);
-    if (scn_file_load(file, &scn, &diag) != 0 ||
-        cl_scenario_check(&scn, &plan, &diag) != 0) {
+    if (scn_scenario_open(file, &(struct scn_open_opts){.plan = &plan}, &scn,
+                          &diag) != 0) {
         sim_diag_print(&diag, stderr);
         sim_diag_fini(&diag);
-        cl_scenario_fini(&scn);
         status = CLI_EXIT_INPUT;
         goto out;
     }

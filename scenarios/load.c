@@ -17,6 +17,7 @@
 
 #include "models/arch/arch.h"
 #include "models/arch/hf.h"
+#include "models/cluster/cluster.h"
 #include "models/gpu/gpu.h"
 #include "models/perf/calib.h"
 #include "models/train/train.h"
@@ -1272,5 +1273,25 @@ int scn_file_load(const char *path, struct cl_scenario *out, struct sim_diag *d)
     fclose(fp);
     rc = scn_string_load(path, buf, len, out, d);
     free(buf);
+    return rc;
+}
+
+int scn_scenario_open(const char *path, const struct scn_open_opts *opts,
+                      struct cl_scenario *out, struct sim_diag *d)
+{
+    static const struct scn_open_opts none;
+    int rc;
+
+    if (opts == NULL)
+        opts = &none;
+    if (opts->text != NULL)
+        rc = scn_string_load(path, opts->text, opts->len, out, d);
+    else
+        rc = scn_file_load(path, out, d);
+    if (rc != 0)
+        return rc;
+    rc = cl_scenario_check(out, opts->plan, d);
+    if (rc != 0 && !(rc == SIM_EINFEASIBLE && opts->keep_infeasible))
+        cl_scenario_fini(out);
     return rc;
 }

@@ -1,14 +1,17 @@
 /* Tests of the scenario language: unit parsing and the row-driven defaults
  * and destructor (base/param.c), the tables (scenarios/schema.c and the
- * section rows of models/) and the loader (scenarios/load.c). Fixtures are in
- * tests/data/scn/; their paths are built from $top_srcdir (default ".") so
- * that messages can be compared exactly, file prefix included. */
+ * section rows of models/), the loader and its pipeline (scenarios/load.c).
+ * Fixtures are in tests/data/scn/; their paths are built from $top_srcdir
+ * (default ".") so that messages can be compared exactly, file prefix
+ * included. */
 #include <check.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/cluster/cluster.h"
 #include "models/cluster/config.h"
 #include "models/gpu/gpu.h"
 #include "models/layout/layout.h"
@@ -336,49 +339,6 @@ START_TEST(test_scn_schema_shared_defaults)
 }
 END_TEST
 
-START_TEST(test_scn_help_print_every_key)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
-
-    ck_assert_ptr_nonnull(fp);
-    scn_help_print(fp);
-    fclose(fp);
-    ck_assert_ptr_nonnull(
-        strstr(buf, "  workload.synthetic.arrival.rate_per_s: number, per "
-                    "second, range (0, 1e+06], required\n"));
-    ck_assert_ptr_nonnull(strstr(buf, "  cluster.target_latency_ms: duration, "
-                                      "milliseconds for a plain number"));
-    ck_assert_ptr_nonnull(strstr(buf, "FACTS.md §5.4"));
-    ck_assert_ptr_nonnull(strstr(buf, "  metrics.batches: integer, range "
-                                      "[10, 256], default 32\n"));
-    ck_assert_ptr_nonnull(
-        strstr(buf, "\n  pools: list of mappings, at most 256 entries\n"));
-    ck_assert_ptr_nonnull(strstr(buf, "  pools[].capacity_gpus: integer, "
-                                      "range [1, inf), required\n"));
-    ck_assert_ptr_nonnull(strstr(buf, "  pools[].provision.mean_s: number, "
-                                      "seconds, range [0, inf), default "
-                                      "120\n"));
-    ck_assert_ptr_nonnull(
-        strstr(buf, "  workload.synthetic.arrival.steps[].multiplier: "
-                    "number, range (0, 1e+06], required\n"));
-    ck_assert_ptr_nonnull(
-        strstr(buf, "  workload.synthetic.arrival.diurnal.amplitude: number, "
-                    "fraction, range [0, 1), required\n"));
-    ck_assert_ptr_nonnull(strstr(buf, "  faults.scripted[].kind: enum {gpu, "
-                                      "node}, default gpu\n"));
-    ck_assert_ptr_nonnull(strstr(buf, "  policy.params: mapping of key: "
-                                      "scalar, at most 256 entries\n"));
-    ck_assert_ptr_nonnull(strstr(buf, "  deploy.engine_init: duration, "
-                                      "seconds for a plain number, range "
-                                      "[0, inf), default 30s\n"));
-    ck_assert_ptr_nonnull(strstr(buf, "  cluster.drain: enum {finish, "
-                                      "migrate}, default finish\n"));
-    free(buf);
-}
-END_TEST
-
 /* sim_param_fini */
 
 struct fini_item {
@@ -485,6 +445,49 @@ START_TEST(test_sim_param_fini_frees_by_rows)
     ck_assert_ptr_null(o.raw);
     ck_assert_int_eq(o.nraw, 0);
     sim_param_fini(fini_rows, &o); /* idempotent */
+}
+END_TEST
+
+START_TEST(test_scn_help_print_every_key)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+
+    ck_assert_ptr_nonnull(fp);
+    scn_help_print(fp);
+    fclose(fp);
+    ck_assert_ptr_nonnull(
+        strstr(buf, "  workload.synthetic.arrival.rate_per_s: number, per "
+                    "second, range (0, 1e+06], required\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "  cluster.target_latency_ms: duration, "
+                                      "milliseconds for a plain number"));
+    ck_assert_ptr_nonnull(strstr(buf, "FACTS.md §5.4"));
+    ck_assert_ptr_nonnull(strstr(buf, "  metrics.batches: integer, range "
+                                      "[10, 256], default 32\n"));
+    ck_assert_ptr_nonnull(
+        strstr(buf, "\n  pools: list of mappings, at most 256 entries\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "  pools[].capacity_gpus: integer, "
+                                      "range [1, inf), required\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "  pools[].provision.mean_s: number, "
+                                      "seconds, range [0, inf), default "
+                                      "120\n"));
+    ck_assert_ptr_nonnull(
+        strstr(buf, "  workload.synthetic.arrival.steps[].multiplier: "
+                    "number, range (0, 1e+06], required\n"));
+    ck_assert_ptr_nonnull(
+        strstr(buf, "  workload.synthetic.arrival.diurnal.amplitude: number, "
+                    "fraction, range [0, 1), required\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "  faults.scripted[].kind: enum {gpu, "
+                                      "node}, default gpu\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "  policy.params: mapping of key: "
+                                      "scalar, at most 256 entries\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "  deploy.engine_init: duration, "
+                                      "seconds for a plain number, range "
+                                      "[0, inf), default 30s\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "  cluster.drain: enum {finish, "
+                                      "migrate}, default finish\n"));
+    free(buf);
 }
 END_TEST
 
@@ -1505,6 +1508,155 @@ START_TEST(test_scn_string_load_list_cap)
 }
 END_TEST
 
+/* scn_scenario_open */
+
+/* Calls fn on every *.yaml file of $top_srcdir/dir; returns the count. */
+static int each_yaml(const char *dir, void (*fn)(const char *path))
+{
+    const char *top = getenv("top_srcdir");
+    char *root = xasprintf("%s/%s", top ? top : ".", dir);
+    DIR *dp = opendir(root);
+    struct dirent *e;
+    int n = 0;
+
+    ck_assert_msg(dp != NULL, "cannot open %s", root);
+    while ((e = readdir(dp)) != NULL) {
+        size_t len = strlen(e->d_name);
+        char *path;
+
+        if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0)
+            continue;
+        path = xasprintf("%s/%s", root, e->d_name);
+        fn(path);
+        free(path);
+        n++;
+    }
+    closedir(dp);
+    free(root);
+    return n;
+}
+
+/* A bundled scenario goes through the whole pipeline; freeing it leaves
+ * nothing behind (the ASan build reports any leak). */
+static void open_bundled(const char *path)
+{
+    struct cl_scenario s;
+    struct cl_plan plan;
+    struct scn_open_opts opts = {.plan = &plan};
+    struct sim_diag d;
+    int rc;
+
+    sim_diag_init(&d);
+    rc = scn_scenario_open(path, &opts, &s, &d);
+    if (rc != 0)
+        sim_diag_print(&d, stderr);
+    ck_assert_msg(rc == 0, "%s: rc %d", path, rc);
+    ck_assert_ptr_eq(s.rows, scn_schema);
+    ck_assert_int_ge(plan.replicas, 1);
+    cl_scenario_fini(&s);
+    ck_assert(is_zeroed(&s));
+    sim_diag_fini(&d);
+}
+
+/* A fixture, good or bad, is freed on every path out of the pipeline:
+ * after a failed load, after a failed check (kept or not) and after
+ * success. */
+static void open_fixture(const char *path)
+{
+    for (int keep = 0; keep <= 1; keep++) {
+        struct cl_scenario s;
+        struct scn_open_opts opts = {.keep_infeasible = keep};
+        struct sim_diag d;
+        int rc;
+
+        sim_diag_init(&d);
+        rc = scn_scenario_open(path, &opts, &s, &d);
+        if (rc != 0)
+            ck_assert_msg(sim_diag_errors(&d) > 0, "%s: rc %d, no error", path,
+                          rc);
+        if (rc != 0 && !(rc == SIM_EINFEASIBLE && keep))
+            ck_assert_msg(is_zeroed(&s), "%s: rc %d, not zeroed", path, rc);
+        cl_scenario_fini(&s);
+        sim_diag_fini(&d);
+    }
+    /* Loaded but never checked. */
+    {
+        struct cl_scenario s;
+        struct sim_diag d;
+
+        sim_diag_init(&d);
+        (void)scn_file_load(path, &s, &d);
+        cl_scenario_fini(&s);
+        sim_diag_fini(&d);
+    }
+}
+
+START_TEST(test_scn_scenario_open_bundled)
+{
+    ck_assert_int_ge(each_yaml("scenarios", open_bundled), 10);
+}
+END_TEST
+
+START_TEST(test_scn_scenario_open_fixtures)
+{
+    ck_assert_int_ge(each_yaml("tests/data/scn", open_fixture), 10);
+    ck_assert_int_ge(each_yaml("tests/data/train", open_fixture), 1);
+}
+END_TEST
+
+/* deepseek-v3 in fp8 does not fit tp 4 of h200: the check says
+ * SIM_EINFEASIBLE, and the scenario is kept only when asked for. */
+START_TEST(test_scn_scenario_open_keep_infeasible)
+{
+    static const char text[] = "model: deepseek-v3\n"
+                               "workload:\n"
+                               "  synthetic:\n"
+                               "    arrival: {rate_per_s: 1}\n"
+                               "    requests: 10\n"
+                               "    prompt_tokens: {dist: fixed, value: 10}\n"
+                               "    output_tokens: {dist: fixed, value: 10}\n"
+                               "hardware: {gpu: h200}\n"
+                               "deploy: {tp: 4, weight_dtype: fp8}\n";
+    struct scn_open_opts opts = {.text = text, .len = strlen(text)};
+
+    ck_assert_int_eq(scn_scenario_open("inline.yaml", &opts, &scn, &diag),
+                     SIM_EINFEASIBLE);
+    ck_assert(is_zeroed(&scn));
+    ck_assert_int_ge(sim_diag_errors(&diag), 1);
+    opts.keep_infeasible = 1;
+    ck_assert_int_eq(scn_scenario_open("inline.yaml", &opts, &scn, &diag),
+                     SIM_EINFEASIBLE);
+    ck_assert_str_eq(scn.model, "deepseek-v3");
+    ck_assert_int_eq(scn.deploy.tp, 4);
+}
+END_TEST
+
+/* The text form names the scenario as the file form does, and a load
+ * error stops the pipeline before the check. */
+START_TEST(test_scn_scenario_open_text_and_errors)
+{
+    static const char good[] = BASE;
+    static const char bad[] = BASE "cluster: {replicas: 0}\n";
+    struct cl_plan plan;
+    struct scn_open_opts opts = {
+        .text = good, .len = strlen(good), .plan = &plan};
+    static const char *const want[] = {
+        "7:21: error: cluster.replicas: 0 out of range [1, inf)", NULL};
+
+    ck_assert_int_eq(scn_scenario_open("dir/x.yaml", &opts, &scn, &diag), 0);
+    ck_assert_str_eq(scn.name, "x");
+    ck_assert_str_eq(scn.file, "dir/x.yaml");
+    ck_assert_int_eq(plan.replicas, 1);
+    cl_scenario_fini(&scn);
+    opts.text = bad;
+    opts.len = strlen(bad);
+    ck_assert_int_eq(scn_scenario_open("inline.yaml", &opts, &scn, &diag),
+                     SIM_EINVAL);
+    ck_assert(is_zeroed(&scn));
+    assert_diags("inline.yaml", want);
+}
+END_TEST
+
 static Suite *scn_load_suite(void)
 {
     Suite *s = suite_create("scn_load");
@@ -1591,6 +1743,15 @@ static Suite *scn_load_suite(void)
     tcase_add_test(tc, test_scn_string_load_initial_gpus_static);
     tcase_add_test(tc, test_scn_string_load_list_shapes);
     tcase_add_test(tc, test_scn_string_load_list_cap);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("scn_scenario_open");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_scn_scenario_open_bundled);
+    tcase_add_test(tc, test_scn_scenario_open_fixtures);
+    tcase_add_test(tc, test_scn_scenario_open_keep_infeasible);
+    tcase_add_test(tc, test_scn_scenario_open_text_and_errors);
     suite_add_tcase(s, tc);
     return s;
 }
