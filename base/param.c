@@ -583,8 +583,7 @@ size_t sim_param_list_elem_size(const struct sim_param *p)
     return q != NULL ? q->offset : 0;
 }
 
-/* Frees the strings that rows own in the struct at base. */
-static void free_strings(const struct sim_param *rows, void *base)
+void sim_param_fini(const struct sim_param *rows, void *base)
 {
     for (const struct sim_param *q = rows; q != NULL && q->key != NULL; q++) {
         char *field = (char *)base + q->offset;
@@ -592,8 +591,8 @@ static void free_strings(const struct sim_param *rows, void *base)
             free(*(char **)(void *)field);
             *(char **)(void *)field = NULL;
         } else if (q->type == SIM_PT_SECTION) {
-            free_strings(q->sub, field);
-        } else if (q->type == SIM_PT_LIST) {
+            sim_param_fini(q->sub, field);
+        } else if (q->type == SIM_PT_LIST || q->type == SIM_PT_MAP) {
             sim_param_list_clear(q, base);
         }
     }
@@ -604,10 +603,10 @@ void sim_param_list_clear(const struct sim_param *p, void *base)
     void **items = list_items(p, base);
     int *n = list_count(p, base);
 
-    if (p->type == SIM_PT_LIST && *items != NULL) {
+    if (p->sub != NULL && *items != NULL) {
         size_t size = sim_param_list_elem_size(p);
         for (int i = 0; i < *n; i++)
-            free_strings(p->sub, (char *)*items + (size_t)i * size);
+            sim_param_fini(p->sub, (char *)*items + (size_t)i * size);
     }
     free(*items);
     *items = NULL;
@@ -641,15 +640,8 @@ int sim_param_default(const struct sim_param *p, void *base, char *err,
         sim_param_list_clear(p, base);
         return 0;
     }
-    if (p->type == SIM_PT_SECTION) {
-        for (const struct sim_param *q = p->sub; q != NULL && q->key != NULL;
-             q++) {
-            int rc = sim_param_default(q, field, err, errlen);
-            if (rc != 0)
-                return rc;
-        }
-        return 0;
-    }
+    if (p->type == SIM_PT_SECTION)
+        return sim_param_defaults(p->sub, field, err, errlen);
     if (p->def != NULL)
         return sim_param_parse(p, p->def, base, err, errlen);
     switch (p->type) {
@@ -678,6 +670,17 @@ int sim_param_default(const struct sim_param *p, void *base, char *err,
     case SIM_PT_LIST:
     case SIM_PT_MAP:
         break;
+    }
+    return 0;
+}
+
+int sim_param_defaults(const struct sim_param *rows, void *base, char *err,
+                       size_t errlen)
+{
+    for (const struct sim_param *p = rows; p != NULL && p->key != NULL; p++) {
+        int rc = sim_param_default(p, base, err, errlen);
+        if (rc != 0)
+            return rc;
     }
     return 0;
 }

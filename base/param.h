@@ -31,7 +31,7 @@ enum sim_param_type {
     SIM_PT_DURATION, /* int64_t nanoseconds */
     SIM_PT_SECTION,  /* a nested struct described by sub */
     SIM_PT_LIST,     /* an owned array of structs described by sub */
-    SIM_PT_MAP,      /* free-form scalar pairs; layout is the caller's */
+    SIM_PT_MAP,      /* free-form scalar pairs; layout in sub (optional) */
 };
 
 /* The dimension of a value and the unit a plain number is read in. */
@@ -51,6 +51,13 @@ enum sim_unit {
 #define SIM_PF_REQUIRED 0x1u /* the key must be given */
 #define SIM_PF_MIN_EXCL 0x2u /* the value must be > min (else >= min) */
 #define SIM_PF_MAX_EXCL 0x4u /* the value must be < max (else <= max) */
+/* A SIM_PT_MAP of free-form scalars whose sub rows only describe the
+ * element's owned members (for sim_param_fini()); they are not document
+ * keys, and base/yaml-rows.c stores the pairs through its map_fill hook. */
+#define SIM_PF_SCALARS 0x8u
+/* This bit and those above mean what the table's owner defines them to
+ * (for example, which server kind uses a key); this module ignores them. */
+#define SIM_PF_OWNER 0x100u
 
 /* One name of an enum row and the value stored for it. */
 struct sim_param_choice {
@@ -64,16 +71,34 @@ struct sim_param_choice {
  * elements accepted (growth is bounded). A list's sub rows fill each
  * element, and the terminating row of sub (key NULL) gives the size of one
  * element in its offset: end element tables with SIM_PARAM_END_LIST(type).
- * A map keeps free-form scalar pairs; its element layout is defined by the
- * code that reads the table (the scenario loader stores struct
- * cl_policy_param) and is passed to sim_param_list_append() as elem_size.
- * These conventions reuse the row's fields so that tables written with
+ * A map keeps free-form scalar pairs; the code that reads the table fills
+ * its elements (the scenario loader stores struct cl_policy_param) and
+ * passes their size to sim_param_list_append() as elem_size. A map row may
+ * describe that element layout in sub, as a list does (its rows name the
+ * fields the element owns, such as the key and value strings, and end with
+ * SIM_PARAM_END_LIST(type)), so that sim_param_fini() can free the
+ * elements; sub rows of a map are not keys of the document. These
+ * conventions reuse the row's fields so that tables written with
  * positional initialisers stay valid. */
 #define SIM_PARAM_END_LIST(type)                                               \
     {                                                                          \
         NULL, SIM_PT_LIST, SIM_U_NONE, 0, 0, 0, NULL, NULL, sizeof(type),      \
             NULL, NULL                                                         \
     }
+
+/* The text of a numeric constant, for a row's default: SIM_PARAM_DEF(X)
+ * with #define X 0.9 gives "0.9", so that a default a model also uses in
+ * code is written once. X must expand to a plain literal (no parentheses,
+ * no expression), since the row parses the text like user input. */
+#define SIM_PARAM_DEF(x) SIM_PARAM_DEF_(x)
+#define SIM_PARAM_DEF_(x) #x
+
+/* Asserts at compile time that the count field of a list or map follows its
+ * element pointer in type, as the rows above require. */
+#define SIM_PARAM_COUNT_AFTER(type, ptr, count)                                \
+    _Static_assert(offsetof(type, count) ==                                    \
+                       offsetof(type, ptr) + sizeof(void *),                   \
+                   #count " must follow " #ptr)
 
 /* Default cap on the length of a list, in elements. */
 #define SIM_PARAM_LIST_MAX 256
@@ -137,10 +162,24 @@ int sim_param_parse(const struct sim_param *p, const char *text, void *base,
 int sim_param_default(const struct sim_param *p, void *base, char *err,
                       size_t errlen);
 
-/* Frees the elements of list row p at base (the strings their rows own,
- * recursively through sections) and the array, and sets the pointer to NULL
- * and the count to 0. For a map row only the array is freed: its elements'
- * strings belong to the caller's layout. */
+/* Applies sim_param_default() to every row of rows (NULL-terminated) at
+ * base, so that a zeroed struct holds the table's defaults. Returns 0, or
+ * the first failing row's code with err filled (a bug in the table). */
+int sim_param_defaults(const struct sim_param *rows, void *base, char *err,
+                       size_t errlen);
+
+/* Frees what the fields of rows (NULL-terminated) own in the struct at
+ * base: every SIM_PT_STRING (set to NULL), recursively through
+ * SIM_PT_SECTION rows, and every SIM_PT_LIST and SIM_PT_MAP
+ * (sim_param_list_clear()). Other fields keep their values. This is the
+ * destructor of any struct a table fills: a new string row needs no new
+ * free(). Fields that no row names are the caller's to free. */
+void sim_param_fini(const struct sim_param *rows, void *base);
+
+/* Frees the elements of list or map row p at base (with sim_param_fini()
+ * over p->sub, so the strings their rows own, recursively) and the array,
+ * and sets the pointer to NULL and the count to 0. A map row without sub
+ * rows frees only the array: its elements' strings are then the caller's. */
 void sim_param_list_clear(const struct sim_param *p, void *base);
 
 /* Appends a zeroed element of elem_size bytes to list or map row p at base

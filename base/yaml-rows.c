@@ -473,6 +473,11 @@ static void walk_map(struct sim_yaml *y, const struct sim_param *p,
     size_t npairs, elem_size;
     const char **stored;
     size_t nstored = 0;
+    /* A map of named sections has element rows that are document keys;
+     * a map of scalars may still describe its element for the
+     * destructor (SIM_PF_SCALARS), and then its sub is not walked. */
+    const struct sim_param *sections =
+        (p->flags & SIM_PF_SCALARS) ? NULL : p->sub;
 
     if (sim_yaml_is_null(v))
         return; /* an empty mapping */
@@ -480,10 +485,11 @@ static void walk_map(struct sim_yaml *y, const struct sim_param *p,
         not_a(y, v, path, "a mapping");
         return;
     }
-    if (p->sub == NULL &&
+    if (sections == NULL &&
         (y->ops == NULL || y->ops->map_fill == NULL || y->ops->map_size == 0))
         sim_fatal("%s: a map of scalars needs the map_fill hook", path);
-    elem_size = p->sub != NULL ? sim_param_list_elem_size(p) : y->ops->map_size;
+    elem_size =
+        sections != NULL ? sim_param_list_elem_size(p) : y->ops->map_size;
     npairs = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
     stored = xcalloc(npairs + 1, sizeof(*stored));
     for (yaml_node_pair_t *pair = v->data.mapping.pairs.start;
@@ -506,15 +512,15 @@ static void walk_map(struct sim_yaml *y, const struct sim_param *p,
             dup = strcmp(stored[i], key) == 0;
         if (dup) {
             sim_yaml_error(y, kl, kc, "%s: duplicate key", child);
-        } else if (p->sub != NULL && key[0] == '\0') {
+        } else if (sections != NULL && key[0] == '\0') {
             sim_yaml_error(y, kl, kc, "%s: expected a key name, got ''", path);
-        } else if (p->sub == NULL && val->type != YAML_SCALAR_NODE) {
+        } else if (sections == NULL && val->type != YAML_SCALAR_NODE) {
             sim_yaml_error(y, vl, vc, "%s: expected a scalar, got %s", child,
                            sim_yaml_node_kind(val));
-        } else if (p->sub == NULL && sim_yaml_is_null(val)) {
+        } else if (sections == NULL && sim_yaml_is_null(val)) {
             sim_yaml_error(y, kl, kc, "%s: missing value; expected a scalar",
                            child);
-        } else if (p->sub == NULL && has_nul(val)) {
+        } else if (sections == NULL && has_nul(val)) {
             sim_yaml_error(y, vl, vc, "%s: expected a scalar, got a NUL byte",
                            child);
         } else if ((elem = sim_param_list_append(p, base, elem_size)) == NULL) {
@@ -524,13 +530,13 @@ static void walk_map(struct sim_yaml *y, const struct sim_param *p,
         } else {
             stored[nstored++] = key;
             at = add_seen(y, child, k, val);
-            if (p->sub == NULL) {
+            if (sections == NULL) {
                 y->ops->map_fill(elem, key,
                                  (const char *)val->data.scalar.value, at);
             } else {
-                sim_yaml_defaults(p->sub, elem, "element");
+                sim_yaml_defaults(sections, elem, "element");
                 *(char **)elem = xstrdup(key);
-                sim_yaml_walk_section(y, p->sub, val, elem, child, kl, kc);
+                sim_yaml_walk_section(y, sections, val, elem, child, kl, kc);
             }
         }
         free(child);

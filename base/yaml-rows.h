@@ -37,7 +37,8 @@
  *   list's), whose first member is a char * that receives the key
  *   (xstrdup'd, freed by the caller: sim_param_list_clear() frees only a
  *   map's array).
- * - A SIM_PT_MAP row without sub is a map of scalars, stored through
+ * - A SIM_PT_MAP row without sub, or flagged SIM_PF_SCALARS, is a map of
+ *   scalars, stored through
  *   struct sim_yaml_ops' map_fill hook. */
 
 /* A key that was given: its full path ("pools[1].name", "policy.params.x")

@@ -70,7 +70,7 @@ struct cl_scenario;
 struct cl_plan;
 
 /* Loads and checks a scenario file as dsec run, twin and compare do:
- * scn_file_load() then cl_scenario_check() (plan may be NULL), printing
+ * scn_scenario_open() (plan may be NULL), printing
  * every diagnostic (errors, warnings, notes) to stderr. Returns 0 with
  * *scn filled (caller frees with cl_scenario_fini()), or CLI_EXIT_INPUT
  * with *scn released. */

@@ -46,12 +46,12 @@ static int exec_validate(int argc, char **argv)
                                "expected at least one scenario file");
     for (int i = optind; i < argc; i++) {
         struct cl_scenario scn;
-        struct cl_plan plan;
+        struct cl_plan plan = {0};
+        struct scn_open_opts opts = {.plan = &plan};
         struct sim_diag diag;
 
         sim_diag_init(&diag);
-        if (scn_file_load(argv[i], &scn, &diag) != 0 ||
-            cl_scenario_check(&scn, &plan, &diag) != 0) {
+        if (scn_scenario_open(argv[i], &opts, &scn, &diag) != 0) {
             status = CLI_EXIT_INPUT;
         } else {
             printf("%s: ok: %d replica%s of %d gpu%s\n", argv[i], plan.replicas,

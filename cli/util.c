@@ -135,17 +135,13 @@ int cli_exit_status(int rc)
 int cli_load_scenario(const char *path, struct cl_scenario *scn,
                       struct cl_plan *plan)
 {
+    struct scn_open_opts opts = {.plan = plan};
     struct sim_diag diag;
     int bad;
 
     sim_diag_init(&diag);
-    bad = scn_file_load(path, scn, &diag) != 0 ||
-          cl_scenario_check(scn, plan, &diag) != 0;
+    bad = scn_scenario_open(path, &opts, scn, &diag) != 0;
     sim_diag_print(&diag, stderr); /* errors, warnings and notes */
     sim_diag_fini(&diag);
-    if (bad) {
-        cl_scenario_fini(scn);
-        return CLI_EXIT_INPUT;
-    }
-    return 0;
+    return bad ? CLI_EXIT_INPUT : 0;
 }

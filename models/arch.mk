@@ -5,6 +5,8 @@
 models_libmodels_la_SOURCES += \
 	models/arch/arch.h \
 	models/arch/arch.c \
+	models/arch/dtype.h \
+	models/arch/dtype.c \
 	models/arch/hf.h \
 	models/arch/hf.c \
 	models/arch/table.c \

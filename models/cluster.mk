@@ -1,5 +1,5 @@
 # models/cluster: the cluster model, its replica engines and the run driver.
-models_libmodels_la_SOURCES += models/cluster/config.h \
+models_libmodels_la_SOURCES += models/cluster/config.h models/cluster/config.c \
 	models/cluster/results.h models/cluster/cluster.h \
 	models/cluster/cluster-int.h models/cluster/cluster.c \
 	models/cluster/abstract.c models/cluster/llm.c

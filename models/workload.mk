@@ -1,6 +1,7 @@
 # models/workload.mk: request sources (synthetic; Azure, Mooncake, BurstGPT
 # and ServeGen traces).
-models_libmodels_la_SOURCES += models/workload/dist.c models/workload/dist.h models/workload/source.c \
+models_libmodels_la_SOURCES += models/workload/config.h models/workload/config.c \
+	models/workload/dist.c models/workload/dist.h models/workload/source.c \
 	models/workload/source.h models/workload/workload-int.h \
 	models/workload/synthetic.c models/workload/azure.c \
 	models/workload/lines.c models/workload/mooncake.c \

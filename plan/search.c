@@ -457,6 +457,7 @@ struct plan *plan_new(const char *path, const struct plan_opts *o,
 {
     struct plan *p = xcalloc(1, sizeof(*p));
     const struct cl_scenario *s = &p->scn;
+    const struct scn_open_opts open_opts = {.keep_infeasible = 1};
     struct sim_diag tmp;
     char *dir_copy;
     int rc;
@@ -465,7 +466,14 @@ struct plan *plan_new(const char *path, const struct plan_opts *o,
     p->scenario_file = xstrdup(path);
     p->opts = *o;
     p->chosen = -1;
-    if (scn_file_load(path, &p->scn, d) != 0)
+    /* Load and catalog errors stop the plan; an infeasible layout does
+     * not (its reasons are dropped), the search looks for others. */
+    sim_diag_init(&tmp);
+    rc = scn_scenario_open(path, &open_opts, &p->scn, &tmp);
+    if (rc != SIM_EINFEASIBLE)
+        diag_move(d, &tmp);
+    sim_diag_fini(&tmp);
+    if (rc != 0 && rc != SIM_EINFEASIBLE)
         goto fail;
     if (s->server.kind != CL_SRV_LLM) {
         sim_diag_error(d, path, 0, 0,
@@ -473,15 +481,6 @@ struct plan *plan_new(const char *path, const struct plan_opts *o,
                        "or deploy.model_path)");
         goto fail;
     }
-    /* Catalog errors stop the plan; an infeasible layout does not, the
-     * search looks for others. */
-    sim_diag_init(&tmp);
-    rc = cl_scenario_check(s, NULL, &tmp);
-    if (rc != 0 && rc != SIM_EINFEASIBLE)
-        diag_move(d, &tmp);
-    sim_diag_fini(&tmp);
-    if (rc != 0 && rc != SIM_EINFEASIBLE)
-        goto fail;
     p->arch = model_of(s);
     if (SIM_NEVER(p->arch == NULL)) {
         sim_diag_error(d, path, 0, 0, "model: not found");

@@ -14,6 +14,7 @@
 
 #include "models/arch/arch.h"
 #include "models/arch/hf.h"
+#include "models/cluster/cluster.h"
 #include "models/gpu/gpu.h"
 #include "models/perf/calib.h"
 #include "models/train/train.h"
@@ -72,7 +73,7 @@ static int take_model(struct sim_yaml *y, const struct sim_param *p,
     if (p != sim_param_find(scn_schema, "model") ||
         val->type != YAML_MAPPING_NODE)
         return 0;
-    sim_yaml_walk_section(y, scn_model_rows, val,
+    sim_yaml_walk_section(y, cl_model_src_rows, val,
                           (char *)base +
                               offsetof(struct cl_scenario, model_src),
                           path, sim_yaml_line(key), sim_yaml_col(key));
@@ -333,21 +334,6 @@ static void check_workload(struct ctx *c, struct cl_scenario *s)
 
 static void check_server(struct ctx *c, struct cl_scenario *s)
 {
-    static const char *const llm_keys[] = {"max_num_seqs",
-                                           "max_num_batched_tokens",
-                                           "gpu_memory_utilization",
-                                           "efficiency_compute",
-                                           "efficiency_memory",
-                                           "iteration_overhead",
-                                           "block_tokens",
-                                           "preemption",
-                                           "swap_space",
-                                           "prefix_caching",
-                                           "kv_offload",
-                                           "scheduling",
-                                           NULL};
-    static const char *const abstract_keys[] = {"service", "concurrency",
-                                                "price", NULL};
     static const char *const service_keys[] = {"sd_s", "cv", NULL};
     struct cl_server *sv = &s->server;
     int line, col;
@@ -363,16 +349,18 @@ static void check_server(struct ctx *c, struct cl_scenario *s)
     if (sv->kind == CL_SRV_LLM) {
         const struct sim_yaml_seen *hr =
             find_seen(c, "workload.prefix_hit_rate");
-        for (int i = 0; abstract_keys[i] != NULL; i++)
-            not_used(c, "server", abstract_keys[i], "kind llm");
+        for (const struct sim_param *p = cl_server_rows; p->key != NULL; p++)
+            if (p->flags & CL_PF_ABSTRACT)
+                not_used(c, "server", p->key, "kind llm");
         if (hr != NULL && !sv->prefix_caching)
             error_at(c, hr->kline, hr->kcol,
                      "workload.prefix_hit_rate: needs "
                      "server.prefix_caching: true");
         return;
     }
-    for (int i = 0; llm_keys[i] != NULL; i++)
-        not_used(c, "server", llm_keys[i], "kind abstract");
+    for (const struct sim_param *p = cl_server_rows; p->key != NULL; p++)
+        if (p->flags & CL_PF_LLM)
+            not_used(c, "server", p->key, "kind abstract");
     if (find_seen(c, "server.service") == NULL) {
         section_pos(c, "server", &line, &col);
         error_at(c, line, col,
@@ -748,6 +736,7 @@ int scn_string_load(const char *name, const char *text, size_t len,
     rc = sim_yaml_parse(&c.y, text, len, SCN_MAX_TEXT_BYTES);
     if (rc != 0)
         goto out_doc;
+    s.rows = scn_schema;
     sim_yaml_defaults(scn_schema, &s, "scenario");
     if (sim_yaml_walk(&c.y, scn_schema, &s, "a mapping of scenario keys") ==
         0) {
@@ -810,5 +799,25 @@ int scn_file_load(const char *path, struct cl_scenario *out, struct sim_diag *d)
         return SIM_EIO;
     rc = scn_string_load(path, buf, len, out, d);
     free(buf);
+    return rc;
+}
+
+int scn_scenario_open(const char *path, const struct scn_open_opts *opts,
+                      struct cl_scenario *out, struct sim_diag *d)
+{
+    static const struct scn_open_opts none;
+    int rc;
+
+    if (opts == NULL)
+        opts = &none;
+    if (opts->text != NULL)
+        rc = scn_string_load(path, opts->text, opts->len, out, d);
+    else
+        rc = scn_file_load(path, out, d);
+    if (rc != 0)
+        return rc;
+    rc = cl_scenario_check(out, opts->plan, d);
+    if (rc != 0 && !(rc == SIM_EINFEASIBLE && opts->keep_infeasible))
+        cl_scenario_fini(out);
     return rc;
 }

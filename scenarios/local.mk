@@ -1,7 +1,6 @@
 # scenarios/: the scenario language (loader, schema, units) and bundled YAML.
 noinst_LTLIBRARIES += scenarios/libscenarios.la
 scenarios_libscenarios_la_SOURCES = scenarios/load.c scenarios/load.h scenarios/schema.c scenarios/schema.h scenarios/help.c
-models_libmodels_la_SOURCES += models/cluster/config.c
 check_PROGRAMS += tests/check_scn_load
 TESTS += tests/check_scn_load
 tests_check_scn_load_SOURCES = tests/check_scn_load.c

@@ -80,9 +80,9 @@ void swp_run_text(long id, const char *file, const char *text,
     out->id = id;
     out->started_unix = (int64_t)time(NULL);
     sim_diag_init(&d);
-    rc = scn_string_load(file, text, strlen(text), &scn, &d);
-    if (rc == 0)
-        rc = cl_scenario_check(&scn, NULL, &d);
+    rc = scn_scenario_open(
+        file, &(struct scn_open_opts){.text = text, .len = strlen(text)}, &scn,
+        &d);
     if (rc == 0) {
         opts.base_dir = base_dir;
         rc = cl_run(&scn, &opts, &out->res, &d);

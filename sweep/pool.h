@@ -30,9 +30,9 @@ struct swp_done {
     int64_t started_unix;  /* wall-clock start, seconds since 1970 */
 };
 
-/* Runs one scenario text as `dsec run` does: scn_string_load() under the
- * name file (used in messages and as the default scenario name),
- * cl_scenario_check(), then cl_run() with relative paths taken from
+/* Runs one scenario text as `dsec run` does: scn_scenario_open() of the
+ * text under the name file (used in messages and as the default scenario
+ * name), then cl_run() with relative paths taken from
  * base_dir. Fills *out (zeroed first; free it with swp_done_fini()).
  * Reentrant: touches nothing but its arguments. */
 void swp_run_text(long id, const char *file, const char *text,

@@ -1076,16 +1076,16 @@ static int check_point(struct ld *l, const char *text,
                        const struct orglist *origins, const char *key,
                        uint64_t *seed, char **message)
 {
+    const struct scn_open_opts opts = {
+        .text = text, .len = strlen(text), .keep_infeasible = 1};
     struct sim_diag tmp;
     struct cl_scenario scn;
     int rc, out = 0;
 
     sim_diag_init(&tmp);
-    rc = scn_string_load(l->files[F_BASE], text, strlen(text), &scn, &tmp);
-    if (rc == 0) {
+    rc = scn_scenario_open(l->files[F_BASE], &opts, &scn, &tmp);
+    if (rc == 0 || rc == SIM_EINFEASIBLE)
         *seed = scn.seed;
-        rc = cl_scenario_check(&scn, NULL, &tmp);
-    }
     if (tmp.n > 0)
         move_diags(l, text, origins, &tmp);
     if (rc == SIM_EINFEASIBLE) {

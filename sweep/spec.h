@@ -6,7 +6,7 @@
  * libyaml document tree of the base scenario (replacing the node at a
  * dotted key path, creating missing mappings), emits the tree as YAML
  * text and loads and checks that text exactly as
- * `dsec run` loads a file (scn_string_load, cl_scenario_check). Diagnostics
+ * `dsec run` loads a file (scn_scenario_open()). Diagnostics
  * about a point are moved back to where their node came from: the sweep
  * file (an axis key or value) or the base scenario. A point whose
  * configuration does not fit (SIM_EINFEASIBLE) is kept, marked infeasible,

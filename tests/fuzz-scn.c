@@ -20,9 +20,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc;
 
     sim_diag_init(&d);
-    rc = scn_string_load("fuzz.yaml", (const char *)data, size, &scn, &d);
-    if (rc == 0)
-        rc = cl_scenario_check(&scn, NULL, &d);
+    rc = scn_scenario_open(
+        "fuzz.yaml",
+        &(struct scn_open_opts){.text = (const char *)data, .len = size}, &scn,
+        &d);
     if (rc != 0 && sim_diag_errors(&d) == 0)
         abort(); /* a failure that says nothing */
     cl_scenario_fini(&scn);

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "models/cluster/config.h"
+#include "models/arch/dtype.h"
 
 enum arch_attn_kind {
     ARCH_ATTN_GQA, /* grouped-query (MHA when kv_heads == heads) */

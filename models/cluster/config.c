@@ -1,64 +1,618 @@
-/* Scenario structs: only their destructor lives here; the loader that fills
- * them is scenarios/load.c. The strings and arrays are listed by hand
- * because models/ must not depend on the scenario tables. */
+/* The serving sections' rows (see config.h), in the order `dsec help
+ * scenario` prints them, and the scenario's destructor, which frees through
+ * the rows. Enum choices are written in alphabetical order, the order
+ * messages list them in. Defaults for the llm server come from FACTS.md
+ * §5.1 (vLLM knobs), §5.4 (host overhead per iteration) and §1.3
+ * (achieved-vs-peak anchors); the ones the layout model also uses without
+ * a scenario are named constants of models/perf/roofline.h and
+ * models/gpu/gpu.h. Rules that span several keys are checked by the
+ * scenario loader. */
 #include "models/cluster/config.h"
 
+#include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "models/arch/arch.h"
 #include "models/arch/hf.h"
 #include "models/gpu/gpu.h"
 #include "models/perf/calib.h"
-#include "models/train/config.h"
+#include "models/perf/roofline.h"
 #include "base/xalloc.h"
+
+#define NOMIN (-INFINITY)
+#define NOMAX INFINITY
+#define GT SIM_PF_MIN_EXCL
+#define REQ SIM_PF_REQUIRED
+#define LLM CL_PF_LLM
+#define ABS CL_PF_ABSTRACT
+
+static const struct sim_param_choice service_dists[] = {
+    {"deterministic", CL_DIST_DETERMINISTIC},
+    {"exponential", CL_DIST_EXPONENTIAL},
+    {"gamma", CL_DIST_GAMMA},
+    {"lognormal", CL_DIST_LOGNORMAL},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice provision_dists[] = {
+    {"exponential", CL_DIST_EXPONENTIAL},
+    {"fixed", CL_DIST_FIXED},
+    {"gamma", CL_DIST_GAMMA},
+    {"lognormal", CL_DIST_LOGNORMAL},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice weights_sources[] = {
+    {"auto", CL_SRC_AUTO},
+    {"host_memory", CL_SRC_HOST_MEMORY},
+    {"nvme", CL_SRC_NVME},
+    {"object_store", CL_SRC_OBJECT_STORE},
+    {"peer_nvlink", CL_SRC_PEER_NVLINK},
+    {"peer_rdma", CL_SRC_PEER_RDMA},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice drains[] = {
+    {"finish", CL_DRAIN_FINISH},
+    {"migrate", CL_DRAIN_MIGRATE},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice routings[] = {
+    {"least-kv", CL_ROUTE_LEAST_KV},
+    {"least-outstanding", CL_ROUTE_LEAST_OUTSTANDING},
+    {"prefix-affinity", CL_ROUTE_PREFIX_AFFINITY},
+    {"random", CL_ROUTE_RANDOM},
+    {"round-robin", CL_ROUTE_ROUND_ROBIN},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice fault_kinds[] = {
+    {"gpu", CL_FAULT_GPU},
+    {"node", CL_FAULT_NODE},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice recoveries[] = {
+    {"memory", CL_RECOVER_MEMORY},
+    {"storage", CL_RECOVER_STORAGE},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice server_kinds[] = {
+    {"abstract", CL_SRV_ABSTRACT},
+    {"llm", CL_SRV_LLM},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice preemptions[] = {
+    {"recompute", CL_PREEMPT_RECOMPUTE},
+    {"swap", CL_PREEMPT_SWAP},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice schedulings[] = {
+    {"fcfs", CL_SCHED_FCFS},
+    {"priority", CL_SCHED_PRIORITY},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice kv_links[] = {
+    {"ib-edr", CL_KVL_IB_EDR},
+    {"ib-hdr", CL_KVL_IB_HDR},
+    {"ib-ndr", CL_KVL_IB_NDR},
+    {"ib-xdr", CL_KVL_IB_XDR},
+    {"roce-100", CL_KVL_ROCE_100},
+    {"roce-200", CL_KVL_ROCE_200},
+    {"roce-400", CL_KVL_ROCE_400},
+    {"roce-800", CL_KVL_ROCE_800},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice strategies[] = {
+    {"tensor_parallel", CL_STRAT_TENSOR_PARALLEL},
+    {NULL, 0},
+};
+
+#define KVO(f) offsetof(struct cl_kv_offload, f)
+
+static const struct sim_param kv_offload_rows[] = {
+    {"host", SIM_PT_DOUBLE, SIM_U_BYTES, 0, NOMAX, 0, NULL,
+     "host memory per replica for offloaded KV blocks (default 128GB per "
+     "GPU of the replica: half of a DGX H100's 2 TB over 8 GPUs, an "
+     "assumption; docs/serving.md)",
+     KVO(host_bytes), NULL, NULL},
+    {"remote", SIM_PT_DOUBLE, SIM_U_BYTES, 0, NOMAX, 0, "0",
+     "size of a remote KV pool shared by all replicas, reached over RDMA "
+     "(0: none)",
+     KVO(remote_bytes), NULL, NULL},
+    {"remote_link", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "roce-400",
+     "link class of the remote pool, one per GPU (net catalog, FACTS.md "
+     "§2.1)",
+     KVO(remote_link), kv_links, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+#define DSG(f) offsetof(struct cl_disagg, f)
+
+static const struct sim_param disagg_rows[] = {
+    {"prefill_replicas", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, REQ, NULL,
+     "replicas that run prompts (prefill) and make the first token",
+     DSG(prefill_replicas), NULL, NULL},
+    {"decode_replicas", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, REQ, NULL,
+     "replicas that receive the KV and generate the other tokens",
+     DSG(decode_replicas), NULL, NULL},
+    {"kv_link", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "roce-400",
+     "link class the KV crosses, one per GPU (net catalog, FACTS.md §2.1)",
+     DSG(kv_link), kv_links, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+SIM_PARAM_COUNT_AFTER(struct cl_faults, scripted, nscripted);
+SIM_PARAM_COUNT_AFTER(struct cl_faults, links, nlinks);
+SIM_PARAM_COUNT_AFTER(struct cl_policy, params, nparams);
+SIM_PARAM_COUNT_AFTER(struct cl_hardware, gpus, ngpus);
+
+static const struct sim_param service_rows[] = {
+    {"dist", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "service-time distribution: exponential (mean_s), deterministic "
+     "(mean_s), lognormal (mean_s, sd_s), gamma (mean_s, cv)",
+     offsetof(struct cl_dist, kind), service_dists, NULL},
+    {"mean_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, NOMAX, GT | REQ, NULL,
+     "mean service time", offsetof(struct cl_dist, mean), NULL, NULL},
+    {"sd_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, NOMAX, GT, NULL,
+     "lognormal only: standard deviation of the service time",
+     offsetof(struct cl_dist, sd), NULL, NULL},
+    {"cv", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT, NULL,
+     "gamma only: coefficient of variation of the service time",
+     offsetof(struct cl_dist, cv), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+const struct sim_param cl_server_rows[] = {
+    {"kind", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "abstract: a queueing server with a service-time distribution; llm: an "
+     "LLM replica with continuous batching. Default: llm when a model is "
+     "given (model or deploy.model_path), else abstract",
+     offsetof(struct cl_server, kind), server_kinds, NULL},
+    {"service", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, ABS, NULL,
+     "abstract only (and required there): service time of one request",
+     offsetof(struct cl_server, service), NULL, service_rows},
+    {"concurrency", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, ABS, "1",
+     "abstract only: requests served at once per replica",
+     offsetof(struct cl_server, concurrency), NULL, NULL},
+    {"price", SIM_PT_DOUBLE, SIM_U_USD_PER_HOUR, 0, NOMAX, ABS, "0",
+     "abstract only: price of one replica per hour",
+     offsetof(struct cl_server, price_usd_per_hour), NULL, NULL},
+    {"max_num_seqs", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, LLM,
+     SIM_PARAM_DEF(CL_SERVER_MAX_NUM_SEQS_DEFAULT),
+     "llm only: most sequences in one batch (vLLM max_num_seqs; 256 is "
+     "vLLM's default below 70 GiB or on A100, 1024 above, FACTS.md §5.1)",
+     offsetof(struct cl_server, max_num_seqs), NULL, NULL},
+    {"max_num_batched_tokens", SIM_PT_INT64, SIM_U_TOKENS, 1, NOMAX, LLM,
+     SIM_PARAM_DEF(PERF_DEFAULT_MAX_NUM_BATCHED_TOKENS),
+     "llm only: token budget of one iteration (vLLM API-server default on "
+     ">= 70 GiB GPUs, FACTS.md §5.1)",
+     offsetof(struct cl_server, max_num_batched_tokens), NULL, NULL},
+    {"gpu_memory_utilization", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT | LLM,
+     SIM_PARAM_DEF(PERF_DEFAULT_GPU_MEMORY_UTILIZATION),
+     "llm only: fraction of HBM the engine may use (vLLM 0.90 in older "
+     "releases, 0.92 at newer commits, FACTS.md §5.1)",
+     offsetof(struct cl_server, gpu_memory_utilization), NULL, NULL},
+    {"efficiency_compute", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT | LLM, NULL,
+     "llm only: replaces the largest achieved fraction of peak FLOP/s of "
+     "GEMMs and attention (default: the calibration's, docs/step-time.md; "
+     "kernel anchors 67-78%, FACTS.md §1.3)",
+     offsetof(struct cl_server, efficiency_compute), NULL, NULL},
+    {"efficiency_memory", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT | LLM, NULL,
+     "llm only: replaces the achieved fraction of peak HBM bandwidth of "
+     "GEMMs and attention (default: the calibration's; FlashMLA decode "
+     "~90%, FACTS.md §1.3)",
+     offsetof(struct cl_server, efficiency_memory), NULL, NULL},
+    {"iteration_overhead", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, LLM, NULL,
+     "llm only: replaces the fixed host time per iteration (FACTS.md §5.4: "
+     "1.2-6.2 ms in Vidur's CPU overheads; default: the calibration's)",
+     offsetof(struct cl_server, iteration_overhead_ns), NULL, NULL},
+    {"block_tokens", SIM_PT_INT, SIM_U_TOKENS, 1, NOMAX, LLM, "16",
+     "llm only: tokens per paged KV-cache block (vLLM block_size, "
+     "FACTS.md §5.1)",
+     offsetof(struct cl_server, block_tokens), NULL, NULL},
+    {"preemption", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, LLM, "recompute",
+     "llm only: what happens to the newest running request when the KV "
+     "cache cannot grow; recompute drops its KV and prefills it again "
+     "(vLLM V1, FACTS.md §5.1); swap copies its KV to host memory over "
+     "PCIe and back (vLLM V0; recompute when the swap space is full)",
+     offsetof(struct cl_server, preemption), preemptions, NULL},
+    {"swap_space", SIM_PT_DOUBLE, SIM_U_BYTES, 0, NOMAX, LLM, "4GiB",
+     "llm only: host memory per GPU for swapped-out KV (vLLM V0 swap_space, "
+     "FACTS.md §5.1)",
+     offsetof(struct cl_server, swap_space_bytes), NULL, NULL},
+    {"scheduling", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, LLM, "fcfs",
+     "llm only: fcfs admits in arrival order and preempts the newest "
+     "admitted request; priority admits by (priority, arrival) and "
+     "preempts the largest (vLLM scheduling_policy, FACTS.md §5.1)",
+     offsetof(struct cl_server, scheduling), schedulings, NULL},
+    {"prefix_caching", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, LLM, "false",
+     "llm only: reuse the KV of prompt blocks already cached (vLLM V1 "
+     "turns it on by default, FACTS.md §5.1; off here so that results "
+     "without it stay as they were)",
+     offsetof(struct cl_server, prefix_caching), NULL, NULL},
+    {"kv_offload", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, LLM, NULL,
+     "llm only: tiers below HBM used when cluster.kv_cache_offload is true",
+     offsetof(struct cl_server, kv_offload), NULL, kv_offload_rows},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+const struct sim_param cl_model_src_rows[] = {
+    {"hf_config", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "Hugging Face config.json (or its directory) of a Llama, Qwen, "
+     "Qwen-MoE or DeepSeek model; a relative path is relative to the "
+     "scenario file",
+     offsetof(struct cl_model_src, hf_config), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+#define GDEF(f) offsetof(struct cl_gpu_def, f)
+
+static const struct sim_param gpu_def_rows[] = {
+    {"name", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "the name hardware.gpu and pools.gpu use; may shadow a catalog name",
+     GDEF(name), NULL, NULL},
+    {"base", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "catalog GPU whose figures the others replace (without it every "
+     "figure but flops_fp8, flops_int8 and price is required)",
+     GDEF(base), NULL, NULL},
+    {"flops_bf16", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT, NULL,
+     "dense BF16 tensor FLOP/s, e.g. 989.4e12", GDEF(flops_bf16), NULL, NULL},
+    {"flops_fp8", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, 0, NULL,
+     "dense FP8 tensor FLOP/s (0: no FP8)", GDEF(flops_fp8), NULL, NULL},
+    {"flops_int8", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, 0, NULL,
+     "dense INT8 tensor OP/s", GDEF(flops_int8), NULL, NULL},
+    {"hbm", SIM_PT_DOUBLE, SIM_U_BYTES, 0, NOMAX, GT, NULL,
+     "device memory, e.g. 141GB", GDEF(hbm_bytes), NULL, NULL},
+    {"hbm_bandwidth", SIM_PT_DOUBLE, SIM_U_BYTES_PER_S, 0, NOMAX, GT, NULL,
+     "peak device-memory bandwidth, e.g. 4.8TB/s", GDEF(hbm_bytes_per_s), NULL,
+     NULL},
+    {"nvlink_bandwidth", SIM_PT_DOUBLE, SIM_U_BYTES_PER_S, 0, NOMAX, GT, NULL,
+     "intra-node GPU link per direction, e.g. 450GB/s",
+     GDEF(nvlink_bytes_per_s), NULL, NULL},
+    {"nvlink_latency", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, NULL,
+     "intra-node per-step latency, e.g. 1.9us", GDEF(nvlink_latency_ns), NULL,
+     NULL},
+    {"pcie_bandwidth", SIM_PT_DOUBLE, SIM_U_BYTES_PER_S, 0, NOMAX, GT, NULL,
+     "host link per direction, e.g. 63GB/s", GDEF(pcie_bytes_per_s), NULL,
+     NULL},
+    {"price_per_gpu_hour", SIM_PT_DOUBLE, SIM_U_USD_PER_HOUR, 0, NOMAX, 0, NULL,
+     "default price of one GPU per hour", GDEF(price_usd_per_gpu_hour), NULL,
+     NULL},
+    SIM_PARAM_END_LIST(struct cl_gpu_def),
+};
+
+const struct sim_param cl_hardware_rows[] = {
+    {"gpu", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, "h100",
+     "GPU catalog name (dsec help gpus) or a hardware.gpus name",
+     offsetof(struct cl_hardware, gpu), NULL, NULL},
+    {"gpus_per_node", SIM_PT_INT, SIM_U_NONE, 1, 72, 0,
+     SIM_PARAM_DEF(GPU_DEFAULT_GPUS_PER_NODE),
+     "GPUs joined by NVLink in one node",
+     offsetof(struct cl_hardware, gpus_per_node), NULL, NULL},
+    {"price_per_gpu_hour", SIM_PT_DOUBLE, SIM_U_USD_PER_HOUR, 0, NOMAX, 0, NULL,
+     "price of one GPU per hour (default: the GPU catalog's price)",
+     offsetof(struct cl_hardware, price_usd_per_gpu_hour), NULL, NULL},
+    {"calibration", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "calibration profile (YAML written by dsec-calib, docs/step-time.md) "
+     "whose fitted efficiencies and link figures replace the defaults; a "
+     "relative path is relative to the scenario file",
+     offsetof(struct cl_hardware, calibration), NULL, NULL},
+    {.key = "gpus",
+     .type = SIM_PT_LIST,
+     .unit = SIM_U_NONE,
+     .min = NOMIN,
+     .max = 64,
+     .help = "GPUs defined inline, each from a catalog base or from scratch",
+     .offset = offsetof(struct cl_hardware, gpus),
+     .sub = gpu_def_rows},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+const struct sim_param cl_deploy_rows[] = {
+    {"model_path", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "where the weights live, e.g. s3://models/deepseek-v3; the model is "
+     "recognised from the last path component",
+     offsetof(struct cl_deploy, model_path), NULL, NULL},
+    {"strategy", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "tensor_parallel",
+     "parallel layout of one replica", offsetof(struct cl_deploy, strategy),
+     strategies, NULL},
+    {"tp", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "tensor-parallel degree (default: the smallest that fits)",
+     offsetof(struct cl_deploy, tp), NULL, NULL},
+    {"pp", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, "1",
+     "pipeline stages of one replica (layers split in order; an iteration "
+     "passes through every stage, one batch in flight, docs/step-time.md)",
+     offsetof(struct cl_deploy, pp), NULL, NULL},
+    {"ep", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, "1",
+     "expert-parallel degree of a MoE model: 1 splits every expert over the "
+     "tp GPUs, tp spreads whole experts over them, k*tp adds k "
+     "data-parallel attention groups (docs/step-time.md)",
+     offsetof(struct cl_deploy, ep), NULL, NULL},
+    {"weight_dtype", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "bf16",
+     "data type of the weights (int4: 4-bit weights, 16-bit activations)",
+     offsetof(struct cl_deploy, weight_dtype), arch_dtype_choices, NULL},
+    {"kv_dtype", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "bf16",
+     "data type of the KV cache", offsetof(struct cl_deploy, kv_dtype),
+     arch_dtype_float_choices, NULL},
+    {"weights_source", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "auto",
+     "where a starting replica reads its weights: auto (object_store for "
+     "s3://, gs://, http(s):// model paths, else nvme), object_store, nvme, "
+     "host_memory (a snapshot over PCIe), peer_nvlink, peer_rdma",
+     offsetof(struct cl_deploy, weights_source), weights_sources, NULL},
+    {"load_bandwidth", SIM_PT_DOUBLE, SIM_U_BYTES_PER_S, 0, NOMAX, GT, NULL,
+     "weight-loading bandwidth per replica (default: the source's, "
+     "docs/orchestrator.md; FACTS.md §8.1 gives the ceilings)",
+     offsetof(struct cl_deploy, load_bytes_per_s), NULL, NULL},
+    {"engine_init", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "30s",
+     "time after loading before a replica serves: container start, CUDA "
+     "graph capture and warm-up (FACTS.md §8.1 puts a whole LLM pod start "
+     "at 2-7 min)",
+     offsetof(struct cl_deploy, engine_init_ns), NULL, NULL},
+    {"disaggregation", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "llm only: separate prefill and decode replica groups of a static "
+     "cluster (cluster.replicas = their sum); TTFT includes the KV transfer "
+     "(docs/serving.md)",
+     offsetof(struct cl_deploy, disaggregation), NULL, disagg_rows},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+const struct sim_param cl_cluster_rows[] = {
+    {"replicas", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "static replica count (give replicas, or min_gpus and max_gpus; 1 when "
+     "neither is given)",
+     offsetof(struct cl_cluster, replicas), NULL, NULL},
+    {"min_gpus", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "elastic pool: fewest GPUs (with max_gpus, <= max_gpus)",
+     offsetof(struct cl_cluster, min_gpus), NULL, NULL},
+    {"max_gpus", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "elastic pool: most GPUs (with min_gpus)",
+     offsetof(struct cl_cluster, max_gpus), NULL, NULL},
+    {"target_latency_ms", SIM_PT_DURATION, SIM_U_MILLISECONDS, 0, NOMAX, GT,
+     NULL,
+     "per-output-token latency target of the scaler; also slo.tpot_ms when "
+     "that is not given",
+     offsetof(struct cl_cluster, target_latency_ns), NULL, NULL},
+    {"kv_cache_offload", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, 0, "false",
+     "offload evicted prefix-cache blocks to host memory over PCIe (and "
+     "to server.kv_offload.remote); needs server.prefix_caching",
+     offsetof(struct cl_cluster, kv_cache_offload), NULL, NULL},
+    {"rdma_interface", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "RDMA device for calibration (e.g. mlx5_0); ignored by the simulator",
+     offsetof(struct cl_cluster, rdma_interface), NULL, NULL},
+    {"initial_gpus", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "elastic pool: GPUs serving at the start, in [min_gpus, max_gpus] "
+     "(default: min_gpus)",
+     offsetof(struct cl_cluster, initial_gpus), NULL, NULL},
+    {"drain", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "finish",
+     "what a replica being removed does with its requests: finish (admit no "
+     "more, finish the running ones) or migrate (move them and their KV "
+     "cache to other replicas)",
+     offsetof(struct cl_cluster, drain), drains, NULL},
+    {"routing", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "least-outstanding",
+     "how an arriving request picks an llm replica among those serving whose "
+     "KV cache can hold it: least-outstanding (fewest waiting + running; "
+     "Vidur's lor, FACTS.md §5.3), least-kv (lowest KV usage), "
+     "prefix-affinity (longest cached prefix within routing_max_imbalance), "
+     "random, round-robin (docs/routing.md)",
+     offsetof(struct cl_cluster, routing), routings, NULL},
+    {"routing_max_imbalance", SIM_PT_INT, SIM_U_NONE, 0, NOMAX, 0, "8",
+     "prefix-affinity: a replica is a candidate only while its outstanding "
+     "requests exceed the least loaded replica's by at most this (our rule, "
+     "docs/routing.md)",
+     offsetof(struct cl_cluster, routing_max_imbalance), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+const struct sim_param cl_slo_rows[] = {
+    {"ttft_ms", SIM_PT_DURATION, SIM_U_MILLISECONDS, 0, NOMAX, GT, NULL,
+     "time-to-first-token target", offsetof(struct cl_slo, ttft_ns), NULL,
+     NULL},
+    {"tpot_ms", SIM_PT_DURATION, SIM_U_MILLISECONDS, 0, NOMAX, GT, NULL,
+     "time-per-output-token target (default: cluster.target_latency_ms)",
+     offsetof(struct cl_slo, tpot_ns), NULL, NULL},
+    {"e2e_ms", SIM_PT_DURATION, SIM_U_MILLISECONDS, 0, NOMAX, GT, NULL,
+     "end-to-end latency target", offsetof(struct cl_slo, e2e_ns), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+const struct sim_param cl_metrics_rows[] = {
+    {"interval", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, "60s",
+     "width of a time-series bucket", offsetof(struct cl_metrics, interval_ns),
+     NULL, NULL},
+    {"warmup_fraction", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 0.5, SIM_PF_MAX_EXCL,
+     "0.1", "leading fraction of requests left out of the statistics",
+     offsetof(struct cl_metrics, warmup_fraction), NULL, NULL},
+    {"batches", SIM_PT_INT, SIM_U_NONE, 10, 256, 0, "32",
+     "batch-means batches for confidence intervals",
+     offsetof(struct cl_metrics, batches), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param provision_rows[] = {
+    {"dist", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "fixed",
+     "provisioning-time distribution: fixed (mean_s), exponential (mean_s), "
+     "lognormal (mean_s, sd_s), gamma (mean_s, cv)",
+     offsetof(struct cl_dist, kind), provision_dists, NULL},
+    {"mean_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, NOMAX, 0, "120",
+     "mean time from a request for a node to the node being ready (BLIS "
+     "demo: node provisioning 120 +- 30 s, FACTS.md §8.1)",
+     offsetof(struct cl_dist, mean), NULL, NULL},
+    {"sd_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, NOMAX, GT, NULL,
+     "lognormal only: standard deviation of the provisioning time",
+     offsetof(struct cl_dist, sd), NULL, NULL},
+    {"cv", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT, NULL,
+     "gamma only: coefficient of variation of the provisioning time",
+     offsetof(struct cl_dist, cv), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+const struct sim_param cl_pool_rows[] = {
+    {"name", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "pool name, unique", offsetof(struct cl_pool, name), NULL, NULL},
+    {"gpu", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "GPU catalog name (default: hardware.gpu)", offsetof(struct cl_pool, gpu),
+     NULL, NULL},
+    {"capacity_gpus", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, REQ, NULL,
+     "most GPUs the pool can give", offsetof(struct cl_pool, capacity_gpus),
+     NULL, NULL},
+    {"price_per_gpu_hour", SIM_PT_DOUBLE, SIM_U_USD_PER_HOUR, 0, NOMAX, 0, NULL,
+     "price of one GPU per hour in this pool (default: "
+     "hardware.price_per_gpu_hour, else the catalog's)",
+     offsetof(struct cl_pool, price_usd_per_gpu_hour), NULL, NULL},
+    {"provision", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "time from asking for a node to the node being ready (default fixed "
+     "120 s)",
+     offsetof(struct cl_pool, provision), NULL, provision_rows},
+    {"preemptible", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, 0, "false",
+     "the provider may take GPUs back (spot)",
+     offsetof(struct cl_pool, preemptible), NULL, NULL},
+    {"borrowable", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, 0, "false",
+     "a pool lent to us (e.g. a test cluster) that its owner takes back "
+     "with notice",
+     offsetof(struct cl_pool, borrowable), NULL, NULL},
+    {"grace", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "30s",
+     "borrowable only: notice given before borrowed GPUs are taken back",
+     offsetof(struct cl_pool, grace_ns), NULL, NULL},
+    {"priority", SIM_PT_INT, SIM_U_NONE, NOMIN, NOMAX, 0, "0",
+     "order in which pools are used; lower is preferred",
+     offsetof(struct cl_pool, priority), NULL, NULL},
+    {"reserved", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, 0, "false",
+     "capacity paid for whether used or not (a reservation)",
+     offsetof(struct cl_pool, reserved), NULL, NULL},
+    SIM_PARAM_END_LIST(struct cl_pool),
+};
+
+static const struct sim_param fault_rows[] = {
+    {"at", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, REQ, NULL,
+     "when the failure happens", offsetof(struct cl_fault, at_ns), NULL, NULL},
+    {"kind", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "gpu",
+     "gpu: one GPU (and its replica) fails; node: a whole node fails",
+     offsetof(struct cl_fault, kind), fault_kinds, NULL},
+    {"replica", SIM_PT_INT, SIM_U_NONE, -1, NOMAX, 0, "-1",
+     "index of the replica hit among those serving then, in start order; "
+     "-1: the oldest",
+     offsetof(struct cl_fault, replica), NULL, NULL},
+    SIM_PARAM_END_LIST(struct cl_fault),
+};
+
+static const struct sim_param link_fault_rows[] = {
+    {"at", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, REQ, NULL,
+     "when the degradation starts", offsetof(struct cl_link_fault, at_ns), NULL,
+     NULL},
+    {"duration", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT | REQ, NULL,
+     "how long it lasts", offsetof(struct cl_link_fault, duration_ns), NULL,
+     NULL},
+    {"factor", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT | REQ, NULL,
+     "fraction of the tensor-parallel link bandwidth left (e.g. 0.5)",
+     offsetof(struct cl_link_fault, factor), NULL, NULL},
+    SIM_PARAM_END_LIST(struct cl_link_fault),
+};
+
+const struct sim_param cl_faults_rows[] = {
+    {"gpu_mtbf", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, NOMAX, GT, NULL,
+     "mean time between failures of one GPU, e.g. 50000h (default: no "
+     "random failures)",
+     offsetof(struct cl_faults, gpu_mtbf_s), NULL, NULL},
+    {.key = "scripted",
+     .type = SIM_PT_LIST,
+     .unit = SIM_U_NONE,
+     .min = NOMIN,
+     .max = SIM_PARAM_LIST_MAX,
+     .help = "failures at given times",
+     .offset = offsetof(struct cl_faults, scripted),
+     .sub = fault_rows},
+    {.key = "links",
+     .type = SIM_PT_LIST,
+     .unit = SIM_U_NONE,
+     .min = NOMIN,
+     .max = SIM_PARAM_LIST_MAX,
+     .help = "link degradations: the tensor-parallel all-reduce slows by "
+             "1/factor while one lasts (the strongest wins when they overlap)",
+     .offset = offsetof(struct cl_faults, links),
+     .sub = link_fault_rows},
+    {"recovery", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "memory",
+     "where a restarted replica reloads its weights: memory (a surviving "
+     "host or peer copy) or storage (deploy.weights_source)",
+     offsetof(struct cl_faults, recovery), recoveries, NULL},
+    {"detect", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "10s",
+     "time from a failure to its detection",
+     offsetof(struct cl_faults, detect_ns), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+/* The layout of one policy.params entry, for sim_param_fini(): the loader
+ * fills key and value itself (they are not document keys). */
+static const struct sim_param policy_param_rows[] = {
+    {"key", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "the parameter's name", offsetof(struct cl_policy_param, key), NULL, NULL},
+    {"value", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "the parameter's scalar text", offsetof(struct cl_policy_param, value),
+     NULL, NULL},
+    SIM_PARAM_END_LIST(struct cl_policy_param),
+};
+
+const struct sim_param cl_policy_rows[] = {
+    {"name", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "scaling policy (dsec help policies; default: target-latency for a "
+     "min_gpus/max_gpus cluster)",
+     offsetof(struct cl_policy, name), NULL, NULL},
+    {"interval", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, "15s",
+     "time between decisions (Kubernetes HPA sync period 15 s, FACTS.md §8)",
+     offsetof(struct cl_policy, interval_ns), NULL, NULL},
+    {"window", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, "60s",
+     "span of the windowed rates and quantiles the policy sees (Knative "
+     "stable window 60 s, FACTS.md §8)",
+     offsetof(struct cl_policy, window_ns), NULL, NULL},
+    {"scale_up_cooldown", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "0s",
+     "no scale-up sooner than this after a scale-up (HPA scale-up window 0, "
+     "FACTS.md §8)",
+     offsetof(struct cl_policy, scale_up_cooldown_ns), NULL, NULL},
+    {"scale_down_cooldown", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "300s",
+     "no scale-down sooner than this after any change (HPA scale-down "
+     "stabilisation window 300 s, FACTS.md §8)",
+     offsetof(struct cl_policy, scale_down_cooldown_ns), NULL, NULL},
+    {"max_step_up", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, "8",
+     "most replicas added by one decision",
+     offsetof(struct cl_policy, max_step_up), NULL, NULL},
+    {"max_step_down", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, "1",
+     "most replicas removed by one decision",
+     offsetof(struct cl_policy, max_step_down), NULL, NULL},
+    {.key = "params",
+     .type = SIM_PT_MAP,
+     .unit = SIM_U_NONE,
+     .min = NOMIN,
+     .max = SIM_PARAM_LIST_MAX,
+     .flags = SIM_PF_SCALARS,
+     .help = "the policy's own parameters, key: value (checked against the "
+             "policy's table; see dsec --list-policies)",
+     .offset = offsetof(struct cl_policy, params),
+     .sub = policy_param_rows},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
 
 void cl_scenario_fini(struct cl_scenario *s)
 {
     if (s == NULL)
         return;
+    sim_param_fini(s->rows, s);
+    /* model: {hf_config: PATH}, the mapping form of the top-level model
+     * key, which the composition table has no row for. */
+    sim_param_fini(cl_model_src_rows, &s->model_src);
     free(s->file);
-    free(s->name);
-    free(s->model);
-    free(s->workload.synthetic.arrival.profile.steps);
-    free(s->workload.trace.path);
-    free(s->workload.trace.model);
-    free(s->workload.trace.clients);
-    for (int i = 0; s->workload.priority_classes != NULL &&
-                    i < s->workload.npriority_classes;
-         i++)
-        free(s->workload.priority_classes[i].name);
-    free(s->workload.priority_classes);
-    free(s->hardware.gpu);
-    free(s->hardware.calibration);
-    for (int i = 0; s->hardware.gpus != NULL && i < s->hardware.ngpus; i++) {
-        free(s->hardware.gpus[i].name);
-        free(s->hardware.gpus[i].base);
-    }
-    free(s->hardware.gpus);
-    free(s->gpu_specs);
-    free(s->model_src.hf_config);
+    free(s->text);
     arch_hf_free(s->model_arch);
+    free(s->gpu_specs);
     perf_calib_fini(s->calib);
     free(s->calib);
-    free(s->deploy.model_path);
-    free(s->cluster.rdma_interface);
-    for (int i = 0; s->pools != NULL && i < s->npools; i++) {
-        free(s->pools[i].name);
-        free(s->pools[i].gpu);
-    }
-    free(s->pools);
-    free(s->faults.scripted);
-    free(s->faults.links);
-    free(s->policy.name);
-    for (int i = 0; s->policy.params != NULL && i < s->policy.nparams; i++) {
-        free(s->policy.params[i].key);
-        free(s->policy.params[i].value);
-    }
-    free(s->policy.params);
-    free(s->text);
-    train_config_fini(&s->training);
     memset(s, 0, sizeof(*s));
 }
 

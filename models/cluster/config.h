@@ -1,146 +1,33 @@
 /*
- * The scenario as the models see it: plain structs filled by the scenario
- * loader (scenarios/) from YAML through its parameter tables, and read by the
- * cluster builder (models/cluster/). Every quantity is in SI base units or
- * int64 nanoseconds, with the unit in the field name. Strings are owned by
- * the struct and freed by cl_scenario_fini(). A field the user did not set
- * holds the table's default; optional numbers without a default hold NAN (for
- * double) or -1 (for integers and durations), and the loader's cross-field
- * checks guarantee that the fields a given kind needs are set.
+ * The scenario as the models see it: struct cl_scenario composes the
+ * sections each model folder owns (workload: models/workload/config.h;
+ * training: models/train/config.h) with the serving sections declared here
+ * (server, hardware, deploy, cluster, slo, metrics, pools, faults, policy)
+ * and their parameter rows (config.c). The scenario loader (scenarios/)
+ * fills the struct from YAML through those rows, which are the one source
+ * of each key's type, unit, range, default and help; the cluster builder
+ * (models/cluster/) reads it. Every quantity is in SI base units or int64
+ * nanoseconds, with the unit in the field name. Strings and arrays are
+ * owned by the struct and freed by cl_scenario_fini() through the rows that
+ * filled it. A field the user did not set holds its row's default; optional
+ * numbers without a default hold NAN (for double) or -1 (for integers and
+ * durations), and the loader's cross-field checks guarantee that the
+ * fields a given kind needs are set. Read-only rows; single-threaded.
  */
 #ifndef CL_CONFIG_H
 #define CL_CONFIG_H
 
 #include <stdint.h>
 
+#include "models/arch/dtype.h"
 #include "models/train/config.h"
+#include "models/workload/config.h"
+#include "base/param.h"
 
 /* A position in the scenario file, 1-based; line 0 means "not given". */
 struct cl_pos {
     int line;
     int col;
-};
-
-/* Distribution kinds for lengths and service times. */
-enum cl_dist_kind {
-    CL_DIST_FIXED,         /* value (alias: deterministic) */
-    CL_DIST_UNIFORM,       /* integers in [min, max] */
-    CL_DIST_LOGNORMAL,     /* mean, sd of the variable itself */
-    CL_DIST_EXPONENTIAL,   /* mean */
-    CL_DIST_DETERMINISTIC, /* mean (service) */
-    CL_DIST_GAMMA,         /* mean and cv (or sd) */
-};
-
-/* A length (tokens) or service-time (seconds) distribution. Which fields are
- * used depends on kind; unused ones are NAN. For service times every field
- * is in seconds. */
-struct cl_dist {
-    int kind; /* enum cl_dist_kind */
-    double value;
-    double min;
-    double max;
-    double mean;
-    double sd;
-    double cv;
-};
-
-enum cl_arrival_process {
-    CL_ARR_POISSON,
-    CL_ARR_DETERMINISTIC,
-    CL_ARR_GAMMA, /* gamma inter-arrival times with coefficient of variation cv
-                   */
-};
-
-/* A change of the arrival-rate multiplier: from the multiplier in force,
- * it moves linearly to `multiplier` over ramp_ns starting at at_ns. */
-struct cl_rate_step {
-    int64_t at_ns;
-    double multiplier; /* > 0 */
-    int64_t ramp_ns;   /* >= 0; 0 = a jump */
-};
-
-enum cl_profile_kind {
-    CL_PROF_NONE,    /* constant rate */
-    CL_PROF_DIURNAL, /* m(t) = 1 + amplitude cos(2 pi (t - peak_at)/period) */
-    CL_PROF_STEPS,   /* piecewise-linear multiplier from a list of steps */
-};
-
-/* The rate at time t is rate_per_s x m(t); m starts at 1. */
-struct cl_rate_profile {
-    int kind; /* enum cl_profile_kind */
-    int64_t period_ns;
-    double amplitude; /* 0 <= amplitude < 1 */
-    int64_t peak_at_ns;
-    struct cl_rate_step *steps; /* owned, sorted by at_ns */
-    int nsteps;
-};
-
-struct cl_arrival {
-    int process;       /* enum cl_arrival_process */
-    double rate_per_s; /* mean arrival rate, > 0 (base of the profile) */
-    double cv;         /* gamma only: coefficient of variation of gaps */
-    struct cl_rate_profile profile;
-};
-
-enum cl_workload_kind {
-    CL_WL_SYNTHETIC,
-    CL_WL_TRACE,
-};
-
-enum cl_trace_format {
-    CL_TRACE_AZURE,    /* CSV TIMESTAMP,ContextTokens,GeneratedTokens */
-    CL_TRACE_MOONCAKE, /* JSONL timestamp, input/output_length, hash_ids */
-    CL_TRACE_BURSTGPT, /* CSV Timestamp,Model,Request tokens,... */
-    CL_TRACE_SERVEGEN, /* per-client statistics, arrivals generated */
-};
-
-/* Multi-turn conversations (workload.synthetic.sessions): sessions
- * arrive by synthetic.arrival; each has `turns` turns whose prompt is the
- * shared system prompt, every earlier turn (prompt and output) and
- * prompt_tokens new tokens; turn k+1 arrives think time after turn k. The
- * generator emits block hashes so that prefix reuse emerges. */
-struct cl_sessions {
-    int enabled;                  /* 0/1: the section was given */
-    struct cl_dist turns;         /* turns per session, >= 1 */
-    int64_t think_time_ns;        /* mean of the exponential think time */
-    int64_t system_prompt_tokens; /* shared by every session, >= 0 */
-    int block_tokens;             /* tokens per emitted hash block */
-};
-
-/* A priority class of requests (workload.priority_classes): a share of
- * the arrivals, assigned at random in proportion to the shares, and the
- * priority the scheduler gives them (lower first, as vLLM). */
-struct cl_prio_class {
-    char *name;
-    double share;
-    int priority;
-};
-
-struct cl_workload {
-    int kind; /* enum cl_workload_kind */
-    struct {
-        struct cl_arrival arrival;
-        int64_t requests;    /* stop after this many, -1 if unset */
-        int64_t duration_ns; /* or stop arrivals after this time, -1 */
-        struct cl_dist prompt_tokens;
-        struct cl_dist output_tokens;
-        struct cl_sessions sessions;
-    } synthetic;
-    struct {
-        int format;          /* enum cl_trace_format */
-        char *path;          /* as given; relative to the scenario file */
-        double time_scale;   /* multiplies gaps between arrivals (default 1) */
-        double rate_scale;   /* multiplies the arrival rate (default 1) */
-        int64_t requests;    /* stop after this many rows, -1 = all */
-        int64_t duration_ns; /* stop after this much trace time, -1 = all */
-        char *model;         /* burstgpt: keep only this Model, or NULL */
-        char *clients;       /* servegen: "all" or client ids, or NULL */
-    } trace;
-    /* Fraction of each prompt's tokens found in the prefix cache when the
-     * source has no block hashes (NAN = unset: no hits). */
-    double prefix_hit_rate;
-    struct cl_prio_class *priority_classes; /* owned, or NULL */
-    int npriority_classes;
 };
 
 enum cl_server_kind {
@@ -183,6 +70,19 @@ struct cl_kv_offload {
     int remote_link;     /* enum cl_kv_link */
 };
 
+/* Flags of server rows (SIM_PF_OWNER bits): the key is used only by
+ * server kind llm or only by kind abstract; the loader reports it as not
+ * used when given for the other kind. */
+#define CL_PF_LLM (SIM_PF_OWNER << 0)
+#define CL_PF_ABSTRACT (SIM_PF_OWNER << 1)
+
+/* The scenario's server.max_num_seqs when none is given: vLLM's default
+ * below 70 GiB or on an A100 (FACTS.md §5.1). perf_default_max_num_seqs()
+ * applies vLLM's whole rule (1,024 on larger GPUs), which `dsec step` and
+ * `dsec strategies` use; the scenario keeps this one number until its
+ * default becomes that rule. A plain literal: the row's default text. */
+#define CL_SERVER_MAX_NUM_SEQS_DEFAULT 256
+
 struct cl_server {
     int kind; /* enum cl_server_kind */
     /* abstract */
@@ -202,12 +102,6 @@ struct cl_server {
     int scheduling;                /* enum cl_sched */
     double swap_space_bytes;       /* per GPU, swap preemption (vLLM V0) */
     struct cl_kv_offload kv_offload;
-};
-
-enum cl_dtype {
-    CL_DTYPE_BF16,
-    CL_DTYPE_FP8,
-    CL_DTYPE_INT4, /* weights only: 4-bit weights, 16-bit activations */
 };
 
 /* A GPU defined inline (hardware.gpus): a catalog entry to start from and
@@ -419,6 +313,10 @@ struct gpu_spec;
 struct perf_calib;
 
 struct cl_scenario {
+    /* The table that filled the struct (the scenario loader's composition
+     * of the sections' rows), or NULL; cl_scenario_fini() frees every
+     * field it names. Borrowed, static. */
+    const struct sim_param *rows;
     char *file; /* path of the scenario file, for messages */
     char *name;
     uint64_t seed;
@@ -444,6 +342,23 @@ struct cl_scenario {
     struct perf_calib *calib;     /* from hardware.calibration, or NULL */
 };
 
+/* The rows of the serving sections, each filling the struct of its name
+ * (config.c): server:, hardware:, deploy:, cluster:, slo:, metrics:, the
+ * elements of pools:, faults: and policy:. */
+extern const struct sim_param cl_server_rows[];
+extern const struct sim_param cl_hardware_rows[];
+extern const struct sim_param cl_deploy_rows[];
+extern const struct sim_param cl_cluster_rows[];
+extern const struct sim_param cl_slo_rows[];
+extern const struct sim_param cl_metrics_rows[];
+extern const struct sim_param cl_pool_rows[];
+extern const struct sim_param cl_faults_rows[];
+extern const struct sim_param cl_policy_rows[];
+
+/* Rows of `model:` when it is a mapping rather than a catalog name,
+ * filling struct cl_model_src. */
+extern const struct sim_param cl_model_src_rows[];
+
 /* The GPU named name: an inline definition of s (hardware.gpus) first,
  * else the catalog's; NULL when neither has it. Borrowed from s or static. */
 const struct gpu_spec *cl_gpu_find(const struct cl_scenario *s,
@@ -453,7 +368,10 @@ const struct gpu_spec *cl_gpu_find(const struct cl_scenario *s,
  * Caller frees with free(). */
 char *cl_gpu_names(const struct cl_scenario *s);
 
-/* Frees the strings and arrays of s and zeroes it. NULL is a no-op. */
+/* Frees what s owns and zeroes it: every field its rows name
+ * (sim_param_fini() over s->rows and cl_model_src_rows), then the fields the
+ * loader adds beside the rows (file, text, the resolved model, GPUs and
+ * calibration). NULL is a no-op. */
 void cl_scenario_fini(struct cl_scenario *s);
 
 #endif /* CL_CONFIG_H */

@@ -15,6 +15,11 @@
 
 struct net_link;
 
+/* GPUs joined by NVLink in one node when nothing says otherwise: an HGX or
+ * DGX board of 8. The scenario's hardware.gpus_per_node default and the
+ * layout model's. A plain literal (a row's default text). */
+#define GPU_DEFAULT_GPUS_PER_NODE 8
+
 /* One GPU kind. Prices are defaults (on-demand, third-party snapshots with
  * a date in price_source) to be overridden by the scenario, never facts. */
 struct gpu_spec {

@@ -81,7 +81,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/cluster/config.h"
+#include "models/arch/dtype.h"
 #include "models/perf/roofline.h"
 #include "base/errors.h"
 #include "base/xalloc.h"
@@ -1196,25 +1196,22 @@ int layout_setup_init(struct layout_setup *s, const struct arch_spec *a,
     s->arch = a;
     s->gpu = g;
     s->gpus = gpus;
-    s->gpus_per_node = 8;
-    s->nics_per_node = 8;
+    /* The named defaults are those the scenario's rows also use. */
+    s->gpus_per_node = GPU_DEFAULT_GPUS_PER_NODE;
+    s->nics_per_node = s->gpus_per_node; /* one NIC per GPU */
     perf_calib_resolve(NULL, g, &s->calib);
     s->mode = mode;
     s->dtype = mode == LAYOUT_TRAINING ? CL_DTYPE_BF16 : a->weight_dtype;
     s->kv_dtype = CL_DTYPE_BF16;
-    /* The scenario schema's default, vLLM's 0.90 (FACTS.md §5.1). */
-    s->gpu_memory_utilization = 0.9;
+    s->gpu_memory_utilization = PERF_DEFAULT_GPU_MEMORY_UTILIZATION;
     s->eff_compute = 0.0;
-    s->seq_tokens = 4096;
+    s->seq_tokens = LAYOUT_DEFAULT_SEQ_TOKENS;
     if (mode == LAYOUT_TRAINING) {
-        /* 1,024 x 4,096 = 4M tokens, Llama 2's global batch (FACTS.md
-         * §4.1). */
-        s->batch = 1024;
+        s->batch = LAYOUT_DEFAULT_GLOBAL_BATCH_SEQS;
     } else {
-        /* vLLM's max_num_seqs and its API-server token budget on >= 70 GiB
-         * GPUs (FACTS.md §5.1). */
+        /* vLLM's max_num_seqs rule for g (FACTS.md §5.1). */
         s->batch = perf_default_max_num_seqs(g);
-        s->prefill_tokens = 8192;
+        s->prefill_tokens = PERF_DEFAULT_MAX_NUM_BATCHED_TOKENS;
     }
     s->tp_across_nodes = 1;
     return 0;

@@ -40,6 +40,14 @@ enum layout_recompute {
     LAYOUT_RECOMPUTE_AUTO,
 };
 
+/* The reference batch of a training step when nothing says otherwise: a
+ * global batch of 1,024 sequences of 4,096 tokens (4M tokens, Llama 2's
+ * batch, FACTS.md §4.1); serving's decode context is also 4,096 tokens.
+ * The scenario's training.seq and training.global_batch defaults. Plain
+ * literals (a row's default text). */
+#define LAYOUT_DEFAULT_SEQ_TOKENS 4096
+#define LAYOUT_DEFAULT_GLOBAL_BATCH_SEQS 1024
+
 /* One layout. dp * tp * pp must equal the setup's gpus. Training fields are
  * ignored when serving (and reported as 0). */
 struct layout {

@@ -44,6 +44,14 @@
  * vllm/config/cache.py via FACTS.md §5.1). */
 #define PERF_MIN_KV_TOKENS 16
 
+/* vLLM engine defaults that the scenario's server section and the layout
+ * model share (FACTS.md §5.1): the fraction of HBM the engine may use
+ * (0.90 in older releases, 0.92 at newer commits) and the API server's
+ * token budget of one iteration on >= 70 GiB GPUs. Plain literals: the
+ * scenario rows take them as their default text (SIM_PARAM_DEF). */
+#define PERF_DEFAULT_GPU_MEMORY_UTILIZATION 0.9
+#define PERF_DEFAULT_MAX_NUM_BATCHED_TOKENS 8192
+
 /* How a replica's GPUs are arranged. */
 struct perf_layout {
     int tp; /* tensor-parallel degree of attention and dense layers, >= 1,

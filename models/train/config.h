@@ -1,15 +1,20 @@
 /*
  * The scenario's `training:` section (issue #10): the job's model, GPUs,
- * pool, layout knobs, checkpointing, failures and duration, as the scenario
- * loader fills it from scenarios/schema.c's rows. Kept apart from
- * models/train/train.h so that models/cluster/config.h can hold it without
- * the layout model's headers. Strings are owned; train_config_fini() frees
- * them. Times are int64 ns, bandwidths bytes/s.
+ * pool, layout knobs, checkpointing, failures and duration, and the rows
+ * (config.c) the scenario loader fills it through, which are the one
+ * source of each key's type, unit, range, default and help. Kept apart from
+ * models/train/train.h so that models/cluster/config.h can hold the section
+ * without the layout model's headers; it needs no cluster header. Strings
+ * are owned and freed by sim_param_fini() over the rows. Times are int64
+ * ns, bandwidths bytes/s. Read-only rows; single-threaded.
  */
 #ifndef TRAIN_CONFIG_H
 #define TRAIN_CONFIG_H
 
 #include <stdint.h>
+
+#include "models/arch/dtype.h"
+#include "base/param.h"
 
 /* Where a checkpoint goes. */
 enum train_ckpt_target {
@@ -52,7 +57,7 @@ struct train_config {
     int64_t duration_ns;    /* simulated job time */
 };
 
-/* Frees the strings of c and zeroes it. NULL is a no-op. */
-void train_config_fini(struct train_config *c);
+/* Rows of `training:`, filling struct train_config (models/train/config.c). */
+extern const struct sim_param train_config_rows[];
 
 #endif /* TRAIN_CONFIG_H */

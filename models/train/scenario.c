@@ -15,6 +15,9 @@
 #include <string.h>
 
 #include "models/arch/arch.h"
+#include "models/cluster/cluster.h"
+#include "models/cluster/config.h"
+#include "models/cluster/results.h"
 #include "models/perf/calib.h"
 #include "base/errors.h"
 #include "base/xalloc.h"

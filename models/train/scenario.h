@@ -16,12 +16,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "models/cluster/cluster.h"
-#include "models/cluster/config.h"
-#include "models/cluster/results.h"
 #include "models/layout/layout.h"
 #include "models/train/train.h"
 #include "base/diag.h"
+
+/* The serving side, used by pointer only, so that this header needs no
+ * cluster header (models/cluster/config.h holds the training section). */
+struct cl_results;
+struct cl_run_opts;
+struct cl_scenario;
 
 /* How the checkpoint interval was chosen. */
 enum train_k_source {

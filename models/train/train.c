@@ -42,17 +42,6 @@
  * from Tectonic's 2 TB/s sustained for 16,384 GPUs, FACTS.md §12.5). */
 #define STORAGE_BYTES_PER_S_PER_1024 100e9
 
-void train_config_fini(struct train_config *c)
-{
-    if (c == NULL)
-        return;
-    free(c->model);
-    free(c->gpu);
-    free(c->pool);
-    free(c->layout);
-    memset(c, 0, sizeof(*c));
-}
-
 const char *train_time_name(int kind)
 {
     static const char *const names[] = {"useful",  "checkpoint",  "rework",

@@ -1,9 +1,9 @@
 /*
  * Training jobs on the elastic cluster (issue #10). Three parts:
  *
- * - The scenario's `training:` section (struct train_config), read by the
- *   scenario loader through scenarios/schema.c; strings are owned and freed
- *   by train_config_fini().
+ * - The scenario's `training:` section (struct train_config and its rows,
+ *   models/train/config.h), read by the scenario loader through those
+ *   rows; strings are owned and freed by sim_param_fini() over them.
  * - Checkpoint arithmetic: the bytes a checkpoint holds, the time to write
  *   and read it (storage or peer host memory), and Young's and Daly's
  *   optimum intervals (FACTS.md §12.5).

@@ -22,7 +22,7 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "models/cluster/config.h"
+#include "models/workload/config.h"
 #include "base/diag.h"
 
 struct wl_dist {

@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "models/cluster/config.h"
+#include "models/workload/config.h"
 #include "base/diag.h"
 #include "sim/loop.h"
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "models/cluster/config.h"
+#include "models/workload/config.h"
 #include "models/workload/source.h"
 #include "base/diag.h"
 #include "sim/loop.h"

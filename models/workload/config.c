@@ -1,0 +1,248 @@
+/* The rows of the scenario's `workload:` section (see config.h), in the
+ * order `dsec help scenario` prints them; enum choices are alphabetical,
+ * the order messages list them in. Rules that span several keys (exactly
+ * one of synthetic and trace, the keys a distribution uses) are checked by
+ * the scenario loader. */
+#include "models/workload/config.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#define NOMIN (-INFINITY)
+#define NOMAX INFINITY
+#define GT SIM_PF_MIN_EXCL
+#define REQ SIM_PF_REQUIRED
+
+/* Offsets inside the unnamed structs of struct cl_workload. */
+#define SYN(f)                                                                 \
+    (offsetof(struct cl_workload, synthetic.f) -                               \
+     offsetof(struct cl_workload, synthetic))
+#define TRC(f)                                                                 \
+    (offsetof(struct cl_workload, trace.f) -                                   \
+     offsetof(struct cl_workload, trace))
+
+static const struct sim_param_choice length_dists[] = {
+    {"fixed", CL_DIST_FIXED},
+    {"lognormal", CL_DIST_LOGNORMAL},
+    {"uniform", CL_DIST_UNIFORM},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice processes[] = {
+    {"deterministic", CL_ARR_DETERMINISTIC},
+    {"gamma", CL_ARR_GAMMA},
+    {"poisson", CL_ARR_POISSON},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice trace_formats[] = {
+    {"azure", CL_TRACE_AZURE},
+    {"burstgpt", CL_TRACE_BURSTGPT},
+    {"mooncake", CL_TRACE_MOONCAKE},
+    {"servegen", CL_TRACE_SERVEGEN},
+    {NULL, 0},
+};
+
+static const struct sim_param length_dist_rows[] = {
+    {"dist", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "length distribution: fixed (value), uniform (min, max), lognormal "
+     "(mean, sd)",
+     offsetof(struct cl_dist, kind), length_dists, NULL},
+    {"value", SIM_PT_DOUBLE, SIM_U_TOKENS, 1, NOMAX, 0, NULL,
+     "fixed: every request has this many tokens",
+     offsetof(struct cl_dist, value), NULL, NULL},
+    {"min", SIM_PT_DOUBLE, SIM_U_TOKENS, 1, NOMAX, 0, NULL,
+     "uniform: smallest length (integers in [min, max])",
+     offsetof(struct cl_dist, min), NULL, NULL},
+    {"max", SIM_PT_DOUBLE, SIM_U_TOKENS, 1, NOMAX, 0, NULL,
+     "uniform: largest length, >= min; lognormal: optional cap, longer "
+     "draws are cut to it (as an API's max_tokens)",
+     offsetof(struct cl_dist, max), NULL, NULL},
+    {"mean", SIM_PT_DOUBLE, SIM_U_TOKENS, 0, NOMAX, GT, NULL,
+     "lognormal: mean of the length itself (not of its logarithm)",
+     offsetof(struct cl_dist, mean), NULL, NULL},
+    {"sd", SIM_PT_DOUBLE, SIM_U_TOKENS, 0, NOMAX, GT, NULL,
+     "lognormal: standard deviation of the length itself",
+     offsetof(struct cl_dist, sd), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+#define SES(f) offsetof(struct cl_sessions, f)
+
+static const struct sim_param sessions_rows[] = {
+    {"turns", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "turns per session, a length distribution (default fixed 4)", SES(turns),
+     NULL, length_dist_rows},
+    {"think_time", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "30s",
+     "mean of the exponential time from one turn's arrival to the next's "
+     "(open loop: it does not wait for the answer)",
+     SES(think_time_ns), NULL, NULL},
+    {"system_prompt_tokens", SIM_PT_INT64, SIM_U_TOKENS, 0, NOMAX, 0, "0",
+     "tokens of a system prompt every session starts with (shared by all)",
+     SES(system_prompt_tokens), NULL, NULL},
+    {"block_tokens", SIM_PT_INT, SIM_U_TOKENS, 1, NOMAX, 0, "16",
+     "tokens per emitted prefix-block hash (Mooncake uses 512)",
+     SES(block_tokens), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+#define PROF(f) offsetof(struct cl_rate_profile, f)
+
+SIM_PARAM_COUNT_AFTER(struct cl_rate_profile, steps, nsteps);
+SIM_PARAM_COUNT_AFTER(struct cl_workload, priority_classes, npriority_classes);
+
+static const struct sim_param prio_class_rows[] = {
+    {"name", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "class name, as the summary reports it",
+     offsetof(struct cl_prio_class, name), NULL, NULL},
+    {"share", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT | REQ, NULL,
+     "relative share of the arrivals (shares are normalised to sum 1)",
+     offsetof(struct cl_prio_class, share), NULL, NULL},
+    {"priority", SIM_PT_INT, SIM_U_NONE, NOMIN, NOMAX, 0, "0",
+     "lower is served first by server.scheduling: priority (vLLM)",
+     offsetof(struct cl_prio_class, priority), NULL, NULL},
+    SIM_PARAM_END_LIST(struct cl_prio_class),
+};
+
+static const struct sim_param diurnal_rows[] = {
+    {"period", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, "24h",
+     "length of one cycle (a compressed day, e.g. 2h, replays a daily "
+     "pattern faster)",
+     PROF(period_ns), NULL, NULL},
+    {"amplitude", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, SIM_PF_MAX_EXCL | REQ,
+     NULL,
+     "relative swing a: the rate multiplier is 1 + a cos(2 pi (t - "
+     "peak_at) / period), so the peak is (1 + a) and the trough (1 - a) "
+     "times rate_per_s",
+     PROF(amplitude), NULL, NULL},
+    {"peak_at", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "14h",
+     "time of the peak within the cycle, from the start of the run",
+     PROF(peak_at_ns), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param step_rows[] = {
+    {"at", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, REQ, NULL,
+     "when the change starts; steps must be sorted by at, strictly",
+     offsetof(struct cl_rate_step, at_ns), NULL, NULL},
+    {"multiplier", SIM_PT_DOUBLE, SIM_U_NONE, 0, 1e6, GT | REQ, NULL,
+     "rate multiplier reached (the rate becomes multiplier x rate_per_s)",
+     offsetof(struct cl_rate_step, multiplier), NULL, NULL},
+    {"ramp", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "0s",
+     "time over which the multiplier moves linearly from its current value "
+     "to the new one; 0 is a jump",
+     offsetof(struct cl_rate_step, ramp_ns), NULL, NULL},
+    SIM_PARAM_END_LIST(struct cl_rate_step),
+};
+
+static const struct sim_param arrival_rows[] = {
+    {"process", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "poisson",
+     "inter-arrival process: poisson (exponential gaps), deterministic "
+     "(equal gaps), gamma (gaps with coefficient of variation cv)",
+     offsetof(struct cl_arrival, process), processes, NULL},
+    {"rate_per_s", SIM_PT_DOUBLE, SIM_U_PER_S, 0, 1e6, GT | REQ, NULL,
+     "mean arrival rate", offsetof(struct cl_arrival, rate_per_s), NULL, NULL},
+    {"cv", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT, NULL,
+     "gamma only (and required there): coefficient of variation of the gaps; "
+     "1 is poisson, > 1 bursty",
+     offsetof(struct cl_arrival, cv), NULL, NULL},
+    {"diurnal", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "a daily cycle of the rate (at most one of diurnal, steps); any process "
+     "is time-rescaled to follow it",
+     offsetof(struct cl_arrival, profile), NULL, diurnal_rows},
+    {.key = "steps",
+     .type = SIM_PT_LIST,
+     .unit = SIM_U_NONE,
+     .min = NOMIN,
+     .max = SIM_PARAM_LIST_MAX,
+     .help = "changes of the rate multiplier over time, e.g. a flash crowd "
+             "(at most one of diurnal, steps); the multiplier starts at 1",
+     .offset = offsetof(struct cl_arrival, profile.steps),
+     .sub = step_rows},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param synthetic_rows[] = {
+    {"arrival", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "when requests arrive", SYN(arrival), NULL, arrival_rows},
+    {"requests", SIM_PT_INT64, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "stop after this many requests (give exactly one of requests, duration)",
+     SYN(requests), NULL, NULL},
+    {"duration", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, NULL,
+     "stop arrivals after this much simulated time (exactly one of requests, "
+     "duration)",
+     SYN(duration_ns), NULL, NULL},
+    {"prompt_tokens", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "prompt length distribution; required by server kind llm, fixed 1 "
+     "otherwise",
+     SYN(prompt_tokens), NULL, length_dist_rows},
+    {"output_tokens", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "output length distribution; required by server kind llm, fixed 1 "
+     "otherwise",
+     SYN(output_tokens), NULL, length_dist_rows},
+    {"sessions", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "multi-turn conversations: arrival is the session rate, "
+     "prompt_tokens the new tokens of each turn, output_tokens each "
+     "turn's answer; a turn's prompt repeats the whole conversation so "
+     "far, so prefixes are reused (docs/workloads.md)",
+     SYN(sessions), NULL, sessions_rows},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param trace_rows[] = {
+    {"format", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "azure",
+     "trace format; azure: CSV TIMESTAMP,ContextTokens,GeneratedTokens; "
+     "mooncake: JSONL timestamp (ms), input_length, output_length, hash_ids; "
+     "burstgpt: CSV Timestamp,Model,Request tokens,Response tokens,...; "
+     "servegen: per-client rate statistics (arrivals generated)",
+     TRC(format), trace_formats, NULL},
+    {"path", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "trace file (servegen: a folder of chunk-<id>-trace.csv and "
+     "chunk-<id>-dataset.json, or one chunk-<id>-trace.csv); a relative path "
+     "is relative to the scenario file; dsec run --trace overrides it",
+     TRC(path), NULL, NULL},
+    {"model", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "burstgpt only: replay only rows whose Model equals this (ChatGPT, "
+     "GPT-4; default: all)",
+     TRC(model), NULL, NULL},
+    {"clients", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "servegen only: client ids separated by commas (\"3, 17\"), or all "
+     "(default)",
+     TRC(clients), NULL, NULL},
+    {"time_scale", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT, "1",
+     "multiplies the gaps between arrivals", TRC(time_scale), NULL, NULL},
+    {"rate_scale", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT, "1",
+     "multiplies the arrival rate (divides the gaps)", TRC(rate_scale), NULL,
+     NULL},
+    {"requests", SIM_PT_INT64, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "stop after this many rows (default: all)", TRC(requests), NULL, NULL},
+    {"duration", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, NULL,
+     "stop after this much (scaled) trace time (default: all)",
+     TRC(duration_ns), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+const struct sim_param cl_workload_rows[] = {
+    {"synthetic", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "generated traffic (give exactly one of synthetic, trace)",
+     offsetof(struct cl_workload, synthetic), NULL, synthetic_rows},
+    {"trace", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "replayed traffic (give exactly one of synthetic, trace)",
+     offsetof(struct cl_workload, trace), NULL, trace_rows},
+    {"prefix_hit_rate", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, 0, NULL,
+     "fraction of each prompt (whole blocks, rounded down) found in the "
+     "prefix cache when the source has no block hashes; needs "
+     "server.prefix_caching",
+     offsetof(struct cl_workload, prefix_hit_rate), NULL, NULL},
+    {.key = "priority_classes",
+     .type = SIM_PT_LIST,
+     .unit = SIM_U_NONE,
+     .min = NOMIN,
+     .max = 64,
+     .help = "request classes {name, share, priority}: each arrival joins "
+             "one at random in proportion to the shares (stream "
+             "\"priority_class\"); TTFT and SLO are reported per class",
+     .offset = offsetof(struct cl_workload, priority_classes),
+     .sub = prio_class_rows},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};

@@ -1,0 +1,147 @@
+/*
+ * The scenario's `workload:` section as the models see it: the traffic,
+ * generated (arrival process, rate profile, length distributions,
+ * multi-turn sessions) or replayed from a trace, and its priority classes,
+ * with the parameter rows (config.c) that the scenario loader fills it
+ * through. The rows are the one source of each key's type, unit, range,
+ * default and help; sim_param_fini() over them frees what the section owns
+ * (strings, the rate steps, the classes). Quantities are in SI base units
+ * or int64 nanoseconds, with the unit in the field name; unset optional
+ * numbers are NAN (double) or -1 (integers, durations). struct cl_dist also
+ * describes the cluster's service and provisioning times. Read-only rows;
+ * single-threaded.
+ */
+#ifndef WL_CONFIG_H
+#define WL_CONFIG_H
+
+#include <stdint.h>
+
+#include "base/param.h"
+
+/* Distribution kinds for lengths and service times. */
+enum cl_dist_kind {
+    CL_DIST_FIXED,         /* value (alias: deterministic) */
+    CL_DIST_UNIFORM,       /* integers in [min, max] */
+    CL_DIST_LOGNORMAL,     /* mean, sd of the variable itself */
+    CL_DIST_EXPONENTIAL,   /* mean */
+    CL_DIST_DETERMINISTIC, /* mean (service) */
+    CL_DIST_GAMMA,         /* mean and cv (or sd) */
+};
+
+/* A length (tokens) or service-time (seconds) distribution. Which fields are
+ * used depends on kind; unused ones are NAN. For service times every field
+ * is in seconds. */
+struct cl_dist {
+    int kind; /* enum cl_dist_kind */
+    double value;
+    double min;
+    double max;
+    double mean;
+    double sd;
+    double cv;
+};
+
+enum cl_arrival_process {
+    CL_ARR_POISSON,
+    CL_ARR_DETERMINISTIC,
+    CL_ARR_GAMMA, /* gamma inter-arrival times with coefficient of variation cv
+                   */
+};
+
+/* A change of the arrival-rate multiplier: from the multiplier in force,
+ * it moves linearly to `multiplier` over ramp_ns starting at at_ns. */
+struct cl_rate_step {
+    int64_t at_ns;
+    double multiplier; /* > 0 */
+    int64_t ramp_ns;   /* >= 0; 0 = a jump */
+};
+
+enum cl_profile_kind {
+    CL_PROF_NONE,    /* constant rate */
+    CL_PROF_DIURNAL, /* m(t) = 1 + amplitude cos(2 pi (t - peak_at)/period) */
+    CL_PROF_STEPS,   /* piecewise-linear multiplier from a list of steps */
+};
+
+/* The rate at time t is rate_per_s x m(t); m starts at 1. */
+struct cl_rate_profile {
+    int kind; /* enum cl_profile_kind */
+    int64_t period_ns;
+    double amplitude; /* 0 <= amplitude < 1 */
+    int64_t peak_at_ns;
+    struct cl_rate_step *steps; /* owned, sorted by at_ns */
+    int nsteps;
+};
+
+struct cl_arrival {
+    int process;       /* enum cl_arrival_process */
+    double rate_per_s; /* mean arrival rate, > 0 (base of the profile) */
+    double cv;         /* gamma only: coefficient of variation of gaps */
+    struct cl_rate_profile profile;
+};
+
+enum cl_workload_kind {
+    CL_WL_SYNTHETIC,
+    CL_WL_TRACE,
+};
+
+enum cl_trace_format {
+    CL_TRACE_AZURE,    /* CSV TIMESTAMP,ContextTokens,GeneratedTokens */
+    CL_TRACE_MOONCAKE, /* JSONL timestamp, input/output_length, hash_ids */
+    CL_TRACE_BURSTGPT, /* CSV Timestamp,Model,Request tokens,... */
+    CL_TRACE_SERVEGEN, /* per-client statistics, arrivals generated */
+};
+
+/* Multi-turn conversations (workload.synthetic.sessions): sessions
+ * arrive by synthetic.arrival; each has `turns` turns whose prompt is the
+ * shared system prompt, every earlier turn (prompt and output) and
+ * prompt_tokens new tokens; turn k+1 arrives think time after turn k. The
+ * generator emits block hashes so that prefix reuse emerges. */
+struct cl_sessions {
+    int enabled;                  /* 0/1: the section was given */
+    struct cl_dist turns;         /* turns per session, >= 1 */
+    int64_t think_time_ns;        /* mean of the exponential think time */
+    int64_t system_prompt_tokens; /* shared by every session, >= 0 */
+    int block_tokens;             /* tokens per emitted hash block */
+};
+
+/* A priority class of requests (workload.priority_classes): a share of
+ * the arrivals, assigned at random in proportion to the shares, and the
+ * priority the scheduler gives them (lower first, as vLLM). */
+struct cl_prio_class {
+    char *name;
+    double share;
+    int priority;
+};
+
+struct cl_workload {
+    int kind; /* enum cl_workload_kind */
+    struct {
+        struct cl_arrival arrival;
+        int64_t requests;    /* stop after this many, -1 if unset */
+        int64_t duration_ns; /* or stop arrivals after this time, -1 */
+        struct cl_dist prompt_tokens;
+        struct cl_dist output_tokens;
+        struct cl_sessions sessions;
+    } synthetic;
+    struct {
+        int format;          /* enum cl_trace_format */
+        char *path;          /* as given; relative to the scenario file */
+        double time_scale;   /* multiplies gaps between arrivals (default 1) */
+        double rate_scale;   /* multiplies the arrival rate (default 1) */
+        int64_t requests;    /* stop after this many rows, -1 = all */
+        int64_t duration_ns; /* stop after this much trace time, -1 = all */
+        char *model;         /* burstgpt: keep only this Model, or NULL */
+        char *clients;       /* servegen: "all" or client ids, or NULL */
+    } trace;
+    /* Fraction of each prompt's tokens found in the prefix cache when the
+     * source has no block hashes (NAN = unset: no hits). */
+    double prefix_hit_rate;
+    struct cl_prio_class *priority_classes; /* owned, or NULL */
+    int npriority_classes;
+};
+
+/* Rows of `workload:`, filling struct cl_workload (models/workload/config.c).
+ */
+extern const struct sim_param cl_workload_rows[];
+
+#endif /* WL_CONFIG_H */
