@@ -32,7 +32,8 @@ reports/schema-sql.c: $(srcdir)/reports/schema.sql $(srcdir)/reports/local.mk
 	} >$@-t && mv -f $@-t $@
 
 # The results record belongs to models/cluster/ but is written with these.
-models_libmodels_la_SOURCES += models/cluster/results.c
+models_libmodels_la_SOURCES += models/cluster/results.c \
+	models/cluster/results-fields.h
 
 check_PROGRAMS += tests/check_rpt_db
 TESTS += tests/check_rpt_db
