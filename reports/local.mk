@@ -37,6 +37,6 @@ models_libmodels_la_SOURCES += models/cluster/results.c \
 
 check_PROGRAMS += tests/check_rpt_db
 TESTS += tests/check_rpt_db
-tests_check_rpt_db_SOURCES = tests/check_rpt_db.c
+tests_check_rpt_db_SOURCES = tests/check_rpt_db.c tests/results-fixture.h
 tests_check_rpt_db_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_rpt_db_LDADD = $(DSEC_TEST_LIBS)
