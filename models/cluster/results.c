@@ -16,28 +16,28 @@
 
 #define RESULTS_MAX_NOTES 64
 
-#define LATENCY_FIELD(name, type, col, unit, help)                             \
-    {#name, CL_RT_##type, offsetof(struct cl_latency, name), #col, #col, NULL, \
-     unit,  help},
-#define SERIES_FIELD(name, type, col, unit, help)                              \
-    {#name, CL_RT_##type, offsetof(struct cl_series_row, name),                \
-     NULL,  #col,         NULL,                                                \
-     unit,  help},
-#define REPLICA_FIELD(name, type, col, unit, help)                             \
-    {#name, CL_RT_##type, offsetof(struct cl_replica_row, name),               \
-     #col,  #col,         NULL,                                                \
-     unit,  help},
-#define CLASS_FIELD(name, type, col, unit, help)                               \
-    {#name, CL_RT_##type, offsetof(struct cl_class_result, name),              \
-     #col,  NULL,         NULL,                                                \
-     unit,  help},
-#define POOL_FIELD(name, type, col, unit, help)                                \
-    {#name, CL_RT_##type, offsetof(struct cl_pool_result, name),               \
-     #name, #col,         NULL,                                                \
-     unit,  help},
-#define RESULTS_FIELD(name, type, json, db, text, unit, help)                  \
-    {#name, CL_RT_##type, offsetof(struct cl_results, name), json, db, text,   \
-     unit,  help},
+/* One descriptor of a field n of struct s; the sub-lists' col is their
+ * JSON member, table column or both, as results.h says. */
+#define FIELD(s, n, t, j, d, x, u, h)                                          \
+    {.name = #n,                                                               \
+     .type = CL_RT_##t,                                                        \
+     .offset = offsetof(struct s, n),                                          \
+     .json = j,                                                                \
+     .db = d,                                                                  \
+     .text = x,                                                                \
+     .unit = u,                                                                \
+     .help = h},
+#define LATENCY_FIELD(n, t, c, u, h) FIELD(cl_latency, n, t, #c, #c, NULL, u, h)
+#define SERIES_FIELD(n, t, c, u, h)                                            \
+    FIELD(cl_series_row, n, t, NULL, #c, NULL, u, h)
+#define REPLICA_FIELD(n, t, c, u, h)                                           \
+    FIELD(cl_replica_row, n, t, #c, #c, NULL, u, h)
+#define CLASS_FIELD(n, t, c, u, h)                                             \
+    FIELD(cl_class_result, n, t, #c, NULL, NULL, u, h)
+#define POOL_FIELD(n, t, c, u, h)                                              \
+    FIELD(cl_pool_result, n, t, #n, #c, NULL, u, h)
+#define RESULTS_FIELD(n, t, j, d, x, u, h)                                     \
+    FIELD(cl_results, n, t, j, d, x, u, h)
 
 const struct cl_rfield cl_latency_fields[CL_LATENCY_NFIELDS] = {
     CL_LATENCY_FIELDS(LATENCY_FIELD)};
@@ -200,10 +200,10 @@ const struct cl_relem *cl_rfield_elem(const struct cl_rfield *f)
 static const size_t count_offset[CL_RESULTS_NFIELDS] = {
     CL_RESULTS_FIELDS(COUNT_OFF)};
 
-/* The address of the count of array field f of r. */
-static void *count_ptr(const struct cl_rfield *f, const struct cl_results *r)
+/* The offset of the count of array field f of struct cl_results. */
+static size_t count_off(const struct cl_rfield *f)
 {
-    return (char *)r + count_offset[f - cl_results_fields];
+    return count_offset[f - cl_results_fields];
 }
 
 /* An array member is a pointer to its element type; it is read and written
@@ -225,12 +225,12 @@ size_t cl_rfield_count(const struct cl_rfield *f, const struct cl_results *r)
     case CL_RT_CLASSES:
     case CL_RT_POOLS:
     case CL_RT_NOTES: {
-        int n = *(const int *)count_ptr(f, r);
+        int n = *(const int *)(const void *)((const char *)r + count_off(f));
         return n > 0 ? (size_t)n : 0;
     }
     case CL_RT_SERIES:
     case CL_RT_REPLICAS:
-        return *(const size_t *)count_ptr(f, r);
+        return *(const size_t *)(const void *)((const char *)r + count_off(f));
     case CL_RT_CELLS:
         return r->npools > 0 ? r->nseries * (size_t)r->npools : 0;
     default:
@@ -248,11 +248,11 @@ void cl_rfield_set_array(const struct cl_rfield *f, struct cl_results *r,
     case CL_RT_CLASSES:
     case CL_RT_POOLS:
     case CL_RT_NOTES:
-        *(int *)count_ptr(f, r) = (int)n;
+        *(int *)(void *)((char *)r + count_off(f)) = (int)n;
         break;
     case CL_RT_SERIES:
     case CL_RT_REPLICAS:
-        *(size_t *)count_ptr(f, r) = n;
+        *(size_t *)(void *)((char *)r + count_off(f)) = n;
         break;
     default:
         break;
