@@ -114,6 +114,20 @@ static inline void rfix_fill(struct cl_results *r)
     }
 }
 
+/* The number of summary metrics of a run: a row per value of every
+ * number of CL_RESULTS_FIELDS with a db name (arrays name their table). */
+static inline int rfix_nmetrics(void)
+{
+    int n = 0;
+
+    for (int i = 0; i < CL_RESULTS_NFIELDS; i++) {
+        const struct cl_rfield *f = &cl_results_fields[i];
+        if (f->db != NULL && f->type != CL_RT_STR && !cl_rfield_elem(f))
+            n += cl_rfield_nsub(f);
+    }
+    return n;
+}
+
 /* Whether two doubles are the same value (NAN equal to NAN). */
 static inline int rfix_same_double(double x, double y)
 {
