@@ -1,9 +1,13 @@
 /* Results database writer. Every statement is prepared, run and finalized in
  * the function that prepares it; a write is one IMMEDIATE transaction so that
  * it takes the write lock up front (waiting up to the busy timeout) instead
- * of failing halfway when another writer appears. Metric rows are bound with
- * one reused statement: about 45 rows per run, a fraction of a millisecond,
- * so no further batching is worth its code. */
+ * of failing halfway when another writer appears. The summary rows and the
+ * timeseries, pools and replica_series rows are written from the field
+ * lists of models/cluster/results-fields.h, so a field added there is
+ * stored without code here (a new table column also needs schema.sql).
+ * Metric rows are bound with one reused statement: about 80 rows per run, a
+ * fraction of a millisecond, so no further batching is worth its code; the
+ * INSERT of a table is put together once per run from its columns. */
 #include "reports/db.h"
 
 #include <math.h>
@@ -193,7 +197,7 @@ static int put_metric(sqlite3_stmt *st, const char *metric, double value)
     int rc;
 
     sqlite3_reset(st);
-    rc = sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
+    rc = sqlite3_bind_text(st, 2, metric, -1, SQLITE_TRANSIENT);
     if (rc == SQLITE_OK)
         rc = bind_real(st, 3, value);
     if (rc == SQLITE_OK)
@@ -201,88 +205,48 @@ static int put_metric(sqlite3_stmt *st, const char *metric, double value)
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-static int put_latency(sqlite3_stmt *st, const char *base,
-                       const struct cl_latency *l)
+/* Whether results field f has rows in the summary table: a number with a
+ * metric name (arrays name their own table there). */
+static int in_summary(const struct cl_rfield *f)
 {
-    const struct {
-        const char *suffix;
-        double value;
-    } f[] = {
-        {"mean", l->mean},   {"ci95", l->ci95}, {"p50", l->p50},
-        {"p90", l->p90},     {"p99", l->p99},   {"max", l->max},
-        {"n", (double)l->n},
-    };
-    char name[64];
+    return f->db != NULL && f->type != CL_RT_STR && cl_rfield_elem(f) == NULL;
+}
+
+/* The rows the database writes elsewhere than the list has them. */
+#define MOVED(field, after)                                                    \
+    {offsetof(struct cl_results, field), offsetof(struct cl_results, after)},
+static const struct {
+    size_t field, after;
+} moved[] = {CL_RESULTS_DB_MOVED(MOVED)};
+#define NMOVED (sizeof(moved) / sizeof(moved[0]))
+
+static int is_moved(const struct cl_rfield *f)
+{
+    for (size_t i = 0; i < NMOVED; i++)
+        if (moved[i].field == f->offset)
+            return 1;
+    return 0;
+}
+
+/* The rows of field f: one per value of a latency or states field. */
+static int put_field(sqlite3_stmt *st, const struct cl_rfield *f,
+                     const struct cl_results *r)
+{
+    char name[96];
     int rc = SQLITE_OK;
 
-    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]) && rc == SQLITE_OK; i++) {
-        snprintf(name, sizeof(name), "%s.%s", base, f[i].suffix);
-        rc = put_metric(st, name, f[i].value);
-    }
+    for (int sub = 0; sub < cl_rfield_nsub(f) && rc == SQLITE_OK; sub++)
+        rc = put_metric(st, cl_rfield_metric(f, sub, name, sizeof(name)),
+                        cl_rfield_get(f, r, sub));
     return rc;
 }
 
-/* Every scalar of r, under the names listed in docs/results.md. Counters
- * are exact as REAL up to 2^53. */
+/* Every scalar of r with a metric name, in the list's order but for the
+ * moved rows (CL_RESULTS_DB_MOVED). Counters are exact as REAL up to
+ * 2^53. */
 static int write_summary(sqlite3 *sql, int64_t run_id,
                          const struct cl_results *r)
 {
-    const struct {
-        const char *metric;
-        double value;
-    } m[] = {
-        {"requests_arrived", (double)r->requests_arrived},
-        {"requests_completed", (double)r->requests_completed},
-        {"requests_dropped", (double)r->requests_dropped},
-        {"input_tokens", (double)r->input_tokens},
-        {"output_tokens", (double)r->output_tokens},
-        {"throughput_tokens_per_s", r->throughput_tokens_per_s},
-        {"requests_per_s", r->requests_per_s},
-        {"sim_time_s", r->sim_time_s},
-        {"gpu_hours", r->gpu_hours},
-        {"cost_usd", r->cost_usd},
-        {"price_usd_per_gpu_hour", r->price_usd_per_gpu_hour},
-        {"gpus_per_replica", (double)r->gpus_per_replica},
-        {"slo_attainment", r->slo_attainment},
-        {"replicas.min", (double)r->replicas_min},
-        {"replicas.max", (double)r->replicas_max},
-        {"replicas.mean", r->replicas_mean},
-        {"scale_events", (double)r->scale_events},
-        {"cold_starts", (double)r->cold_starts},
-        {"failures", (double)r->failures},
-        {"requests_retried", (double)r->requests_retried},
-        {"preemptions", (double)r->preemptions},
-        {"prefix_hit_rate", r->prefix_hit_rate},
-        {"kv.prefix_lookup_blocks", (double)r->prefix_lookup_blocks},
-        {"kv.prefix_hits_hbm", (double)r->prefix_hits_gpu},
-        {"kv.prefix_hits_host", (double)r->prefix_hits_host},
-        {"kv.prefix_hits_remote", (double)r->prefix_hits_remote},
-        {"kv.offload_bytes", (double)r->kv_offload_bytes},
-        {"kv.offload_remote_bytes", (double)r->kv_offload_remote_bytes},
-        {"kv.fetch_bytes", (double)r->kv_fetch_bytes},
-        {"kv.fetch_remote_bytes", (double)r->kv_fetch_remote_bytes},
-        {"kv.swaps_out", (double)r->swaps_out},
-        {"kv.swaps_in", (double)r->swaps_in},
-        {"kv.swap_fallbacks", (double)r->swap_fallbacks},
-        {"kv.swap_bytes", (double)r->swap_bytes},
-        {"kv.transfer_s", r->kv_transfer_s},
-        {"kv.pd_transfers", (double)r->pd_transfers},
-        {"kv.pd_bytes", (double)r->pd_bytes},
-        {"kv.pd_transfer_ms_mean", r->pd_transfer_ms_mean},
-        {"recovery_s_mean", r->recovery_s_mean},
-        {"borrowed_gpu_hours", r->borrowed_gpu_hours},
-        {"gpu_hours.provisioning", r->gpu_hours_by_state[CL_GS_PROVISIONING]},
-        {"gpu_hours.loading", r->gpu_hours_by_state[CL_GS_LOADING]},
-        {"gpu_hours.serving", r->gpu_hours_by_state[CL_GS_SERVING]},
-        {"gpu_hours.idle", r->gpu_hours_by_state[CL_GS_IDLE]},
-        {"gpu_hours.draining", r->gpu_hours_by_state[CL_GS_DRAINING]},
-        {"queue_len_mean", r->queue_len_mean},
-        {"arrival_rate_per_s", r->arrival_rate_per_s},
-        {"utilization", r->utilization},
-        {"sim_events", (double)r->sim_events},
-        {"wall_s", r->wall_s},
-        {"events_per_s", r->events_per_s},
-    };
     sqlite3_stmt *st = NULL;
     int rc;
 
@@ -292,123 +256,91 @@ static int write_summary(sqlite3 *sql, int64_t run_id,
                             -1, &st, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_bind_int64(st, 1, run_id);
-    if (rc == SQLITE_OK)
-        rc = put_latency(st, "ttft_ms", &r->ttft_ms);
-    if (rc == SQLITE_OK)
-        rc = put_latency(st, "tpot_ms", &r->tpot_ms);
-    if (rc == SQLITE_OK)
-        rc = put_latency(st, "e2e_ms", &r->e2e_ms);
-    if (rc == SQLITE_OK)
-        rc = put_latency(st, "queue_ms", &r->queue_ms);
-    for (size_t i = 0; i < sizeof(m) / sizeof(m[0]) && rc == SQLITE_OK; i++)
-        rc = put_metric(st, m[i].metric, m[i].value);
-    sqlite3_finalize(st);
-    return rc;
-}
+    for (int i = 0; i < CL_RESULTS_NFIELDS && rc == SQLITE_OK; i++) {
+        const struct cl_rfield *f = &cl_results_fields[i];
 
-static int write_series(sqlite3 *sql, int64_t run_id,
-                        const struct cl_results *r)
-{
-    sqlite3_stmt *st = NULL;
-    int rc;
-
-    rc = sqlite3_prepare_v2(
-        sql,
-        "INSERT INTO timeseries (run_id, t_start_s, t_end_s, arrivals, "
-        "completions, output_tokens, throughput_tokens_per_s, "
-        "queue_len_mean, running_mean, replicas_mean, ttft_p50_ms, "
-        "ttft_p99_ms, tpot_p50_ms, tpot_p99_ms, e2e_p50_ms, e2e_p99_ms, "
-        "gpus_mean, desired_replicas) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-        "?14, ?15, ?16, ?17, ?18)",
-        -1, &st, NULL);
-    for (size_t i = 0; i < r->nseries && rc == SQLITE_OK; i++) {
-        const struct cl_series_row *s = &r->series[i];
-        const double reals[] = {
-            (double)s->t_start_ns / 1e9,
-            (double)s->t_end_ns / 1e9,
-            s->throughput_tokens_per_s,
-            s->queue_len_mean,
-            s->running_mean,
-            s->replicas_mean,
-            s->ttft_p50_ms,
-            s->ttft_p99_ms,
-            s->tpot_p50_ms,
-            s->tpot_p99_ms,
-            s->e2e_p50_ms,
-            s->e2e_p99_ms,
-            s->gpus_mean,
-        };
-        /* Parameter numbers of reals[], in order. */
-        static const int col[] = {2,  3,  7,  8,  9,  10, 11,
-                                  12, 13, 14, 15, 16, 17};
-
-        sqlite3_reset(st);
-        rc = sqlite3_bind_int64(st, 1, run_id);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_bind_int64(st, 4, (sqlite3_int64)s->arrivals);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_bind_int64(st, 5, (sqlite3_int64)s->completions);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_bind_int64(st, 6, (sqlite3_int64)s->output_tokens);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_bind_int(st, 18, s->desired_replicas);
-        for (size_t j = 0; j < sizeof(col) / sizeof(col[0]); j++)
-            if (rc == SQLITE_OK)
-                rc = bind_real(st, col[j], reals[j]);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_step(st);
-        if (rc == SQLITE_DONE)
-            rc = SQLITE_OK;
+        if (!in_summary(f) || is_moved(f))
+            continue;
+        rc = put_field(st, f, r);
+        for (size_t m = 0; m < NMOVED && rc == SQLITE_OK; m++)
+            if (moved[m].after == f->offset)
+                rc = put_field(st, cl_results_field_at(moved[m].field), r);
     }
     sqlite3_finalize(st);
     return rc;
 }
 
-static int write_pools(sqlite3 *sql, int64_t run_id, const struct cl_results *r)
+/* Binds field f of the record rec (an element of r) from parameter *param
+ * on, advancing *param by its columns. */
+static int bind_field(sqlite3_stmt *st, int *param, const struct cl_rfield *f,
+                      const void *rec, const struct cl_results *r)
 {
-    sqlite3_stmt *st = NULL;
-    int rc;
+    const void *p = cl_rfield_cptr(rec, f);
+    int i = *param, rc = SQLITE_OK;
 
-    rc = sqlite3_prepare_v2(
-        sql,
-        "INSERT INTO pools (run_id, name, gpu, capacity_gpus, borrowable, "
-        "reserved, price_usd_per_gpu_hour, gpu_hours_provisioning, "
-        "gpu_hours_loading, gpu_hours_serving, gpu_hours_idle, "
-        "gpu_hours_draining, gpu_hours_used, gpu_hours_paid, cost_usd, "
-        "replicas_started) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-        "?11, ?12, ?13, ?14, ?15, ?16)",
-        -1, &st, NULL);
-    for (int i = 0; i < r->npools && rc == SQLITE_OK; i++) {
-        const struct cl_pool_result *p = &r->pools[i];
-        const double reals[] = {
-            p->price_usd_per_gpu_hour,
-            p->gpu_hours_by_state[CL_GS_PROVISIONING],
-            p->gpu_hours_by_state[CL_GS_LOADING],
-            p->gpu_hours_by_state[CL_GS_SERVING],
-            p->gpu_hours_by_state[CL_GS_IDLE],
-            p->gpu_hours_by_state[CL_GS_DRAINING],
-            p->gpu_hours_used,
-            p->gpu_hours_paid,
-            p->cost_usd,
-        };
+    *param += cl_rfield_nsub(f);
+    switch (f->type) {
+    case CL_RT_U64:
+    case CL_RT_SERIAL:
+        return sqlite3_bind_int64(st, i, (sqlite3_int64) * (const uint64_t *)p);
+    case CL_RT_I64:
+        return sqlite3_bind_int64(st, i, *(const int64_t *)p);
+    case CL_RT_INT:
+    case CL_RT_BOOL:
+        return sqlite3_bind_int(st, i, *(const int *)p);
+    case CL_RT_STR:
+        return bind_text(st, i, *(char *const *)p);
+    case CL_RT_POOL: {
+        int k = *(const int *)p;
+        return bind_text(st, i,
+                         k >= 0 && k < r->npools ? r->pools[k].name : "?");
+    }
+    case CL_RT_RSTATE:
+        return bind_text(st, i, cl_replica_state_name(*(const int *)p));
+    default:
+        for (int sub = 0; sub < cl_rfield_nsub(f) && rc == SQLITE_OK; sub++)
+            rc = bind_real(st, i + sub, cl_rfield_get(f, rec, sub));
+        return rc;
+    }
+}
+
+/* One row per element of array field f of r in the table f->db: the run's
+ * id, then a column per value of the element's fields (CL_SERIES_FIELDS,
+ * CL_POOL_FIELDS, CL_REPLICA_FIELDS). A pool is written by name; an index
+ * out of range (not from the cluster model) is "?". */
+static int write_rows(sqlite3 *sql, int64_t run_id, const struct cl_results *r,
+                      const struct cl_rfield *f)
+{
+    const struct cl_relem *e = cl_rfield_elem(f);
+    const char *rows = cl_rfield_array(f, r);
+    size_t n = cl_rfield_count(f, r);
+    sqlite3_stmt *st = NULL;
+    char *cols, *params, *q;
+    int ncols, rc;
+
+    if (n == 0)
+        return SQLITE_OK;
+    cols = cl_rfield_columns(e->fields, e->nfields, &ncols);
+    params = xstrdup("?1");
+    for (int i = 2; i <= ncols + 1; i++) {
+        char *t = xasprintf("%s, ?%d", params, i);
+        free(params);
+        params = t;
+    }
+    q = xasprintf("INSERT INTO %s (run_id, %s) VALUES (%s)", f->db, cols,
+                  params);
+    rc = sqlite3_prepare_v2(sql, q, -1, &st, NULL);
+    free(q);
+    free(params);
+    free(cols);
+    for (size_t k = 0; k < n && rc == SQLITE_OK; k++) {
+        const void *rec = rows + k * e->size;
+        int param = 2;
 
         sqlite3_reset(st);
         rc = sqlite3_bind_int64(st, 1, run_id);
-        if (rc == SQLITE_OK)
-            rc = bind_text(st, 2, p->name);
-        if (rc == SQLITE_OK)
-            rc = bind_text(st, 3, p->gpu);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_bind_int(st, 4, p->capacity_gpus);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_bind_int(st, 5, p->borrowable);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_bind_int(st, 6, p->reserved);
-        for (int j = 0; j < 9 && rc == SQLITE_OK; j++)
-            rc = bind_real(st, 7 + j, reals[j]);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_bind_int64(st, 16, (sqlite3_int64)p->replicas_started);
+        for (int i = 0; i < e->nfields && rc == SQLITE_OK; i++)
+            rc = bind_field(st, &param, &e->fields[i], rec, r);
         if (rc == SQLITE_OK)
             rc = sqlite3_step(st);
         if (rc == SQLITE_DONE)
@@ -451,63 +383,6 @@ static int write_pool_series(sqlite3 *sql, int64_t run_id,
             if (rc == SQLITE_DONE)
                 rc = SQLITE_OK;
         }
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
-/* One row per replica and interval (schema 7). The pool is written by
- * name; an index out of range (not from the cluster model) is "?". */
-static int write_replica_series(sqlite3 *sql, int64_t run_id,
-                                const struct cl_results *r)
-{
-    sqlite3_stmt *st = NULL;
-    int rc;
-
-    if (r->nreplica_series == 0)
-        return SQLITE_OK;
-    rc = sqlite3_prepare_v2(
-        sql,
-        "INSERT INTO replica_series (run_id, t_start_s, t_end_s, replica, "
-        "pool, state, num_requests_running_mean, num_requests_waiting_mean, "
-        "num_requests_running, num_requests_waiting, "
-        "kv_cache_usage_perc_mean, kv_cache_usage_perc, "
-        "prefix_cache_hit_rate, prompt_tokens, generation_tokens, "
-        "request_success) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-        "?11, ?12, ?13, ?14, ?15, ?16)",
-        -1, &st, NULL);
-    for (size_t i = 0; i < r->nreplica_series && rc == SQLITE_OK; i++) {
-        const struct cl_replica_row *x = &r->replica_series[i];
-        const double reals[] = {
-            (double)x->t_start_ns / 1e9, (double)x->t_end_ns / 1e9,
-            x->num_requests_running,     x->num_requests_waiting,
-            x->kv_cache_usage_perc,      x->kv_cache_usage_perc_end,
-            x->prefix_cache_hit_rate};
-        static const int rcol[] = {2, 3, 7, 8, 11, 12, 13};
-        const int64_t ints[] = {
-            (int64_t)x->replica,           x->num_requests_running_end,
-            x->num_requests_waiting_end,   (int64_t)x->prompt_tokens,
-            (int64_t)x->generation_tokens, (int64_t)x->request_success};
-        static const int icol[] = {4, 9, 10, 14, 15, 16};
-        const char *pool =
-            x->pool >= 0 && x->pool < r->npools ? r->pools[x->pool].name : "?";
-
-        sqlite3_reset(st);
-        rc = sqlite3_bind_int64(st, 1, run_id);
-        if (rc == SQLITE_OK)
-            rc = bind_text(st, 5, pool);
-        if (rc == SQLITE_OK)
-            rc = bind_text(st, 6, cl_replica_state_name(x->state));
-        for (size_t j = 0; j < sizeof(rcol) / sizeof(rcol[0]); j++)
-            if (rc == SQLITE_OK)
-                rc = bind_real(st, rcol[j], reals[j]);
-        for (size_t j = 0; j < sizeof(icol) / sizeof(icol[0]); j++)
-            if (rc == SQLITE_OK)
-                rc = sqlite3_bind_int64(st, icol[j], ints[j]);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_step(st);
-        if (rc == SQLITE_DONE)
-            rc = SQLITE_OK;
     }
     sqlite3_finalize(st);
     return rc;
@@ -593,15 +468,15 @@ static int write_run_rows(sqlite3 *sql, const struct rpt_run_info *info,
     if (rc == SQLITE_OK)
         rc = write_summary(sql, *run_id, r);
     if (rc == SQLITE_OK)
-        rc = write_series(sql, *run_id, r);
+        rc = write_rows(sql, *run_id, r, CL_RESULTS_FIELD(series));
     if (rc == SQLITE_OK)
         rc = write_notes(sql, *run_id, r);
     if (rc == SQLITE_OK)
-        rc = write_pools(sql, *run_id, r);
+        rc = write_rows(sql, *run_id, r, CL_RESULTS_FIELD(pools));
     if (rc == SQLITE_OK)
         rc = write_pool_series(sql, *run_id, r);
     if (rc == SQLITE_OK)
-        rc = write_replica_series(sql, *run_id, r);
+        rc = write_rows(sql, *run_id, r, CL_RESULTS_FIELD(replica_series));
     return rc;
 }
 

@@ -36,10 +36,11 @@ reports/schema-sql.c: $(srcdir)/reports/schema.sql $(srcdir)/reports/local.mk
 	} >$@-t && mv -f $@-t $@
 
 # The results record belongs to models/cluster/ but is written with these.
-models_libmodels_la_SOURCES += models/cluster/results.c
+models_libmodels_la_SOURCES += models/cluster/results.c \
+	models/cluster/results-fields.h
 
 check_PROGRAMS += tests/check_rpt_db
 TESTS += tests/check_rpt_db
-tests_check_rpt_db_SOURCES = tests/check_rpt_db.c
+tests_check_rpt_db_SOURCES = tests/check_rpt_db.c tests/results-fixture.h
 tests_check_rpt_db_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_rpt_db_LDADD = $(DSEC_TEST_LIBS)

@@ -1,7 +1,11 @@
 /* The cost report: reading runs back, the accounting, the baseline link and
- * the dispatch to the writers. The database is opened per call (read-only
- * for reads), as a report reads a few thousand rows once; the cost of
- * re-opening is a millisecond. */
+ * the dispatch to the writers. The pools, timeseries and replica_series
+ * rows are read through the field lists of models/cluster/results-fields.h
+ * into the row structs report.h expands from the same lists, and summary
+ * metrics are looked up under the names the lists give them, so the
+ * reader cannot drift from the writer. The database is opened per call
+ * (read-only for reads), as a report reads a few thousand rows once; the
+ * cost of re-opening is a millisecond. */
 #include "reports/report.h"
 
 #include "config.h"
@@ -103,78 +107,118 @@ static int load_summary(sqlite3 *sql, struct rpt_run *r)
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-static int load_pools(sqlite3 *sql, struct rpt_run *r)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(
-        sql,
-        "SELECT name, gpu, capacity_gpus, borrowable, reserved, "
-        "price_usd_per_gpu_hour, gpu_hours_provisioning, gpu_hours_loading, "
-        "gpu_hours_serving, gpu_hours_idle, gpu_hours_draining, "
-        "gpu_hours_used, gpu_hours_paid, cost_usd FROM pools WHERE run_id = "
-        "?1 ORDER BY rowid",
-        -1, &st, NULL);
+/* Where the fields of each table's rows go in the row structs of
+ * report.h. */
+#define POOL_OFF(name, type, col, unit, help)                                  \
+    offsetof(struct rpt_pool_row, name),
+#define SERIES_OFF(name, type, col, unit, help)                                \
+    offsetof(struct rpt_series_row, col),
+#define REPLICA_OFF(name, type, col, unit, help)                               \
+    offsetof(struct rpt_replica_row, col),
+static const size_t pool_off[CL_POOL_NFIELDS] = {CL_POOL_FIELDS(POOL_OFF)};
+static const size_t series_off[CL_SERIES_NFIELDS] = {
+    CL_SERIES_FIELDS(SERIES_OFF)};
+static const size_t replica_off[CL_REPLICA_NFIELDS] = {
+    CL_REPLICA_FIELDS(REPLICA_OFF)};
 
+/* Stores the columns of field f from *col on into the row struct member
+ * at p, advancing *col (RPT_STORED_* says what each kind reads back as). */
+static void store_field(sqlite3_stmt *st, int *col, const struct cl_rfield *f,
+                        void *p)
+{
+    int i = *col;
+
+    *col += cl_rfield_nsub(f);
+    switch (f->type) {
+    case CL_RT_SERIAL:
+        *(int64_t *)p = sqlite3_column_int64(st, i);
+        break;
+    case CL_RT_INT:
+    case CL_RT_BOOL:
+        *(int *)p = sqlite3_column_int(st, i);
+        break;
+    case CL_RT_STR:
+    case CL_RT_POOL:
+    case CL_RT_RSTATE:
+        *(char **)p = col_text(st, i);
+        break;
+    default:
+        for (int sub = 0; sub < cl_rfield_nsub(f); sub++)
+            ((double *)p)[sub] = col_real(st, i + sub);
+        break;
+    }
+}
+
+/* Reads the rows of run r from the table of array field f of the results
+ * (f->db) in the given order into a new array of row structs of size
+ * bytes, whose members are at off[] (one per element field). Stores the
+ * array and its length. A missing table, when missing_ok, is no rows. */
+static int load_rows(sqlite3 *sql, const struct rpt_run *r,
+                     const struct cl_rfield *f, const char *order,
+                     int missing_ok, const size_t *off, size_t size,
+                     void **rows_out, size_t *n_out)
+{
+    const struct cl_relem *e = cl_rfield_elem(f);
+    sqlite3_stmt *st = NULL;
+    char *rows = NULL, *cols, *q;
+    size_t n = 0, cap = 0;
+    int ncols, rc;
+
+    cols = cl_rfield_columns(e->fields, e->nfields, &ncols);
+    q = xasprintf("SELECT %s FROM %s WHERE run_id = ?1 ORDER BY %s", cols,
+                  f->db, order);
+    rc = sqlite3_prepare_v2(sql, q, -1, &st, NULL);
+    free(q);
+    free(cols);
+    if (rc != SQLITE_OK && missing_ok) {
+        sqlite3_finalize(st);
+        return SQLITE_OK;
+    }
     if (rc == SQLITE_OK)
         rc = sqlite3_bind_int64(st, 1, r->id);
     while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct rpt_pool_row *p;
+        int col = 0;
 
-        r->pools = xrealloc(r->pools, (size_t)r->npools + 1, sizeof(*p));
-        p = &r->pools[r->npools++];
-        p->name = col_text(st, 0);
-        p->gpu = col_text(st, 1);
-        p->capacity_gpus = sqlite3_column_int(st, 2);
-        p->borrowable = sqlite3_column_int(st, 3);
-        p->reserved = sqlite3_column_int(st, 4);
-        p->price_usd_per_gpu_hour = col_real(st, 5);
-        for (int s = 0; s < CL_GS_COUNT; s++)
-            p->gpu_hours_by_state[s] = col_real(st, 6 + s);
-        p->gpu_hours_used = col_real(st, 11);
-        p->gpu_hours_paid = col_real(st, 12);
-        p->cost_usd = col_real(st, 13);
-        if (p->name == NULL)
-            p->name = xstrdup("");
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            rows = xrealloc(rows, cap, size);
+        }
+        memset(rows + n * size, 0, size);
+        for (int i = 0; i < e->nfields; i++)
+            store_field(st, &col, &e->fields[i], rows + n * size + off[i]);
+        n++;
         rc = SQLITE_OK;
     }
     sqlite3_finalize(st);
+    *rows_out = rows;
+    *n_out = n;
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int load_pools(sqlite3 *sql, struct rpt_run *r)
+{
+    void *rows;
+    size_t n;
+    int rc = load_rows(sql, r, CL_RESULTS_FIELD(pools), "rowid", 0, pool_off,
+                       sizeof(struct rpt_pool_row), &rows, &n);
+
+    r->pools = rows;
+    r->npools = (int)n;
+    for (int i = 0; i < r->npools; i++)
+        if (r->pools[i].name == NULL)
+            r->pools[i].name = xstrdup("");
+    return rc;
 }
 
 static int load_series(sqlite3 *sql, struct rpt_run *r)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(
-        sql,
-        "SELECT t_start_s, t_end_s, arrivals, gpus_mean, replicas_mean, "
-        "ttft_p50_ms, ttft_p99_ms, tpot_p50_ms, tpot_p99_ms FROM timeseries "
-        "WHERE run_id = ?1 ORDER BY t_start_s",
-        -1, &st, NULL);
-    size_t cap = 0;
+    void *rows;
+    int rc =
+        load_rows(sql, r, CL_RESULTS_FIELD(series), "t_start_s", 0, series_off,
+                  sizeof(struct rpt_series_row), &rows, &r->nseries);
 
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_int64(st, 1, r->id);
-    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct rpt_series_row *s;
-
-        if (r->nseries == cap) {
-            cap = cap ? 2 * cap : 128;
-            r->series = xrealloc(r->series, cap, sizeof(*s));
-        }
-        s = &r->series[r->nseries++];
-        s->t_start_s = col_real(st, 0);
-        s->t_end_s = col_real(st, 1);
-        s->arrivals = col_real(st, 2);
-        s->gpus_mean = col_real(st, 3);
-        s->replicas_mean = col_real(st, 4);
-        s->ttft_p50_ms = col_real(st, 5);
-        s->ttft_p99_ms = col_real(st, 6);
-        s->tpot_p50_ms = col_real(st, 7);
-        s->tpot_p99_ms = col_real(st, 8);
-        rc = SQLITE_OK;
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+    r->series = rows;
+    return rc;
 }
 
 /* pool_series rows are matched to timeseries rows by t_start_s (both are
@@ -227,51 +271,13 @@ static int load_pool_series(sqlite3 *sql, struct rpt_run *r)
  * none). */
 static int load_replica_series(sqlite3 *sql, struct rpt_run *r)
 {
-    sqlite3_stmt *st = NULL;
-    size_t cap = 0;
-    int rc = sqlite3_prepare_v2(
-        sql,
-        "SELECT t_start_s, t_end_s, replica, pool, state, "
-        "num_requests_running_mean, num_requests_waiting_mean, "
-        "num_requests_running, num_requests_waiting, "
-        "kv_cache_usage_perc_mean, kv_cache_usage_perc, "
-        "prefix_cache_hit_rate, prompt_tokens, generation_tokens, "
-        "request_success FROM replica_series WHERE run_id = ?1 "
-        "ORDER BY t_start_s, replica",
-        -1, &st, NULL);
+    void *rows;
+    int rc = load_rows(sql, r, CL_RESULTS_FIELD(replica_series),
+                       "t_start_s, replica", 1, replica_off,
+                       sizeof(struct rpt_replica_row), &rows, &r->nreplicas);
 
-    if (rc != SQLITE_OK) {
-        sqlite3_finalize(st);
-        return SQLITE_OK;
-    }
-    rc = sqlite3_bind_int64(st, 1, r->id);
-    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct rpt_replica_row *x;
-
-        if (r->nreplicas == cap) {
-            cap = cap ? 2 * cap : 256;
-            r->replicas = xrealloc(r->replicas, cap, sizeof(*x));
-        }
-        x = &r->replicas[r->nreplicas++];
-        x->t_start_s = col_real(st, 0);
-        x->t_end_s = col_real(st, 1);
-        x->replica = sqlite3_column_int64(st, 2);
-        x->pool = col_text(st, 3);
-        x->state = col_text(st, 4);
-        x->num_requests_running_mean = col_real(st, 5);
-        x->num_requests_waiting_mean = col_real(st, 6);
-        x->num_requests_running = col_real(st, 7);
-        x->num_requests_waiting = col_real(st, 8);
-        x->kv_cache_usage_perc_mean = col_real(st, 9);
-        x->kv_cache_usage_perc = col_real(st, 10);
-        x->prefix_cache_hit_rate = col_real(st, 11);
-        x->prompt_tokens = col_real(st, 12);
-        x->generation_tokens = col_real(st, 13);
-        x->request_success = col_real(st, 14);
-        rc = SQLITE_OK;
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+    r->replicas = rows;
+    return rc;
 }
 
 static int load_notes(sqlite3 *sql, struct rpt_run *r)
@@ -337,6 +343,21 @@ struct rpt_run *rpt_run_load(const char *db_path, int64_t run_id,
     return r;
 }
 
+/* Frees n rows as load_rows() made them, and their strings. */
+static void free_rows(const struct cl_rfield *f, const size_t *off, void *rows,
+                      size_t n, size_t size)
+{
+    const struct cl_relem *e = cl_rfield_elem(f);
+
+    for (size_t k = 0; k < n; k++)
+        for (int i = 0; i < e->nfields; i++)
+            if (e->fields[i].type == CL_RT_STR ||
+                e->fields[i].type == CL_RT_POOL ||
+                e->fields[i].type == CL_RT_RSTATE)
+                free(*(char **)(void *)((char *)rows + k * size + off[i]));
+    free(rows);
+}
+
 void rpt_run_free(struct rpt_run *r)
 {
     if (r == NULL)
@@ -351,18 +372,13 @@ void rpt_run_free(struct rpt_run *r)
         free(r->metric_names[i]);
     free(r->metric_names);
     free(r->metric_values);
-    for (int i = 0; i < r->npools; i++) {
-        free(r->pools[i].name);
-        free(r->pools[i].gpu);
-    }
-    free(r->pools);
-    free(r->series);
+    free_rows(CL_RESULTS_FIELD(pools), pool_off, r->pools,
+              (size_t)(r->npools > 0 ? r->npools : 0), sizeof(*r->pools));
+    free_rows(CL_RESULTS_FIELD(series), series_off, r->series, r->nseries,
+              sizeof(*r->series));
     free(r->pool_cost_usd);
-    for (size_t i = 0; i < r->nreplicas; i++) {
-        free(r->replicas[i].pool);
-        free(r->replicas[i].state);
-    }
-    free(r->replicas);
+    free_rows(CL_RESULTS_FIELD(replica_series), replica_off, r->replicas,
+              r->nreplicas, sizeof(*r->replicas));
     for (int i = 0; i < r->nnotes; i++)
         free(r->notes[i]);
     free(r->notes);
@@ -469,18 +485,26 @@ static double per(double x, double y, double scale)
     return x / y * scale;
 }
 
+/* The stored value sub of results field f, under its summary metric name;
+ * NAN when absent. */
+static double run_value(const struct rpt_run *run, const struct cl_rfield *f,
+                        int sub)
+{
+    char name[96];
+
+    if (cl_rfield_metric(f, sub, name, sizeof(name)) == NULL)
+        return NAN;
+    return rpt_run_metric(run, name);
+}
+
 void rpt_acct_compute(const struct rpt_run *run, struct rpt_acct *a)
 {
-    static const char *const state_metric[CL_GS_COUNT] = {
-        "gpu_hours.provisioning", "gpu_hours.loading",  "gpu_hours.serving",
-        "gpu_hours.idle",         "gpu_hours.draining",
-    };
-
     memset(a, 0, sizeof(*a));
-    a->cost_usd = rpt_run_metric(run, "cost_usd");
-    a->gpu_hours = rpt_run_metric(run, "gpu_hours");
+    a->cost_usd = run_value(run, CL_RESULTS_FIELD(cost_usd), 0);
+    a->gpu_hours = run_value(run, CL_RESULTS_FIELD(gpu_hours), 0);
     for (int s = 0; s < CL_GS_COUNT; s++)
-        a->gpu_hours_by_state[s] = rpt_run_metric(run, state_metric[s]);
+        a->gpu_hours_by_state[s] =
+            run_value(run, CL_RESULTS_FIELD(gpu_hours_by_state), s);
     for (int i = 0; i < run->npools; i++) {
         const struct rpt_pool_row *p = &run->pools[i];
         double price =
@@ -499,14 +523,14 @@ void rpt_acct_compute(const struct rpt_run *run, struct rpt_acct *a)
             a->reserved_unused_cost_usd += unused * price;
         }
     }
-    a->input_tokens = rpt_run_metric(run, "input_tokens");
-    a->output_tokens = rpt_run_metric(run, "output_tokens");
+    a->input_tokens = run_value(run, CL_RESULTS_FIELD(input_tokens), 0);
+    a->output_tokens = run_value(run, CL_RESULTS_FIELD(output_tokens), 0);
     a->cost_per_m_input_usd = per(a->cost_usd, a->input_tokens, 1e6);
     a->cost_per_m_output_usd = per(a->cost_usd, a->output_tokens, 1e6);
-    a->sim_time_s = rpt_run_metric(run, "sim_time_s");
+    a->sim_time_s = run_value(run, CL_RESULTS_FIELD(sim_time_s), 0);
     a->cost_per_day_usd = per(a->cost_usd, a->sim_time_s, 86400.0);
     a->cost_per_month_usd = a->cost_per_day_usd * RPT_DAYS_PER_MONTH;
-    a->slo_attainment = rpt_run_metric(run, "slo_attainment");
+    a->slo_attainment = run_value(run, CL_RESULTS_FIELD(slo_attainment), 0);
 }
 
 void rpt_savings(double elastic_cost_usd, double static_cost_usd, double *usd,

@@ -31,50 +31,38 @@ enum rpt_format {
     RPT_FMT_MD,
 };
 
-/* One row of the pools table, as stored. */
+/* The member a stored column of each field kind reads back into: numbers
+ * as double (NAN for NULL) but for ints, flags and serials, text as an
+ * owned string. Used by the row structs below. */
+#define RPT_STORED_U64(m) double m;
+#define RPT_STORED_I64(m) double m;
+#define RPT_STORED_F64(m) double m;
+#define RPT_STORED_NS(m) double m;
+#define RPT_STORED_SERIAL(m) int64_t m;
+#define RPT_STORED_INT(m) int m;
+#define RPT_STORED_BOOL(m) int m;
+#define RPT_STORED_STR(m) char *m;
+#define RPT_STORED_POOL(m) char *m;
+#define RPT_STORED_RSTATE(m) char *m;
+#define RPT_STORED_STATES(m) double m[CL_GS_COUNT];
+#define RPT_STORED_BY_NAME(name, type, col, unit, help) RPT_STORED_##type(name)
+#define RPT_STORED_BY_COL(name, type, col, unit, help) RPT_STORED_##type(col)
+
+/* One row of the pools table, as stored (CL_POOL_FIELDS, members by field
+ * name); gpu may be NULL. */
 struct rpt_pool_row {
-    char *name;
-    char *gpu; /* may be NULL */
-    int capacity_gpus;
-    int borrowable;
-    int reserved;
-    double price_usd_per_gpu_hour;
-    double gpu_hours_by_state[CL_GS_COUNT];
-    double gpu_hours_used;
-    double gpu_hours_paid;
-    double cost_usd;
+    CL_POOL_FIELDS(RPT_STORED_BY_NAME)
 };
 
-/* One metrics interval, as stored (arrivals as a double for plotting). */
+/* One metrics interval, as stored (CL_SERIES_FIELDS, members by column). */
 struct rpt_series_row {
-    double t_start_s;
-    double t_end_s;
-    double arrivals;
-    double gpus_mean;
-    double replicas_mean;
-    double ttft_p50_ms;
-    double ttft_p99_ms;
-    double tpot_p50_ms;
-    double tpot_p99_ms;
+    CL_SERIES_FIELDS(RPT_STORED_BY_COL)
 };
 
-/* One replica_series row (schema 7), as stored; NAN for NULL. */
+/* One replica_series row (schema 7), as stored (CL_REPLICA_FIELDS, members
+ * by column). */
 struct rpt_replica_row {
-    double t_start_s;
-    double t_end_s;
-    int64_t replica; /* serial */
-    char *pool;
-    char *state;
-    double num_requests_running_mean;
-    double num_requests_waiting_mean;
-    double num_requests_running;
-    double num_requests_waiting;
-    double kv_cache_usage_perc_mean;
-    double kv_cache_usage_perc;
-    double prefix_cache_hit_rate;
-    double prompt_tokens;
-    double generation_tokens;
-    double request_success;
+    CL_REPLICA_FIELDS(RPT_STORED_BY_COL)
 };
 
 /* One run read back from the database. Owns every string and array. */

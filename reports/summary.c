@@ -1,8 +1,12 @@
-/* Summary table and JSON. The JSON is built with json-c, never by hand, and
- * doubles are given their text here (json_object_new_double_s) instead of
- * through json-c's process-wide format setting, which would be global state;
- * the shortest exact form keeps 0.1 as "0.1" rather than %.17g's
- * "0.10000000000000001" and is still a pure function of the value. */
+/* Summary table and JSON. The JSON object walks the field lists of
+ * models/cluster/results-fields.h, so a field added there is printed without
+ * code here; the table is laid out by hand for people, but for its latency
+ * rows, one per listed latency. The JSON is built with json-c, never by
+ * hand, and doubles are given their text here (json_object_new_double_s)
+ * instead of through json-c's process-wide format setting, which would be
+ * global state; the shortest exact form keeps 0.1 as "0.1" rather than
+ * %.17g's "0.10000000000000001" and is still a pure function of the
+ * value. */
 #include "reports/summary.h"
 
 #include <math.h>
@@ -97,10 +101,11 @@ void rpt_summary_print(FILE *fp, const struct cl_results *r)
     fprintf(fp, "\n");
     fprintf(fp, "%-8s%11s \xc2\xb1 %-8s%11s%11s%11s%11s%9s\n", "latency",
             "mean", "ci95", "p50", "p90", "p99", "max", "n");
-    print_latency(fp, "TTFT", &r->ttft_ms);
-    print_latency(fp, "TPOT", &r->tpot_ms);
-    print_latency(fp, "E2E", &r->e2e_ms);
-    print_latency(fp, "queue", &r->queue_ms);
+    for (int i = 0; i < CL_RESULTS_NFIELDS; i++) {
+        const struct cl_rfield *f = &cl_results_fields[i];
+        if (f->type == CL_RT_LATENCY && f->text != NULL)
+            print_latency(fp, f->text, cl_rfield_cptr(r, f));
+    }
     fprintf(fp,
             "%-8s(ms; ci95 is the half-width of the 95%% confidence "
             "interval of the mean)\n",
@@ -186,61 +191,6 @@ void rpt_summary_print(FILE *fp, const struct cl_results *r)
 
 /* A JSON number with the shortest of 15 to 17 significant digits that reads
  * back as v, or null for NAN and infinities, which JSON cannot hold. */
-static struct json_object *jdouble(double v);
-
-/* Prefix cache, offload and swap counters (docs/serving.md). */
-static struct json_object *jkv(const struct cl_results *r)
-{
-    struct json_object *o = json_object_new_object();
-    const struct {
-        const char *key;
-        uint64_t v;
-    } u[] = {
-        {"prefix_lookup_blocks", r->prefix_lookup_blocks},
-        {"prefix_hits_hbm", r->prefix_hits_gpu},
-        {"prefix_hits_host", r->prefix_hits_host},
-        {"prefix_hits_remote", r->prefix_hits_remote},
-        {"offload_bytes", r->kv_offload_bytes},
-        {"offload_remote_bytes", r->kv_offload_remote_bytes},
-        {"fetch_bytes", r->kv_fetch_bytes},
-        {"fetch_remote_bytes", r->kv_fetch_remote_bytes},
-        {"swaps_out", r->swaps_out},
-        {"swaps_in", r->swaps_in},
-        {"swap_bytes", r->swap_bytes},
-        {"swap_fallbacks", r->swap_fallbacks},
-    };
-    for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
-        json_object_object_add(o, u[i].key, json_object_new_uint64(u[i].v));
-    json_object_object_add(o, "transfer_s", jdouble(r->kv_transfer_s));
-    json_object_object_add(o, "pd_transfers",
-                           json_object_new_uint64(r->pd_transfers));
-    json_object_object_add(o, "pd_bytes", json_object_new_uint64(r->pd_bytes));
-    json_object_object_add(o, "pd_transfer_ms_mean",
-                           jdouble(r->pd_transfer_ms_mean));
-    return o;
-}
-
-/* Per priority class TTFT, E2E and SLO (workload.priority_classes). */
-static struct json_object *jclasses(const struct cl_results *r)
-{
-    struct json_object *a = json_object_new_array();
-    for (int i = 0; i < r->nclasses; i++) {
-        const struct cl_class_result *c = &r->classes[i];
-        struct json_object *o = json_object_new_object();
-        json_object_object_add(o, "name", json_object_new_string(c->name));
-        json_object_object_add(o, "priority", json_object_new_int(c->priority));
-        json_object_object_add(o, "completed",
-                               json_object_new_uint64(c->completed));
-        json_object_object_add(o, "ttft_mean_ms", jdouble(c->ttft_mean_ms));
-        json_object_object_add(o, "ttft_p50_ms", jdouble(c->ttft_p50_ms));
-        json_object_object_add(o, "ttft_p99_ms", jdouble(c->ttft_p99_ms));
-        json_object_object_add(o, "e2e_p99_ms", jdouble(c->e2e_p99_ms));
-        json_object_object_add(o, "slo_attainment", jdouble(c->slo_attainment));
-        json_object_array_add(a, o);
-    }
-    return a;
-}
-
 static struct json_object *jdouble(double v)
 {
     char buf[40];
@@ -255,195 +205,135 @@ static struct json_object *jdouble(double v)
     return json_object_new_double_s(v, buf);
 }
 
-static struct json_object *jlatency(const struct cl_latency *l)
-{
-    struct json_object *o = json_object_new_object();
+static struct json_object *jrecord(const struct cl_rfield *fields, int n,
+                                   const void *rec, const struct cl_results *r);
 
-    json_object_object_add(o, "mean", jdouble(l->mean));
-    json_object_object_add(o, "ci95", jdouble(l->ci95));
-    json_object_object_add(o, "p50", jdouble(l->p50));
-    json_object_object_add(o, "p90", jdouble(l->p90));
-    json_object_object_add(o, "p99", jdouble(l->p99));
-    json_object_object_add(o, "max", jdouble(l->max));
-    json_object_object_add(o, "n", json_object_new_uint64(l->n));
-    return o;
-}
-
-static struct json_object *jstates(const double *hours)
-{
-    struct json_object *o = json_object_new_object();
-    for (int st = 0; st < CL_GS_COUNT; st++)
-        json_object_object_add(o, cl_gpu_state_name(st), jdouble(hours[st]));
-    return o;
-}
-
-static struct json_object *jpools(const struct cl_results *r)
+/* The elements of array field f of r as a JSON array. */
+static struct json_object *jarray(const struct cl_rfield *f,
+                                  const struct cl_results *r)
 {
     struct json_object *a = json_object_new_array();
-    for (int i = 0; i < r->npools; i++) {
-        const struct cl_pool_result *p = &r->pools[i];
-        struct json_object *o = json_object_new_object();
-        json_object_object_add(o, "name", json_object_new_string(p->name));
-        json_object_object_add(o, "gpu", json_object_new_string(p->gpu));
-        json_object_object_add(o, "capacity_gpus",
-                               json_object_new_int(p->capacity_gpus));
-        json_object_object_add(o, "borrowable",
-                               json_object_new_boolean(p->borrowable));
-        json_object_object_add(o, "reserved",
-                               json_object_new_boolean(p->reserved));
-        json_object_object_add(o, "price_usd_per_gpu_hour",
-                               jdouble(p->price_usd_per_gpu_hour));
-        json_object_object_add(o, "gpu_hours_by_state",
-                               jstates(p->gpu_hours_by_state));
-        json_object_object_add(o, "gpu_hours_used", jdouble(p->gpu_hours_used));
-        json_object_object_add(o, "gpu_hours_paid", jdouble(p->gpu_hours_paid));
-        json_object_object_add(o, "cost_usd", jdouble(p->cost_usd));
-        json_object_object_add(o, "replicas_started",
-                               json_object_new_uint64(p->replicas_started));
-        json_object_array_add(a, o);
+    const struct cl_relem *e = cl_rfield_elem(f);
+    const char *v = cl_rfield_array(f, r);
+    size_t n = cl_rfield_count(f, r);
+
+    for (size_t k = 0; k < n; k++) {
+        if (f->type == CL_RT_NOTES)
+            json_object_array_add(
+                a, json_object_new_string(((char *const *)(const void *)v)[k]));
+        else if (e->fields != NULL)
+            json_object_array_add(
+                a, jrecord(e->fields, e->nfields, v + k * e->size, r));
     }
     return a;
 }
 
-char *rpt_summary_json(const struct cl_results *r, int pretty)
+/* The JSON value of field f of the record rec, a part of r (which names
+ * the pools). */
+static struct json_object *jvalue(const struct cl_rfield *f, const void *rec,
+                                  const struct cl_results *r)
+{
+    const void *p = cl_rfield_cptr(rec, f);
+
+    switch (f->type) {
+    case CL_RT_U64:
+    case CL_RT_SERIAL:
+        return json_object_new_uint64(*(const uint64_t *)p);
+    case CL_RT_I64:
+        return json_object_new_int64(*(const int64_t *)p);
+    case CL_RT_INT:
+        return json_object_new_int(*(const int *)p);
+    case CL_RT_BOOL:
+        return json_object_new_boolean(*(const int *)p);
+    case CL_RT_F64:
+    case CL_RT_NS:
+        return jdouble(cl_rfield_get(f, rec, 0));
+    case CL_RT_STR: {
+        const char *s = *(char *const *)p;
+        return s != NULL ? json_object_new_string(s) : NULL;
+    }
+    case CL_RT_POOL: {
+        int i = *(const int *)p;
+        return json_object_new_string(i >= 0 && i < r->npools ? r->pools[i].name
+                                                              : "?");
+    }
+    case CL_RT_RSTATE:
+        return json_object_new_string(cl_replica_state_name(*(const int *)p));
+    case CL_RT_LATENCY:
+        return jrecord(cl_latency_fields, CL_LATENCY_NFIELDS, p, r);
+    case CL_RT_STATES: {
+        struct json_object *o = json_object_new_object();
+        for (int st = 0; st < CL_GS_COUNT; st++)
+            json_object_object_add(o, cl_gpu_state_name(st),
+                                   jdouble(((const double *)p)[st]));
+        return o;
+    }
+    default:
+        return jarray(f, r);
+    }
+}
+
+/* The fields of rec that have a JSON member, as one object. */
+static struct json_object *jrecord(const struct cl_rfield *fields, int n,
+                                   const void *rec, const struct cl_results *r)
 {
     struct json_object *o = json_object_new_object();
-    struct json_object *rep = json_object_new_object();
-    struct json_object *notes = json_object_new_array();
+
+    for (int i = 0; i < n; i++)
+        if (fields[i].json != NULL)
+            json_object_object_add(o, fields[i].json,
+                                   jvalue(&fields[i], rec, r));
+    return o;
+}
+
+/* The summary object, with the per-replica series when replicas is set.
+ * json-c keeps members in insertion order, so the list's order is the
+ * order printed; a member "a.b" goes into the object a, created where its
+ * first member is listed. */
+static struct json_object *jsummary(const struct cl_results *r, int replicas)
+{
+    struct json_object *o = json_object_new_object();
+
+    for (int i = 0; i < CL_RESULTS_NFIELDS; i++) {
+        const struct cl_rfield *f = &cl_results_fields[i];
+        struct json_object *parent = o;
+        const char *key = f->json, *dot;
+
+        if (key == NULL || (f->type == CL_RT_CLASSES && r->nclasses == 0) ||
+            (f->type == CL_RT_REPLICAS && !replicas))
+            continue;
+        dot = strchr(key, '.');
+        if (dot != NULL) {
+            char group[64];
+            snprintf(group, sizeof(group), "%.*s", (int)(dot - key), key);
+            if (!json_object_object_get_ex(o, group, &parent)) {
+                parent = json_object_new_object();
+                json_object_object_add(o, group, parent);
+            }
+            key = dot + 1;
+        }
+        json_object_object_add(parent, key, jvalue(f, r, r));
+    }
+    return o;
+}
+
+static char *jstring(struct json_object *o, int pretty)
+{
     int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
                 (pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
                         : JSON_C_TO_STRING_PLAIN);
-    char *s;
+    char *s = xstrdup(json_object_to_json_string_ext(o, flags));
 
-    /* json-c keeps members in insertion order, so the order here is the
-     * order printed. */
-    json_object_object_add(
-        o, "scenario",
-        r->scenario_name ? json_object_new_string(r->scenario_name) : NULL);
-    json_object_object_add(o, "seed", json_object_new_uint64(r->seed));
-    json_object_object_add(o, "ttft_ms", jlatency(&r->ttft_ms));
-    json_object_object_add(o, "tpot_ms", jlatency(&r->tpot_ms));
-    json_object_object_add(o, "e2e_ms", jlatency(&r->e2e_ms));
-    json_object_object_add(o, "queue_ms", jlatency(&r->queue_ms));
-    json_object_object_add(o, "requests_arrived",
-                           json_object_new_uint64(r->requests_arrived));
-    json_object_object_add(o, "requests_completed",
-                           json_object_new_uint64(r->requests_completed));
-    json_object_object_add(o, "requests_dropped",
-                           json_object_new_uint64(r->requests_dropped));
-    json_object_object_add(o, "input_tokens",
-                           json_object_new_uint64(r->input_tokens));
-    json_object_object_add(o, "output_tokens",
-                           json_object_new_uint64(r->output_tokens));
-    json_object_object_add(o, "throughput_tokens_per_s",
-                           jdouble(r->throughput_tokens_per_s));
-    json_object_object_add(o, "requests_per_s", jdouble(r->requests_per_s));
-    json_object_object_add(o, "gpu_hours", jdouble(r->gpu_hours));
-    json_object_object_add(o, "cost_usd", jdouble(r->cost_usd));
-    json_object_object_add(o, "price_usd_per_gpu_hour",
-                           jdouble(r->price_usd_per_gpu_hour));
-    json_object_object_add(o, "gpus_per_replica",
-                           json_object_new_int(r->gpus_per_replica));
-    json_object_object_add(o, "slo_attainment", jdouble(r->slo_attainment));
-    json_object_object_add(rep, "min", json_object_new_int(r->replicas_min));
-    json_object_object_add(rep, "max", json_object_new_int(r->replicas_max));
-    json_object_object_add(rep, "mean", jdouble(r->replicas_mean));
-    json_object_object_add(o, "replicas", rep);
-    json_object_object_add(o, "scale_events",
-                           json_object_new_uint64(r->scale_events));
-    json_object_object_add(
-        o, "policy", r->policy ? json_object_new_string(r->policy) : NULL);
-    json_object_object_add(o, "cold_starts",
-                           json_object_new_uint64(r->cold_starts));
-    json_object_object_add(o, "failures", json_object_new_uint64(r->failures));
-    json_object_object_add(o, "requests_retried",
-                           json_object_new_uint64(r->requests_retried));
-    json_object_object_add(o, "preemptions",
-                           json_object_new_uint64(r->preemptions));
-    json_object_object_add(o, "prefix_hit_rate", jdouble(r->prefix_hit_rate));
-    json_object_object_add(o, "kv", jkv(r));
-    if (r->nclasses > 0)
-        json_object_object_add(o, "priority_classes", jclasses(r));
-    json_object_object_add(o, "recovery_s_mean", jdouble(r->recovery_s_mean));
-    json_object_object_add(o, "borrowed_gpu_hours",
-                           jdouble(r->borrowed_gpu_hours));
-    json_object_object_add(o, "gpu_hours_by_state",
-                           jstates(r->gpu_hours_by_state));
-    json_object_object_add(o, "pools", jpools(r));
-    json_object_object_add(o, "queue_len_mean", jdouble(r->queue_len_mean));
-    json_object_object_add(o, "arrival_rate_per_s",
-                           jdouble(r->arrival_rate_per_s));
-    json_object_object_add(o, "utilization", jdouble(r->utilization));
-    json_object_object_add(o, "sim_events",
-                           json_object_new_uint64(r->sim_events));
-    json_object_object_add(o, "sim_time_s", jdouble(r->sim_time_s));
-    json_object_object_add(o, "wall_s", jdouble(r->wall_s));
-    json_object_object_add(o, "events_per_s", jdouble(r->events_per_s));
-    for (int i = 0; i < r->nnotes; i++)
-        json_object_array_add(notes, json_object_new_string(r->notes[i]));
-    json_object_object_add(o, "notes", notes);
-
-    s = xstrdup(json_object_to_json_string_ext(o, flags));
     json_object_put(o);
     return s;
 }
 
-static struct json_object *jreplica(const struct cl_results *r,
-                                    const struct cl_replica_row *x)
+char *rpt_summary_json(const struct cl_results *r, int pretty)
 {
-    struct json_object *o = json_object_new_object();
-    const char *pool =
-        x->pool >= 0 && x->pool < r->npools ? r->pools[x->pool].name : "?";
-
-    json_object_object_add(o, "t_start_s",
-                           jdouble((double)x->t_start_ns / 1e9));
-    json_object_object_add(o, "t_end_s", jdouble((double)x->t_end_ns / 1e9));
-    json_object_object_add(o, "replica", json_object_new_uint64(x->replica));
-    json_object_object_add(o, "pool", json_object_new_string(pool));
-    json_object_object_add(
-        o, "state", json_object_new_string(cl_replica_state_name(x->state)));
-    json_object_object_add(o, "num_requests_running_mean",
-                           jdouble(x->num_requests_running));
-    json_object_object_add(o, "num_requests_waiting_mean",
-                           jdouble(x->num_requests_waiting));
-    json_object_object_add(o, "num_requests_running",
-                           json_object_new_int64(x->num_requests_running_end));
-    json_object_object_add(o, "num_requests_waiting",
-                           json_object_new_int64(x->num_requests_waiting_end));
-    json_object_object_add(o, "kv_cache_usage_perc_mean",
-                           jdouble(x->kv_cache_usage_perc));
-    json_object_object_add(o, "kv_cache_usage_perc",
-                           jdouble(x->kv_cache_usage_perc_end));
-    json_object_object_add(o, "prefix_cache_hit_rate",
-                           jdouble(x->prefix_cache_hit_rate));
-    json_object_object_add(o, "prompt_tokens",
-                           json_object_new_uint64(x->prompt_tokens));
-    json_object_object_add(o, "generation_tokens",
-                           json_object_new_uint64(x->generation_tokens));
-    json_object_object_add(o, "request_success",
-                           json_object_new_uint64(x->request_success));
-    return o;
+    return jstring(jsummary(r, 0), pretty);
 }
 
 char *rpt_summary_json_replicas(const struct cl_results *r, int pretty)
 {
-    /* The summary object is parsed back rather than rebuilt, so that the
-     * two outputs cannot drift apart; the cost is one parse per run. */
-    char *base = rpt_summary_json(r, 0);
-    struct json_object *o = json_tokener_parse(base);
-    struct json_object *a = json_object_new_array();
-    int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
-                (pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
-                        : JSON_C_TO_STRING_PLAIN);
-    char *s;
-
-    free(base);
-    if (o == NULL)
-        sim_fatal("rpt_summary_json_replicas: cannot parse the summary");
-    for (size_t i = 0; i < r->nreplica_series; i++)
-        json_object_array_add(a, jreplica(r, &r->replica_series[i]));
-    json_object_object_add(o, "replica_series", a);
-    s = xstrdup(json_object_to_json_string_ext(o, flags));
-    json_object_put(o);
-    return s;
+    return jstring(jsummary(r, 1), pretty);
 }

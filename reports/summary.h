@@ -29,7 +29,8 @@ char *rpt_summary_json(const struct cl_results *r, int pretty);
 /* As rpt_summary_json(), with one more member, "replica_series": an array
  * with one object per cl_replica_row of r (members named as the columns of
  * the replica_series table, docs/results.md), for "dsec run --json
- * --series-replicas". The caller frees the string with free(). */
+ * --series-replicas". The other members are those of rpt_summary_json(),
+ * made by the same code. The caller frees the string with free(). */
 char *rpt_summary_json_replicas(const struct cl_results *r, int pretty);
 
 #endif /* RPT_SUMMARY_H */

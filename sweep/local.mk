@@ -17,7 +17,7 @@ SWEEP_LIBS = sweep/libsweep.la $(DSEC_LIBS)
 
 check_PROGRAMS += tests/check_sweep
 TESTS += tests/check_sweep tests/e2e-sweep.sh
-tests_check_sweep_SOURCES = tests/check_sweep.c
+tests_check_sweep_SOURCES = tests/check_sweep.c tests/results-fixture.h
 tests_check_sweep_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_sweep_LDADD = $(SWEEP_LIBS) $(CHECK_LIBS)
 EXTRA_DIST += tests/e2e-sweep.sh tests/data/sweep

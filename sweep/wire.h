@@ -1,10 +1,11 @@
 /*
  * A run's results as bytes, for sending them between MPI ranks: every field
- * of struct cl_results (models/cluster/results.h), integers and the bit
- * patterns of doubles in little-endian order, strings and arrays with their
- * lengths. Unpacking gives back the very same values, bit for bit, so rank
- * 0 writes exactly what a local run would have written. No state;
- * reentrant.
+ * of struct cl_results (models/cluster/results.h), in the order of its field
+ * lists (results-fields.h), integers and the bit patterns of doubles in
+ * little-endian order, strings and arrays with their lengths. Unpacking
+ * gives back the very same values, bit for bit, so rank 0 writes exactly
+ * what a local run would have written. Both ends must be the same build:
+ * the layout changes with the lists. No state; reentrant.
  */
 #ifndef SWP_WIRE_H
 #define SWP_WIRE_H

@@ -1,6 +1,8 @@
 /* Check suite rpt_db: the results database writer, the summary table and the
- * JSON summary, on a hand-built cl_results. Database tests read back with
- * plain sqlite3 queries, not through the code under test. */
+ * JSON summary, on a hand-built cl_results and on one with every listed
+ * field set (tests/results-fixture.h), and that the schema and
+ * docs/results.md name every field of the lists. Database tests read back
+ * with plain sqlite3 queries, not through the code under test. */
 #include <check.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -15,6 +17,8 @@
 #include "reports/schema.h"
 #include "reports/summary.h"
 #include "base/errors.h"
+#include "base/xalloc.h"
+#include "tests/results-fixture.h"
 
 static char db_path[4096];
 static struct sim_diag diag;
@@ -433,8 +437,9 @@ START_TEST(test_rpt_db_write_run_roundtrip)
     ck_assert_int_eq(sqlite3_step(st), SQLITE_DONE);
     sqlite3_finalize(st);
 
-    /* 4 latencies x 7 fields + 33 scalars. */
-    ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM summary"), 79);
+    /* One row per listed metric. */
+    ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM summary"),
+                     rfix_nmetrics());
     assert_metric(sql, "cold_starts", 5);
     assert_metric(sql, "recovery_s_mean", 180.5);
     assert_metric(sql, "gpu_hours.idle", 3.0); /* 1.0 + 2.0 */
@@ -561,7 +566,7 @@ START_TEST(test_rpt_db_write_run_two_runs)
     ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM runs"), 2);
     ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM summary "
                                   "GROUP BY run_id HAVING run_id = 2"),
-                     79);
+                     rfix_nmetrics());
     ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM timeseries "
                                   "WHERE run_id = 2"),
                      3);
@@ -880,6 +885,314 @@ START_TEST(test_cl_results_note_capped)
 }
 END_TEST
 
+/* The columns of table after run_id, joined by ", ". */
+static char *raw_columns(sqlite3 *sql, const char *table)
+{
+    sqlite3_stmt *st = NULL;
+    char *q = xasprintf("PRAGMA table_info(%s)", table), *s = xstrdup("");
+
+    ck_assert_int_eq(sqlite3_prepare_v2(sql, q, -1, &st, NULL), SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        char *t;
+        if (strcmp(name, "run_id") == 0)
+            continue;
+        t = xasprintf("%s%s%s", s, *s ? ", " : "", name);
+        free(s);
+        s = t;
+    }
+    sqlite3_finalize(st);
+    free(q);
+    return s;
+}
+
+/* The tables of the results' arrays have the columns of their lists, in
+ * order: reports/schema.sql and results-fields.h agree. */
+START_TEST(test_rpt_db_open_tables_match_lists)
+{
+    static const char *const arrays[] = {"series", "pools", "replica_series"};
+    struct rpt_db *db = rpt_db_open(db_path, &diag);
+    sqlite3 *sql;
+
+    ck_assert_ptr_nonnull(db);
+    rpt_db_close(db);
+    sql = raw_open();
+    for (int i = 0; i < CL_RESULTS_NFIELDS; i++) {
+        const struct cl_rfield *f = &cl_results_fields[i];
+        const struct cl_relem *e = cl_rfield_elem(f);
+        int listed = 0, ncols;
+        char *want, *got;
+
+        for (size_t a = 0; a < sizeof(arrays) / sizeof(arrays[0]); a++)
+            listed |= strcmp(f->name, arrays[a]) == 0;
+        if (!listed)
+            continue;
+        want = cl_rfield_columns(e->fields, e->nfields, &ncols);
+        got = raw_columns(sql, f->db);
+        ck_assert_str_eq(got, want);
+        free(want);
+        free(got);
+    }
+    sqlite3_close(sql);
+}
+END_TEST
+
+/* The summary rows come in the list's order, but for the rows
+ * CL_RESULTS_DB_MOVED places elsewhere (kept byte-identical). */
+START_TEST(test_rpt_db_write_run_summary_row_order)
+{
+    struct cl_results r;
+    struct rpt_db *db;
+    sqlite3 *sql;
+    sqlite3_stmt *st = NULL;
+    char prev[96] = "", first[96] = "";
+    int nrows = 0, moved = 0;
+
+    rfix_fill(&r);
+    db = rpt_db_open(db_path, &diag);
+    ck_assert_ptr_nonnull(db);
+    ck_assert_int_eq(rpt_db_write_run(db, &run_info, &r, NULL, &diag), 0);
+    rpt_db_close(db);
+    sql = raw_open();
+    ck_assert_int_eq(sqlite3_prepare_v2(sql,
+                                        "SELECT metric FROM summary "
+                                        "ORDER BY rowid",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *m = (const char *)sqlite3_column_text(st, 0);
+        if (nrows++ == 0)
+            snprintf(first, sizeof(first), "%s", m);
+        if (strcmp(m, "sim_time_s") == 0) {
+            ck_assert_str_eq(prev, "requests_per_s");
+            moved++;
+        }
+        if (strcmp(m, "kv.swap_bytes") == 0) {
+            ck_assert_str_eq(prev, "kv.swap_fallbacks");
+            moved++;
+        }
+        snprintf(prev, sizeof(prev), "%s", m);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(sql);
+    ck_assert_str_eq(first, "ttft_ms.mean");
+    ck_assert_str_eq(prev, "events_per_s");
+    ck_assert_int_eq(moved, 2);
+    ck_assert_int_eq(nrows, rfix_nmetrics());
+    cl_results_fini(&r);
+}
+END_TEST
+
+static void assert_jrecord(struct json_object *o,
+                           const struct cl_rfield *fields, int n,
+                           const void *rec, const struct cl_results *r);
+
+/* Asserts that j is the JSON value of field f of rec, a part of r. */
+static void assert_jvalue(struct json_object *j, const struct cl_rfield *f,
+                          const void *rec, const struct cl_results *r)
+{
+    const void *p = cl_rfield_cptr(rec, f);
+    const struct cl_relem *e = cl_rfield_elem(f);
+
+    switch (f->type) {
+    case CL_RT_U64:
+    case CL_RT_SERIAL:
+        ck_assert_msg(json_object_is_type(j, json_type_int), "%s", f->name);
+        ck_assert_uint_eq(json_object_get_uint64(j), *(const uint64_t *)p);
+        break;
+    case CL_RT_I64:
+        ck_assert_int_eq(json_object_get_int64(j), *(const int64_t *)p);
+        break;
+    case CL_RT_INT:
+        ck_assert_int_eq(json_object_get_int64(j), *(const int *)p);
+        break;
+    case CL_RT_BOOL:
+        ck_assert(json_object_is_type(j, json_type_boolean));
+        ck_assert_int_eq(json_object_get_boolean(j), *(const int *)p);
+        break;
+    case CL_RT_F64:
+    case CL_RT_NS: {
+        double v = cl_rfield_get(f, rec, 0);
+        if (isnan(v))
+            ck_assert_msg(j == NULL, "%s: expected null", f->name);
+        else
+            ck_assert_msg(json_object_get_double(j) == v, "%s: %.17g != %.17g",
+                          f->name, json_object_get_double(j), v);
+        break;
+    }
+    case CL_RT_STR:
+        ck_assert_str_eq(json_object_get_string(j), *(char *const *)p);
+        break;
+    case CL_RT_POOL:
+        ck_assert_str_eq(json_object_get_string(j),
+                         r->pools[*(const int *)p].name);
+        break;
+    case CL_RT_RSTATE:
+        ck_assert_str_eq(json_object_get_string(j),
+                         cl_replica_state_name(*(const int *)p));
+        break;
+    case CL_RT_LATENCY:
+        assert_jrecord(j, cl_latency_fields, CL_LATENCY_NFIELDS, p, r);
+        break;
+    case CL_RT_STATES:
+        ck_assert_int_eq(json_object_object_length(j), CL_GS_COUNT);
+        for (int st = 0; st < CL_GS_COUNT; st++)
+            assert_jdouble(j, cl_gpu_state_name(st), ((const double *)p)[st]);
+        break;
+    default: {
+        const char *a = cl_rfield_array(f, r);
+        size_t n = cl_rfield_count(f, r);
+        ck_assert(json_object_is_type(j, json_type_array));
+        ck_assert_uint_eq(json_object_array_length(j), n);
+        for (size_t k = 0; k < n; k++) {
+            struct json_object *x = json_object_array_get_idx(j, k);
+            if (f->type == CL_RT_NOTES)
+                ck_assert_str_eq(json_object_get_string(x),
+                                 ((char *const *)(const void *)a)[k]);
+            else
+                assert_jrecord(x, e->fields, e->nfields, a + k * e->size, r);
+        }
+    }
+    }
+}
+
+/* Asserts that o has exactly the JSON members of the fields of rec. */
+static void assert_jrecord(struct json_object *o,
+                           const struct cl_rfield *fields, int n,
+                           const void *rec, const struct cl_results *r)
+{
+    int njson = 0;
+
+    for (int i = 0; i < n; i++) {
+        if (fields[i].json == NULL)
+            continue;
+        njson++;
+        assert_jvalue(jget(o, fields[i].json), &fields[i], rec, r);
+    }
+    ck_assert_int_eq(json_object_object_length(o), njson);
+}
+
+/* Every field with a JSON member is in the object, with its value, in
+ * the list's order, and nothing else is. */
+START_TEST(test_rpt_summary_json_every_field)
+{
+    struct cl_results r;
+    struct json_object *o;
+    char want[CL_RESULTS_NFIELDS][64];
+    int nwant = 0, k = 0;
+    char *s;
+
+    rfix_fill(&r);
+    s = rpt_summary_json_replicas(&r, 0);
+    o = json_tokener_parse(s);
+    ck_assert_ptr_nonnull(o);
+    for (int i = 0; i < CL_RESULTS_NFIELDS; i++) {
+        const struct cl_rfield *f = &cl_results_fields[i];
+        const char *dot = f->json ? strchr(f->json, '.') : NULL;
+        char top[64];
+
+        if (f->json == NULL)
+            continue;
+        snprintf(top, sizeof(top), "%.*s",
+                 dot ? (int)(dot - f->json) : (int)strlen(f->json), f->json);
+        if (dot == NULL)
+            assert_jvalue(jget(o, f->json), f, &r, &r);
+        else
+            assert_jvalue(jget(jget(o, top), dot + 1), f, &r, &r);
+        /* A group is one member, where its first field is listed. */
+        if (nwant == 0 || strcmp(want[nwant - 1], top) != 0)
+            snprintf(want[nwant++], sizeof(want[0]), "%s", top);
+    }
+    ck_assert_int_eq(json_object_object_length(o), nwant);
+    json_object_object_foreach(o, key, val)
+    {
+        (void)val;
+        ck_assert_str_eq(key, want[k++]);
+    }
+    json_object_put(o);
+    free(s);
+    cl_results_fini(&r);
+}
+END_TEST
+
+/* Whether name occurs in text as a whole name: not inside a longer
+ * identifier or dotted path. */
+static int names(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+        int before = p > text && (p[-1] == '_' || p[-1] == '.' ||
+                                  (p[-1] >= 'a' && p[-1] <= 'z'));
+        int after = p[n] == '_' || (p[n] >= 'a' && p[n] <= 'z') ||
+                    (p[n] == '.' && p[n + 1] >= 'a' && p[n + 1] <= 'z');
+        if (!before && !after)
+            return 1;
+    }
+    return 0;
+}
+
+static void assert_named(const char *doc, const char *name)
+{
+    ck_assert_msg(names(doc, name), "docs/results.md does not name %s", name);
+}
+
+/* Asserts that docs/results.md names the JSON members of fields and their
+ * summary metrics and tables (top: the run's list) or table columns. */
+static void assert_documented(const char *doc, const struct cl_rfield *fields,
+                              int n, int top)
+{
+    for (int i = 0; i < n; i++) {
+        const struct cl_rfield *f = &fields[i];
+        const char *member = f->json ? strrchr(f->json, '.') : NULL;
+
+        if (f->json != NULL)
+            assert_named(doc, member ? member + 1 : f->json);
+        if (f->db == NULL)
+            continue;
+        if (top && (f->type == CL_RT_LATENCY || f->type == CL_RT_STATES)) {
+            /* Documented as `ttft_ms.{mean,ci95,...}`. */
+            char *group = xasprintf("`%s.{", f->db);
+            ck_assert_msg(strstr(doc, group) != NULL,
+                          "docs/results.md does not name %s", group);
+            free(group);
+        } else if (top || f->type != CL_RT_STATES) {
+            assert_named(doc, f->db);
+        } else {
+            for (int st = 0; st < CL_GS_COUNT; st++) {
+                char *col = xasprintf("%s_%s", f->db, cl_gpu_state_name(st));
+                assert_named(doc, col);
+                free(col);
+            }
+        }
+    }
+}
+
+/* docs/results.md names every summary metric, table column and JSON
+ * member the lists give, so that a field added to a list is documented
+ * before the tests pass. */
+START_TEST(test_rpt_db_docs_name_every_field)
+{
+    const char *top = getenv("top_srcdir");
+    char *path = xasprintf("%s/docs/results.md", top ? top : ".");
+    FILE *fp = fopen(path, "r");
+    char *doc = NULL;
+    size_t len = 0;
+
+    ck_assert_msg(fp != NULL, "cannot read %s", path);
+    ck_assert_int_eq(getdelim(&doc, &len, '\0', fp) > 0, 1);
+    fclose(fp);
+    assert_documented(doc, cl_results_fields, CL_RESULTS_NFIELDS, 1);
+    assert_documented(doc, cl_latency_fields, CL_LATENCY_NFIELDS, 0);
+    assert_documented(doc, cl_series_fields, CL_SERIES_NFIELDS, 0);
+    assert_documented(doc, cl_replica_fields, CL_REPLICA_NFIELDS, 0);
+    assert_documented(doc, cl_class_fields, CL_CLASS_NFIELDS, 0);
+    assert_documented(doc, cl_pool_fields, CL_POOL_NFIELDS, 0);
+    free(doc);
+    free(path);
+}
+END_TEST
+
 static Suite *rpt_db_suite(void)
 {
     Suite *s = suite_create("rpt_db");
@@ -894,6 +1207,8 @@ static Suite *rpt_db_suite(void)
     tcase_add_test(tc, test_rpt_db_open_older_version);
     tcase_add_test(tc, test_rpt_db_open_foreign_database);
     tcase_add_test(tc, test_rpt_db_open_not_sqlite);
+    tcase_add_test(tc, test_rpt_db_open_tables_match_lists);
+    tcase_add_test(tc, test_rpt_db_docs_name_every_field);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("rpt_db_write_run");
@@ -902,12 +1217,14 @@ static Suite *rpt_db_suite(void)
     tcase_add_test(tc, test_rpt_db_write_run_two_runs);
     tcase_add_test(tc, test_rpt_db_write_run_failure_rolls_back);
     tcase_add_test(tc, test_rpt_db_write_run_no_started_at);
+    tcase_add_test(tc, test_rpt_db_write_run_summary_row_order);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("rpt_summary_json");
     tcase_add_test(tc, test_rpt_summary_json_members);
     tcase_add_test(tc, test_rpt_summary_json_null_for_nan);
     tcase_add_test(tc, test_rpt_summary_json_deterministic);
+    tcase_add_test(tc, test_rpt_summary_json_every_field);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("rpt_summary_print");

@@ -1,7 +1,8 @@
 /* Check suite rpt_report: the cost report's accounting on a hand-built
  * database (runs written with rpt_db_write_run from hand-made cl_results
- * with pools, read back with rpt_run_load), the savings arithmetic, the
- * baseline link, HTML escaping and CSV quoting. Money figures are chosen so
+ * with pools, read back with rpt_run_load), every listed result field
+ * through the database and back, the savings arithmetic, the baseline
+ * link, HTML escaping and CSV quoting. Money figures are chosen so
  * that every expected value is exact in binary or checked to 1e-9. */
 #include <check.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include "reports/report.h"
 #include "base/errors.h"
 #include "base/xalloc.h"
+#include "tests/results-fixture.h"
 
 static char db_path[4096];
 static struct sim_diag diag;
@@ -244,6 +246,131 @@ START_TEST(test_rpt_run_load_missing)
 }
 END_TEST
 
+/* Where each list's fields are in the row structs rpt_run_load fills
+ * (report.h expands the members from the same lists). */
+#define POOL_OFF(name, type, col, unit, help)                                  \
+    offsetof(struct rpt_pool_row, name),
+#define SERIES_OFF(name, type, col, unit, help)                                \
+    offsetof(struct rpt_series_row, col),
+#define REPLICA_OFF(name, type, col, unit, help)                               \
+    offsetof(struct rpt_replica_row, col),
+static const size_t pool_off[] = {CL_POOL_FIELDS(POOL_OFF)};
+static const size_t series_off[] = {CL_SERIES_FIELDS(SERIES_OFF)};
+static const size_t replica_off[] = {CL_REPLICA_FIELDS(REPLICA_OFF)};
+
+/* Asserts that the stored row (fields at off[]) holds the values of the
+ * element rec of r, as RPT_STORED_* reads them back. */
+static void assert_stored(const struct cl_relem *e, const size_t *off,
+                          const void *row, const void *rec,
+                          const struct cl_results *r)
+{
+    for (int i = 0; i < e->nfields; i++) {
+        const struct cl_rfield *f = &e->fields[i];
+        const char *p = (const char *)row + off[i];
+        const void *v = cl_rfield_cptr(rec, f);
+
+        switch (f->type) {
+        case CL_RT_STR:
+            ck_assert_str_eq(*(char *const *)(const void *)p,
+                             *(char *const *)v);
+            break;
+        case CL_RT_POOL:
+            ck_assert_str_eq(*(char *const *)(const void *)p,
+                             r->pools[*(const int *)v].name);
+            break;
+        case CL_RT_RSTATE:
+            ck_assert_str_eq(*(char *const *)(const void *)p,
+                             cl_replica_state_name(*(const int *)v));
+            break;
+        case CL_RT_SERIAL:
+            ck_assert_int_eq(*(const int64_t *)(const void *)p,
+                             (int64_t) * (const uint64_t *)v);
+            break;
+        case CL_RT_INT:
+        case CL_RT_BOOL:
+            ck_assert_int_eq(*(const int *)(const void *)p, *(const int *)v);
+            break;
+        default:
+            for (int sub = 0; sub < cl_rfield_nsub(f); sub++)
+                ck_assert_msg(
+                    rfix_same_double(((const double *)(const void *)p)[sub],
+                                     cl_rfield_get(f, rec, sub)),
+                    "%s[%d] differs", f->name, sub);
+        }
+    }
+}
+
+/* Every field of every list with a place in the database comes back from
+ * rpt_run_load: the summary metrics (and no others), the runs row, the
+ * pools, timeseries, pool_series, replica_series and notes rows. The
+ * fields with no place are listed, so that adding one is a decision. */
+START_TEST(test_rpt_run_load_every_field_round_trips)
+{
+    static const char *const unstored[] = {
+        "seed", /* runs.seed is rpt_run_info.seed */
+        "kv_blocks_end", "kv_blocks_peak", "classes", "replica_series_dropped"};
+    struct rpt_db *db = rpt_db_open(db_path, &diag);
+    struct rpt_run_info info = {0};
+    struct cl_results r;
+    struct rpt_run *run;
+    int64_t id = 0;
+    int nmetrics = 0;
+
+    rfix_fill(&r);
+    ck_assert_ptr_nonnull(db);
+    info.started_at = "2026-01-01T00:00:00Z";
+    ck_assert_int_eq(rpt_db_write_run(db, &info, &r, &id, &diag), 0);
+    rpt_db_close(db);
+    run = rpt_run_load(db_path, id, &diag);
+    ck_assert_ptr_nonnull(run);
+
+    for (int i = 0; i < CL_RESULTS_NFIELDS; i++) {
+        const struct cl_rfield *f = &cl_results_fields[i];
+        int listed = 0;
+
+        for (size_t u = 0; u < sizeof(unstored) / sizeof(unstored[0]); u++)
+            listed |= strcmp(f->name, unstored[u]) == 0;
+        ck_assert_msg(listed == (f->db == NULL && f->type != CL_RT_STR),
+                      "%s: stored or not, unlike the list here", f->name);
+        if (f->db == NULL || f->type == CL_RT_STR || cl_rfield_elem(f))
+            continue;
+        for (int sub = 0; sub < cl_rfield_nsub(f); sub++) {
+            char name[96];
+            cl_rfield_metric(f, sub, name, sizeof(name));
+            ck_assert_msg(rfix_same_double(rpt_run_metric(run, name),
+                                           cl_rfield_get(f, &r, sub)),
+                          "metric %s: %.17g != %.17g", name,
+                          rpt_run_metric(run, name), cl_rfield_get(f, &r, sub));
+            nmetrics++;
+        }
+    }
+    ck_assert_int_eq(run->nmetrics, nmetrics);
+    ck_assert_str_eq(run->scenario_name, r.scenario_name);
+    ck_assert_str_eq(run->policy, r.policy);
+
+    ck_assert_int_eq(run->npools, r.npools);
+    for (int i = 0; i < r.npools; i++)
+        assert_stored(cl_rfield_elem(CL_RESULTS_FIELD(pools)), pool_off,
+                      &run->pools[i], &r.pools[i], &r);
+    ck_assert_uint_eq(run->nseries, r.nseries);
+    for (size_t i = 0; i < r.nseries; i++)
+        assert_stored(cl_rfield_elem(CL_RESULTS_FIELD(series)), series_off,
+                      &run->series[i], &r.series[i], &r);
+    ck_assert_uint_eq(run->nreplicas, r.nreplica_series);
+    for (size_t i = 0; i < r.nreplica_series; i++)
+        assert_stored(cl_rfield_elem(CL_RESULTS_FIELD(replica_series)),
+                      replica_off, &run->replicas[i], &r.replica_series[i], &r);
+    ck_assert_ptr_nonnull(run->pool_cost_usd);
+    for (size_t k = 0; k < r.nseries * (size_t)r.npools; k++)
+        ck_assert(rfix_same_double(run->pool_cost_usd[k], r.pool_cost_usd[k]));
+    ck_assert_int_eq(run->nnotes, r.nnotes);
+    for (int i = 0; i < r.nnotes; i++)
+        ck_assert_str_eq(run->notes[i], r.notes[i]);
+    rpt_run_free(run);
+    cl_results_fini(&r);
+}
+END_TEST
+
 /* A comparison written as dsec compare writes it: two policies x three
  * replications, cost 10, 20, 30 USD for the first and 5 USD more each for
  * the second (paired difference exactly 5, half-width 0), 5e5 output tokens
@@ -420,6 +547,7 @@ static Suite *rpt_report_suite(void)
     tcase_add_test(tc, test_rpt_acct_compute_no_tokens);
     tcase_add_test(tc, test_rpt_baseline_link_and_latest);
     tcase_add_test(tc, test_rpt_run_load_missing);
+    tcase_add_test(tc, test_rpt_run_load_every_field_round_trips);
     tcase_add_test(tc, test_rpt_cmp_report_table);
     tcase_add_test(tc, test_rpt_cmp_report_html_rows);
     suite_add_tcase(s, tc);

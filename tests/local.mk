@@ -11,7 +11,8 @@ TESTS += tests/e2e-report.sh
 EXTRA_DIST += tests/e2e-report.sh
 check_PROGRAMS += tests/check_rpt_report
 TESTS += tests/check_rpt_report
-tests_check_rpt_report_SOURCES = tests/check_rpt_report.c
+tests_check_rpt_report_SOURCES = tests/check_rpt_report.c \
+	tests/results-fixture.h
 tests_check_rpt_report_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_rpt_report_LDADD = $(DSEC_TEST_LIBS)
 EXTRA_DIST += tests/e2e-compare.sh

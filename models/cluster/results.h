@@ -1,9 +1,13 @@
 /*
  * What one simulation run produces: summary metrics and a time series, in
  * the units their names say. Filled by the cluster model, read by the report
- * writers (reports/) and the CLI. The struct owns its strings and arrays;
- * free them with cl_results_fini(). The time series has one row per
- * metrics interval, so it grows with simulated time, not with requests.
+ * writers (reports/), the sweep wire format and the CLI. The structs are
+ * expanded from the field lists of results-fields.h, as are the field
+ * descriptors (struct cl_rfield) that the writers walk: a new result field
+ * is one line there. The struct owns its strings and arrays; free them with
+ * cl_results_fini(). The time series has one row per metrics interval, so
+ * it grows with simulated time, not with requests. Descriptors are static
+ * and read-only.
  */
 #ifndef CL_RESULTS_H
 #define CL_RESULTS_H
@@ -11,19 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A latency metric in milliseconds over the requests after warm-up. ci95 is
- * the half-width of the 95% batch-means confidence interval of the mean
- * (NAN when too few batches). n = 0 means no samples, and then every other
- * field is NAN. */
-struct cl_latency {
-    uint64_t n;
-    double mean;
-    double ci95;
-    double p50;
-    double p90;
-    double p99;
-    double max;
-};
+#include "models/cluster/results-fields.h"
 
 /* States a GPU is charged in, from request to release. Idle is serving
  * with no request on the replica. */
@@ -39,185 +31,205 @@ enum cl_gpu_state {
 /* Static names: "provisioning", "loading", "serving", "idle", "draining". */
 const char *cl_gpu_state_name(int state);
 
-/* Per pool accounting. GPU-hours of a reserved pool are its whole capacity
- * over the run (paid whether used or not); gpu_hours_used is what replicas
- * held. */
-struct cl_pool_result {
-    char *name;
-    char *gpu;
-    int capacity_gpus;
-    int borrowable;
-    int reserved;
-    double price_usd_per_gpu_hour;
-    double gpu_hours_by_state[CL_GS_COUNT];
-    double gpu_hours_used; /* sum over states */
-    double gpu_hours_paid; /* used, or capacity x time when reserved */
-    double cost_usd;
-    uint64_t replicas_started;
-};
-
-/* One interval of the time series. Quantiles are NAN when the interval saw
- * no completion. */
-struct cl_series_row {
-    int64_t t_start_ns;
-    int64_t t_end_ns;
-    uint64_t arrivals;
-    uint64_t completions;
-    uint64_t output_tokens;
-    double throughput_tokens_per_s; /* output tokens / interval length */
-    double queue_len_mean;          /* time-weighted waiting requests */
-    double running_mean;            /* time-weighted requests in service */
-    double replicas_mean;           /* time-weighted replicas serving */
-    double gpus_mean;               /* time-weighted GPUs held (any state) */
-    int desired_replicas;           /* the orchestrator's target at the end */
-    double ttft_p50_ms;
-    double ttft_p99_ms;
-    double tpot_p50_ms;
-    double tpot_p99_ms;
-    double e2e_p50_ms;
-    double e2e_p99_ms;
-};
-
-/* One replica over one interval of the time series, under the names vLLM
- * gives its Prometheus metrics (FACTS.md §6.1). Every replica that existed
- * during the interval has a row, including one that went away in it (its
- * last row has state "gone"). Means are time-weighted over the whole
- * interval (zero while the replica did not exist); the *_end fields are the
- * gauges at the interval's end; tokens and successes are those of the
- * interval. */
-struct cl_replica_row {
-    int64_t t_start_ns;
-    int64_t t_end_ns;
-    uint64_t replica; /* serial: the replica's start order, 0-based */
-    int pool;         /* index in cl_results.pools */
-    int state;        /* at the end; cl_replica_state_name() */
-    double num_requests_running; /* mean: admitted, not finished */
-    double num_requests_waiting; /* mean: routed here, not admitted */
-    int64_t num_requests_running_end;
-    int64_t num_requests_waiting_end;
-    double kv_cache_usage_perc;     /* mean KV blocks used / blocks, 0..1;
-                                       NAN for an abstract server */
-    double kv_cache_usage_perc_end; /* NAN for an abstract server */
-    double prefix_cache_hit_rate;   /* cumulative blocks hit / looked up at
-                                       the end; NAN before any lookup */
-    uint64_t prompt_tokens;         /* prefilled in the interval */
-    uint64_t generation_tokens;     /* generated in the interval */
-    uint64_t request_success;       /* finished in the interval */
-};
-
 /* Static names of a replica's state in cl_replica_row.state:
  * "provisioning", "loading", "serving", "draining", "gone". */
 const char *cl_replica_state_name(int state);
 
-/* One priority class (workload.priority_classes) over the requests after
- * warm-up; latencies in ms, NAN without completions. */
+/* The kinds of field in the lists of results-fields.h (CL_RT_ and the
+ * list's type column). */
+enum cl_rtype {
+    CL_RT_U64,
+    CL_RT_I64,
+    CL_RT_INT,
+    CL_RT_BOOL,
+    CL_RT_F64,
+    CL_RT_NS,
+    CL_RT_SERIAL,
+    CL_RT_STR,
+    CL_RT_POOL,
+    CL_RT_RSTATE,
+    CL_RT_LATENCY,
+    CL_RT_STATES,
+    CL_RT_CLASSES,
+    CL_RT_POOLS,
+    CL_RT_NOTES,
+    CL_RT_SERIES,
+    CL_RT_CELLS,
+    CL_RT_REPLICAS,
+};
+
+/* The members a field of each kind declares; an array's count is n<name>.
+ * Used by the struct definitions below. */
+#define CL_RF_MEMBER_U64(f) uint64_t f;
+#define CL_RF_MEMBER_I64(f) int64_t f;
+#define CL_RF_MEMBER_INT(f) int f;
+#define CL_RF_MEMBER_BOOL(f) int f;
+#define CL_RF_MEMBER_F64(f) double f;
+#define CL_RF_MEMBER_NS(f) int64_t f;
+#define CL_RF_MEMBER_SERIAL(f) uint64_t f;
+#define CL_RF_MEMBER_STR(f) char *f;
+#define CL_RF_MEMBER_POOL(f) int f;
+#define CL_RF_MEMBER_RSTATE(f) int f;
+#define CL_RF_MEMBER_LATENCY(f) struct cl_latency f;
+#define CL_RF_MEMBER_STATES(f) double f[CL_GS_COUNT];
+#define CL_RF_MEMBER_CLASSES(f)                                                \
+    struct cl_class_result *f;                                                 \
+    int n##f;
+#define CL_RF_MEMBER_POOLS(f)                                                  \
+    struct cl_pool_result *f;                                                  \
+    int n##f;
+#define CL_RF_MEMBER_NOTES(f)                                                  \
+    char **f;                                                                  \
+    int n##f;
+#define CL_RF_MEMBER_SERIES(f)                                                 \
+    struct cl_series_row *f;                                                   \
+    size_t n##f;
+#define CL_RF_MEMBER_CELLS(f) double *f;
+#define CL_RF_MEMBER_REPLICAS(f)                                               \
+    struct cl_replica_row *f;                                                  \
+    size_t n##f;
+#define CL_RF_MEMBER(name, type, col, unit, help) CL_RF_MEMBER_##type(name)
+#define CL_RF_MEMBER_TOP(name, type, json, db, text, unit, help)               \
+    CL_RF_MEMBER_##type(name)
+
+/* A latency metric (CL_LATENCY_FIELDS). n = 0 means no samples, and then
+ * every other field is NAN. */
+struct cl_latency {
+    CL_LATENCY_FIELDS(CL_RF_MEMBER)
+};
+
+/* One interval of the time series (CL_SERIES_FIELDS). */
+struct cl_series_row {
+    CL_SERIES_FIELDS(CL_RF_MEMBER)
+};
+
+/* One replica over one interval of the time series (CL_REPLICA_FIELDS).
+ * Every replica that existed during the interval has a row, including one
+ * that went away in it (its last row has state "gone"). */
+struct cl_replica_row {
+    CL_REPLICA_FIELDS(CL_RF_MEMBER)
+};
+
+/* One priority class (CL_CLASS_FIELDS). */
 struct cl_class_result {
-    char *name;
-    int priority;
-    uint64_t completed;
-    double ttft_mean_ms;
-    double ttft_p50_ms;
-    double ttft_p99_ms;
-    double e2e_p99_ms;
-    double slo_attainment; /* NAN when no SLO is set */
+    CL_CLASS_FIELDS(CL_RF_MEMBER)
 };
 
+/* Per pool accounting (CL_POOL_FIELDS). */
+struct cl_pool_result {
+    CL_POOL_FIELDS(CL_RF_MEMBER)
+};
+
+/* The results of one run (CL_RESULTS_FIELDS). */
 struct cl_results {
-    char *scenario_name;
-    uint64_t seed;
-
-    struct cl_latency ttft_ms;
-    struct cl_latency tpot_ms;
-    struct cl_latency e2e_ms;
-    struct cl_latency queue_ms;
-
-    uint64_t requests_arrived;
-    uint64_t requests_completed;
-    uint64_t requests_dropped;      /* rejected: could never be served */
-    uint64_t input_tokens;          /* of completed requests */
-    uint64_t output_tokens;         /* of completed requests */
-    double throughput_tokens_per_s; /* output tokens / simulated time */
-    double requests_per_s;          /* completions / simulated time */
-
-    double sim_time_s; /* simulated time from 0 to the last event */
-    double gpu_hours;
-    double cost_usd;
-    double price_usd_per_gpu_hour;
-    int gpus_per_replica;
-    double slo_attainment; /* fraction 0..1; NAN when no SLO is set */
-
-    int replicas_min;
-    int replicas_max;
-    double replicas_mean;  /* time-weighted, serving */
-    uint64_t scale_events; /* orchestrator decisions that changed the size */
-    uint64_t cold_starts;  /* replicas started after t = 0 */
-    uint64_t failures;     /* replicas lost to GPU or node failures */
-    uint64_t requests_retried; /* in flight on a failed replica */
-    uint64_t preemptions;      /* llm: running requests whose KV was dropped
-                                  for lack of blocks (recompute) */
-    int64_t kv_blocks_end;     /* llm: KV blocks still held when the run
-                                  ended; 0 unless requests were cut off */
-    int64_t kv_blocks_peak;    /* llm: most KV blocks one replica held at
-                                  once */
-    /* llm prefix caching, KV offload and swap (docs/serving.md). Blocks
-     * are engine blocks of server.block_tokens; bytes whole-replica KV. */
-    double prefix_hit_rate;           /* hit / looked-up prompt blocks; NAN
-                                         when nothing was looked up */
-    uint64_t prefix_lookup_blocks;    /* hashed prompt blocks looked up */
-    uint64_t prefix_hits_gpu;         /* found in HBM */
-    uint64_t prefix_hits_host;        /* found in host memory (offload) */
-    uint64_t prefix_hits_remote;      /* found in the remote tier */
-    uint64_t kv_offload_bytes;        /* HBM -> host, evicted cached blocks */
-    uint64_t kv_offload_remote_bytes; /* host -> remote */
-    uint64_t kv_fetch_bytes;          /* host -> HBM, hits */
-    uint64_t kv_fetch_remote_bytes;   /* remote -> HBM, hits */
-    double kv_transfer_s;             /* iteration time spent waiting for
-                                         fetches and swaps */
-    uint64_t swaps_out;               /* swap preemptions */
-    uint64_t swaps_in;                /* swapped requests resumed */
-    uint64_t swap_bytes;              /* both directions */
-    uint64_t swap_fallbacks;          /* swap space full: recomputed */
-    uint64_t pd_transfers;            /* P/D: KV transfers */
-    uint64_t pd_bytes;                /* P/D: bytes transferred */
-    double pd_transfer_ms_mean;       /* P/D: mean transfer time; NAN */
-    struct cl_class_result *classes;  /* per priority class, or NULL */
-    int nclasses;
-    double recovery_s_mean; /* failure -> replacement serving; NAN */
-    double gpu_hours_by_state[CL_GS_COUNT];
-    double borrowed_gpu_hours; /* taken from borrowable (test) pools */
-    char *policy;              /* NULL for a static cluster */
-
-    struct cl_pool_result *pools;
-    int npools;
-
-    /* Little's law on the simulator's own counters, after warm-up:
-     * time-average number waiting vs. arrival rate x mean wait. */
-    double queue_len_mean; /* time-weighted, whole run */
-    double arrival_rate_per_s;
-    double utilization; /* busy slots / slots, time-weighted */
-
-    uint64_t sim_events;
-    double wall_s;
-    double events_per_s; /* sim_events / wall_s */
-
-    /* Human-readable notes (e.g. "elastic scaling not simulated yet"). */
-    char **notes;
-    int nnotes;
-
-    struct cl_series_row *series;
-    size_t nseries;
-    /* Per pool and interval, [row * npools + pool]: time-weighted GPUs held
-     * and the interval's cost (a reserved pool: its whole capacity). */
-    double *pool_gpus_mean;
-    double *pool_cost_usd;
-
-    /* Per replica and interval, by interval then replica start order. At
-     * most CL_REPLICA_SERIES_MAX rows (bounded memory); rows past it are
-     * counted in replica_series_dropped and a note says so. */
-    struct cl_replica_row *replica_series;
-    size_t nreplica_series;
-    uint64_t replica_series_dropped;
+    CL_RESULTS_FIELDS(CL_RF_MEMBER_TOP)
 };
+
+/* One field of a list: its member's name, kind and offset in its struct,
+ * and how the outputs name it (results-fields.h): json is the JSON member
+ * (NULL: not in JSON), db the summary metric, table column or table (NULL:
+ * not stored), text the text summary's label (NULL: none). Static. */
+struct cl_rfield {
+    const char *name;
+    enum cl_rtype type;
+    size_t offset;
+    const char *json;
+    const char *db;
+    const char *text;
+    const char *unit;
+    const char *help;
+};
+
+/* The number of fields of each list. */
+#define CL_RF_ONE(...) +1
+enum {
+    CL_LATENCY_NFIELDS = 0 CL_LATENCY_FIELDS(CL_RF_ONE),
+    CL_SERIES_NFIELDS = 0 CL_SERIES_FIELDS(CL_RF_ONE),
+    CL_REPLICA_NFIELDS = 0 CL_REPLICA_FIELDS(CL_RF_ONE),
+    CL_CLASS_NFIELDS = 0 CL_CLASS_FIELDS(CL_RF_ONE),
+    CL_POOL_NFIELDS = 0 CL_POOL_FIELDS(CL_RF_ONE),
+    CL_RESULTS_NFIELDS = 0 CL_RESULTS_FIELDS(CL_RF_ONE),
+};
+
+/* The fields of each struct above, in list order. For the sub-lists json
+ * and db are set as their list comments say: a latency's col is both, a
+ * series row has no JSON, a replica row's col is both, a class has no
+ * database column, a pool's JSON member is its name. */
+extern const struct cl_rfield cl_latency_fields[CL_LATENCY_NFIELDS];
+extern const struct cl_rfield cl_series_fields[CL_SERIES_NFIELDS];
+extern const struct cl_rfield cl_replica_fields[CL_REPLICA_NFIELDS];
+extern const struct cl_rfield cl_class_fields[CL_CLASS_NFIELDS];
+extern const struct cl_rfield cl_pool_fields[CL_POOL_NFIELDS];
+extern const struct cl_rfield cl_results_fields[CL_RESULTS_NFIELDS];
+
+/* The field of struct cl_results at offset, or NULL. */
+const struct cl_rfield *cl_results_field_at(size_t offset);
+
+/* The descriptor of member m of struct cl_results, checked at compile
+ * time: CL_RESULTS_FIELD(cost_usd)->db is "cost_usd". */
+#define CL_RESULTS_FIELD(m) cl_results_field_at(offsetof(struct cl_results, m))
+
+/* The address of field f in the record rec (a struct of f's list). */
+static inline const void *cl_rfield_cptr(const void *rec,
+                                         const struct cl_rfield *f)
+{
+    return (const char *)rec + f->offset;
+}
+
+/* As cl_rfield_cptr(), writable. */
+static inline void *cl_rfield_ptr(void *rec, const struct cl_rfield *f)
+{
+    return (char *)rec + f->offset;
+}
+
+/* The number of values of field f: CL_LATENCY_NFIELDS for a latency,
+ * CL_GS_COUNT for states, else 1. */
+int cl_rfield_nsub(const struct cl_rfield *f);
+
+/* The static name of value sub of a latency ("mean", ..., "n") or of
+ * states (cl_gpu_state_name()); NULL for another kind. */
+const char *cl_rfield_sub_name(const struct cl_rfield *f, int sub);
+
+/* Writes the summary metric of value sub of f into buf: db, or
+ * "<db>.<sub name>" for a latency or states. Returns buf, or NULL when f
+ * has no summary metric. */
+char *cl_rfield_metric(const struct cl_rfield *f, int sub, char *buf,
+                       size_t size);
+
+/* The table columns of a record of fields, joined by ", ": a field's db
+ * name, or "<db>_<state>" for each state of a states field. Stores their
+ * number in *ncols. The caller frees the string with free(). */
+char *cl_rfield_columns(const struct cl_rfield *fields, int n, int *ncols);
+
+/* Value sub of the number field f of rec as a double: NS as seconds, POOL
+ * and RSTATE as their index; NAN for a string or an array. */
+double cl_rfield_get(const struct cl_rfield *f, const void *rec, int sub);
+
+/* The elements of an array field: their fields (NULL for notes and
+ * cells, whose elements are a string and a double) and size. */
+struct cl_relem {
+    const struct cl_rfield *fields;
+    int nfields;
+    size_t size;
+};
+
+/* The element description of array field f of struct cl_results, or NULL
+ * when f is not an array. Static. */
+const struct cl_relem *cl_rfield_elem(const struct cl_rfield *f);
+
+/* The array of field f of r, borrowed; NULL for a field that is not an
+ * array. */
+const void *cl_rfield_array(const struct cl_rfield *f,
+                            const struct cl_results *r);
+
+/* The length of array field f of r (cells: nseries x npools); 0 for a
+ * field that is not an array. */
+size_t cl_rfield_count(const struct cl_rfield *f, const struct cl_results *r);
+
+/* Sets the array of field f of r to a, of n elements (owned by r from
+ * now); cells take their length from the series and pools. */
+void cl_rfield_set_array(const struct cl_rfield *f, struct cl_results *r,
+                         void *a, size_t n);
 
 /* Most per-replica series rows one run keeps: 2^19 rows of about 120
  * bytes, 60 MiB (a day at 60 s intervals for 364 replicas). */

@@ -1,0 +1,301 @@
+/*
+ * The fields of a run's results, declared once. Every list below is an
+ * X-macro: results.h expands it into the structs and into the field
+ * descriptors (struct cl_rfield) that the database writer and the report
+ * loaders (reports/db.c, report.c), the JSON and text summaries
+ * (reports/summary.c) and the sweep wire format (sweep/wire.c) walk, so a
+ * field added to a list is stored, printed, sent and read back without
+ * further code. The order of a list is the order of its output: the JSON
+ * members, the summary rows of the database and the wire layout. Where
+ * today's outputs disagree with each other the list says so explicitly: a
+ * NULL json or db column (the field is not in that output) and
+ * CL_RESULTS_DB_MOVED (the database orders the field differently).
+ *
+ * Types (the second column):
+ *   U64      uint64_t count: a JSON integer, REAL in the summary table (exact
+ *            to 2^53), INTEGER in the other tables
+ *   I64      int64_t
+ *   INT      int
+ *   BOOL     int, 0 or 1: JSON true or false, INTEGER in tables
+ *   F64      double; NAN is NULL in the database and null in JSON
+ *   NS       int64_t nanoseconds of simulated time: seconds (double) in JSON
+ *            and in the database
+ *   SERIAL   uint64_t serial number (read back as int64_t by reports)
+ *   STR      char *, owned; NULL is NULL and null
+ *   POOL     int index into cl_results.pools: the pool's name in the
+ *            database and JSON ("?" out of range)
+ *   RSTATE   int replica state: cl_replica_state_name() in the database and
+ *            JSON
+ *   LATENCY  struct cl_latency: the CL_LATENCY_FIELDS sub-values, summary
+ *            metrics "<db>.<sub>" and a JSON object
+ *   STATES   double[CL_GS_COUNT] by enum cl_gpu_state: summary metrics
+ *            "<db>.<state>", table columns "<db>_<state>", a JSON object by
+ *            state name
+ *   CLASSES  struct cl_class_result *name and int n<name>
+ *   POOLS    struct cl_pool_result *name and int n<name>
+ *   NOTES    char **name and int n<name>
+ *   SERIES   struct cl_series_row *name and size_t n<name>
+ *   CELLS    double *name: n<series> x n<pools> values, [row * npools +
+ *            pool]; listed after the series and pools
+ *   REPLICAS struct cl_replica_row *name and size_t n<name>
+ * Arrays are written to their own tables (the db column names the table)
+ * and to JSON arrays.
+ */
+#ifndef CL_RESULTS_FIELDS_H
+#define CL_RESULTS_FIELDS_H
+
+/* The latency sub-values, in milliseconds over the requests after warm-up.
+ * X(name, type, col, unit, help): col is the summary metric's suffix and
+ * the JSON member. */
+#define CL_LATENCY_FIELDS(X)                                                   \
+    X(mean, F64, mean, "ms", "mean")                                           \
+    X(ci95, F64, ci95, "ms",                                                   \
+      "half-width of the 95% batch-means confidence interval of the mean; "    \
+      "NAN when too few batches")                                              \
+    X(p50, F64, p50, "ms", "median")                                           \
+    X(p90, F64, p90, "ms", "90th percentile")                                  \
+    X(p99, F64, p99, "ms", "99th percentile")                                  \
+    X(max, F64, max, "ms", "largest sample")                                   \
+    X(n, U64, n, "requests", "samples; 0 means every other value is NAN")
+
+/* One interval of the time series, a row of the timeseries table.
+ * X(name, type, col, unit, help): col is the table's column and the
+ * member of struct rpt_series_row. Not in JSON. */
+#define CL_SERIES_FIELDS(X)                                                    \
+    X(t_start_ns, NS, t_start_s, "s", "interval start")                        \
+    X(t_end_ns, NS, t_end_s, "s", "interval end")                              \
+    X(arrivals, U64, arrivals, "requests", "arrived in the interval")          \
+    X(completions, U64, completions, "requests", "finished in the interval")   \
+    X(output_tokens, U64, output_tokens, "tokens",                             \
+      "of the requests finished in the interval")                              \
+    X(throughput_tokens_per_s, F64, throughput_tokens_per_s, "tokens/s",       \
+      "output tokens / interval length")                                       \
+    X(queue_len_mean, F64, queue_len_mean, "requests",                         \
+      "time-weighted waiting requests")                                        \
+    X(running_mean, F64, running_mean, "requests",                             \
+      "time-weighted requests in service")                                     \
+    X(replicas_mean, F64, replicas_mean, "replicas",                           \
+      "time-weighted replicas serving")                                        \
+    X(ttft_p50_ms, F64, ttft_p50_ms, "ms",                                     \
+      "of the requests finished in the interval; NAN without one")             \
+    X(ttft_p99_ms, F64, ttft_p99_ms, "ms", "as ttft_p50_ms")                   \
+    X(tpot_p50_ms, F64, tpot_p50_ms, "ms", "as ttft_p50_ms")                   \
+    X(tpot_p99_ms, F64, tpot_p99_ms, "ms", "as ttft_p50_ms")                   \
+    X(e2e_p50_ms, F64, e2e_p50_ms, "ms", "as ttft_p50_ms")                     \
+    X(e2e_p99_ms, F64, e2e_p99_ms, "ms", "as ttft_p50_ms")                     \
+    X(gpus_mean, F64, gpus_mean, "GPUs", "time-weighted GPUs held, any state") \
+    X(desired_replicas, INT, desired_replicas, "replicas",                     \
+      "the orchestrator's target at the interval's end")
+
+/* One replica over one interval, a row of the replica_series table, under
+ * the names vLLM gives its Prometheus metrics (FACTS.md §6.1). Means are
+ * time-weighted over the whole interval (zero while the replica did not
+ * exist), *_end fields are the gauges at the interval's end, tokens and
+ * successes the interval's. X(name, type, col, unit, help): col is the
+ * table's column, the JSON member (--series-replicas) and the member of
+ * struct rpt_replica_row. */
+#define CL_REPLICA_FIELDS(X)                                                   \
+    X(t_start_ns, NS, t_start_s, "s", "interval start")                        \
+    X(t_end_ns, NS, t_end_s, "s", "interval end")                              \
+    X(replica, SERIAL, replica, "", "the replica's start order, 0-based")      \
+    X(pool, POOL, pool, "", "its pool")                                        \
+    X(state, RSTATE, state, "", "its state at the interval's end")             \
+    X(num_requests_running, F64, num_requests_running_mean, "requests",        \
+      "mean: admitted, not finished")                                          \
+    X(num_requests_waiting, F64, num_requests_waiting_mean, "requests",        \
+      "mean: routed here, not admitted")                                       \
+    X(num_requests_running_end, I64, num_requests_running, "requests",         \
+      "at the interval's end")                                                 \
+    X(num_requests_waiting_end, I64, num_requests_waiting, "requests",         \
+      "at the interval's end")                                                 \
+    X(kv_cache_usage_perc, F64, kv_cache_usage_perc_mean, "fraction",          \
+      "mean KV blocks used / blocks, 0..1; NAN for an abstract server")        \
+    X(kv_cache_usage_perc_end, F64, kv_cache_usage_perc, "fraction",           \
+      "at the interval's end; NAN for an abstract server")                     \
+    X(prefix_cache_hit_rate, F64, prefix_cache_hit_rate, "fraction",           \
+      "cumulative blocks hit / looked up at the end; NAN before any lookup")   \
+    X(prompt_tokens, U64, prompt_tokens, "tokens", "prefilled")                \
+    X(generation_tokens, U64, generation_tokens, "tokens", "generated")        \
+    X(request_success, U64, request_success, "requests", "finished")
+
+/* One priority class (workload.priority_classes) over the requests after
+ * warm-up. X(name, type, col, unit, help): col is the JSON member. Not in
+ * the database. */
+#define CL_CLASS_FIELDS(X)                                                     \
+    X(name, STR, name, "", "the class's name")                                 \
+    X(priority, INT, priority, "", "0 is served first")                        \
+    X(completed, U64, completed, "requests", "finished after warm-up")         \
+    X(ttft_mean_ms, F64, ttft_mean_ms, "ms", "NAN without completions")        \
+    X(ttft_p50_ms, F64, ttft_p50_ms, "ms", "NAN without completions")          \
+    X(ttft_p99_ms, F64, ttft_p99_ms, "ms", "NAN without completions")          \
+    X(e2e_p99_ms, F64, e2e_p99_ms, "ms", "NAN without completions")            \
+    X(slo_attainment, F64, slo_attainment, "fraction",                         \
+      "0..1; NAN when no SLO is set")
+
+/* One GPU pool, a row of the pools table. GPU-hours of a reserved pool are
+ * its whole capacity over the run (paid whether used or not). X(name, type,
+ * col, unit, help): col is the table's column (a prefix for STATES); the
+ * JSON member and the member of struct rpt_pool_row are the name. */
+#define CL_POOL_FIELDS(X)                                                      \
+    X(name, STR, name, "", "the pool's name")                                  \
+    X(gpu, STR, gpu, "", "its GPU kind")                                       \
+    X(capacity_gpus, INT, capacity_gpus, "GPUs", "its size")                   \
+    X(borrowable, BOOL, borrowable, "", "a test pool serving may borrow from") \
+    X(reserved, BOOL, reserved, "", "paid whether used or not")                \
+    X(price_usd_per_gpu_hour, F64, price_usd_per_gpu_hour, "USD/GPU-h", "")    \
+    X(gpu_hours_by_state, STATES, gpu_hours, "GPU-h", "held, by state")        \
+    X(gpu_hours_used, F64, gpu_hours_used, "GPU-h", "sum over the states")     \
+    X(gpu_hours_paid, F64, gpu_hours_paid, "GPU-h",                            \
+      "used, or capacity x time when reserved")                                \
+    X(cost_usd, F64, cost_usd, "USD", "")                                      \
+    X(replicas_started, U64, replicas_started, "replicas", "")
+
+/* The results of one run, in the order of the JSON object.
+ * X(name, type, json, db, text, unit, help):
+ *   json  the JSON member; "a.b" is member b of the object a, which is
+ *         placed where its first member is listed. NULL: not in JSON.
+ *   db    the summary table's metric (scalars), or the table an array is
+ *         stored in. NULL: not in the summary table (the runs table holds
+ *         the scenario's name, the seed and the policy).
+ *   text  the row's label where the text summary prints the list (the
+ *         latency table); NULL where it is laid out by hand or absent.
+ * Blocks are engine blocks of server.block_tokens, bytes whole-replica KV
+ * (docs/serving.md); "llm:" marks the paged-KV engine's counters. */
+#define CL_RESULTS_FIELDS(X)                                                   \
+    X(scenario_name, STR, "scenario", NULL, NULL, "", "the scenario's name")   \
+    X(seed, U64, "seed", NULL, NULL, "", "the seed of the run")                \
+    X(ttft_ms, LATENCY, "ttft_ms", "ttft_ms", "TTFT", "ms",                    \
+      "time to first token")                                                   \
+    X(tpot_ms, LATENCY, "tpot_ms", "tpot_ms", "TPOT", "ms",                    \
+      "time per output token after the first")                                 \
+    X(e2e_ms, LATENCY, "e2e_ms", "e2e_ms", "E2E", "ms",                        \
+      "arrival to last token")                                                 \
+    X(queue_ms, LATENCY, "queue_ms", "queue_ms", "queue", "ms",                \
+      "arrival to start of service")                                           \
+    X(requests_arrived, U64, "requests_arrived", "requests_arrived", NULL,     \
+      "requests", "")                                                          \
+    X(requests_completed, U64, "requests_completed", "requests_completed",     \
+      NULL, "requests", "")                                                    \
+    X(requests_dropped, U64, "requests_dropped", "requests_dropped", NULL,     \
+      "requests", "rejected: could never be served")                           \
+    X(input_tokens, U64, "input_tokens", "input_tokens", NULL, "tokens",       \
+      "of completed requests")                                                 \
+    X(output_tokens, U64, "output_tokens", "output_tokens", NULL, "tokens",    \
+      "of completed requests")                                                 \
+    X(throughput_tokens_per_s, F64, "throughput_tokens_per_s",                 \
+      "throughput_tokens_per_s", NULL, "tokens/s",                             \
+      "output tokens / simulated time")                                        \
+    X(requests_per_s, F64, "requests_per_s", "requests_per_s", NULL, "1/s",    \
+      "completions / simulated time")                                          \
+    X(gpu_hours, F64, "gpu_hours", "gpu_hours", NULL, "GPU-h",                 \
+      "GPU time paid for")                                                     \
+    X(cost_usd, F64, "cost_usd", "cost_usd", NULL, "USD", "")                  \
+    X(price_usd_per_gpu_hour, F64, "price_usd_per_gpu_hour",                   \
+      "price_usd_per_gpu_hour", NULL, "USD/GPU-h", "")                         \
+    X(gpus_per_replica, INT, "gpus_per_replica", "gpus_per_replica", NULL,     \
+      "GPUs", "")                                                              \
+    X(slo_attainment, F64, "slo_attainment", "slo_attainment", NULL,           \
+      "fraction", "0..1; NAN when no SLO is set")                              \
+    X(replicas_min, INT, "replicas.min", "replicas.min", NULL, "replicas", "") \
+    X(replicas_max, INT, "replicas.max", "replicas.max", NULL, "replicas", "") \
+    X(replicas_mean, F64, "replicas.mean", "replicas.mean", NULL, "replicas",  \
+      "time-weighted, serving")                                                \
+    X(scale_events, U64, "scale_events", "scale_events", NULL, "",             \
+      "orchestrator decisions that changed the size")                          \
+    X(policy, STR, "policy", NULL, NULL, "",                                   \
+      "the scaling policy; NULL for a static cluster")                         \
+    X(cold_starts, U64, "cold_starts", "cold_starts", NULL, "replicas",        \
+      "started after t = 0")                                                   \
+    X(failures, U64, "failures", "failures", NULL, "replicas",                 \
+      "lost to GPU or node failures")                                          \
+    X(requests_retried, U64, "requests_retried", "requests_retried", NULL,     \
+      "requests", "in flight on a failed replica")                             \
+    X(preemptions, U64, "preemptions", "preemptions", NULL, "requests",        \
+      "llm: running requests whose KV was dropped for lack of blocks")         \
+    X(kv_blocks_end, I64, NULL, NULL, NULL, "blocks",                          \
+      "llm: KV blocks still held when the run ended; 0 unless requests were "  \
+      "cut off")                                                               \
+    X(kv_blocks_peak, I64, NULL, NULL, NULL, "blocks",                         \
+      "llm: most KV blocks one replica held at once")                          \
+    X(prefix_hit_rate, F64, "prefix_hit_rate", "prefix_hit_rate", NULL,        \
+      "fraction",                                                              \
+      "hit / looked-up prompt blocks; NAN when none was looked up")            \
+    X(prefix_lookup_blocks, U64, "kv.prefix_lookup_blocks",                    \
+      "kv.prefix_lookup_blocks", NULL, "blocks",                               \
+      "hashed prompt blocks looked up")                                        \
+    X(prefix_hits_gpu, U64, "kv.prefix_hits_hbm", "kv.prefix_hits_hbm", NULL,  \
+      "blocks", "found in HBM")                                                \
+    X(prefix_hits_host, U64, "kv.prefix_hits_host", "kv.prefix_hits_host",     \
+      NULL, "blocks", "found in host memory (offload)")                        \
+    X(prefix_hits_remote, U64, "kv.prefix_hits_remote",                        \
+      "kv.prefix_hits_remote", NULL, "blocks", "found in the remote tier")     \
+    X(kv_offload_bytes, U64, "kv.offload_bytes", "kv.offload_bytes", NULL,     \
+      "bytes", "HBM -> host, evicted cached blocks")                           \
+    X(kv_offload_remote_bytes, U64, "kv.offload_remote_bytes",                 \
+      "kv.offload_remote_bytes", NULL, "bytes", "host -> remote")              \
+    X(kv_fetch_bytes, U64, "kv.fetch_bytes", "kv.fetch_bytes", NULL, "bytes",  \
+      "host -> HBM, hits")                                                     \
+    X(kv_fetch_remote_bytes, U64, "kv.fetch_remote_bytes",                     \
+      "kv.fetch_remote_bytes", NULL, "bytes", "remote -> HBM, hits")           \
+    X(swaps_out, U64, "kv.swaps_out", "kv.swaps_out", NULL, "requests",        \
+      "swap preemptions")                                                      \
+    X(swaps_in, U64, "kv.swaps_in", "kv.swaps_in", NULL, "requests",           \
+      "swapped requests resumed")                                              \
+    X(swap_bytes, U64, "kv.swap_bytes", "kv.swap_bytes", NULL, "bytes",        \
+      "both directions")                                                       \
+    X(swap_fallbacks, U64, "kv.swap_fallbacks", "kv.swap_fallbacks", NULL,     \
+      "requests", "swap space full: recomputed")                               \
+    X(kv_transfer_s, F64, "kv.transfer_s", "kv.transfer_s", NULL, "s",         \
+      "iteration time spent waiting for fetches and swaps")                    \
+    X(pd_transfers, U64, "kv.pd_transfers", "kv.pd_transfers", NULL, "",       \
+      "P/D: KV transfers")                                                     \
+    X(pd_bytes, U64, "kv.pd_bytes", "kv.pd_bytes", NULL, "bytes",              \
+      "P/D: bytes transferred")                                                \
+    X(pd_transfer_ms_mean, F64, "kv.pd_transfer_ms_mean",                      \
+      "kv.pd_transfer_ms_mean", NULL, "ms",                                    \
+      "P/D: mean transfer time; NAN without transfers")                        \
+    X(classes, CLASSES, "priority_classes", NULL, NULL, "",                    \
+      "per priority class, or NULL; in JSON only when there are any")          \
+    X(recovery_s_mean, F64, "recovery_s_mean", "recovery_s_mean", NULL, "s",   \
+      "failure -> replacement serving; NAN without failures")                  \
+    X(borrowed_gpu_hours, F64, "borrowed_gpu_hours", "borrowed_gpu_hours",     \
+      NULL, "GPU-h", "taken from borrowable (test) pools")                     \
+    X(gpu_hours_by_state, STATES, "gpu_hours_by_state", "gpu_hours", NULL,     \
+      "GPU-h", "GPU time by replica state")                                    \
+    X(pools, POOLS, "pools", "pools", NULL, "", "per pool accounting")         \
+    X(queue_len_mean, F64, "queue_len_mean", "queue_len_mean", NULL,           \
+      "requests", "time-weighted waiting, whole run")                          \
+    X(arrival_rate_per_s, F64, "arrival_rate_per_s", "arrival_rate_per_s",     \
+      NULL, "1/s", "after warm-up (Little's law check)")                       \
+    X(utilization, F64, "utilization", "utilization", NULL, "fraction",        \
+      "busy slots / slots, time-weighted")                                     \
+    X(sim_events, U64, "sim_events", "sim_events", NULL, "events", "")         \
+    X(sim_time_s, F64, "sim_time_s", "sim_time_s", NULL, "s",                  \
+      "simulated time from 0 to the last event")                               \
+    X(wall_s, F64, "wall_s", "wall_s", NULL, "s",                              \
+      "wall-clock time of the simulation")                                     \
+    X(events_per_s, F64, "events_per_s", "events_per_s", NULL, "1/s",          \
+      "sim_events / wall_s")                                                   \
+    X(notes, NOTES, "notes", "notes", NULL, "",                                \
+      "human-readable notes (e.g. \"elastic scaling not simulated yet\")")     \
+    X(series, SERIES, NULL, "timeseries", NULL, "",                            \
+      "one row per metrics interval")                                          \
+    X(pool_gpus_mean, CELLS, NULL, "pool_series", NULL, "GPUs",                \
+      "per pool and interval: time-weighted GPUs held")                        \
+    X(pool_cost_usd, CELLS, NULL, "pool_series", NULL, "USD",                  \
+      "per pool and interval: the interval's cost (a reserved pool: its "      \
+      "whole capacity)")                                                       \
+    X(replica_series, REPLICAS, "replica_series", "replica_series", NULL, "",  \
+      "per replica and interval, by interval then start order; in JSON only "  \
+      "on request (rpt_summary_json_replicas)")                                \
+    X(replica_series_dropped, U64, NULL, NULL, NULL, "rows",                   \
+      "replica series rows past CL_REPLICA_SERIES_MAX (a note says so)")
+
+/* Summary-table rows the database writes in another place than the list
+ * (and the JSON) has them, kept so that databases stay byte-identical:
+ * X(field, after) writes field's rows right after those of after. */
+#define CL_RESULTS_DB_MOVED(X)                                                 \
+    X(sim_time_s, requests_per_s)                                              \
+    X(swap_bytes, swap_fallbacks)
+
+#endif /* CL_RESULTS_FIELDS_H */
