@@ -19,6 +19,7 @@
 #include <sqlite3.h>
 
 #include "models/gpu/gpu.h"
+#include "reports/gnuplot.h"
 #include "reports/report-int.h"
 #include "base/errors.h"
 #include "base/xalloc.h"
@@ -716,7 +717,7 @@ int rpt_report_write(const struct rpt_report *rep, enum rpt_format fmt,
                ? NULL
                : rpt__no_chart_reason(ndrawn, RPT__NCHARTS, gnuplot_path);
     if (note != NULL && gnuplot_path == NULL)
-        sim_diag_add(d, SIM_SEV_WARNING, out_dir, 0, 0, "%s", note);
+        rpt_gp_fail(d, RPT_GP_OPTIONAL, out_dir, "%s", note);
 
     switch (fmt) {
     case RPT_FMT_CSV:

@@ -2,7 +2,7 @@
  * models/cluster/results-fields.h, so a field added there is printed without
  * code here; the table is laid out by hand for people, but for its latency
  * rows, one per listed latency. The JSON is built with json-c, never by
- * hand, and doubles are given their text here (json_object_new_double_s)
+ * hand, and doubles are given their text by rpt_json_double (reports/fmt.h)
  * instead of through json-c's process-wide format setting, which would be
  * global state; the shortest exact form keeps 0.1 as "0.1" rather than
  * %.17g's "0.10000000000000001" and is still a pure function of the
@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "base/xalloc.h"
+#include "reports/fmt.h"
 
 /* Formats v with prec decimals into buf, or "n/a" when v is NAN. Returns
  * buf. */
@@ -189,22 +190,6 @@ void rpt_summary_print(FILE *fp, const struct cl_results *r)
         fprintf(fp, "note: %s\n", r->notes[i]);
 }
 
-/* A JSON number with the shortest of 15 to 17 significant digits that reads
- * back as v, or null for NAN and infinities, which JSON cannot hold. */
-static struct json_object *jdouble(double v)
-{
-    char buf[40];
-
-    if (!isfinite(v))
-        return NULL;
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, sizeof(buf), "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    return json_object_new_double_s(v, buf);
-}
-
 static struct json_object *jrecord(const struct cl_rfield *fields, int n,
                                    const void *rec, const struct cl_results *r);
 
@@ -247,7 +232,7 @@ static struct json_object *jvalue(const struct cl_rfield *f, const void *rec,
         return json_object_new_boolean(*(const int *)p);
     case CL_RT_F64:
     case CL_RT_NS:
-        return jdouble(cl_rfield_get(f, rec, 0));
+        return rpt_json_double(cl_rfield_get(f, rec, 0), RPT_JSON_SHORTEST);
     case CL_RT_STR: {
         const char *s = *(char *const *)p;
         return s != NULL ? json_object_new_string(s) : NULL;
@@ -264,8 +249,9 @@ static struct json_object *jvalue(const struct cl_rfield *f, const void *rec,
     case CL_RT_STATES: {
         struct json_object *o = json_object_new_object();
         for (int st = 0; st < CL_GS_COUNT; st++)
-            json_object_object_add(o, cl_gpu_state_name(st),
-                                   jdouble(((const double *)p)[st]));
+            json_object_object_add(
+                o, cl_gpu_state_name(st),
+                rpt_json_double(((const double *)p)[st], RPT_JSON_SHORTEST));
         return o;
     }
     default:

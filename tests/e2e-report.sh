@@ -137,7 +137,7 @@ else
 fi
 
 # Without gnuplot (DSEC_GNUPLOT names no program): still a report, no <img>,
-# the sentence in the page and the warning on stderr.
+# the sentence in the page and a note on stderr.
 DSEC_GNUPLOT=/nonexistent $dsec report --latest --db "$db" --out "$tmp/nog" \
     >/dev/null 2>"$tmp/err.nog"
 st=$?
