@@ -15,7 +15,7 @@
 #include "cli/cli.h"
 #include "config.h"
 #include "models/cluster/cluster.h"
-#include "models/train/scenario.h"
+#include "models/cluster/training.h"
 #include "reports/db.h"
 #include "reports/fmt.h"
 #include "reports/summary.h"
@@ -36,7 +36,7 @@ struct opts {
 struct run {
     struct cl_scenario scn;
     struct cl_results res;
-    struct train_report trep; /* the training: section's job */
+    struct cl_training_report trep; /* the training: section's job */
     char *dir_copy;           /* holds ropts.base_dir */
     struct cl_run_opts ropts;
     int64_t run_id;
@@ -235,7 +235,7 @@ static int simulate(const struct opts *o, struct run *x)
     sim_diag_fini(&diag);
     if (status == CLI_EXIT_OK && x->scn.training.gpus > 0) {
         sim_diag_init(&diag);
-        if (train_scenario_run(&x->scn, &x->ropts, &x->res, &x->trep, &diag) !=
+        if (cl_training_run(&x->scn, &x->ropts, &x->res, &x->trep, &diag) !=
             0) {
             sim_progress_clear(&prog);
             sim_diag_print(&diag, stderr);
@@ -299,7 +299,7 @@ static int write_report(const struct opts *o, const struct run *x)
 
 static void run_fini(struct run *x)
 {
-    train_report_fini(&x->trep);
+    cl_training_report_fini(&x->trep);
     cl_results_fini(&x->res);
     cl_scenario_fini(&x->scn);
     free(x->dir_copy);

@@ -5,6 +5,10 @@ models_libmodels_la_SOURCES += models/cluster/config.h models/cluster/config.c \
 	models/cluster/abstract.c models/cluster/llm.c
 models_libmodels_la_SOURCES += models/cluster/kvcache.c models/cluster/kvcache.h
 models_libmodels_la_SOURCES += models/cluster/session.c
+# A scenario's training section run beside its serving part (models/train
+# below, the cluster above it).
+models_libmodels_la_SOURCES += models/cluster/training.c \
+	models/cluster/training.h
 models_libmodels_la_SOURCES += models/cluster/router.c models/cluster/replica-series.c
 dist_dsecdata_DATA += scenarios/routing-sessions.yaml
 

@@ -483,7 +483,7 @@ struct json_object *rpt_train_json(const struct rpt_train *t)
 
 /* ---- a scenario's training section (dsec run) ---- */
 
-void rpt_train_report_print(FILE *fp, const struct train_report *t)
+void rpt_train_report_print(FILE *fp, const struct cl_training_report *t)
 {
     const struct layout_result *r = &t->step;
     const struct train_job_result *jr = &t->res;
@@ -560,7 +560,7 @@ void rpt_train_report_print(FILE *fp, const struct train_report *t)
     }
 }
 
-struct json_object *rpt_train_report_json(const struct train_report *t)
+struct json_object *rpt_train_report_json(const struct cl_training_report *t)
 {
     json_object *o = json_object_new_object(), *x;
     static const char *const ksrc[] = {"every_steps", "interval", "young",

@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #include "models/layout/layout.h"
-#include "models/train/scenario.h"
+#include "models/cluster/training.h"
 #include "models/train/train.h"
 
 struct json_object;
@@ -72,10 +72,10 @@ void rpt_train_print(FILE *fp, const struct rpt_train *t);
 struct json_object *rpt_train_json(const struct rpt_train *t);
 
 /* Prints dsec run's Training section of a scenario's training report r
- * (models/train/scenario.h) to fp. */
-void rpt_train_report_print(FILE *fp, const struct train_report *r);
+ * (models/cluster/training.h) to fp. */
+void rpt_train_report_print(FILE *fp, const struct cl_training_report *r);
 
 /* dsec run's "training" object of report r. */
-struct json_object *rpt_train_report_json(const struct train_report *r);
+struct json_object *rpt_train_report_json(const struct cl_training_report *r);
 
 #endif /* RPT_TRAIN_REPORT_H */

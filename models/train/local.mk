@@ -1,6 +1,6 @@
 # models/train/: training jobs on the elastic cluster (issue #10).
 models_libmodels_la_SOURCES += models/train/train.c models/train/train.h \
-	models/train/config.h models/train/config.c models/train/scenario.c models/train/scenario.h
+	models/train/config.h models/train/config.c
 
 check_PROGRAMS += tests/check_models_train
 TESTS += tests/check_models_train

@@ -8,7 +8,7 @@
  * takes them at once, training pays a resize) is both simpler and what the
  * borrowable pool's grace period already models on the serving side.
  */
-#include "models/train/scenario.h"
+#include "models/cluster/training.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -44,18 +44,18 @@ static const struct cl_pool *job_pool(const struct cl_scenario *s)
 }
 
 static int fail(struct sim_diag *d, const struct cl_scenario *s,
-                struct train_report *out, const char *what, const char *why)
+                struct cl_training_report *out, const char *what, const char *why)
 {
     sim_diag_error(d, s->file, 0, 0, "training: %s%s%s", what,
                    why[0] ? ": " : "", why);
-    train_report_fini(out);
+    cl_training_report_fini(out);
     return SIM_EINVAL;
 }
 
 /* Serving's GPUs in the pool per interval, and what is left to the job. */
 static void couple(const struct cl_scenario *s,
                    const struct cl_results *serving, const struct cl_pool *p,
-                   struct train_report *out)
+                   struct cl_training_report *out)
 {
     int idx = -1;
 
@@ -91,7 +91,7 @@ static void couple(const struct cl_scenario *s,
 /* Serving again without the job's pool: what the borrowing bought. */
 static void counterfactual(const struct cl_scenario *s,
                            const struct cl_run_opts *opts,
-                           const struct cl_pool *p, struct train_report *out)
+                           const struct cl_pool *p, struct cl_training_report *out)
 {
     struct cl_scenario alt = *s;
     struct cl_results res;
@@ -121,7 +121,7 @@ static void counterfactual(const struct cl_scenario *s,
 /* The fewest replicas with which the layout still fits: the same
  * replica (tp, pp, micro-batches) over dp' ranks, a global batch of dp' /
  * dp of the job's. */
-static int min_replicas(const struct train_report *out,
+static int min_replicas(const struct cl_training_report *out,
                         const struct train_knobs *k)
 {
     const struct layout *l = &out->step.l;
@@ -145,10 +145,10 @@ static int min_replicas(const struct train_report *out,
     return l->dp;
 }
 
-int train_scenario_run(const struct cl_scenario *s,
+int cl_training_run(const struct cl_scenario *s,
                        const struct cl_run_opts *opts,
                        const struct cl_results *serving,
-                       struct train_report *out, struct sim_diag *d)
+                       struct cl_training_report *out, struct sim_diag *d)
 {
     const struct train_config *t = &s->training;
     const struct cl_pool *p = job_pool(s);
@@ -243,20 +243,20 @@ int train_scenario_run(const struct cl_scenario *s,
     out->daly_s = train_daly_s(j->ckpt_block_s, out->job_mtbf_s);
     if (t->checkpoint.every_steps > 0) {
         j->ckpt_every_steps = t->checkpoint.every_steps;
-        out->k_source = TRAIN_K_STEPS;
+        out->k_source = CL_TRAIN_K_STEPS;
     } else if (t->checkpoint.interval_ns > 0) {
         j->ckpt_every_steps =
             llround((double)t->checkpoint.interval_ns / 1e9 / j->step_s);
         if (j->ckpt_every_steps < 1)
             j->ckpt_every_steps = 1;
-        out->k_source = TRAIN_K_INTERVAL;
+        out->k_source = CL_TRAIN_K_INTERVAL;
     } else if (out->young_s > 0) {
         j->ckpt_every_steps = llround(out->young_s / j->step_s);
         if (j->ckpt_every_steps < 1)
             j->ckpt_every_steps = 1;
-        out->k_source = TRAIN_K_YOUNG;
+        out->k_source = CL_TRAIN_K_YOUNG;
     } else {
-        out->k_source = TRAIN_K_NONE;
+        out->k_source = CL_TRAIN_K_NONE;
     }
 
     if (p != NULL && p->borrowable && serving != NULL) {
@@ -276,7 +276,7 @@ int train_scenario_run(const struct cl_scenario *s,
     return 0;
 }
 
-void train_report_fini(struct train_report *r)
+void cl_training_report_fini(struct cl_training_report *r)
 {
     if (r == NULL)
         return;

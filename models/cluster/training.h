@@ -10,8 +10,8 @@
  * borrowing bought. Single-threaded; deterministic for a scenario and
  * seed.
  */
-#ifndef TRAIN_SCENARIO_H
-#define TRAIN_SCENARIO_H
+#ifndef CL_TRAINING_H
+#define CL_TRAINING_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -20,29 +20,28 @@
 #include "models/train/train.h"
 #include "base/diag.h"
 
-/* The serving side, used by pointer only, so that this header needs no
- * cluster header (models/cluster/config.h holds the training section). */
+/* The serving side, used by pointer only. */
 struct cl_results;
 struct cl_run_opts;
 struct cl_scenario;
 
 /* How the checkpoint interval was chosen. */
-enum train_k_source {
-    TRAIN_K_STEPS,    /* checkpoint.every_steps */
-    TRAIN_K_INTERVAL, /* checkpoint.interval, rounded to steps */
-    TRAIN_K_YOUNG,    /* Young's optimum */
-    TRAIN_K_NONE,     /* no failures and nothing given: none */
+enum cl_train_k_source {
+    CL_TRAIN_K_STEPS,    /* checkpoint.every_steps */
+    CL_TRAIN_K_INTERVAL, /* checkpoint.interval, rounded to steps */
+    CL_TRAIN_K_YOUNG,    /* Young's optimum */
+    CL_TRAIN_K_NONE,     /* no failures and nothing given: none */
 };
 
 /* The training part of a scenario's results. */
-struct train_report {
+struct cl_training_report {
     const struct arch_spec *arch; /* borrowed, static catalog entry */
     const struct gpu_spec *gpu;   /* borrowed from the scenario */
     const char *pool;             /* borrowed from the scenario, or NULL */
     struct layout_setup setup;
     struct layout_result step;
     struct train_job job;
-    int k_source; /* enum train_k_source */
+    int k_source; /* enum cl_train_k_source */
     double ckpt_bytes;
     double job_mtbf_s;
     double young_s, daly_s;
@@ -70,12 +69,12 @@ struct train_report {
  * SIM_EINVAL with an error in d (the layout does not fit, the model or GPU
  * is unknown, the job is malformed); out is then freed.
  */
-int train_scenario_run(const struct cl_scenario *s,
+int cl_training_run(const struct cl_scenario *s,
                        const struct cl_run_opts *opts,
                        const struct cl_results *serving,
-                       struct train_report *out, struct sim_diag *d);
+                       struct cl_training_report *out, struct sim_diag *d);
 
 /* Frees what r owns and zeroes it. NULL is a no-op. */
-void train_report_fini(struct train_report *r);
+void cl_training_report_fini(struct cl_training_report *r);
 
-#endif /* TRAIN_SCENARIO_H */
+#endif /* CL_TRAINING_H */
