@@ -37,7 +37,7 @@ struct run {
     struct cl_scenario scn;
     struct cl_results res;
     struct cl_training_report trep; /* the training: section's job */
-    char *dir_copy;           /* holds ropts.base_dir */
+    char *dir_copy;                 /* holds ropts.base_dir */
     struct cl_run_opts ropts;
     int64_t run_id;
 };

@@ -44,7 +44,8 @@ static const struct cl_pool *job_pool(const struct cl_scenario *s)
 }
 
 static int fail(struct sim_diag *d, const struct cl_scenario *s,
-                struct cl_training_report *out, const char *what, const char *why)
+                struct cl_training_report *out, const char *what,
+                const char *why)
 {
     sim_diag_error(d, s->file, 0, 0, "training: %s%s%s", what,
                    why[0] ? ": " : "", why);
@@ -91,7 +92,8 @@ static void couple(const struct cl_scenario *s,
 /* Serving again without the job's pool: what the borrowing bought. */
 static void counterfactual(const struct cl_scenario *s,
                            const struct cl_run_opts *opts,
-                           const struct cl_pool *p, struct cl_training_report *out)
+                           const struct cl_pool *p,
+                           struct cl_training_report *out)
 {
     struct cl_scenario alt = *s;
     struct cl_results res;
@@ -145,10 +147,9 @@ static int min_replicas(const struct cl_training_report *out,
     return l->dp;
 }
 
-int cl_training_run(const struct cl_scenario *s,
-                       const struct cl_run_opts *opts,
-                       const struct cl_results *serving,
-                       struct cl_training_report *out, struct sim_diag *d)
+int cl_training_run(const struct cl_scenario *s, const struct cl_run_opts *opts,
+                    const struct cl_results *serving,
+                    struct cl_training_report *out, struct sim_diag *d)
 {
     const struct train_config *t = &s->training;
     const struct cl_pool *p = job_pool(s);

@@ -69,10 +69,9 @@ struct cl_training_report {
  * SIM_EINVAL with an error in d (the layout does not fit, the model or GPU
  * is unknown, the job is malformed); out is then freed.
  */
-int cl_training_run(const struct cl_scenario *s,
-                       const struct cl_run_opts *opts,
-                       const struct cl_results *serving,
-                       struct cl_training_report *out, struct sim_diag *d);
+int cl_training_run(const struct cl_scenario *s, const struct cl_run_opts *opts,
+                    const struct cl_results *serving,
+                    struct cl_training_report *out, struct sim_diag *d);
 
 /* Frees what r owns and zeroes it. NULL is a no-op. */
 void cl_training_report_fini(struct cl_training_report *r);
