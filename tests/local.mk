@@ -1,3 +1,7 @@
+# The floors: which folders each folder may include (docs/architecture.md).
+TESTS += tests/floors.sh
+EXTRA_DIST += tests/floors.sh
+
 # Results pinned field for field (tests/pin-results.sh --update rewrites).
 TESTS += tests/pin-results.sh
 EXTRA_DIST += tests/pin-results.sh tests/data/pinned
