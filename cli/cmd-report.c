@@ -21,6 +21,7 @@
 #include "reports/report.h"
 #include "scenarios/load.h"
 #include "base/errors.h"
+#include "base/param.h"
 #include "base/progress.h"
 #include "base/xalloc.h"
 
@@ -171,22 +172,10 @@ static void make_static(struct cl_scenario *s, int replicas,
     s->cluster.replicas = replicas;
     s->cluster.min_gpus = s->cluster.max_gpus = -1;
     s->cluster.initial_gpus = -1;
-    free(s->policy.name);
-    s->policy.name = NULL;
-    for (int i = 0; i < s->policy.nparams; i++) {
-        free(s->policy.params[i].key);
-        free(s->policy.params[i].value);
-    }
-    free(s->policy.params);
-    s->policy.params = NULL;
-    s->policy.nparams = 0;
-    for (int i = 0; i < s->npools; i++) {
-        free(s->pools[i].name);
-        free(s->pools[i].gpu);
-    }
-    free(s->pools);
-    s->pools = NULL;
-    s->npools = 0;
+    /* The rows free what they own: the policy's name and parameters, the
+     * pools and their strings. */
+    sim_param_fini(cl_policy_rows, &s->policy);
+    sim_param_list_clear(sim_param_find(s->rows, "pools"), s);
     if (pool0 != NULL && pool0->gpu != NULL) {
         free(s->hardware.gpu);
         s->hardware.gpu = xstrdup(pool0->gpu);
