@@ -5,7 +5,7 @@ models_libmodels_la_SOURCES += models/workload/dist.c models/workload/dist.h mod
 	models/workload/synthetic.c models/workload/azure.c \
 	models/workload/lines.c models/workload/mooncake.c \
 	models/workload/burstgpt.c models/workload/servegen.c \
-	models/workload/sessions.c
+	models/workload/sessions.c models/workload/table.c
 
 check_PROGRAMS += tests/check_models_workload
 TESTS += tests/check_models_workload
