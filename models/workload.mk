@@ -21,3 +21,9 @@ tests_check_models_traces_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_models_traces_LDADD = $(DSEC_TEST_LIBS)
 EXTRA_DIST += tests/data/traces tests/e2e-traces.sh
 TESTS += tests/e2e-traces.sh
+
+check_PROGRAMS += tests/check_models_formats
+TESTS += tests/check_models_formats
+tests_check_models_formats_SOURCES = tests/check_models_formats.c
+tests_check_models_formats_CFLAGS = $(DSEC_TEST_CFLAGS)
+tests_check_models_formats_LDADD = $(DSEC_TEST_LIBS)
