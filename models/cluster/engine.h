@@ -41,6 +41,9 @@ struct cl_gauges {
     double prefix_hit_rate;
 };
 
+/* What the cluster calls on an engine. All ops but pool_init and notes are
+ * required; none may fail except plan, world_init and pool_init, which run
+ * before the first event. */
 struct cl_engine_ops {
     int version; /* CL_ENGINE_API_VERSION */
     /* Checks what the engine needs of s (catalog names, feasibility) and
@@ -91,6 +94,7 @@ struct cl_engine_ops {
     void (*world_fini)(struct cl_world *w);
 };
 
+/* One engine: a registry entry (engine-table.c). */
 struct cl_engine {
     const char *name;    /* as server.kind names it */
     const char *summary; /* one line: the model and its source */

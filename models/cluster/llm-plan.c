@@ -16,6 +16,9 @@
 #include "models/gpu/gpu.h"
 #include "base/errors.h"
 
+/* The model's architecture: model.hf_config's (read by the loader), the
+ * catalog's entry for model, or the one deploy.model_path names; NULL with
+ * a diagnostic when none is found. */
 static const struct arch_spec *resolve_arch(const struct cl_scenario *s,
                                             struct sim_diag *d)
 {
@@ -97,6 +100,8 @@ static int init_perf(const struct cl_scenario *s, const struct arch_spec *a,
                                 s->deploy.weight_dtype, p, why, whylen);
 }
 
+/* The GPU kind name (at key, position at), or NULL with a diagnostic
+ * listing the valid kinds. */
 static const struct gpu_spec *find_gpu(const struct cl_scenario *s,
                                        const char *name, struct cl_pos at,
                                        const char *key, struct sim_diag *d)

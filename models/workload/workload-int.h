@@ -40,6 +40,7 @@ enum wl__format_flag {
     WL_FMT_CLIENTS = 1 << 3, /* takes workload.trace.clients */
 };
 
+/* What source.c calls on a format; all four are required. */
 struct wl__format_ops {
     int version; /* WL_FORMAT_API_VERSION */
     /* 1 when the entry produces the requests of cfg (its kind, and its
@@ -60,6 +61,7 @@ struct wl__format_ops {
     void (*close)(void *state);
 };
 
+/* One request producer: a registry entry (table.c). */
 struct wl__format {
     const char *name;    /* workload.trace.format's, or the synthetic mode */
     const char *summary; /* one line: what it reads or draws, its source */
