@@ -235,7 +235,6 @@ static void abstract_gauges(const struct cl_world *w,
     g->running = a != NULL ? (double)a->slots_busy : 0;
     g->waiting = 0;
     g->kv_usage = NAN;
-    g->prefix_hit_rate = NAN;
 }
 
 /* Utilization: busy slots over the slots of the replicas up, both

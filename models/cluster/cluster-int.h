@@ -117,6 +117,10 @@ struct cl_counters {
     uint64_t completed;
     uint64_t prompt_tokens;
     uint64_t output_tokens;
+    /* vllm:prefix_cache_queries and _hits, in blocks: hashed prompt blocks
+     * looked up at admission and found (llm.c, per replica only). */
+    uint64_t prefix_queries;
+    uint64_t prefix_hits;
     struct pol_ph ttft;
     struct pol_ph itl;
 };

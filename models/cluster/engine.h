@@ -36,9 +36,6 @@ struct cl_gauges {
      * queue is the cluster's, w->queue) */
     double waiting;
     double kv_usage; /* vllm:kv_cache_usage_perc, 0..1; NAN: no KV cache */
-    /* Prefix-cache blocks found over blocks looked up at admission, since
-     * the replica started; NAN before the first lookup or without a cache. */
-    double prefix_hit_rate;
 };
 
 /* What the cluster calls on an engine. All ops but pool_init and notes are

@@ -127,7 +127,6 @@ struct cl_llm_replica {
     const struct net_link *rdma; /* the remote tier's link, or NULL */
     double pcie_bytes_gpu;       /* this iteration's transfers, per GPU */
     double rdma_bytes_gpu;
-    uint64_t lookups, hits; /* blocks, cumulative */
     uint64_t gen; /* bumped when a lookup may find more or claim less */
     int plain;    /* no caching, swap or P/D: admission as before */
     int role;     /* enum pd_role */
@@ -669,14 +668,14 @@ static void admit(struct cl_llm_replica *e)
         } else if (r->hashes != NULL && e->caching) {
             int64_t nh = hashed_blocks(e, r);
             take_prefix(e, r, nhit);
-            e->lookups += (uint64_t)nh;
-            e->hits += (uint64_t)nhit;
+            e->rep->ctr.prefix_queries += (uint64_t)nh;
+            e->rep->ctr.prefix_hits += (uint64_t)nhit;
             e->lw->kv.lookup_blocks += (uint64_t)nh;
             e->lw->kv.hit_blocks += (uint64_t)nhit;
         } else if (e->caching && !isnan(w->scn->workload.prefix_hit_rate)) {
             int64_t nh = r->prompt_tokens / e->block_tokens;
-            e->lookups += (uint64_t)nh;
-            e->hits += (uint64_t)(start / e->block_tokens);
+            e->rep->ctr.prefix_queries += (uint64_t)nh;
+            e->rep->ctr.prefix_hits += (uint64_t)(start / e->block_tokens);
             e->lw->kv.lookup_blocks += (uint64_t)nh;
             e->lw->kv.hit_blocks += (uint64_t)(start / e->block_tokens);
             e->lw->kv.hit_gpu += (uint64_t)(start / e->block_tokens);
@@ -1145,7 +1144,6 @@ void cl__llm_gauges(const struct cl_world *w, const struct cl_replica *rep,
     (void)w;
     if (e == NULL) {
         g->running = g->waiting = g->kv_usage = 0;
-        g->prefix_hit_rate = NAN;
         return;
     }
     g->running = (double)e->nseqs;
@@ -1153,8 +1151,6 @@ void cl__llm_gauges(const struct cl_world *w, const struct cl_replica *rep,
     /* vLLM's kv_cache_usage_perc: blocks in use over blocks. */
     g->kv_usage =
         e->cap_blocks > 0 ? (double)e->blocks_used / (double)e->cap_blocks : 0;
-    g->prefix_hit_rate =
-        e->lookups > 0 ? (double)e->hits / (double)e->lookups : NAN;
 }
 
 /* P/D routing: a request without transferred KV goes to the prefill

@@ -76,15 +76,17 @@ static struct cl_rseries *track(struct cl_world *w, struct cl_replica *rep)
     return e;
 }
 
-/* Copies rep's own gauges (into *g too) and counters into e at time now.
- * An abstract replica reports no waiting: its queue is the cluster's. */
+/* Copies rep's own gauges and counters into e at time now. An abstract
+ * replica reports no waiting: its queue is the cluster's. */
 static void see(const struct cl_world *w, struct cl_rseries *e,
-                const struct cl_replica *rep, int64_t now, struct cl_gauges *g)
+                const struct cl_replica *rep, int64_t now)
 {
-    w->engine->ops->gauges(w, rep, g);
-    sim_tavg_set(&e->running, now, g->running);
-    sim_tavg_set(&e->waiting, now, g->waiting);
-    sim_tavg_set(&e->kv, now, g->kv_usage);
+    struct cl_gauges g;
+
+    w->engine->ops->gauges(w, rep, &g);
+    sim_tavg_set(&e->running, now, g.running);
+    sim_tavg_set(&e->waiting, now, g.waiting);
+    sim_tavg_set(&e->kv, now, g.kv_usage);
     e->out = rep->ctr.output_tokens;
     e->prompt = rep->ctr.prompt_tokens;
     e->done = rep->ctr.completed;
@@ -95,11 +97,11 @@ void cl__rseries_touch(struct cl_world *w, struct cl_replica *rep)
 {
     const struct cl_rseries_set *t = w->rseries;
     struct cl_rseries *e = NULL;
-    struct cl_gauges g;
 
     if (w->res == NULL)
         return;
-    if (rep->rseries > 0 && t != NULL && rep->rseries <= t->n &&
+    /* rep->rseries > 0 only once track() has made the set. */
+    if (rep->rseries > 0 && rep->rseries <= t->n &&
         t->v[rep->rseries - 1].rep == rep &&
         t->v[rep->rseries - 1].serial == rep->serial)
         e = &t->v[rep->rseries - 1];
@@ -107,7 +109,7 @@ void cl__rseries_touch(struct cl_world *w, struct cl_replica *rep)
         return; /* its last row is written */
     else
         e = track(w, rep);
-    see(w, e, rep, sim_loop_now(w->loop), &g);
+    see(w, e, rep, sim_loop_now(w->loop));
 }
 
 static int alive(const struct cl_rseries *e)
@@ -152,9 +154,11 @@ void cl__rseries_close(struct cl_world *w, int64_t start_ns, int64_t end_ns)
         struct cl_replica_row *row;
 
         if (live) {
-            struct cl_gauges g;
-            see(w, e, e->rep, end_ns, &g);
-            e->hit_rate = g.prefix_hit_rate;
+            const struct cl_counters *c = &e->rep->ctr;
+            see(w, e, e->rep, end_ns);
+            e->hit_rate = c->prefix_queries > 0 ? (double)c->prefix_hits /
+                                                      (double)c->prefix_queries
+                                                : NAN;
         } else {
             e->state = CL_R_GONE;
         }
