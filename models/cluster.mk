@@ -2,7 +2,8 @@
 models_libmodels_la_SOURCES += models/cluster/config.h models/cluster/config.c \
 	models/cluster/results.h models/cluster/cluster.h \
 	models/cluster/cluster-int.h models/cluster/cluster.c \
-	models/cluster/abstract.c models/cluster/llm.c
+	models/cluster/engine.h models/cluster/engine-table.c \
+	models/cluster/abstract.c models/cluster/llm.c models/cluster/llm-plan.c
 models_libmodels_la_SOURCES += models/cluster/kvcache.c models/cluster/kvcache.h
 models_libmodels_la_SOURCES += models/cluster/session.c
 # A scenario's training section run beside its serving part (models/train
@@ -33,3 +34,9 @@ tests_check_models_kv_SOURCES = tests/check_models_kv.c
 tests_check_models_kv_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_models_kv_LDADD = $(DSEC_TEST_LIBS)
 dist_dsecdata_DATA += scenarios/mooncake-offload.yaml scenarios/multi-turn-chat.yaml
+
+check_PROGRAMS += tests/check_models_engines
+TESTS += tests/check_models_engines
+tests_check_models_engines_SOURCES = tests/check_models_engines.c
+tests_check_models_engines_CFLAGS = $(DSEC_TEST_CFLAGS)
+tests_check_models_engines_LDADD = $(DSEC_TEST_LIBS)

@@ -1,8 +1,10 @@
 /*
  * Internals shared by the files of models/cluster/: the request record,
  * replicas and their life cycle, the world of one run, and the hooks by
- * which a replica engine (abstract.c, llm.c) and the orchestrator
- * (orchestrator.c, replica.c) talk to the cluster. Not installed.
+ * which a replica engine (abstract.c, llm.c, behind the registry of
+ * engine.h) and the orchestrator (orchestrator.c, replica.c) talk to the
+ * cluster. Every shared struct says, group by group, which file writes
+ * its fields; the others only read them. Not installed. Single-threaded.
  */
 #ifndef CL_CLUSTER_INT_H
 #define CL_CLUSTER_INT_H
@@ -10,7 +12,7 @@
 #include <stdint.h>
 
 #include "models/cluster/cluster.h"
-#include "models/cluster/kvcache.h"
+#include "models/cluster/engine.h"
 #include "models/perf/roofline.h"
 #include "models/policy/guard.h"
 #include "models/policy/policy.h"
@@ -22,25 +24,37 @@
 #include "sim/stats.h"
 
 struct cl_replica;
+struct cl_world;
 
-/* One request. Allocated from the world's free list; lives from arrival to
- * completion or drop. */
+/* One request. Allocated from the world's free list (cluster.c); lives
+ * from arrival to completion or drop. cluster.c writes the fields of its
+ * arrival and frees it; the engine serving it writes the rest, each group
+ * below saying which. */
 struct cl_req {
-    struct sim_event ev;    /* abstract: completion; llm: slot in done heap */
-    struct cl_req *next;    /* FIFO link, in-service link or free-list link */
-    struct cl_req *prev;    /* abstract in-service list */
-    struct cl_replica *rep; /* where it is being served, NULL if queued */
-    uint64_t id;            /* arrival index, 0-based */
+    /* abstract.c: completion; llm.c: slot in the done heap, or the P/D
+     * landing. */
+    struct sim_event ev;
+    struct cl_req *next; /* FIFO link (cl__fifo_*), in-service or free list */
+    struct cl_req *prev; /* abstract.c: in-service list */
+    /* Engines: where it is being served, NULL if queued in the cluster. */
+    struct cl_replica *rep;
+    /* cluster.c, at arrival. */
+    uint64_t id; /* arrival index, 0-based */
     int64_t arrival_ns;
-    int64_t start_ns;       /* first admitted to service */
-    int64_t first_token_ns; /* -1 until the first output token */
+    /* Engines: first admitted to service; -1 until the first output
+     * token (abstract: the whole response). */
+    int64_t start_ns;
+    int64_t first_token_ns;
+    /* cluster.c, at arrival. */
     int64_t prompt_tokens;
     int64_t output_tokens;
-    int64_t prefilled;  /* llm: prompt tokens processed so far */
-    int64_t chunk;      /* llm: prompt tokens in the in-flight iteration */
-    int64_t service_ns; /* abstract: drawn at arrival (common random nums) */
-    int retries;        /* times its replica failed under it */
-    /* llm paged KV cache (llm.c). */
+    /* llm.c: the prompt's progress. */
+    int64_t prefilled; /* prompt tokens processed so far */
+    int64_t chunk;     /* prompt tokens in the in-flight iteration */
+    /* abstract.c: drawn at arrival (common random numbers). */
+    int64_t service_ns;
+    int retries; /* engines: times its replica failed under it */
+    /* llm.c: the paged KV cache. */
     int npreempt;            /* times it was preempted */
     int64_t gen_tokens;      /* output tokens made before the current prefill
                                 ends (recompute: prompt + these re-prefill);
@@ -49,7 +63,8 @@ struct cl_req {
     int64_t kv_blocks;       /* blocks held while prefilling */
     struct cl_req *run_prev; /* admitted requests, in admission order */
     struct cl_req *run_next;
-    /* Prefix caching, offload and swap (llm.c). */
+    /* llm.c: prefix caching, offload and swap. hashes is copied at arrival
+     * (the accept op) and freed by cl__req_free(). */
     uint64_t *hashes; /* the source's prefix-block hashes, owned, or
                          NULL (struct wl_request.block_hashes) */
     int nhashes;
@@ -62,20 +77,17 @@ struct cl_req {
     const struct cl_llm_replica *memo_rep;
     uint64_t memo_gen;
     int64_t memo_nhit, memo_claim;
-    int64_t pd_tokens; /* P/D: tokens whose KV came from a prefill
+    int64_t pd_tokens; /* llm.c, P/D: tokens whose KV came from a prefill
                           replica, waiting for a decode replica */
-    int prio_class;    /* index in workload.priority_classes, or 0 */
-    int priority;      /* its class's priority, 0 without classes */
+    /* cluster.c, at arrival. */
+    int prio_class; /* index in workload.priority_classes, or 0 */
+    int priority;   /* its class's priority, 0 without classes */
 };
 
 /* A priority class at run time (cluster.c). */
-struct cl_class_rt {
-    double cum_share; /* upper end of its slice of [0, 1) */
-    struct sim_hist ttft, e2e;
-    double ttft_sum_ns;
-    uint64_t measured, slo_met;
-};
+struct cl_class_rt;
 
+/* A FIFO of requests linked by next (cl__fifo_*, cluster.c). */
 struct cl_fifo {
     struct cl_req *head;
     struct cl_req *tail;
@@ -87,7 +99,8 @@ void cl__fifo_push_front(struct cl_fifo *q, struct cl_req *r);
 struct cl_req *cl__fifo_pop(struct cl_fifo *q);
 
 /* A latency metric: batch means for the mean and its CI, a histogram for
- * quantiles over the run, and one for the current series interval. */
+ * quantiles over the run, and one for the current series interval
+ * (cluster.c). */
 struct cl_metric {
     struct sim_bmeans bm;
     struct sim_hist all;
@@ -95,7 +108,8 @@ struct cl_metric {
 };
 
 /* Cumulative counters a live system would scrape from a replica (or the
- * router, for arrivals); windows are differences of snapshots. */
+ * router, for arrivals); windows are differences of snapshots. cluster.c
+ * counts arrivals, the engines the rest; orchestrator.c snapshots them. */
 struct cl_counters {
     uint64_t arrivals;
     uint64_t arrival_prompt_tokens;
@@ -103,12 +117,16 @@ struct cl_counters {
     uint64_t completed;
     uint64_t prompt_tokens;
     uint64_t output_tokens;
+    /* vllm:prefix_cache_queries and _hits, in blocks: hashed prompt blocks
+     * looked up at admission and found (llm.c, per replica only). */
+    uint64_t prefix_queries;
+    uint64_t prefix_hits;
     struct pol_ph ttft;
     struct pol_ph itl;
 };
 
 /* Snapshots of counters taken at each policy evaluation; the window is
- * the newest minus the one CL_WIN_SLOTS-ago-or-less. */
+ * the newest minus the one CL_WIN_SLOTS-ago-or-less (orchestrator.c). */
 #define CL_WIN_MAX 64
 
 struct cl_window {
@@ -127,15 +145,14 @@ enum cl_rstate {
 };
 
 struct cl_llm_replica;
-struct cl_world;
 
-/* The start or end of a link degradation. */
-struct cl_link_ev {
-    struct sim_event ev;
-    struct cl_world *w;
-};
+/* The start or end of a link degradation (orchestrator.c). */
+struct cl_link_ev;
 
+/* One replica. replica.c writes its life cycle; the other groups say
+ * their writer. */
 struct cl_replica {
+    /* replica.c: identity and life cycle. */
     struct cl_world *w;
     int slot;        /* index in w->reps */
     uint64_t serial; /* start order, for scripted faults */
@@ -149,20 +166,21 @@ struct cl_replica {
     int64_t ready_ns;
     int64_t load_ns; /* weights + engine init, set when requested */
     struct sim_event life_ev;
-    /* Idle accounting while serving: idle when it holds no request. */
+    /* replica.c, through cl__replica_set_busy() from the engines: idle
+     * accounting while serving (idle when it holds no request). */
     int busy;
     int64_t idle_since_ns;
     int64_t idle_acc_ns;
-    /* Engines. */
-    struct cl_llm_replica *llm; /* LLM engine, NULL for abstract */
-    int slots_free;             /* abstract */
-    int slots_busy;
-    struct cl_req *inservice; /* abstract: doubly linked */
-    /* Metrics a live system would see. */
+    /* The engine's state of this replica (engine.h): from its ready() to
+     * its fail() or replica_free(); NULL before. */
+    void *engine_state;
+    /* Metrics a live system would see. ctr: the engines write it;
+     * orchestrator.c windows it into win. req: cluster.c, at completion,
+     * for a session's read-outs. */
     struct cl_counters ctr;
     struct cl_window win;
-    struct cl_vhist req[CL_VH_COUNT]; /* finished here, for a session */
-    int rseries; /* 1 + its index in w->rser; 0 before it is tracked */
+    struct cl_vhist req[CL_VH_COUNT];
+    int rseries; /* replica-series.c: 1 + its index there; 0 untracked */
 };
 
 /* A replica as the router sees it (router.c). */
@@ -173,25 +191,19 @@ struct cl_route_cand {
     int64_t cached_tokens; /* prefix-affinity: prompt tokens it has cached */
 };
 
-/* One replica's accumulators over the current series interval
- * (replica-series.c). The replica's slot may be reused once it is gone, so
- * what a row needs is copied here each time the replica is seen. */
-struct cl_rseries {
-    struct cl_replica *rep; /* borrowed; rep->serial != serial once reused */
-    uint64_t serial;
-    int pool;
-    int state;                            /* enum cl_rstate, last seen */
-    struct sim_tavg running, waiting, kv; /* gauges, time-weighted */
-    uint64_t out0, prompt0, done0;        /* counters at interval start */
-    uint64_t out, prompt, done;           /* counters last seen */
-    double hit_rate;                      /* prefix cache, last seen */
-};
+/* The router's scratch and cursor (router.c). */
+struct cl_router;
 
+/* The per-replica series' accumulators (replica-series.c). */
+struct cl_rseries_set;
+
+/* One pool at run time. */
 struct cl_pool_rt {
+    /* cluster.c, at open: the pool as configured. */
     const char *name;
-    int gpus;      /* capacity */
-    int gpus_live; /* held by replicas not yet gone */
-    double price;  /* USD per GPU-hour */
+    int gpus;     /* capacity */
+    double price; /* USD per GPU-hour: the plan's, the engine's pool_init's
+                     for its GPU kind, or the pool's own */
     int borrowable;
     int preemptible;
     int reserved;
@@ -199,41 +211,85 @@ struct cl_pool_rt {
     int64_t grace_ns;
     struct wl_dist provision; /* seconds */
     double provision_mean_s;
-    struct perf_replica perf; /* the model on this pool's GPU kind */
     const char *gpu;
+    /* The engine's pool_init: one replica's model on this pool's GPU kind
+     * (zero for an engine without a model) and its KV cache as vLLM's
+     * cache_config_info reports it: NAN, 0, 0 without one. */
+    struct perf_replica perf;
+    double kv_tokens;      /* the model's KV capacity, tokens */
+    int64_t kv_cap_tokens; /* in whole blocks of kv_block_tokens */
+    int kv_block_tokens;   /* server.block_tokens */
+    /* replica.c: what its replicas hold and used. */
+    int gpus_live;             /* held by replicas not yet gone */
     double gpu_s[CL_GS_COUNT]; /* GPU-seconds by state */
     uint64_t started;
-    struct sim_tavg iv_gpus; /* GPUs held, this series interval */
+    /* GPUs held, this series interval: replica.c sets it, cluster.c
+     * restarts it at each interval's end. */
+    struct sim_tavg iv_gpus;
 };
 
+/*
+ * The world of one run, shared by every file of the folder. Each group
+ * names the file that writes its fields; the others only read them. What
+ * one file alone uses lives in that file's own struct behind a pointer
+ * (the engines' states, the router, the per-replica series).
+ */
 struct cl_world {
+    /* cluster.c, at open (cl__world_open()): the run. */
     const struct cl_scenario *scn;
+    const struct cl_run_opts *opts;
+    const struct cl_engine *engine; /* server.kind's entry (engine.h) */
     struct sim_loop *loop;
-    struct wl_source *src;
     struct sim_diag *diag;
-    int failed; /* a source error stopped the run */
+    struct cl_results *res; /* written as the run goes */
+    int gpus_per_replica;
+    int elastic;
+    int min_replicas;
+    int max_replicas;
+    int64_t kv_cap_max; /* tokens: the largest pools[].kv_cap_tokens */
+    uint64_t expected;  /* requests expected in total, 0 if unknown */
+    uint64_t warmup;    /* requests with id < warmup are not measured */
+    uint64_t progress_every;
+    const struct pol_entry *policy; /* elastic: the policy's entry */
 
-    /* Arrivals: the next request is read ahead and its event scheduled. */
+    /* The engine's world state (engine.h), from its world_init(). */
+    void *engine_state;
+
+    /* session.c, before open: how the run is driven. external: a session
+     * sets the size from outside, no policy runs (orchestrator.c reads
+     * it); readouts: replicas record per-request histograms (cluster.c).
+     * ticks: a session's clock-advance events, not in sim_events. */
+    int external;
+    int readouts;
+    uint64_t ticks;
+
+    /* cluster.c: arrivals. The next request is read ahead and its event
+     * scheduled; a source error stops the run (failed; session.c reads). */
+    struct wl_source *src;
     struct sim_event arrival_ev;
     struct wl_request next_req;
     int source_done;
-    uint64_t expected; /* requests expected in total, 0 if unknown */
-    uint64_t warmup;   /* requests with id < warmup are not measured */
+    int failed;
 
+    /* cluster.c: the request pool. */
     struct cl_req *free_list;
     uint64_t live;            /* requests allocated and not yet freed */
     struct cl_req **reqs_all; /* every request allocated (at most the peak
                                  live), freed with the world */
     size_t nreqs_all, cap_reqs_all;
 
-    int gpus_per_replica;
-    int64_t kv_cap_max; /* tokens: the largest replica KV cache of any pool,
-                           in whole blocks */
-    int elastic;
-    int min_replicas;
-    int max_replicas;
+    /* The engine: requests on no replica, as the engine's central queue
+     * (abstract) or held while no replica can take them (llm). cluster.c
+     * frees what is left; orchestrator.c and session.c read its length. */
+    struct cl_fifo queue;
 
-    /* Replicas: a table of slots; GONE slots are reused. */
+    /* cluster.c builds the pools at open, with the engine's pool_init;
+     * replica.c charges them (struct cl_pool_rt says which fields). */
+    struct cl_pool_rt *pools;
+    int npools;
+
+    /* replica.c: a table of replica slots (GONE slots are reused), the
+     * counts by state, and what cluster.c reports of them. */
     struct cl_replica **reps;
     int nreps; /* slots in use (some may be GONE) */
     int cap_reps;
@@ -241,82 +297,69 @@ struct cl_world {
     int n_serving; /* SERVING */
     int n_pending; /* PROVISIONING or LOADING */
     int n_draining;
+    int replicas_min_seen; /* cluster.c sets both at t = 0 */
+    int replicas_max_seen;
+    uint64_t failures, cold_starts;
+    double recovery_s_sum;
+    uint64_t recoveries;
+    /* replica.c sets these averages at every change of size; cluster.c
+     * starts them and restarts the iv_ ones at each interval's end. */
+    struct sim_tavg replicas_up;
+    struct sim_tavg iv_replicas, iv_gpus;
 
-    struct cl_pool_rt *pools;
-    int npools;
+    /* router.c's own, made at the first routed request. */
+    struct cl_router *router;
 
-    /* Abstract servers: one central FCFS queue. */
-    struct cl_fifo queue;
-    struct wl_dist service; /* seconds, drawn at arrival */
-
-    /* LLM replicas: routed at arrival by cluster.routing (router.c); the
-     * model's figures per GPU kind live in each pool's perf. */
-    struct cl_route_cand *route_cands; /* scratch, route_cap entries */
-    int route_cap;
-    int route_rr_next; /* round-robin: first slot to try next */
-
-    /* Orchestrator. */
-    const struct pol_entry *policy;
+    /* orchestrator.c: the policy loop (session.c sets desired for an
+     * external session; cluster.c reports desired, scale_events and
+     * policy_holds). */
     void *policy_state;
     void *policy_params;
     struct pol_guard guard;
     struct sim_event policy_ev;
-    struct cl_counters cl_ctr; /* cluster-wide cumulative counters */
     struct cl_window cl_win;
     int win_slots;
     int desired;
     struct pol_replica *snap_reps;
     struct pol_pool *snap_pools;
-    int external;   /* a session sets the size from outside: no policy runs */
-    int readouts;   /* a session records replicas' per-request histograms */
-    uint64_t ticks; /* a session's clock-advance events (not in sim_events) */
+    uint64_t scale_events, policy_holds;
 
-    /* Faults. */
+    /* orchestrator.c: faults (llm.c reads link_factor). */
     struct cl_link_ev *link_evs; /* 2 per link fault: start and end */
     double link_factor;          /* bandwidth left on TP links, 1 = all */
     struct sim_event mtbf_ev;
     struct sim_event script_ev;
     int next_script;
-    double recovery_s_sum;
-    uint64_t recoveries;
 
-    /* Counters and statistics. */
+    /* Cluster-wide counters a live system scrapes: cluster.c counts
+     * arrivals, the engines the rest; orchestrator.c windows them. */
+    struct cl_counters cl_ctr;
+
+    /* cluster.c: request statistics. The engines book through
+     * cl__set_waiting(), cl__set_running() and cl__complete(), and count
+     * retried; last_event_ns also moves in replica.c (a change of size)
+     * and session.c (a stepped session's end). */
     uint64_t arrived, completed, dropped, measured, slo_met;
     uint64_t input_tokens, output_tokens;
-    uint64_t retried, failures, cold_starts, scale_events;
-    uint64_t preemptions;  /* llm: running requests whose KV was dropped */
-    struct cl_kv_world kv; /* llm: prefix cache, offload, swap (llm.c) */
+    uint64_t retried;
     struct cl_class_rt *classes; /* workload.priority_classes, or NULL */
     int nclasses;
-    int64_t kv_blocks_peak; /* llm: most KV blocks one replica held */
-    uint64_t policy_holds;
     struct cl_metric ttft, tpot, e2e, queue_ms;
     struct sim_tavg waiting; /* requests queued, not yet admitted */
     struct sim_tavg running; /* requests admitted, not complete */
-    struct sim_tavg replicas_up;
-    struct sim_tavg busy; /* abstract: busy slots */
-    struct sim_tavg gpus_held;
-    int64_t slots_busy_total;
     int64_t n_waiting;
     int64_t n_running;
     int64_t last_event_ns;
-    int replicas_min_seen;
-    int replicas_max_seen;
 
-    /* Time series. */
+    /* cluster.c: the time series. */
     struct sim_event interval_ev;
     int64_t interval_start_ns;
     uint64_t iv_arrivals, iv_completions, iv_output_tokens;
-    struct sim_tavg iv_waiting, iv_running, iv_replicas, iv_gpus;
-    struct cl_results *res;
+    struct sim_tavg iv_waiting, iv_running;
     size_t series_cap;
-    struct cl_rseries *rser; /* replicas tracked this interval, in order */
-    int nrser;
-    int cap_rser;
-    size_t rseries_cap; /* rows allocated in res->replica_series */
 
-    uint64_t progress_every;
-    const struct cl_run_opts *opts;
+    /* replica-series.c's own, made at the first replica it tracks. */
+    struct cl_rseries_set *rseries;
 };
 
 /* Routing (router.c). */
@@ -329,6 +372,7 @@ int cl__route_choose(int routing, const struct cl_route_cand *c, int n,
 /* The serving replica that cluster.routing sends r to, among those whose KV
  * cache holds r at its peak; NULL when none serves. O(replicas). */
 struct cl_replica *cl__route(struct cl_world *w, const struct cl_req *r);
+/* Frees w->router; a no-op when no request was routed. */
 void cl__route_fini(struct cl_world *w);
 
 /* Per-replica series (replica-series.c). */
@@ -339,6 +383,7 @@ void cl__rseries_touch(struct cl_world *w, struct cl_replica *rep);
 /* Appends one row per tracked replica for [start_ns, end_ns] to w->res and
  * starts the next interval; forgets replicas that are gone. */
 void cl__rseries_close(struct cl_world *w, int64_t start_ns, int64_t end_ns);
+/* Frees w->rseries; a no-op when no replica was tracked. */
 void cl__rseries_fini(struct cl_world *w);
 
 /* Requests. */
@@ -355,9 +400,6 @@ void cl__complete(struct cl_world *w, struct cl_req *r);
 /* Records v in h of kind (session.c). */
 void cl__vhist_add(struct cl_vhist *h, int kind, double v);
 
-/* Hands a request (new, or retried after a failure) to the engine. */
-void cl__dispatch(struct cl_world *w, struct cl_req *r);
-
 /* Replicas (replica.c). */
 /* Requests a replica in pool. warm: serving at once (the cluster at t =
  * 0). failed_at_ns >= 0: a replacement for one that failed then (adds the
@@ -370,6 +412,11 @@ void cl__replica_fail(struct cl_world *w, struct cl_replica *rep);
 void cl__replica_set_busy(struct cl_world *w, struct cl_replica *rep, int busy);
 /* Called by an engine when a draining replica has emptied. */
 void cl__replica_drained(struct cl_world *w, struct cl_replica *rep);
+/* rep's gauges as a live system scrapes them: the engine's, plus, for an
+ * engine with a central queue, a serving replica's equal share of it as
+ * waiting (the policy snapshot and session read-outs). */
+void cl__replica_gauges(const struct cl_world *w, const struct cl_replica *rep,
+                        struct cl_gauges *g);
 /* Closes the accounting of every replica at the end of the run. */
 void cl__replicas_close(struct cl_world *w, int64_t end_ns);
 void cl__replicas_free(struct cl_world *w);
@@ -404,46 +451,25 @@ void cl__orch_start(struct cl_world *w);
 void cl__orch_fini(struct cl_world *w);
 void cl__counters_init(struct cl_counters *c);
 
-/* Abstract engine (abstract.c). */
-void cl__abstract_arrive(struct cl_world *w, struct cl_req *r);
-void cl__abstract_ready(struct cl_world *w, struct cl_replica *rep);
-void cl__abstract_drain(struct cl_world *w, struct cl_replica *rep);
-void cl__abstract_fail(struct cl_world *w, struct cl_replica *rep);
-
-/* LLM engine (llm.c). */
-void cl__llm_ready(struct cl_world *w, struct cl_replica *rep);
-void cl__llm_drain(struct cl_world *w, struct cl_replica *rep);
-void cl__llm_fail(struct cl_world *w, struct cl_replica *rep);
-void cl__llm_free(struct cl_replica *rep);
-void cl__llm_arrive(struct cl_world *w, struct cl_req *r);
+/* The LLM engine (llm.c, llm-plan.c): what its entry's ops and router.c
+ * share. */
+/* The plan, pool_init and notes ops (llm-plan.c). */
+int cl__llm_plan(const struct cl_scenario *s, struct cl_plan *plan,
+                 struct sim_diag *d);
+int cl__llm_pool_init(struct cl_world *w, int i, const struct cl_plan *plan,
+                      struct sim_diag *d);
+void cl__llm_notes(const struct cl_scenario *s, struct cl_results *out);
+/* The gauges op: rep's gauges (idle before it serves). */
+void cl__llm_gauges(const struct cl_world *w, const struct cl_replica *rep,
+                    struct cl_gauges *g);
 /* Tokens request r holds in the KV cache at its peak: prompt + output - 1
  * (the last token's KV is never written), at least its prompt. */
 int64_t cl__llm_kv_peak_tokens(const struct cl_req *r);
-/* KV capacity of one replica of a pool with perf, in tokens, rounded down
- * to whole blocks of sv->block_tokens: a request fits iff its peak tokens
- * are at most this. */
-int64_t cl__llm_kv_cap_tokens(const struct cl_server *sv,
-                              const struct perf_replica *perf);
-/* KV blocks held by requests on rep now (0 for an abstract replica). */
-int64_t cl__llm_blocks_used(const struct cl_replica *rep);
-/* Gauges of an LLM replica for the policy snapshot. */
-void cl__llm_gauges(const struct cl_replica *rep, double *running,
-                    double *waiting, double *kv_usage);
-/* Frees what the LLM engines hold for the whole world (the remote KV
- * tier). */
-void cl__llm_world_fini(struct cl_world *w);
-/* Fills out's prefix-cache, offload and swap figures. */
-void cl__llm_kv_results(const struct cl_world *w, struct cl_results *out);
-/* Copies the block hashes of q into r (nothing without hashes). */
-void cl__llm_req_hashes(struct cl_req *r, const struct wl_request *q);
 /* Tokens of r's prompt whose blocks are in rep's GPU prefix cache now
  * (the longest cached chain of its block hashes, in tokens, at most its
- * prompt); 0 without hashes, with prefix caching off, or for an abstract
- * replica. O(blocks of r). For prefix-affinity routing. */
+ * prompt); 0 without hashes, with prefix caching off, or before rep
+ * serves. O(blocks of r). For prefix-affinity routing. */
 int64_t cl__llm_prefix_cached_tokens(const struct cl_replica *rep,
                                      const struct cl_req *r);
-/* Cumulative prefix-cache hit rate of rep: blocks found over blocks looked
- * up at admission; NAN before any lookup. */
-double cl__llm_prefix_hit_rate(const struct cl_replica *rep);
 
 #endif /* CL_CLUSTER_INT_H */

@@ -1,21 +1,29 @@
 /*
  * The cluster: reads requests from the workload source one at a time
  * (streamed: one arrival event is pending at any moment), hands them to the
- * replica engine, and records metrics when they finish. Metrics cover the
- * requests that arrive after the warm-up fraction; time-weighted averages
- * and the time series cover the whole run.
+ * replica engine of server.kind (through its entry in the registry,
+ * engine.h: the engine also sizes the replica, builds each pool's model and
+ * fills its own results), and records metrics when they finish. Metrics
+ * cover the requests that arrive after the warm-up fraction; time-weighted
+ * averages and the time series cover the whole run.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/arch/arch.h"
 #include "models/cluster/cluster-int.h"
-#include "models/gpu/gpu.h"
 #include "models/workload/dist.h"
 #include "models/policy/policy.h"
 #include "base/errors.h"
 #include "sim/time.h"
+
+/* A priority class at run time. */
+struct cl_class_rt {
+    double cum_share; /* upper end of its slice of [0, 1) */
+    struct sim_hist ttft, e2e;
+    double ttft_sum_ns;
+    uint64_t measured, slo_met;
+};
 
 /* Upper bound on time-series rows, so that a tiny interval on a long run
  * cannot grow the results without limit (a year at 1 s). */
@@ -212,7 +220,7 @@ void cl__complete(struct cl_world *w, struct cl_req *r)
     int64_t e2e = now - r->arrival_ns;
     int64_t tpot = -1;
 
-    if (r->output_tokens >= 2 && w->scn->server.kind == CL_SRV_LLM)
+    if (r->output_tokens >= 2 && w->engine->streams_tokens)
         tpot = (now - r->first_token_ns) / (r->output_tokens - 1);
     metric_add(&w->ttft, ttft, measured);
     metric_add(&w->e2e, e2e, measured);
@@ -347,25 +355,18 @@ static void read_next(struct cl_world *w)
     sim_loop_schedule(w->loop, &w->arrival_ev, w->next_req.arrival_ns);
 }
 
-void cl__dispatch(struct cl_world *w, struct cl_req *r)
-{
-    if (w->scn->server.kind == CL_SRV_ABSTRACT)
-        cl__abstract_arrive(w, r);
-    else
-        cl__llm_arrive(w, r);
-}
-
 static void on_arrival(struct sim_loop *loop, struct sim_event *ev)
 {
     struct cl_world *w = ev->arg;
     struct cl_req *r = cl__req_new(w);
+    int keep;
 
     r->id = w->arrived++;
     r->arrival_ns = sim_loop_now(loop);
     r->prompt_tokens = w->next_req.prompt_tokens;
     r->output_tokens = w->next_req.output_tokens;
-    if (w->scn->server.prefix_caching)
-        cl__llm_req_hashes(r, &w->next_req);
+    /* Before read_next(), which reuses the source's block hashes. */
+    keep = w->engine->ops->accept(w, r, &w->next_req);
     class_pick(w, r);
     w->iv_arrivals++;
     w->cl_ctr.arrivals++;
@@ -373,112 +374,14 @@ static void on_arrival(struct sim_loop *loop, struct sim_event *ev)
     w->cl_ctr.arrival_output_tokens += (uint64_t)r->output_tokens;
     w->last_event_ns = r->arrival_ns;
     read_next(w);
-    if (w->scn->server.kind == CL_SRV_ABSTRACT) {
-        r->service_ns = sim_s_to_ns(
-            wl_dist_draw(&w->service, sim_loop_stream(loop, "service")));
-    } else if (cl__llm_kv_peak_tokens(r) > w->kv_cap_max) {
-        /* It could never fit a replica's KV cache: dropped, not queued
-         * forever. */
+    if (!keep) {
+        /* No replica could ever serve it (it would never fit a KV cache):
+         * dropped, not queued forever. */
         w->dropped++;
         cl__req_free(w, r);
         return;
     }
-    cl__dispatch(w, r);
-}
-
-static const struct arch_spec *resolve_arch(const struct cl_scenario *s,
-                                            struct sim_diag *d)
-{
-    const struct arch_spec *a;
-    char *names;
-
-    if (s->model_arch != NULL)
-        return s->model_arch; /* model.hf_config, read by the loader */
-    if (s->model != NULL) {
-        a = arch_find(s->model);
-        if (a != NULL)
-            return a;
-        names = arch_names();
-        sim_diag_error(d, s->file, s->pos.model.line, s->pos.model.col,
-                       "model: unknown model '%s'; valid: %s", s->model, names);
-        free(names);
-        return NULL;
-    }
-    if (s->deploy.model_path == NULL) {
-        sim_diag_error(d, s->file, 0, 0,
-                       "model: an llm server needs 'model' or "
-                       "'deploy.model_path'");
-        return NULL;
-    }
-    a = arch_find_path(s->deploy.model_path);
-    if (a != NULL)
-        return a;
-    names = arch_names();
-    sim_diag_error(d, s->file, s->pos.deploy_model_path.line,
-                   s->pos.deploy_model_path.col,
-                   "deploy.model_path: no catalog model matches '%s'; set "
-                   "'model' to one of: %s",
-                   s->deploy.model_path, names);
-    free(names);
-    return NULL;
-}
-
-/* The replica's constants on g: the calibration profile
- * (hardware.calibration) or the built-in defaults for g, then the server
- * keys that are set (not NAN / -1): efficiency_compute replaces the GEMM
- * asymptote and the attention compute fraction, efficiency_memory both HBM
- * fractions, iteration_overhead the fixed host time. One tp-wide stage, no
- * expert parallelism (docs/step-time.md). */
-int cl_replica_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
-                         const struct gpu_spec *g, int tp, int pp, int ep,
-                         int weight_dtype, struct perf_replica *r, char *why,
-                         size_t whylen)
-{
-    const struct cl_server *sv = &s->server;
-    struct perf_layout l = {.tp = tp,
-                            .pp = pp < 1 ? 1 : pp,
-                            .ep = ep < 1 ? 1 : ep,
-                            .gpus_per_node = s->hardware.gpus_per_node,
-                            .nics_per_node = 0};
-    struct perf_gpu_calib c;
-
-    perf_calib_resolve(s->calib, g, &c);
-    if (!isnan(sv->efficiency_compute)) {
-        c.gemm_eff_max = sv->efficiency_compute;
-        c.attn_eff_compute = sv->efficiency_compute;
-    }
-    if (!isnan(sv->efficiency_memory)) {
-        c.gemm_eff_memory = sv->efficiency_memory;
-        c.attn_eff_memory = sv->efficiency_memory;
-    }
-    if (sv->iteration_overhead_ns >= 0)
-        c.iteration_overhead_ns = (double)sv->iteration_overhead_ns;
-    return perf_replica_init(r, a, g, &l, weight_dtype, s->deploy.kv_dtype,
-                             sv->gpu_memory_utilization, &c, why, whylen);
-}
-
-/* The scenario's own layout (deploy.pp, deploy.ep, deploy.weight_dtype)
- * at tensor-parallel degree tp. */
-static int init_perf(const struct cl_scenario *s, const struct arch_spec *a,
-                     const struct gpu_spec *g, int tp, struct perf_replica *p,
-                     char *why, size_t whylen)
-{
-    return cl_replica_perf_init(s, a, g, tp, s->deploy.pp, s->deploy.ep,
-                                s->deploy.weight_dtype, p, why, whylen);
-}
-
-static const struct gpu_spec *find_gpu(const struct cl_scenario *s,
-                                       const char *name, struct cl_pos at,
-                                       const char *key, struct sim_diag *d)
-{
-    const struct gpu_spec *g = cl_gpu_find(s, name);
-    if (g == NULL) {
-        char *names = cl_gpu_names(s);
-        sim_diag_error(d, s->file, at.line, at.col,
-                       "%s: unknown gpu '%s'; valid: %s", key, name, names);
-        free(names);
-    }
-    return g;
+    w->engine->ops->arrive(w, r);
 }
 
 /* The GPU kind of pool i (its own, or hardware.gpu). */
@@ -486,60 +389,6 @@ static const char *pool_gpu(const struct cl_scenario *s, int i)
 {
     return s->npools > 0 && s->pools[i].gpu != NULL ? s->pools[i].gpu
                                                     : s->hardware.gpu;
-}
-
-static int check_llm(const struct cl_scenario *s, struct cl_plan *plan,
-                     struct sim_diag *d)
-{
-    const struct cl_cluster *c = &s->cluster;
-    const struct arch_spec *a = resolve_arch(s, d);
-    const struct gpu_spec *g =
-        find_gpu(s, s->hardware.gpu, s->pos.hardware_gpu, "hardware.gpu", d);
-    struct perf_replica perf;
-    char why[512];
-    int tp = s->deploy.tp;
-
-    if (a == NULL || g == NULL)
-        return SIM_EINVAL;
-    if (tp < 1 && s->deploy.pp <= 1 && s->deploy.ep <= 1 && c->min_gpus >= 1 &&
-        c->min_gpus <= s->hardware.gpus_per_node)
-        tp = c->min_gpus; /* the smallest cluster is one replica */
-    if (tp < 1) {
-        /* The smallest power-of-two degree on one node that fits. */
-        for (tp = 1; tp <= s->hardware.gpus_per_node; tp *= 2)
-            if (init_perf(s, a, g, tp, &perf, why, sizeof(why)) == 0)
-                break;
-        if (tp > s->hardware.gpus_per_node)
-            tp = s->hardware.gpus_per_node;
-    }
-    if (init_perf(s, a, g, tp, &perf, why, sizeof(why)) != 0) {
-        struct cl_pos at = s->pos.deploy_weight_dtype.line
-                               ? s->pos.deploy_weight_dtype
-                           : s->pos.deploy_tp.line ? s->pos.deploy_tp
-                                                   : s->pos.hardware_gpu;
-        sim_diag_error(d, s->file, at.line, at.col, "deploy: %s", why);
-        return SIM_EINFEASIBLE;
-    }
-    /* Every pool's GPU kind must hold the replica too. */
-    for (int i = 0; i < s->npools; i++) {
-        const struct gpu_spec *pg;
-        if (s->pools[i].gpu == NULL)
-            continue;
-        pg = find_gpu(s, s->pools[i].gpu, s->pos.pools, "pools.gpu", d);
-        if (pg == NULL)
-            return SIM_EINVAL;
-        if (init_perf(s, a, pg, tp, &perf, why, sizeof(why)) != 0) {
-            sim_diag_error(d, s->file, s->pos.pools.line, s->pos.pools.col,
-                           "pools[%d]: %s", i, why);
-            return SIM_EINFEASIBLE;
-        }
-    }
-    plan->tp = tp;
-    plan->gpus_per_replica = perf.gpus; /* tp x data-parallel attention x pp */
-    plan->price_usd_per_gpu_hour = isnan(s->hardware.price_usd_per_gpu_hour)
-                                       ? g->price_usd_per_hour
-                                       : s->hardware.price_usd_per_gpu_hour;
-    return 0;
 }
 
 void *cl__policy_params(const struct pol_entry *e, const struct cl_scenario *s,
@@ -613,17 +462,21 @@ static int check_all(const struct cl_scenario *s, struct cl_plan *plan,
                      struct sim_diag *d)
 {
     const struct cl_cluster *c = &s->cluster;
+    const struct cl_engine *e = cl__engine_for(s->server.kind);
+    int rc;
 
     memset(plan, 0, sizeof(*plan));
-    if (s->server.kind == CL_SRV_LLM) {
-        int rc = check_llm(s, plan, d);
-        if (rc != 0)
-            return rc;
-    } else {
-        plan->tp = 1;
-        plan->gpus_per_replica = 1;
-        plan->price_usd_per_gpu_hour = s->server.price_usd_per_hour;
+    if (e == NULL) {
+        char *names = cl__engine_names();
+        sim_diag_error(d, s->file, 0, 0,
+                       "server.kind: unknown kind %d; valid: %s",
+                       s->server.kind, names);
+        free(names);
+        return SIM_EINVAL;
     }
+    rc = e->ops->plan(s, plan, d);
+    if (rc != 0)
+        return rc;
     plan->elastic = c->min_gpus >= 1 && c->replicas < 1;
     if (plan->elastic) {
         int tp = plan->gpus_per_replica;
@@ -700,14 +553,12 @@ static int pools_init(struct cl_world *w, const struct cl_plan *plan,
 {
     const struct cl_scenario *s = w->scn;
     int n = s->npools > 0 ? s->npools : 1;
-    char why[512];
 
     w->pools = xcalloc((size_t)n, sizeof(*w->pools));
     w->npools = n;
     for (int i = 0; i < n; i++) {
         struct cl_pool_rt *p = &w->pools[i];
         struct cl_dist prov = {CL_DIST_FIXED, NAN, NAN, NAN, 120.0, NAN, NAN};
-        const struct gpu_spec *g;
 
         if (s->npools > 0) {
             const struct cl_pool *cp = &s->pools[i];
@@ -728,23 +579,19 @@ static int pools_init(struct cl_world *w, const struct cl_plan *plan,
         if (wl_dist_init(&p->provision, &prov, "pools.provision", d) != 0)
             return SIM_EINVAL;
         p->provision_mean_s = isnan(prov.mean) ? prov.value : prov.mean;
-        g = cl_gpu_find(s, p->gpu);
-        if (s->server.kind == CL_SRV_LLM) {
-            if (g == NULL || init_perf(s, resolve_arch(s, d), g, plan->tp,
-                                       &p->perf, why, sizeof(why)) != 0)
-                return SIM_EINFEASIBLE;
-            if (cl__llm_kv_cap_tokens(&s->server, &p->perf) > w->kv_cap_max)
-                w->kv_cap_max = cl__llm_kv_cap_tokens(&s->server, &p->perf);
+        /* The plan's price and no KV cache, unless the engine builds a
+         * replica model for the pool; the pool's own price wins. */
+        p->price = plan->price_usd_per_gpu_hour;
+        p->kv_tokens = NAN;
+        if (w->engine->ops->pool_init != NULL) {
+            int rc = w->engine->ops->pool_init(w, i, plan, d);
+            if (rc != 0)
+                return rc;
         }
+        if (p->kv_cap_tokens > w->kv_cap_max)
+            w->kv_cap_max = p->kv_cap_tokens;
         if (s->npools > 0 && !isnan(s->pools[i].price_usd_per_gpu_hour))
             p->price = s->pools[i].price_usd_per_gpu_hour;
-        else if (s->server.kind == CL_SRV_LLM && g != NULL &&
-                 (s->npools > 0 || isnan(s->hardware.price_usd_per_gpu_hour)))
-            p->price = s->npools > 0 && s->pools[i].gpu != NULL
-                           ? g->price_usd_per_hour
-                           : plan->price_usd_per_gpu_hour;
-        else
-            p->price = plan->price_usd_per_gpu_hour;
     }
     return 0;
 }
@@ -771,9 +618,10 @@ static void initial_replicas(struct cl_world *w, int n)
     }
 }
 
-static void add_notes(const struct cl_scenario *s, const struct cl_plan *p,
+static void add_notes(const struct cl_world *w, const struct cl_plan *p,
                       struct cl_results *res)
 {
+    const struct cl_scenario *s = w->scn;
     const struct cl_cluster *c = &s->cluster;
     char *n;
 
@@ -785,12 +633,8 @@ static void add_notes(const struct cl_scenario *s, const struct cl_plan *p,
         cl_results_note(res, n);
         free(n);
     }
-    if (c->kv_cache_offload && !s->server.prefix_caching &&
-        s->server.kind == CL_SRV_LLM) {
-        cl_results_note(res, "kv_cache_offload: only prefix-cache blocks are "
-                             "offloaded; set server.prefix_caching: true "
-                             "(kv stays in hbm)");
-    }
+    if (w->engine->ops->notes != NULL)
+        w->engine->ops->notes(s, res);
     if (c->rdma_interface != NULL) {
         n = xasprintf("rdma_interface %s is used by calibration and ignored "
                       "by the simulator",
@@ -798,7 +642,7 @@ static void add_notes(const struct cl_scenario *s, const struct cl_plan *p,
         cl_results_note(res, n);
         free(n);
     }
-    if (s->server.kind == CL_SRV_LLM && s->deploy.tp < 1) {
+    if (p->tp_chosen) {
         n = xasprintf("deploy.tp not set: using tp=%d", p->tp);
         cl_results_note(res, n);
         free(n);
@@ -850,9 +694,11 @@ int cl__world_open(struct cl_world *w, const struct cl_scenario *s,
                        "cluster (cluster.min_gpus and max_gpus)");
         rc = SIM_EINVAL;
     }
-    if (rc == 0 && s->server.kind == CL_SRV_ABSTRACT &&
-        wl_dist_init(&w->service, &s->server.service, "server.service", d) != 0)
-        rc = SIM_EINVAL;
+    w->scn = s;
+    if (rc == 0) {
+        w->engine = cl__engine_for(s->server.kind);
+        rc = w->engine->ops->world_init(w, d);
+    }
     if (rc != 0)
         return rc;
     out->scenario_name = xstrdup(s->name ? s->name : "");
@@ -874,7 +720,6 @@ int cl__world_open(struct cl_world *w, const struct cl_scenario *s,
     w->warmup =
         (uint64_t)floor((double)w->expected * s->metrics.warmup_fraction);
 
-    w->scn = s;
     w->opts = opts;
     w->diag = d;
     w->res = out;
@@ -901,8 +746,6 @@ int cl__world_open(struct cl_world *w, const struct cl_scenario *s,
     sim_tavg_init(&w->waiting, 0, 0.0);
     sim_tavg_init(&w->running, 0, 0.0);
     sim_tavg_init(&w->replicas_up, 0, 0.0);
-    sim_tavg_init(&w->busy, 0, 0.0);
-    sim_tavg_init(&w->gpus_held, 0, 0.0);
     sim_tavg_init(&w->iv_waiting, 0, 0.0);
     sim_tavg_init(&w->iv_running, 0, 0.0);
     sim_tavg_init(&w->iv_replicas, 0, 0.0);
@@ -910,7 +753,7 @@ int cl__world_open(struct cl_world *w, const struct cl_scenario *s,
     rc = cl__orch_init(w, d);
     if (rc != 0)
         return rc;
-    add_notes(s, &plan, out);
+    add_notes(w, &plan, out);
 
     initial_replicas(w, plan.initial_replicas);
     /* Sizes seen count from the cluster as it stands at t = 0. */
@@ -939,12 +782,7 @@ int cl__world_close(struct cl_world *w, struct cl_results *out)
     out->requests_completed = w->completed;
     out->requests_dropped = w->dropped;
     out->requests_retried = w->retried;
-    out->preemptions = w->preemptions;
-    cl__llm_kv_results(w, out);
     classes_results(w, out);
-    out->kv_blocks_peak = w->kv_blocks_peak;
-    for (int k = 0; k < w->nreps; k++)
-        out->kv_blocks_end += cl__llm_blocks_used(w->reps[k]);
     out->input_tokens = w->input_tokens;
     out->output_tokens = w->output_tokens;
     out->sim_time_s = sim_ns_to_s(end_ns);
@@ -971,12 +809,12 @@ int cl__world_close(struct cl_world *w, struct cl_results *out)
         w->measured > 0)
         out->slo_attainment = (double)w->slo_met / (double)w->measured;
     out->queue_len_mean = end_ns > 0 ? sim_tavg_mean(&w->waiting, end_ns) : 0;
-    if (s->server.kind == CL_SRV_ABSTRACT && end_ns > 0 &&
-        out->replicas_mean > 0)
-        out->utilization = sim_tavg_mean(&w->busy, end_ns) /
-                           (out->replicas_mean * s->server.concurrency);
-    else
-        out->utilization = NAN;
+    /* Ratios only one engine has read NAN (not measured) unless it fills
+     * them; its counters stay 0. */
+    out->utilization = NAN;
+    out->prefix_hit_rate = NAN;
+    out->pd_transfer_ms_mean = NAN;
+    w->engine->ops->results(w, end_ns, out);
     out->scale_events = w->scale_events;
     out->cold_starts = w->cold_starts;
     out->failures = w->failures;
@@ -1017,7 +855,8 @@ void cl__world_free(struct cl_world *w)
     cl__route_fini(w);
     cl__rseries_fini(w);
     cl__replicas_free(w);
-    cl__llm_world_fini(w);
+    if (w->engine != NULL)
+        w->engine->ops->world_fini(w);
     free(w->classes);
     while (w->queue.head != NULL)
         cl__req_free(w, cl__fifo_pop(&w->queue));

@@ -32,6 +32,7 @@ struct cl_plan {
     int replicas; /* at t = 0 */
     int gpus_per_replica;
     int tp;
+    int tp_chosen;                 /* deploy.tp unset: the engine chose tp */
     double price_usd_per_gpu_hour; /* of hardware.gpu */
     int elastic;                   /* min_gpus/max_gpus with a policy */
     int min_replicas;

@@ -72,13 +72,23 @@
 #include <string.h>
 
 #include "models/cluster/cluster-int.h"
+#include "models/cluster/kvcache.h"
 #include "models/gpu/gpu.h"
 #include "models/net/net.h"
 #include "sim/time.h"
 #include "base/xalloc.h"
 
+/* The engine's world state (w->engine_state). */
+struct llm_world {
+    struct cl_kv_world kv;  /* prefix cache, offload, swap, P/D (kvcache.h) */
+    int64_t kv_blocks_peak; /* most KV blocks one replica held */
+    uint64_t preemptions;   /* running requests whose KV was dropped */
+};
+
+/* A serving replica's engine (rep->engine_state). */
 struct cl_llm_replica {
     struct cl_replica *rep;
+    struct llm_world *lw;            /* its world's */
     const struct perf_replica *perf; /* of the replica's pool */
     struct sim_event iter_ev;
     int stepping;    /* an iteration is in flight */
@@ -117,7 +127,6 @@ struct cl_llm_replica {
     const struct net_link *rdma; /* the remote tier's link, or NULL */
     double pcie_bytes_gpu;       /* this iteration's transfers, per GPU */
     double rdma_bytes_gpu;
-    uint64_t lookups, hits; /* blocks, cumulative */
     uint64_t gen; /* bumped when a lookup may find more or claim less */
     int plain;    /* no caching, swap or P/D: admission as before */
     int role;     /* enum pd_role */
@@ -131,6 +140,12 @@ enum pd_role {
 };
 
 static void kick(struct cl_llm_replica *e);
+static void llm_arrive(struct cl_world *w, struct cl_req *r);
+
+static struct cl_llm_replica *llm_of(const struct cl_replica *rep)
+{
+    return rep->engine_state;
+}
 
 /* The RDMA link of each enum cl_kv_link, in the net catalog. */
 static const char *const kv_link_names[] = {
@@ -180,7 +195,7 @@ static uint64_t hash_of(const struct cl_llm_replica *e, const struct cl_req *r,
  * (memo_blocked()). */
 static void remote_put(struct cl_llm_replica *e, uint64_t h)
 {
-    struct cl_kv_world *kv = &e->rep->w->kv;
+    struct cl_kv_world *kv = &e->lw->kv;
     int32_t i;
     if (e->rdma == NULL || kv->remote_cap <= 0) {
         e->gen++; /* dropped */
@@ -202,7 +217,7 @@ static void remote_put(struct cl_llm_replica *e, uint64_t h)
  * memory evicts goes to the remote tier. */
 static void host_put(struct cl_llm_replica *e, uint64_t h)
 {
-    struct cl_kv_world *kv = &e->rep->w->kv;
+    struct cl_kv_world *kv = &e->lw->kv;
     int32_t i;
     if (e->host_cap <= 0) {
         remote_put(e, h);
@@ -247,8 +262,8 @@ static int tier_of(const struct cl_llm_replica *e, uint64_t h)
         return -1;
     if (e->host_cap > 0 && cl_kvtier_find(&e->host, h) >= 0)
         return 1;
-    if (e->rdma != NULL && e->rep->w->kv.remote_ready &&
-        cl_kvtier_find(&e->rep->w->kv.remote, h) >= 0)
+    if (e->rdma != NULL && e->lw->kv.remote_ready &&
+        cl_kvtier_find(&e->lw->kv.remote, h) >= 0)
         return 2;
     return -1;
 }
@@ -283,7 +298,7 @@ static int64_t lookup(const struct cl_llm_replica *e, const struct cl_req *r,
  * fetching those in a lower tier into new HBM blocks. */
 static void take_prefix(struct cl_llm_replica *e, struct cl_req *r, int64_t n)
 {
-    struct cl_kv_world *kv = &e->rep->w->kv;
+    struct cl_kv_world *kv = &e->lw->kv;
     for (int64_t j = 0; j < n; j++) {
         uint64_t h = hash_of(e, r, j);
         int32_t i = cl_kvtier_find(&e->gpu, h);
@@ -369,13 +384,6 @@ static void release(struct cl_llm_replica *e, struct cl_req *r, int64_t blocks)
 int64_t cl__llm_kv_peak_tokens(const struct cl_req *r)
 {
     return r->prompt_tokens + (r->output_tokens > 1 ? r->output_tokens : 1) - 1;
-}
-
-int64_t cl__llm_kv_cap_tokens(const struct cl_server *sv,
-                              const struct perf_replica *perf)
-{
-    int64_t b = sv->block_tokens > 0 ? sv->block_tokens : 16;
-    return perf_kv_capacity_tokens(perf) / b * b;
 }
 
 /* The growth phase of decoder r: it needs a new block in iteration j iff
@@ -491,7 +499,7 @@ static struct cl_req *victim(const struct cl_llm_replica *e)
  * recomputed. */
 static void swap_out(struct cl_llm_replica *e, struct cl_req *r, int64_t tokens)
 {
-    struct cl_kv_world *kv = &e->rep->w->kv;
+    struct cl_kv_world *kv = &e->lw->kv;
     int64_t nb = blocks_of(e, tokens);
     if (e->rep->w->scn->server.preemption != CL_PREEMPT_SWAP || tokens <= 0)
         return;
@@ -534,7 +542,7 @@ static void preempt(struct cl_llm_replica *e, struct cl_req *r)
     r->chunk = 0;
     r->npreempt++;
     e->nseqs--;
-    w->preemptions++;
+    e->lw->preemptions++;
     cl__set_running(w, -1);
     wait_push(e, r, 1);
     cl__set_waiting(w, +1);
@@ -568,7 +576,7 @@ static int memo_blocked(const struct cl_llm_replica *e, const struct cl_req *r,
                         int64_t target)
 {
     int64_t start, logical, need;
-    if (r->memo_rep != e || r->memo_gen != e->gen + e->rep->w->kv.remote_gen)
+    if (r->memo_rep != e || r->memo_gen != e->gen + e->lw->kv.remote_gen)
         return 0;
     need = admit_need(e, target, r->memo_nhit, r->memo_claim, &start, &logical);
     return e->blocks_used + need > e->cap_blocks;
@@ -627,7 +635,7 @@ static void admit(struct cl_llm_replica *e)
                 break; /* as before: a lookup would find no more now */
             nhit = lookup(e, r, 0, &claim);
             r->memo_rep = e;
-            r->memo_gen = e->gen + w->kv.remote_gen;
+            r->memo_gen = e->gen + e->lw->kv.remote_gen;
             r->memo_nhit = nhit;
             r->memo_claim = claim;
             start = nhit * e->block_tokens;
@@ -653,24 +661,24 @@ static void admit(struct cl_llm_replica *e)
         } else if (r->swapped_tokens > 0) {
             e->swap_used -= blocks_of(e, r->swapped_tokens);
             e->pcie_bytes_gpu += (double)r->swapped_tokens * e->tok_bytes_gpu;
-            w->kv.swaps_in++;
-            w->kv.swap_bytes +=
+            e->lw->kv.swaps_in++;
+            e->lw->kv.swap_bytes +=
                 (uint64_t)llround((double)r->swapped_tokens * e->tok_bytes);
             r->swapped_tokens = 0;
         } else if (r->hashes != NULL && e->caching) {
             int64_t nh = hashed_blocks(e, r);
             take_prefix(e, r, nhit);
-            e->lookups += (uint64_t)nh;
-            e->hits += (uint64_t)nhit;
-            w->kv.lookup_blocks += (uint64_t)nh;
-            w->kv.hit_blocks += (uint64_t)nhit;
+            e->rep->ctr.prefix_queries += (uint64_t)nh;
+            e->rep->ctr.prefix_hits += (uint64_t)nhit;
+            e->lw->kv.lookup_blocks += (uint64_t)nh;
+            e->lw->kv.hit_blocks += (uint64_t)nhit;
         } else if (e->caching && !isnan(w->scn->workload.prefix_hit_rate)) {
             int64_t nh = r->prompt_tokens / e->block_tokens;
-            e->lookups += (uint64_t)nh;
-            e->hits += (uint64_t)(start / e->block_tokens);
-            w->kv.lookup_blocks += (uint64_t)nh;
-            w->kv.hit_blocks += (uint64_t)(start / e->block_tokens);
-            w->kv.hit_gpu += (uint64_t)(start / e->block_tokens);
+            e->rep->ctr.prefix_queries += (uint64_t)nh;
+            e->rep->ctr.prefix_hits += (uint64_t)(start / e->block_tokens);
+            e->lw->kv.lookup_blocks += (uint64_t)nh;
+            e->lw->kv.hit_blocks += (uint64_t)(start / e->block_tokens);
+            e->lw->kv.hit_gpu += (uint64_t)(start / e->block_tokens);
         }
         e->blocks_used += need;
         reclaim(e);
@@ -709,7 +717,7 @@ static void on_pd_landed(struct sim_loop *loop, struct sim_event *ev)
     struct cl_world *w = r->rep->w;
     if (r->first_token_ns < 0)
         r->first_token_ns = sim_loop_now(loop);
-    cl__llm_arrive(w, r);
+    llm_arrive(w, r);
 }
 
 /* P/D: a prefill replica has made r's first token: r leaves it and its KV
@@ -733,9 +741,9 @@ static void handoff(struct cl_llm_replica *e, struct cl_req *r)
     r->prefilled = 0;
     r->dec_iter = -1;
     r->pd_tokens = tokens;
-    w->kv.pd_transfers++;
-    w->kv.pd_bytes += (uint64_t)llround((double)tokens * e->tok_bytes);
-    w->kv.pd_transfer_ns += t;
+    e->lw->kv.pd_transfers++;
+    e->lw->kv.pd_bytes += (uint64_t)llround((double)tokens * e->tok_bytes);
+    e->lw->kv.pd_transfer_ns += t;
     sim_event_init(&r->ev, on_pd_landed, r);
     sim_loop_after(w->loop, &r->ev, t > 0 ? t : 0);
 }
@@ -883,8 +891,8 @@ static void kick(struct cl_llm_replica *e)
         return; /* idle until the next arrival */
     e->decode_in_flight = b.decode_seqs;
     /* Blocks only shrink between kicks, so this sees every peak. */
-    if (e->blocks_used > w->kv_blocks_peak)
-        w->kv_blocks_peak = e->blocks_used;
+    if (e->blocks_used > e->lw->kv_blocks_peak)
+        e->lw->kv_blocks_peak = e->blocks_used;
     dt = perf_iteration_ns(e->perf, &b);
     if (w->link_factor < 1.0) {
         /* A degraded link: the all-reduce term takes 1/factor as long.
@@ -902,7 +910,7 @@ static void kick(struct cl_llm_replica *e)
             net_p2p_ns(e->rdma, e->rdma_bytes_gpu) > t)
             t = net_p2p_ns(e->rdma, e->rdma_bytes_gpu);
         dt += (int64_t)llround(t);
-        w->kv.transfer_ns += (int64_t)llround(t);
+        e->lw->kv.transfer_ns += (int64_t)llround(t);
         e->pcie_bytes_gpu = e->rdma_bytes_gpu = 0;
     }
     if (dt < 1)
@@ -958,24 +966,37 @@ static void kv_init(struct cl_world *w, struct cl_llm_replica *e)
             : 0;
     if (sv->kv_offload.remote_bytes > 0) {
         e->rdma = net_link_find(kv_link_names[sv->kv_offload.remote_link]);
-        if (!w->kv.remote_ready) {
-            cl_kvtier_init(&w->kv.remote);
-            w->kv.remote_ready = 1;
-            w->kv.remote_cap =
+        if (!e->lw->kv.remote_ready) {
+            cl_kvtier_init(&e->lw->kv.remote);
+            e->lw->kv.remote_ready = 1;
+            e->lw->kv.remote_cap =
                 (int64_t)(sv->kv_offload.remote_bytes /
                           ((double)e->block_tokens * e->tok_bytes));
         }
     }
 }
 
-void cl__llm_world_fini(struct cl_world *w)
+static int llm_world_init(struct cl_world *w, struct sim_diag *d)
 {
-    if (w->kv.remote_ready)
-        cl_kvtier_fini(&w->kv.remote);
-    w->kv.remote_ready = 0;
+    (void)d;
+    w->engine_state = xcalloc(1, sizeof(struct llm_world));
+    return 0;
 }
 
-void cl__llm_req_hashes(struct cl_req *r, const struct wl_request *q)
+static void llm_world_fini(struct cl_world *w)
+{
+    struct llm_world *lw = w->engine_state;
+
+    if (lw == NULL)
+        return;
+    if (lw->kv.remote_ready)
+        cl_kvtier_fini(&lw->kv.remote);
+    free(lw);
+    w->engine_state = NULL;
+}
+
+/* Copies the block hashes of q into r (nothing without hashes). */
+static void req_hashes(struct cl_req *r, const struct wl_request *q)
 {
     free(r->hashes);
     r->hashes = NULL;
@@ -989,11 +1010,22 @@ void cl__llm_req_hashes(struct cl_req *r, const struct wl_request *q)
     r->hash_tokens = q->block_tokens;
 }
 
-void cl__llm_ready(struct cl_world *w, struct cl_replica *rep)
+/* Prompts of replicas with prefix caching carry their block hashes; a
+ * request that could never fit a replica's KV cache is refused. */
+static int llm_accept(struct cl_world *w, struct cl_req *r,
+                      const struct wl_request *q)
+{
+    if (w->scn->server.prefix_caching)
+        req_hashes(r, q);
+    return cl__llm_kv_peak_tokens(r) <= w->kv_cap_max;
+}
+
+static void llm_ready(struct cl_world *w, struct cl_replica *rep)
 {
     struct cl_llm_replica *e = xcalloc(1, sizeof(*e));
     const struct cl_server *sv = &w->scn->server;
     e->rep = rep;
+    e->lw = w->engine_state;
     e->perf = &w->pools[rep->pool].perf;
     e->block_tokens = sv->block_tokens > 0 ? sv->block_tokens : 16;
     e->cap_blocks = perf_kv_capacity_tokens(e->perf) / e->block_tokens;
@@ -1004,8 +1036,8 @@ void cl__llm_ready(struct cl_world *w, struct cl_replica *rep)
          * is short of. */
         int nprefill = 0;
         for (int k = 0; k < w->nreps; k++)
-            if (w->reps[k]->llm != NULL && w->reps[k]->state != CL_R_GONE &&
-                w->reps[k]->llm->role == PD_PREFILL)
+            if (llm_of(w->reps[k]) != NULL && w->reps[k]->state != CL_R_GONE &&
+                llm_of(w->reps[k])->role == PD_PREFILL)
                 nprefill++;
         e->role = nprefill < w->scn->deploy.disaggregation.prefill_replicas
                       ? PD_PREFILL
@@ -1013,30 +1045,28 @@ void cl__llm_ready(struct cl_world *w, struct cl_replica *rep)
     }
     sim_event_init(&e->iter_ev, on_iteration_end, e);
     sim_heap_init(&e->decoding);
-    rep->llm = e;
+    rep->engine_state = e;
     /* Requests held while no replica served go out now. */
     while (w->queue.head != NULL) {
         struct cl_req *r = cl__fifo_pop(&w->queue);
         cl__set_waiting(w, -1);
-        cl__llm_arrive(w, r);
+        llm_arrive(w, r);
     }
 }
 
-void cl__llm_free(struct cl_replica *rep)
+static void llm_replica_free(struct cl_world *w, struct cl_replica *rep)
 {
-    if (rep == NULL || rep->llm == NULL)
-        return;
-    sim_heap_fini(&rep->llm->decoding);
-    cl_kvtier_fini(&rep->llm->gpu);
-    cl_kvtier_fini(&rep->llm->host);
-    free(rep->llm->phase_n);
-    free(rep->llm);
-    rep->llm = NULL;
-}
+    struct cl_llm_replica *e = llm_of(rep);
 
-int64_t cl__llm_blocks_used(const struct cl_replica *rep)
-{
-    return rep->llm != NULL ? rep->llm->blocks_used : 0;
+    (void)w;
+    if (e == NULL)
+        return;
+    sim_heap_fini(&e->decoding);
+    cl_kvtier_fini(&e->gpu);
+    cl_kvtier_fini(&e->host);
+    free(e->phase_n);
+    free(e);
+    rep->engine_state = NULL;
 }
 
 /* Hands every request of fifo q back to the router. A swapped request's
@@ -1045,19 +1075,20 @@ static void reroute(struct cl_world *w, struct cl_fifo *q, int was_waiting)
 {
     struct cl_req *r;
     while ((r = cl__fifo_pop(q)) != NULL) {
-        if (r->swapped_tokens > 0 && r->rep != NULL && r->rep->llm != NULL)
-            r->rep->llm->swap_used -= blocks_of(r->rep->llm, r->swapped_tokens);
+        struct cl_llm_replica *held = r->rep != NULL ? llm_of(r->rep) : NULL;
+        if (r->swapped_tokens > 0 && held != NULL)
+            held->swap_used -= blocks_of(held, r->swapped_tokens);
         r->swapped_tokens = 0;
         r->pd_tokens = 0; /* the KV it received is lost: prefill again */
         if (was_waiting)
             cl__set_waiting(w, -1);
-        cl__llm_arrive(w, r);
+        llm_arrive(w, r);
     }
 }
 
-void cl__llm_drain(struct cl_world *w, struct cl_replica *rep)
+static void llm_drain(struct cl_world *w, struct cl_replica *rep)
 {
-    struct cl_llm_replica *e = rep->llm;
+    struct cl_llm_replica *e = llm_of(rep);
     reroute(w, &e->waiting, 1);
     update_busy(e);
     if (e->nseqs == 0 && !e->stepping)
@@ -1081,12 +1112,12 @@ static void restart(struct cl_world *w, struct cl_req *r)
     r->retries++;
     w->retried++;
     cl__set_running(w, -1);
-    cl__llm_arrive(w, r);
+    llm_arrive(w, r);
 }
 
-void cl__llm_fail(struct cl_world *w, struct cl_replica *rep)
+static void llm_fail(struct cl_world *w, struct cl_replica *rep)
 {
-    struct cl_llm_replica *e = rep->llm;
+    struct cl_llm_replica *e = llm_of(rep);
     struct cl_req *r;
 
     sim_loop_cancel(w->loop, &e->iter_ev);
@@ -1102,21 +1133,23 @@ void cl__llm_fail(struct cl_world *w, struct cl_replica *rep)
     e->run_head = e->run_tail = NULL;
     e->ctx_sum = 0;
     cl__replica_set_busy(w, rep, 0);
-    cl__llm_free(rep);
+    llm_replica_free(w, rep);
 }
 
-void cl__llm_gauges(const struct cl_replica *rep, double *running,
-                    double *waiting, double *kv_usage)
+void cl__llm_gauges(const struct cl_world *w, const struct cl_replica *rep,
+                    struct cl_gauges *g)
 {
-    const struct cl_llm_replica *e = rep->llm;
+    const struct cl_llm_replica *e = llm_of(rep);
+
+    (void)w;
     if (e == NULL) {
-        *running = *waiting = *kv_usage = 0;
+        g->running = g->waiting = g->kv_usage = 0;
         return;
     }
-    *running = (double)e->nseqs;
-    *waiting = (double)e->waiting.n;
+    g->running = (double)e->nseqs;
+    g->waiting = (double)e->waiting.n;
     /* vLLM's kv_cache_usage_perc: blocks in use over blocks. */
-    *kv_usage =
+    g->kv_usage =
         e->cap_blocks > 0 ? (double)e->blocks_used / (double)e->cap_blocks : 0;
 }
 
@@ -1131,13 +1164,12 @@ static int pd_route(struct cl_world *w, struct cl_req *r)
     int64_t need = cl__llm_kv_peak_tokens(r);
     for (int k = 0; k < w->nreps; k++) {
         struct cl_replica *rep = w->reps[k];
-        if (rep->state != CL_R_SERVING || rep->llm == NULL ||
-            rep->llm->role != role ||
-            need > cl__llm_kv_cap_tokens(&w->scn->server,
-                                         &w->pools[rep->pool].perf))
+        struct cl_llm_replica *e = llm_of(rep);
+        if (rep->state != CL_R_SERVING || e == NULL || e->role != role ||
+            need > w->pools[rep->pool].kv_cap_tokens)
             continue;
-        if (best == NULL || load(rep->llm) < load(best))
-            best = rep->llm;
+        if (best == NULL || load(e) < load(best))
+            best = e;
     }
     if (best == NULL)
         return 0;
@@ -1149,7 +1181,7 @@ static int pd_route(struct cl_world *w, struct cl_req *r)
     return 1;
 }
 
-void cl__llm_arrive(struct cl_world *w, struct cl_req *r)
+static void llm_arrive(struct cl_world *w, struct cl_req *r)
 {
     if (w->scn->deploy.disaggregation.enabled) {
         if (!pd_route(w, r)) {
@@ -1165,7 +1197,7 @@ void cl__llm_arrive(struct cl_world *w, struct cl_req *r)
      * least-outstanding, is join-shortest-queue over waiting + admitted
      * with ties to the lowest slot. O(replicas). */
     struct cl_replica *to = cl__route(w, r);
-    struct cl_llm_replica *best = to != NULL ? to->llm : NULL;
+    struct cl_llm_replica *best = to != NULL ? llm_of(to) : NULL;
 
     r->rep = NULL;
     if (best == NULL) {
@@ -1184,24 +1216,28 @@ void cl__llm_arrive(struct cl_world *w, struct cl_req *r)
 int64_t cl__llm_prefix_cached_tokens(const struct cl_replica *rep,
                                      const struct cl_req *r)
 {
+    const struct cl_llm_replica *e = llm_of(rep);
     int64_t claim, n;
-    if (rep->llm == NULL)
+    if (e == NULL)
         return 0;
-    n = lookup(rep->llm, r, 1, &claim) * rep->llm->block_tokens;
+    n = lookup(e, r, 1, &claim) * e->block_tokens;
     return n < r->prompt_tokens ? n : r->prompt_tokens;
 }
 
-double cl__llm_prefix_hit_rate(const struct cl_replica *rep)
+/* The prefix-cache, offload, swap and P/D figures, the preemptions and
+ * the KV blocks held at the peak and at the end. */
+static void llm_results(const struct cl_world *w, int64_t end_ns,
+                        struct cl_results *out)
 {
-    const struct cl_llm_replica *e = rep->llm;
-    if (e == NULL || e->lookups == 0)
-        return NAN;
-    return (double)e->hits / (double)e->lookups;
-}
+    const struct llm_world *lw = w->engine_state;
+    const struct cl_kv_world *kv = &lw->kv;
 
-void cl__llm_kv_results(const struct cl_world *w, struct cl_results *out)
-{
-    const struct cl_kv_world *kv = &w->kv;
+    (void)end_ns;
+    out->preemptions = lw->preemptions;
+    out->kv_blocks_peak = lw->kv_blocks_peak;
+    for (int k = 0; k < w->nreps; k++)
+        if (llm_of(w->reps[k]) != NULL)
+            out->kv_blocks_end += llm_of(w->reps[k])->blocks_used;
     out->prefix_hit_rate = kv->lookup_blocks > 0 ? (double)kv->hit_blocks /
                                                        (double)kv->lookup_blocks
                                                  : NAN;
@@ -1225,3 +1261,32 @@ void cl__llm_kv_results(const struct cl_world *w, struct cl_results *out)
             ? (double)kv->pd_transfer_ns / (double)kv->pd_transfers * 1e-6
             : NAN;
 }
+
+static const struct cl_engine_ops ops = {
+    .version = CL_ENGINE_API_VERSION,
+    .plan = cl__llm_plan,
+    .world_init = llm_world_init,
+    .pool_init = cl__llm_pool_init,
+    .notes = cl__llm_notes,
+    .accept = llm_accept,
+    .arrive = llm_arrive,
+    .ready = llm_ready,
+    .drain = llm_drain,
+    .fail = llm_fail,
+    .replica_free = llm_replica_free,
+    .gauges = cl__llm_gauges,
+    .results = llm_results,
+    .world_fini = llm_world_fini,
+};
+
+const struct cl_engine cl__engine_llm = {
+    .name = "llm",
+    .summary = "an LLM replica with continuous batching, chunked prefill and "
+               "a paged KV cache with prefix caching, offload, swap and P/D, "
+               "after vLLM's V1 scheduler (FACTS.md section 5.1); iteration "
+               "time from the roofline step model (docs/step-time.md)",
+    .kind = CL_SRV_LLM,
+    .streams_tokens = 1,
+    .central_queue = 0,
+    .ops = &ops,
+};

@@ -26,6 +26,11 @@
 #include "base/errors.h"
 #include "sim/time.h"
 
+struct cl_link_ev {
+    struct sim_event ev;
+    struct cl_world *w;
+};
+
 void cl__counters_init(struct cl_counters *c)
 {
     memset(c, 0, sizeof(*c));
@@ -93,7 +98,7 @@ static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s)
     struct cl_counters d;
     struct pol_window pw;
     double span;
-    int n = 0;
+    int n = 0, kv_ready = 0;
 
     memset(s, 0, sizeof(*s));
     s->api_version = POL_API_VERSION;
@@ -120,6 +125,7 @@ static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s)
         struct cl_replica *rep = w->reps[i];
         struct pol_replica *pr;
         struct cl_counters rd;
+        struct cl_gauges g;
         double rspan;
 
         if (rep->state == CL_R_GONE)
@@ -133,19 +139,13 @@ static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s)
         pr->age_s = rep->state == CL_R_SERVING || rep->state == CL_R_DRAINING
                         ? sim_ns_to_s(now - rep->ready_ns)
                         : 0;
-        if (w->scn->server.kind == CL_SRV_LLM) {
-            cl__llm_gauges(rep, &pr->num_running, &pr->num_waiting,
-                           &pr->kv_usage);
-            pr->kv_capacity_tokens =
-                (double)perf_kv_capacity_tokens(&w->pools[rep->pool].perf);
-        } else {
-            pr->num_running = rep->slots_busy;
-            pr->num_waiting = w->n_serving > 0 && pr->state == POL_RS_READY
-                                  ? (double)w->queue.n / w->n_serving
-                                  : 0;
-            pr->kv_usage = NAN;
-            pr->kv_capacity_tokens = NAN;
-        }
+        cl__replica_gauges(w, rep, &g);
+        pr->num_running = g.running;
+        pr->num_waiting = g.waiting;
+        pr->kv_usage = g.kv_usage;
+        pr->kv_capacity_tokens = w->pools[rep->pool].kv_tokens;
+        if (pr->state == POL_RS_READY && !isnan(g.kv_usage))
+            kv_ready++;
         /* A replica requested since the last evaluation has no
          * snapshot yet: its window is empty (win_delta leaves rd as is). */
         cl__counters_init(&rd);
@@ -155,9 +155,9 @@ static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s)
     }
     s->replicas = w->snap_reps;
     s->nreplicas = n;
-    pol_snapshot_sum_gauges(s, w->scn->server.kind == CL_SRV_LLM ? w->n_serving
-                                                                 : 0);
-    if (w->scn->server.kind == CL_SRV_LLM)
+    /* KV usage is the mean over the ready replicas that have a KV cache. */
+    pol_snapshot_sum_gauges(s, kv_ready);
+    if (!w->engine->central_queue)
         s->num_waiting += (double)w->queue.n; /* held, no replica yet */
 
     for (int p = 0; p < w->npools; p++) {

@@ -24,57 +24,69 @@
 #include "models/cluster/cluster-int.h"
 #include "base/xalloc.h"
 
-/* Reads rep's gauges: (running, waiting, KV usage) of an LLM engine, or
- * (busy slots, 0, NAN) for an abstract server (its queue is the
- * cluster's). */
-static void gauges(const struct cl_world *w, const struct cl_replica *rep,
-                   double *running, double *waiting, double *kv)
-{
-    if (w->scn->server.kind == CL_SRV_ABSTRACT) {
-        *running = (double)rep->slots_busy;
-        *waiting = 0;
-        *kv = NAN;
-        return;
-    }
-    cl__llm_gauges(rep, running, waiting, kv);
-}
+/* One replica's accumulators over the current series interval. The
+ * replica's slot may be reused once it is gone, so what a row needs is
+ * copied here each time the replica is seen. */
+struct cl_rseries {
+    struct cl_replica *rep; /* borrowed; rep->serial != serial once reused */
+    uint64_t serial;
+    int pool;
+    int state;                            /* enum cl_rstate, last seen */
+    struct sim_tavg running, waiting, kv; /* gauges, time-weighted */
+    uint64_t out0, prompt0, done0;        /* counters at interval start */
+    uint64_t out, prompt, done;           /* counters last seen */
+    double hit_rate;                      /* prefix cache, last close */
+};
+
+/* The world's series state (w->rseries). */
+struct cl_rseries_set {
+    struct cl_rseries *v; /* replicas tracked this interval, in order */
+    int n;
+    int cap;
+    size_t rows_cap; /* rows allocated in res->replica_series */
+};
 
 static struct cl_rseries *track(struct cl_world *w, struct cl_replica *rep)
 {
+    struct cl_rseries_set *t = w->rseries;
     struct cl_rseries *e;
     int64_t t0 = w->interval_start_ns;
 
-    if (w->nrser == w->cap_rser) {
-        w->cap_rser = w->cap_rser ? 2 * w->cap_rser : 16;
-        w->rser = xrealloc(w->rser, (size_t)w->cap_rser, sizeof(*w->rser));
+    if (t == NULL)
+        t = w->rseries = xcalloc(1, sizeof(*t));
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 16;
+        t->v = xrealloc(t->v, (size_t)t->cap, sizeof(*t->v));
     }
-    e = &w->rser[w->nrser++];
+    e = &t->v[t->n++];
     e->rep = rep;
     e->serial = rep->serial;
     e->pool = rep->pool;
     e->state = rep->state;
-    /* Zero until now: it did not exist, or held nothing, before. */
+    /* Zero until now: it did not exist, or held nothing, before; KV usage
+     * is NAN throughout for a replica without a KV cache. */
     sim_tavg_init(&e->running, t0, 0.0);
     sim_tavg_init(&e->waiting, t0, 0.0);
-    sim_tavg_init(&e->kv, t0, w->scn->server.kind == CL_SRV_ABSTRACT ? NAN : 0);
+    sim_tavg_init(&e->kv, t0, isnan(w->pools[rep->pool].kv_tokens) ? NAN : 0);
     e->out0 = e->out = 0;
     e->prompt0 = e->prompt = 0;
     e->done0 = e->done = 0;
     e->hit_rate = NAN;
-    rep->rseries = w->nrser;
+    rep->rseries = t->n;
     return e;
 }
 
-/* Copies rep's gauges and counters into e at time now. */
-static void see(struct cl_world *w, struct cl_rseries *e,
+/* Copies rep's own gauges and counters into e at time now. An abstract
+ * replica reports no waiting: its queue is the cluster's. */
+static void see(const struct cl_world *w, struct cl_rseries *e,
                 const struct cl_replica *rep, int64_t now)
 {
-    double running, waiting, kv;
+    struct cl_gauges g;
 
-    gauges(w, rep, &running, &waiting, &kv);
-    sim_tavg_set(&e->running, now, running);
-    sim_tavg_set(&e->waiting, now, waiting);
-    sim_tavg_set(&e->kv, now, kv);
+    w->engine->ops->gauges(w, rep, &g);
+    sim_tavg_set(&e->running, now, g.running);
+    sim_tavg_set(&e->waiting, now, g.waiting);
+    sim_tavg_set(&e->kv, now, g.kv_usage);
     e->out = rep->ctr.output_tokens;
     e->prompt = rep->ctr.prompt_tokens;
     e->done = rep->ctr.completed;
@@ -83,14 +95,16 @@ static void see(struct cl_world *w, struct cl_rseries *e,
 
 void cl__rseries_touch(struct cl_world *w, struct cl_replica *rep)
 {
+    const struct cl_rseries_set *t = w->rseries;
     struct cl_rseries *e = NULL;
 
     if (w->res == NULL)
         return;
-    if (rep->rseries > 0 && rep->rseries <= w->nrser &&
-        w->rser[rep->rseries - 1].rep == rep &&
-        w->rser[rep->rseries - 1].serial == rep->serial)
-        e = &w->rser[rep->rseries - 1];
+    /* rep->rseries > 0 only once track() has made the set. */
+    if (rep->rseries > 0 && rep->rseries <= t->n &&
+        t->v[rep->rseries - 1].rep == rep &&
+        t->v[rep->rseries - 1].serial == rep->serial)
+        e = &t->v[rep->rseries - 1];
     else if (rep->state == CL_R_GONE)
         return; /* its last row is written */
     else
@@ -111,16 +125,19 @@ static struct cl_replica_row *new_row(struct cl_world *w)
         res->replica_series_dropped++;
         return NULL;
     }
-    if (res->nreplica_series == w->rseries_cap) {
-        w->rseries_cap = w->rseries_cap ? 2 * w->rseries_cap : 256;
-        res->replica_series = xrealloc(res->replica_series, w->rseries_cap,
-                                       sizeof(*res->replica_series));
+    if (res->nreplica_series == w->rseries->rows_cap) {
+        w->rseries->rows_cap =
+            w->rseries->rows_cap ? 2 * w->rseries->rows_cap : 256;
+        res->replica_series =
+            xrealloc(res->replica_series, w->rseries->rows_cap,
+                     sizeof(*res->replica_series));
     }
     return &res->replica_series[res->nreplica_series++];
 }
 
 void cl__rseries_close(struct cl_world *w, int64_t start_ns, int64_t end_ns)
 {
+    struct cl_rseries_set *t;
     int keep = 0;
 
     /* Replicas not touched yet (provisioning, loading, idle) join now, in
@@ -128,15 +145,20 @@ void cl__rseries_close(struct cl_world *w, int64_t start_ns, int64_t end_ns)
     for (int s = 0; s < w->nreps; s++)
         if (w->reps[s]->state != CL_R_GONE && w->reps[s]->rseries == 0)
             track(w, w->reps[s]);
-    for (int i = 0; i < w->nrser; i++) {
-        struct cl_rseries *e = &w->rser[i];
+    t = w->rseries;
+    if (t == NULL)
+        return; /* no replica yet */
+    for (int i = 0; i < t->n; i++) {
+        struct cl_rseries *e = &t->v[i];
         int live = alive(e);
         struct cl_replica_row *row;
 
         if (live) {
+            const struct cl_counters *c = &e->rep->ctr;
             see(w, e, e->rep, end_ns);
-            if (w->scn->server.kind == CL_SRV_LLM)
-                e->hit_rate = cl__llm_prefix_hit_rate(e->rep);
+            e->hit_rate = c->prefix_queries > 0 ? (double)c->prefix_hits /
+                                                      (double)c->prefix_queries
+                                                : NAN;
         } else {
             e->state = CL_R_GONE;
         }
@@ -172,16 +194,18 @@ void cl__rseries_close(struct cl_world *w, int64_t start_ns, int64_t end_ns)
         e->out0 = e->out;
         e->prompt0 = e->prompt;
         e->done0 = e->done;
-        w->rser[keep] = *e;
-        w->rser[keep].rep->rseries = keep + 1;
+        t->v[keep] = *e;
+        t->v[keep].rep->rseries = keep + 1;
         keep++;
     }
-    w->nrser = keep;
+    t->n = keep;
 }
 
 void cl__rseries_fini(struct cl_world *w)
 {
-    free(w->rser);
-    w->rser = NULL;
-    w->nrser = w->cap_rser = 0;
+    if (w->rseries == NULL)
+        return;
+    free(w->rseries->v);
+    free(w->rseries);
+    w->rseries = NULL;
 }

@@ -74,7 +74,6 @@ static void note_sizes(struct cl_world *w)
         w->last_event_ns = now;
     sim_tavg_set(&w->replicas_up, now, (double)w->n_serving);
     sim_tavg_set(&w->iv_replicas, now, (double)w->n_serving);
-    sim_tavg_set(&w->gpus_held, now, gpus);
     sim_tavg_set(&w->iv_gpus, now, gpus);
     for (int i = 0; i < w->npools; i++)
         sim_tavg_set(&w->pools[i].iv_gpus, now, w->pools[i].gpus_live);
@@ -110,10 +109,7 @@ static void become_ready(struct cl_world *w, struct cl_replica *rep)
         w->recovery_s_sum += sim_ns_to_s(now - rep->failed_at_ns);
         w->recoveries++;
     }
-    if (w->scn->server.kind == CL_SRV_ABSTRACT)
-        cl__abstract_ready(w, rep);
-    else
-        cl__llm_ready(w, rep);
+    w->engine->ops->ready(w, rep);
 }
 
 static void on_life(struct sim_loop *loop, struct sim_event *ev)
@@ -182,15 +178,14 @@ static int source_of(const struct cl_scenario *s)
     return CL_SRC_NVME;
 }
 
-/* Loading time of a replica in pool: weights over the source, plus engine
- * init. recovery: a replacement after a failure loads from the in-memory
+/* Loading time of a replica in pool: weights over the source (none for an
+ * engine without a model: its pool's perf is zero), plus engine init.
+ * recovery: a replacement after a failure loads from the in-memory
  * checkpoint (peer hosts over RDMA) or from storage. */
 static int64_t load_time(const struct cl_world *w, int pool, int recovery)
 {
     const struct cl_scenario *s = w->scn;
-    double bytes = w->scn->server.kind == CL_SRV_LLM
-                       ? w->pools[pool].perf.weight_bytes
-                       : 0.0;
+    double bytes = w->pools[pool].perf.weight_bytes;
     int src = source_of(s);
     double rate;
 
@@ -212,7 +207,7 @@ struct cl_replica *cl__replica_request(struct cl_world *w, int pool, int warm,
     int64_t now = sim_loop_now(w->loop);
     int64_t delay;
 
-    cl__llm_free(rep);
+    w->engine->ops->replica_free(w, rep);
     memset(rep, 0, sizeof(*rep));
     rep->w = w;
     rep->slot = slot;
@@ -262,10 +257,7 @@ void cl__replica_drain(struct cl_world *w, struct cl_replica *rep)
     if (rep->state != CL_R_SERVING)
         return;
     set_state(w, rep, CL_R_DRAINING);
-    if (w->scn->server.kind == CL_SRV_ABSTRACT)
-        cl__abstract_drain(w, rep);
-    else
-        cl__llm_drain(w, rep);
+    w->engine->ops->drain(w, rep);
 }
 
 void cl__replica_drained(struct cl_world *w, struct cl_replica *rep)
@@ -289,16 +281,21 @@ void cl__replica_fail(struct cl_world *w, struct cl_replica *rep)
         return;
     w->failures++;
     set_state(w, rep, CL_R_GONE);
-    if (was == CL_R_SERVING || was == CL_R_DRAINING) {
-        if (w->scn->server.kind == CL_SRV_ABSTRACT)
-            cl__abstract_fail(w, rep);
-        else
-            cl__llm_fail(w, rep);
-    }
+    if (was == CL_R_SERVING || was == CL_R_DRAINING)
+        w->engine->ops->fail(w, rep);
     /* A replica that was meant to serve is replaced in its pool; one that
      * was draining away is not. */
     if (was != CL_R_DRAINING)
         cl__replica_request(w, rep->pool, 0, now);
+}
+
+void cl__replica_gauges(const struct cl_world *w, const struct cl_replica *rep,
+                        struct cl_gauges *g)
+{
+    w->engine->ops->gauges(w, rep, g);
+    if (w->engine->central_queue && rep->state == CL_R_SERVING &&
+        w->n_serving > 0)
+        g->waiting += (double)w->queue.n / w->n_serving;
 }
 
 void cl__replicas_close(struct cl_world *w, int64_t end_ns)
@@ -311,7 +308,7 @@ void cl__replicas_close(struct cl_world *w, int64_t end_ns)
 void cl__replicas_free(struct cl_world *w)
 {
     for (int i = 0; i < w->nreps; i++) {
-        cl__llm_free(w->reps[i]);
+        w->engine->ops->replica_free(w, w->reps[i]);
         free(w->reps[i]);
     }
     free(w->reps);

@@ -37,6 +37,12 @@
 #include "models/cluster/cluster-int.h"
 #include "base/xalloc.h"
 
+struct cl_router {
+    struct cl_route_cand *cands; /* scratch, cap entries */
+    int cap;
+    int rr_next; /* round-robin: first slot to try next */
+};
+
 /* Orders a before b when it has fewer outstanding requests (the slot order
  * of the array breaks the remaining ties). */
 static int fewer(const struct cl_route_cand *a, const struct cl_route_cand *b)
@@ -98,44 +104,47 @@ struct cl_replica *cl__route(struct cl_world *w, const struct cl_req *r)
 {
     int routing = w->scn->cluster.routing;
     int64_t need = cl__llm_kv_peak_tokens(r);
+    struct cl_router *rt = w->router;
     int n = 0, k;
 
-    if (w->route_cap < w->nreps) {
-        w->route_cap = w->nreps;
-        w->route_cands = xrealloc(w->route_cands, (size_t)w->route_cap,
-                                  sizeof(*w->route_cands));
+    if (rt == NULL)
+        rt = w->router = xcalloc(1, sizeof(*rt));
+    if (rt->cap < w->nreps) {
+        rt->cap = w->nreps;
+        rt->cands = xrealloc(rt->cands, (size_t)rt->cap, sizeof(*rt->cands));
     }
     for (int s = 0; s < w->nreps; s++) {
         struct cl_replica *rep = w->reps[s];
         struct cl_route_cand *c;
-        double running, waiting, kv;
+        struct cl_gauges g;
 
         if (rep->state != CL_R_SERVING ||
-            need > cl__llm_kv_cap_tokens(&w->scn->server,
-                                         &w->pools[rep->pool].perf))
+            need > w->pools[rep->pool].kv_cap_tokens)
             continue;
-        cl__llm_gauges(rep, &running, &waiting, &kv);
-        c = &w->route_cands[n++];
+        cl__llm_gauges(w, rep, &g);
+        c = &rt->cands[n++];
         c->slot = s;
-        c->outstanding = (int64_t)running + (int64_t)waiting;
-        c->kv_usage = kv;
+        c->outstanding = (int64_t)g.running + (int64_t)g.waiting;
+        c->kv_usage = g.kv_usage;
         c->cached_tokens = routing == CL_ROUTE_PREFIX_AFFINITY
                                ? cl__llm_prefix_cached_tokens(rep, r)
                                : 0;
     }
     if (n == 0)
         return NULL;
-    k = cl__route_choose(
-        routing, w->route_cands, n, w->scn->cluster.routing_max_imbalance,
-        &w->route_rr_next,
-        routing == CL_ROUTE_RANDOM ? sim_loop_stream(w->loop, "routing")
-                                   : NULL);
-    return w->reps[w->route_cands[k].slot];
+    k = cl__route_choose(routing, rt->cands, n,
+                         w->scn->cluster.routing_max_imbalance, &rt->rr_next,
+                         routing == CL_ROUTE_RANDOM
+                             ? sim_loop_stream(w->loop, "routing")
+                             : NULL);
+    return w->reps[rt->cands[k].slot];
 }
 
 void cl__route_fini(struct cl_world *w)
 {
-    free(w->route_cands);
-    w->route_cands = NULL;
-    w->route_cap = 0;
+    if (w->router == NULL)
+        return;
+    free(w->router->cands);
+    free(w->router);
+    w->router = NULL;
 }

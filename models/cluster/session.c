@@ -143,6 +143,7 @@ int cl_session_replica(const struct cl_session *ss, int i,
     const struct cl_world *w = ss->w;
     const struct cl_replica *rep;
     const struct cl_pool_rt *pool;
+    struct cl_gauges g;
 
     if (i < 0 || i >= w->nreps || w->reps[i]->state == CL_R_GONE)
         return -1;
@@ -169,21 +170,14 @@ int cl_session_replica(const struct cl_session *ss, int i,
     out->ready_s = out->state == CL_SS_SERVING || out->state == CL_SS_DRAINING
                        ? sim_ns_to_s(rep->ready_ns)
                        : NAN;
-    if (w->scn->server.kind == CL_SRV_LLM) {
-        cl__llm_gauges(rep, &out->num_running, &out->num_waiting,
-                       &out->kv_usage);
-        out->kv_capacity_tokens =
-            cl__llm_kv_cap_tokens(&w->scn->server, &pool->perf);
-        out->block_tokens = w->scn->server.block_tokens;
-    } else {
-        /* The abstract server's queue is central: each serving replica
-         * shows its share, as the policy snapshot does. */
-        out->num_running = rep->slots_busy;
-        out->num_waiting = w->n_serving > 0 && rep->state == CL_R_SERVING
-                               ? (double)w->queue.n / w->n_serving
-                               : 0;
-        out->kv_usage = NAN;
-    }
+    /* As the policy snapshot sees it: a central queue shows as each
+     * serving replica's share. */
+    cl__replica_gauges(w, rep, &g);
+    out->num_running = g.running;
+    out->num_waiting = g.waiting;
+    out->kv_usage = g.kv_usage;
+    out->kv_capacity_tokens = pool->kv_cap_tokens;
+    out->block_tokens = pool->kv_block_tokens;
     out->prompt_tokens = rep->ctr.prompt_tokens;
     out->generation_tokens = rep->ctr.output_tokens;
     out->request_success = rep->ctr.completed;

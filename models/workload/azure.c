@@ -12,11 +12,9 @@
  * days-from-civil algorithm (H. Hinnant, "chrono-Compatible Low-Level Date
  * Algorithms"), never mktime(): no time zone, locale or environment is read.
  *
- * Arrival of a row = (t - t_first) * time_scale / rate_scale, rounded to
- * the nearest ns (exactly t - t_first when the factor is 1). time_scale
- * stretches the trace; rate_scale multiplies the request rate. The product
- * is taken in double, which is exact to the ns for spans up to 2^53 ns
- * (104 days).
+ * Arrival of a row = t - t_first in ns, exact; source.c scales it by
+ * time_scale / rate_scale and applies the requests and duration limits, as
+ * for every trace format.
  *
  * Rows must be in time order (the published files are; equal times are
  * allowed): a row earlier than the one before is an error, not re-sorted,
@@ -59,10 +57,6 @@ struct wl__azure {
     char *path;
     int line; /* file line of the last line read, 1-based */
     int64_t row;
-    double factor; /* time_scale / rate_scale */
-    int64_t requests;
-    int64_t duration_ns;
-    int64_t emitted;
     int have_prev;
     struct stamp first;
     struct stamp prev;
@@ -325,13 +319,7 @@ static int parse_row(struct wl__azure *a, struct wl_request *out,
     a->have_prev = 1;
     quote(a->prev_text, b, n0);
 
-    int64_t delta_ns = (t.s - a->first.s) * SIM_NS_PER_S + (t.ns - a->first.ns);
-    if (a->factor == 1.0) {
-        out->arrival_ns = delta_ns;
-    } else {
-        double x = (double)delta_ns * a->factor;
-        out->arrival_ns = x >= 9.2e18 ? SIM_TIME_MAX : (int64_t)llround(x);
-    }
+    out->arrival_ns = (t.s - a->first.s) * SIM_NS_PER_S + (t.ns - a->first.ns);
     if (out->prompt_tokens == 0)
         out->prompt_tokens = 1;
     if (out->output_tokens == 0)
@@ -339,40 +327,25 @@ static int parse_row(struct wl__azure *a, struct wl_request *out,
     return 0;
 }
 
-struct wl__azure *wl__azure_new(const struct cl_workload *cfg, const char *path,
-                                struct sim_diag *d)
+/* Where the public files are published, for a missing trace file. */
+static const char hint[] =
+    "the Azure LLM inference traces are in the Azure/AzurePublicDataset "
+    "repository on GitHub, data/AzureLLMInferenceTrace_{conv,code}.csv; "
+    "download one and set workload.trace.path or pass dsec run --trace FILE";
+
+static void azure_close(void *state);
+
+static void *azure_open(const struct cl_workload *cfg, const char *path,
+                        struct sim_loop *loop, struct sim_diag *d)
 {
-    double ts = cfg->trace.time_scale, rs = cfg->trace.rate_scale;
-
-    if (!(isfinite(ts) && ts > 0.0)) {
-        sim_diag_error(d, NULL, 0, 0,
-                       "workload.trace.time_scale: expected a positive "
-                       "number, got %g",
-                       ts);
-        return NULL;
-    }
-    if (!(isfinite(rs) && rs > 0.0)) {
-        sim_diag_error(d, NULL, 0, 0,
-                       "workload.trace.rate_scale: expected a positive "
-                       "number, got %g",
-                       rs);
-        return NULL;
-    }
-    if (cfg->trace.requests < -1 || cfg->trace.duration_ns < -1) {
-        sim_diag_error(d, NULL, 0, 0,
-                       "workload.trace: requests and duration_ns must be -1 "
-                       "(unset) or non-negative, got %lld and %lld",
-                       (long long)cfg->trace.requests,
-                       (long long)cfg->trace.duration_ns);
-        return NULL;
-    }
-
+    (void)cfg;
+    (void)loop;
     FILE *fp = fopen(path, "r");
     if (fp == NULL) {
         int e = errno;
         if (e == ENOENT)
             sim_diag_error(d, path, 0, 0, "cannot open trace: %s; %s",
-                           strerror(e), wl__download_hint(CL_TRACE_AZURE));
+                           strerror(e), hint);
         else
             sim_diag_error(d, path, 0, 0, "cannot open trace: %s", strerror(e));
         return NULL;
@@ -381,9 +354,6 @@ struct wl__azure *wl__azure_new(const struct cl_workload *cfg, const char *path,
     struct wl__azure *a = xcalloc(1, sizeof(*a));
     a->fp = fp;
     a->path = xstrdup(path);
-    a->factor = ts / rs;
-    a->requests = cfg->trace.requests;
-    a->duration_ns = cfg->trace.duration_ns;
 
     int rc = read_line(a);
     const char *h = a->buf;
@@ -409,18 +379,16 @@ struct wl__azure *wl__azure_new(const struct cl_workload *cfg, const char *path,
                        "header: expected '" AZURE_HEADER "', got %s%s%s",
                        rc == LINE_OK ? "'" : "", q, rc == LINE_OK ? "'" : "");
     }
-    wl__azure_free(a);
+    azure_close(a);
     return NULL;
 }
 
-int wl__azure_next(struct wl__azure *a, struct wl_request *out,
-                   struct sim_diag *d)
+static int azure_next(void *state, struct wl_request *out, struct sim_diag *d)
 {
+    struct wl__azure *a = state;
     struct wl_request r = {0};
     int rc;
 
-    if (a->requests >= 0 && a->emitted >= a->requests)
-        return SIM_EEOF;
     do {
         rc = read_line(a);
     } while (rc == LINE_OK && a->len == 0);
@@ -437,15 +405,14 @@ int wl__azure_next(struct wl__azure *a, struct wl_request *out,
     }
     if ((rc = parse_row(a, &r, d)) != 0)
         return rc;
-    if (a->duration_ns >= 0 && r.arrival_ns > a->duration_ns)
-        return SIM_EEOF;
     *out = r;
-    a->emitted++;
     return 0;
 }
 
-void wl__azure_free(struct wl__azure *a)
+static void azure_close(void *state)
 {
+    struct wl__azure *a = state;
+
     if (a == NULL)
         return;
     if (a->fp != NULL)
@@ -453,3 +420,25 @@ void wl__azure_free(struct wl__azure *a)
     free(a->path);
     free(a);
 }
+
+static int azure_match(const struct cl_workload *cfg)
+{
+    return cfg->kind == CL_WL_TRACE && cfg->trace.format == CL_TRACE_AZURE;
+}
+
+static const struct wl__format_ops ops = {
+    .version = WL_FORMAT_API_VERSION,
+    .match = azure_match,
+    .open = azure_open,
+    .next = azure_next,
+    .close = azure_close,
+};
+
+const struct wl__format wl__format_azure = {
+    .name = "azure",
+    .summary = "Azure LLM inference trace, CSV "
+               "TIMESTAMP,ContextTokens,GeneratedTokens (Patel et al., "
+               "Splitwise, ISCA 2024)",
+    .flags = WL_FMT_TRACE,
+    .ops = &ops,
+};

@@ -243,14 +243,22 @@ static int at_end(struct wl__burstgpt *b, struct sim_diag *d)
     return SIM_EEOF;
 }
 
-struct wl__burstgpt *wl__burstgpt_new(const struct cl_workload *cfg,
-                                      const char *path, struct sim_diag *d)
+/* Where the public files are published, for a missing trace file. */
+static const char hint[] =
+    "the BurstGPT traces are in the HPMLL/BurstGPT repository on GitHub "
+    "(data/BurstGPT_*.csv, Git LFS); download one and set "
+    "workload.trace.path or pass dsec run --trace FILE";
+
+static void burstgpt_close(void *state);
+
+static void *burstgpt_open(const struct cl_workload *cfg, const char *path,
+                           struct sim_loop *loop, struct sim_diag *d)
 {
     struct wl__burstgpt *b = xcalloc(1, sizeof(*b));
     const size_t hn0 = strlen(BURST_HEADER);
 
-    if (wl__lines_open(&b->in, path, WL_LINE_MAX,
-                       wl__download_hint(CL_TRACE_BURSTGPT), d) != 0) {
+    (void)loop;
+    if (wl__lines_open(&b->in, path, WL_LINE_MAX, hint, d) != 0) {
         free(b);
         return NULL;
     }
@@ -286,13 +294,14 @@ struct wl__burstgpt *wl__burstgpt_new(const struct cl_workload *cfg,
                        rc == WL_LINE_OK ? "'" : "", q,
                        rc == WL_LINE_OK ? "'" : "");
     }
-    wl__burstgpt_free(b);
+    burstgpt_close(b);
     return NULL;
 }
 
-int wl__burstgpt_next(struct wl__burstgpt *b, struct wl_request *out,
-                      struct sim_diag *d)
+static int burstgpt_next(void *state, struct wl_request *out,
+                         struct sim_diag *d)
 {
+    struct wl__burstgpt *b = state;
     struct wl_request r = {0};
     int keep = 0, rc;
 
@@ -319,8 +328,10 @@ int wl__burstgpt_next(struct wl__burstgpt *b, struct wl_request *out,
     return 0;
 }
 
-void wl__burstgpt_free(struct wl__burstgpt *b)
+static void burstgpt_close(void *state)
 {
+    struct wl__burstgpt *b = state;
+
     if (b == NULL)
         return;
     wl__lines_close(&b->in);
@@ -329,3 +340,24 @@ void wl__burstgpt_free(struct wl__burstgpt *b)
         free(b->seen[i]);
     free(b);
 }
+
+static int burstgpt_match(const struct cl_workload *cfg)
+{
+    return cfg->kind == CL_WL_TRACE && cfg->trace.format == CL_TRACE_BURSTGPT;
+}
+
+static const struct wl__format_ops ops = {
+    .version = WL_FORMAT_API_VERSION,
+    .match = burstgpt_match,
+    .open = burstgpt_open,
+    .next = burstgpt_next,
+    .close = burstgpt_close,
+};
+
+const struct wl__format wl__format_burstgpt = {
+    .name = "burstgpt",
+    .summary = "BurstGPT trace, CSV Timestamp,Model,Request tokens,... with "
+               "a Model filter (Wang et al., BurstGPT, KDD 2025)",
+    .flags = WL_FMT_TRACE | WL_FMT_MODEL,
+    .ops = &ops,
+};

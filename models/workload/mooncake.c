@@ -277,12 +277,21 @@ static int parse_row(struct wl__mooncake *m, struct wl_request *out,
     return 0;
 }
 
-struct wl__mooncake *wl__mooncake_new(const char *path, struct sim_diag *d)
+/* Where the public files are published, for a missing trace file. */
+static const char hint[] =
+    "the Mooncake traces are in the kvcache-ai/Mooncake repository on "
+    "GitHub, FAST25-release/traces/conversation_trace.jsonl (also "
+    "toolagent_trace.jsonl, synthetic_trace.jsonl); download one and set "
+    "workload.trace.path or pass dsec run --trace FILE";
+
+static void *mooncake_open(const struct cl_workload *cfg, const char *path,
+                           struct sim_loop *loop, struct sim_diag *d)
 {
     struct wl__mooncake *m = xcalloc(1, sizeof(*m));
 
-    if (wl__lines_open(&m->in, path, WL_JSONL_LINE_MAX,
-                       wl__download_hint(CL_TRACE_MOONCAKE), d) != 0) {
+    (void)cfg;
+    (void)loop;
+    if (wl__lines_open(&m->in, path, WL_JSONL_LINE_MAX, hint, d) != 0) {
         free(m);
         return NULL;
     }
@@ -293,9 +302,10 @@ struct wl__mooncake *wl__mooncake_new(const char *path, struct sim_diag *d)
     return m;
 }
 
-int wl__mooncake_next(struct wl__mooncake *m, struct wl_request *out,
-                      struct sim_diag *d)
+static int mooncake_next(void *state, struct wl_request *out,
+                         struct sim_diag *d)
 {
+    struct wl__mooncake *m = state;
     struct wl_request r = {0};
     int rc;
 
@@ -319,8 +329,10 @@ int wl__mooncake_next(struct wl__mooncake *m, struct wl_request *out,
     return 0;
 }
 
-void wl__mooncake_free(struct wl__mooncake *m)
+static void mooncake_close(void *state)
 {
+    struct wl__mooncake *m = state;
+
     if (m == NULL)
         return;
     wl__lines_close(&m->in);
@@ -329,3 +341,24 @@ void wl__mooncake_free(struct wl__mooncake *m)
     free(m->hashes);
     free(m);
 }
+
+static int mooncake_match(const struct cl_workload *cfg)
+{
+    return cfg->kind == CL_WL_TRACE && cfg->trace.format == CL_TRACE_MOONCAKE;
+}
+
+static const struct wl__format_ops ops = {
+    .version = WL_FORMAT_API_VERSION,
+    .match = mooncake_match,
+    .open = mooncake_open,
+    .next = mooncake_next,
+    .close = mooncake_close,
+};
+
+const struct wl__format wl__format_mooncake = {
+    .name = "mooncake",
+    .summary = "Mooncake trace, JSONL with 512-token prefix block hashes "
+               "(Qin et al., Mooncake, FAST 2025)",
+    .flags = WL_FMT_TRACE,
+    .ops = &ops,
+};

@@ -155,6 +155,13 @@ static int number(const char *p, size_t n, double *x)
     return *end == '\0' && isfinite(*x) ? 0 : -1;
 }
 
+/* Where the public files are published, for a missing trace file. */
+static const char hint[] =
+    "the ServeGen client statistics are in the alibaba/ServeGen repository "
+    "on GitHub, e.g. data/reason/deepseek-r1/ (chunk-<id>-trace.csv and "
+    "chunk-<id>-dataset.json); download a folder and set "
+    "workload.trace.path or pass dsec run --trace DIR";
+
 static int read_windows(struct client *c, const char *path, struct sim_diag *d)
 {
     static const char *const names[6] = {"window_start_s", "rate",  "cv",
@@ -162,8 +169,7 @@ static int read_windows(struct client *c, const char *path, struct sim_diag *d)
     struct wl__lines in;
     int rc, cap = 0;
 
-    if (wl__lines_open(&in, path, WL_LINE_MAX,
-                       wl__download_hint(CL_TRACE_SERVEGEN), d) != 0)
+    if (wl__lines_open(&in, path, WL_LINE_MAX, hint, d) != 0)
         return SIM_EIO;
     while ((rc = wl__lines_read(&in)) == WL_LINE_OK || rc == WL_LINE_LONG) {
         const char *s = in.buf;
@@ -675,9 +681,10 @@ static int parse_clients(const char *text, int **ids, int *n,
     return 0;
 }
 
-struct wl__servegen *wl__servegen_new(const struct cl_workload *cfg,
-                                      const char *path, struct sim_loop *loop,
-                                      struct sim_diag *d)
+static void servegen_close(void *state);
+
+static void *servegen_open(const struct cl_workload *cfg, const char *path,
+                           struct sim_loop *loop, struct sim_diag *d)
 {
     const char *sel = cfg->trace.clients;
     int all = sel == NULL || strcmp(sel, "all") == 0;
@@ -689,7 +696,7 @@ struct wl__servegen *wl__servegen_new(const struct cl_workload *cfg,
         int e = errno;
         if (e == ENOENT)
             sim_diag_error(d, path, 0, 0, "cannot open trace: %s; %s",
-                           strerror(e), wl__download_hint(CL_TRACE_SERVEGEN));
+                           strerror(e), hint);
         else
             sim_diag_error(d, path, 0, 0, "cannot open trace: %s", strerror(e));
         return NULL;
@@ -743,7 +750,7 @@ struct wl__servegen *wl__servegen_new(const struct cl_workload *cfg,
     free(ids);
     free(dir);
     if (rc != 0) {
-        wl__servegen_free(g);
+        servegen_close(g);
         return NULL;
     }
     for (int i = 0; i < g->nc; i++) {
@@ -761,9 +768,10 @@ struct wl__servegen *wl__servegen_new(const struct cl_workload *cfg,
     return g;
 }
 
-int wl__servegen_next(struct wl__servegen *g, struct wl_request *out,
-                      struct sim_diag *d)
+static int servegen_next(void *state, struct wl_request *out,
+                         struct sim_diag *d)
 {
+    struct wl__servegen *g = state;
     struct client *best = NULL;
 
     (void)d;
@@ -787,7 +795,7 @@ int wl__servegen_next(struct wl__servegen *g, struct wl_request *out,
     /* read_blocks() checked that active windows have non-empty PMFs. */
     if (SIM_NEVER(use->in.n == 0 || use->out.n == 0)) {
         best->done = 1;
-        return wl__servegen_next(g, out, d);
+        return servegen_next(g, out, d);
     }
     out->prompt_tokens = draw_tokens(&use->in, best->in_rng);
     out->output_tokens = draw_tokens(&use->out, best->out_rng);
@@ -795,8 +803,10 @@ int wl__servegen_next(struct wl__servegen *g, struct wl_request *out,
     return 0;
 }
 
-void wl__servegen_free(struct wl__servegen *g)
+static void servegen_close(void *state)
 {
+    struct wl__servegen *g = state;
+
     if (g == NULL)
         return;
     for (int i = 0; i < g->nc; i++)
@@ -804,3 +814,24 @@ void wl__servegen_free(struct wl__servegen *g)
     free(g->c);
     free(g);
 }
+
+static int servegen_match(const struct cl_workload *cfg)
+{
+    return cfg->kind == CL_WL_TRACE && cfg->trace.format == CL_TRACE_SERVEGEN;
+}
+
+static const struct wl__format_ops ops = {
+    .version = WL_FORMAT_API_VERSION,
+    .match = servegen_match,
+    .open = servegen_open,
+    .next = servegen_next,
+    .close = servegen_close,
+};
+
+const struct wl__format wl__format_servegen = {
+    .name = "servegen",
+    .summary = "arrivals and lengths generated from ServeGen per-client "
+               "statistics (Xiang et al., ServeGen, arXiv:2505.09999)",
+    .flags = WL_FMT_TRACE | WL_FMT_LOOP | WL_FMT_CLIENTS,
+    .ops = &ops,
+};

@@ -55,7 +55,7 @@ struct session {
 };
 
 struct wl__sessions {
-    struct wl__synthetic *starts; /* session starts and first-turn lengths */
+    void *starts; /* synthetic: session starts and first-turn lengths */
     int start_done;
     struct wl_request pending; /* the next session start, read ahead */
     int have_pending;
@@ -124,19 +124,22 @@ static uint64_t mix64(uint64_t z)
 
 static void read_start(struct wl__sessions *g)
 {
-    g->have_pending =
-        !g->start_done && wl__synthetic_next(g->starts, &g->pending) == 0;
+    g->have_pending = !g->start_done && wl__format_synthetic.ops->next(
+                                            g->starts, &g->pending, NULL) == 0;
     if (!g->have_pending)
         g->start_done = 1;
 }
 
-struct wl__sessions *wl__sessions_new(const struct cl_workload *cfg,
-                                      struct sim_loop *loop, struct sim_diag *d)
+static void sessions_close(void *state);
+
+static void *sessions_open(const struct cl_workload *cfg, const char *path,
+                           struct sim_loop *loop, struct sim_diag *d)
 {
     const struct cl_sessions *sc = &cfg->synthetic.sessions;
     struct wl__sessions *g;
-    struct wl__synthetic *starts;
+    void *starts;
 
+    (void)path;
     if (sc->block_tokens < 1 || sc->system_prompt_tokens < 0 ||
         sc->think_time_ns < 0) {
         sim_diag_error(d, NULL, 0, 0,
@@ -144,7 +147,7 @@ struct wl__sessions *wl__sessions_new(const struct cl_workload *cfg,
                        "1, system_prompt_tokens and think_time >= 0");
         return NULL;
     }
-    starts = wl__synthetic_new(cfg, loop, d);
+    starts = wl__format_synthetic.ops->open(cfg, NULL, loop, d);
     if (starts == NULL)
         return NULL;
     g = xcalloc(1, sizeof(*g));
@@ -155,7 +158,7 @@ struct wl__sessions *wl__sessions_new(const struct cl_workload *cfg,
                      "workload.synthetic.prompt_tokens", d) != 0 ||
         wl_dist_init(&g->output, &cfg->synthetic.output_tokens,
                      "workload.synthetic.output_tokens", d) != 0) {
-        wl__sessions_free(g);
+        sessions_close(g);
         return NULL;
     }
     g->requests = cfg->synthetic.requests;
@@ -186,11 +189,14 @@ static int fill_hashes(struct wl__sessions *g, uint64_t id, int64_t tokens)
     return (int)n;
 }
 
-int wl__sessions_next(struct wl__sessions *g, struct wl_request *out)
+static int sessions_next(void *state, struct wl_request *out,
+                         struct sim_diag *d)
 {
+    struct wl__sessions *g = state;
     struct session *s;
     int64_t think_ns;
 
+    (void)d;
     if (g->requests >= 0 && g->emitted >= g->requests)
         return SIM_EEOF;
     for (;;) {
@@ -241,14 +247,38 @@ int wl__sessions_next(struct wl__sessions *g, struct wl_request *out)
     return 0;
 }
 
-void wl__sessions_free(struct wl__sessions *g)
+static void sessions_close(void *state)
 {
+    struct wl__sessions *g = state;
+
     if (g == NULL)
         return;
-    wl__synthetic_free(g->starts);
+    wl__format_synthetic.ops->close(g->starts);
     for (size_t i = 0; i < g->n; i++)
         free(g->heap[i]);
     free(g->heap);
     free(g->hashes);
     free(g);
 }
+
+static int sessions_match(const struct cl_workload *cfg)
+{
+    return cfg->kind == CL_WL_SYNTHETIC && cfg->synthetic.sessions.enabled;
+}
+
+static const struct wl__format_ops ops = {
+    .version = WL_FORMAT_API_VERSION,
+    .match = sessions_match,
+    .open = sessions_open,
+    .next = sessions_next,
+    .close = sessions_close,
+};
+
+const struct wl__format wl__format_sessions = {
+    .name = "sessions",
+    .summary = "synthetic multi-turn conversations: each prompt is the "
+               "conversation so far, with prefix block hashes as Mooncake's "
+               "hash_ids (our model, docs/workloads.md)",
+    .flags = WL_FMT_LOOP,
+    .ops = &ops,
+};

@@ -1,9 +1,9 @@
-/* Dispatch from the public wl_source API to the synthetic and trace kinds,
- * plus the helpers they share. The end-of-input and error states are kept
- * here, once, so each kind only reports the first occurrence. For the
- * mooncake, burstgpt and servegen kinds the scaling (time_scale /
- * rate_scale) and the requests and duration limits are applied here too;
- * azure.c applies its own (it came first). */
+/* The public wl_source API over the format registry (table.c): picks the
+ * entry that produces the workload's requests, and keeps the end-of-input
+ * and error states here, once, so each format only reports the first
+ * occurrence. For every trace format the path, the common trace knobs, the
+ * scaling (time_scale / rate_scale) and the requests and duration limits
+ * are handled here too, so a format file only reads its rows. */
 #include "models/workload/source.h"
 
 #include <math.h>
@@ -15,56 +15,19 @@
 #include "base/xalloc.h"
 
 struct wl_source {
-    int kind;   /* enum cl_workload_kind */
-    int format; /* enum cl_trace_format, for a trace */
-    struct wl__synthetic *syn;
-    struct wl__sessions *ses; /* synthetic with sessions */
-    struct wl__azure *azure;
-    struct wl__mooncake *mooncake;
-    struct wl__burstgpt *burstgpt;
-    struct wl__servegen *servegen;
-    double factor;       /* time_scale / rate_scale (new trace kinds) */
-    int64_t requests;    /* -1 = no limit (new trace kinds) */
-    int64_t duration_ns; /* -1 = no limit (new trace kinds) */
+    const struct wl__format *fmt;
+    void *state;         /* the entry's, from its open() */
+    int trace;           /* fmt has WL_FMT_TRACE */
+    double factor;       /* time_scale / rate_scale (traces) */
+    int64_t requests;    /* -1 = no limit (traces) */
+    int64_t duration_ns; /* -1 = no limit (traces) */
     uint64_t count;
-    int state; /* 0 while producing; then the sticky SIM_E* code */
+    int rc; /* 0 while producing; then the sticky SIM_E* code */
 };
 
-/* Where the public files of each format are published, appended to the
- * message for a missing trace file. Repository paths, not URLs. */
-static const char *const download_hints[] = {
-    [CL_TRACE_AZURE] = "the Azure LLM inference traces are in the "
-                       "Azure/AzurePublicDataset repository on GitHub, "
-                       "data/AzureLLMInferenceTrace_{conv,code}.csv; "
-                       "download one and set workload.trace.path or pass "
-                       "dsec run --trace FILE",
-    [CL_TRACE_MOONCAKE] = "the Mooncake traces are in the kvcache-ai/Mooncake "
-                          "repository on GitHub, "
-                          "FAST25-release/traces/conversation_trace.jsonl "
-                          "(also toolagent_trace.jsonl, "
-                          "synthetic_trace.jsonl); download one and set "
-                          "workload.trace.path or pass dsec run --trace FILE",
-    [CL_TRACE_BURSTGPT] = "the BurstGPT traces are in the HPMLL/BurstGPT "
-                          "repository on GitHub (data/BurstGPT_*.csv, Git "
-                          "LFS); download one and set workload.trace.path "
-                          "or pass dsec run --trace FILE",
-    [CL_TRACE_SERVEGEN] = "the ServeGen client statistics are in the "
-                          "alibaba/ServeGen repository on GitHub, e.g. "
-                          "data/reason/deepseek-r1/ (chunk-<id>-trace.csv "
-                          "and chunk-<id>-dataset.json); download a folder "
-                          "and set workload.trace.path or pass dsec run "
-                          "--trace DIR",
-};
-
-const char *wl__download_hint(int format)
-{
-    if (format < 0 ||
-        (size_t)format >= sizeof(download_hints) / sizeof(download_hints[0]))
-        return NULL;
-    return download_hints[format];
-}
-
-char *wl__path_join(const char *base_dir, const char *path)
+/* Joins base_dir and path: path itself when it is absolute or base_dir is
+ * NULL or empty. Caller frees with free(). */
+static char *path_join(const char *base_dir, const char *path)
 {
     if (path[0] == '/' || base_dir == NULL || base_dir[0] == '\0')
         return xstrdup(path);
@@ -86,106 +49,96 @@ int64_t wl__tokens_round(double x)
     return (int64_t)llround(x);
 }
 
+/* Checks what source.c handles for fmt (the trace path, the keys only some
+ * formats take, the loop, the common trace knobs), in that order. Returns
+ * 0 or -1 with an error in d. */
+static int check_common(const struct wl__format *fmt,
+                        const struct cl_workload *cfg,
+                        const struct sim_loop *loop, struct sim_diag *d)
+{
+    int trace = (fmt->flags & WL_FMT_TRACE) != 0;
+    char *names;
+
+    if (trace && (cfg->trace.path == NULL || cfg->trace.path[0] == '\0')) {
+        sim_diag_error(d, NULL, 0, 0,
+                       "workload.trace.path: expected a file name");
+        return -1;
+    }
+    if (trace && cfg->trace.model != NULL && !(fmt->flags & WL_FMT_MODEL)) {
+        names = wl__format_names(WL_FMT_MODEL);
+        sim_diag_error(d, NULL, 0, 0,
+                       "workload.trace.model: only format %s has a Model "
+                       "column",
+                       names);
+        free(names);
+        return -1;
+    }
+    if (trace && cfg->trace.clients != NULL && !(fmt->flags & WL_FMT_CLIENTS)) {
+        names = wl__format_names(WL_FMT_CLIENTS);
+        sim_diag_error(d, NULL, 0, 0,
+                       "workload.trace.clients: only format %s has clients",
+                       names);
+        free(names);
+        return -1;
+    }
+    if ((fmt->flags & WL_FMT_LOOP) && loop == NULL) {
+        if (trace)
+            sim_diag_error(d, NULL, 0, 0,
+                           "workload.trace: no simulation loop for the "
+                           "random streams of a %s source",
+                           fmt->name);
+        else
+            sim_diag_error(d, NULL, 0, 0,
+                           "workload.synthetic: no simulation loop for the "
+                           "random streams");
+        return -1;
+    }
+    if (trace && wl__trace_check(cfg, d) != 0)
+        return -1;
+    return 0;
+}
+
 struct wl_source *wl_source_new(const struct cl_workload *cfg,
                                 const char *base_dir, struct sim_loop *loop,
                                 struct sim_diag *d)
 {
+    const struct wl__format *fmt = wl__format_for(cfg);
     struct wl_source *s;
+    char *path = NULL;
+    void *state;
 
-    switch (cfg->kind) {
-    case CL_WL_SYNTHETIC: {
-        if (loop == NULL) {
-            sim_diag_error(d, NULL, 0, 0,
-                           "workload.synthetic: no simulation loop for the "
-                           "random streams");
-            return NULL;
-        }
-        if (cfg->synthetic.sessions.enabled) {
-            struct wl__sessions *ses = wl__sessions_new(cfg, loop, d);
-            if (ses == NULL)
-                return NULL;
-            s = xcalloc(1, sizeof(*s));
-            s->ses = ses;
-            break;
-        }
-        struct wl__synthetic *syn = wl__synthetic_new(cfg, loop, d);
-        if (syn == NULL)
-            return NULL;
-        s = xcalloc(1, sizeof(*s));
-        s->syn = syn;
-        break;
+    if (fmt == NULL && cfg->kind == CL_WL_TRACE) {
+        char *names = wl__format_names(WL_FMT_TRACE);
+        sim_diag_error(d, NULL, 0, 0,
+                       "workload.trace.format: unknown format %d; valid: %s",
+                       cfg->trace.format, names);
+        free(names);
+        return NULL;
     }
-    case CL_WL_TRACE: {
-        int fmt = cfg->trace.format;
-        if (fmt != CL_TRACE_AZURE && fmt != CL_TRACE_MOONCAKE &&
-            fmt != CL_TRACE_BURSTGPT && fmt != CL_TRACE_SERVEGEN) {
-            sim_diag_error(d, NULL, 0, 0,
-                           "workload.trace.format: unknown format %d; valid: "
-                           "azure, burstgpt, mooncake, servegen",
-                           fmt);
-            return NULL;
-        }
-        if (cfg->trace.path == NULL || cfg->trace.path[0] == '\0') {
-            sim_diag_error(d, NULL, 0, 0,
-                           "workload.trace.path: expected a file name");
-            return NULL;
-        }
-        if (cfg->trace.model != NULL && fmt != CL_TRACE_BURSTGPT) {
-            sim_diag_error(d, NULL, 0, 0,
-                           "workload.trace.model: only format burstgpt has "
-                           "a Model column");
-            return NULL;
-        }
-        if (cfg->trace.clients != NULL && fmt != CL_TRACE_SERVEGEN) {
-            sim_diag_error(d, NULL, 0, 0,
-                           "workload.trace.clients: only format servegen has "
-                           "clients");
-            return NULL;
-        }
-        if (fmt == CL_TRACE_SERVEGEN && loop == NULL) {
-            sim_diag_error(d, NULL, 0, 0,
-                           "workload.trace: no simulation loop for the "
-                           "random streams of a servegen source");
-            return NULL;
-        }
-        if (fmt != CL_TRACE_AZURE && wl__trace_check(cfg, d) != 0)
-            return NULL;
-        char *path = wl__path_join(base_dir, cfg->trace.path);
-        s = xcalloc(1, sizeof(*s));
-        switch (fmt) {
-        case CL_TRACE_AZURE:
-            s->azure = wl__azure_new(cfg, path, d);
-            break;
-        case CL_TRACE_MOONCAKE:
-            s->mooncake = wl__mooncake_new(path, d);
-            break;
-        case CL_TRACE_BURSTGPT:
-            s->burstgpt = wl__burstgpt_new(cfg, path, d);
-            break;
-        default:
-            s->servegen = wl__servegen_new(cfg, path, loop, d);
-            break;
-        }
-        free(path);
-        if (s->azure == NULL && s->mooncake == NULL && s->burstgpt == NULL &&
-            s->servegen == NULL) {
-            free(s);
-            return NULL;
-        }
-        s->format = fmt;
-        s->factor = cfg->trace.time_scale / cfg->trace.rate_scale;
-        s->requests = cfg->trace.requests;
-        s->duration_ns = cfg->trace.duration_ns;
-        break;
-    }
-    default:
+    if (fmt == NULL) {
         sim_diag_error(d, NULL, 0, 0,
                        "workload.kind: unknown kind %d; valid: synthetic, "
                        "trace",
                        cfg->kind);
         return NULL;
     }
-    s->kind = cfg->kind;
+    if (check_common(fmt, cfg, loop, d) != 0)
+        return NULL;
+    if (fmt->flags & WL_FMT_TRACE)
+        path = path_join(base_dir, cfg->trace.path);
+    state = fmt->ops->open(cfg, path, loop, d);
+    free(path);
+    if (state == NULL)
+        return NULL;
+    s = xcalloc(1, sizeof(*s));
+    s->fmt = fmt;
+    s->state = state;
+    if (fmt->flags & WL_FMT_TRACE) {
+        s->trace = 1;
+        s->factor = cfg->trace.time_scale / cfg->trace.rate_scale;
+        s->requests = cfg->trace.requests;
+        s->duration_ns = cfg->trace.duration_ns;
+    }
     return s;
 }
 
@@ -195,32 +148,20 @@ int wl_source_next(struct wl_source *s, struct wl_request *out,
     struct wl_request r = {0};
     int rc;
 
-    if (s->state != 0)
-        return s->state;
-    if (s->kind == CL_WL_SYNTHETIC && s->ses != NULL) {
-        rc = wl__sessions_next(s->ses, &r);
-    } else if (s->kind == CL_WL_SYNTHETIC) {
-        rc = wl__synthetic_next(s->syn, &r);
-    } else if (s->format == CL_TRACE_AZURE) {
-        rc = wl__azure_next(s->azure, &r, d);
+    if (s->rc != 0)
+        return s->rc;
+    if (s->trace && s->requests >= 0 && s->count >= (uint64_t)s->requests) {
+        rc = SIM_EEOF;
     } else {
-        if (s->requests >= 0 && s->count >= (uint64_t)s->requests) {
-            rc = SIM_EEOF;
-        } else if (s->format == CL_TRACE_MOONCAKE) {
-            rc = wl__mooncake_next(s->mooncake, &r, d);
-        } else if (s->format == CL_TRACE_BURSTGPT) {
-            rc = wl__burstgpt_next(s->burstgpt, &r, d);
-        } else {
-            rc = wl__servegen_next(s->servegen, &r, d);
-        }
-        if (rc == 0) {
+        rc = s->fmt->ops->next(s->state, &r, d);
+        if (rc == 0 && s->trace) {
             r.arrival_ns = wl__trace_scale(r.arrival_ns, s->factor);
             if (s->duration_ns >= 0 && r.arrival_ns > s->duration_ns)
                 rc = SIM_EEOF;
         }
     }
     if (rc != 0) {
-        s->state = rc;
+        s->rc = rc;
         return rc;
     }
     *out = r;
@@ -237,11 +178,6 @@ void wl_source_free(struct wl_source *s)
 {
     if (s == NULL)
         return;
-    wl__synthetic_free(s->syn);
-    wl__sessions_free(s->ses);
-    wl__azure_free(s->azure);
-    wl__mooncake_free(s->mooncake);
-    wl__burstgpt_free(s->burstgpt);
-    wl__servegen_free(s->servegen);
+    s->fmt->ops->close(s->state);
     free(s);
 }

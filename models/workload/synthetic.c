@@ -294,13 +294,13 @@ static int profile_init(struct profile *pr, const struct cl_rate_profile *cp,
     }
 }
 
-struct wl__synthetic *wl__synthetic_new(const struct cl_workload *cfg,
-                                        struct sim_loop *loop,
-                                        struct sim_diag *d)
+static void *synthetic_open(const struct cl_workload *cfg, const char *path,
+                            struct sim_loop *loop, struct sim_diag *d)
 {
     const struct cl_arrival *arr = &cfg->synthetic.arrival;
     struct wl__synthetic s = {0};
 
+    (void)path;
     if (!positive(arr->rate_per_s)) {
         sim_diag_error(d, NULL, 0, 0,
                        "workload.synthetic.arrival.rate_per_s: expected a "
@@ -412,8 +412,12 @@ static int next_arrival(struct wl__synthetic *s)
     return 0;
 }
 
-int wl__synthetic_next(struct wl__synthetic *s, struct wl_request *out)
+static int synthetic_next(void *state, struct wl_request *out,
+                          struct sim_diag *d)
 {
+    struct wl__synthetic *s = state;
+
+    (void)d;
     if (s->requests >= 0 && s->emitted >= s->requests)
         return SIM_EEOF;
     if (next_arrival(s) != 0)
@@ -427,10 +431,34 @@ int wl__synthetic_next(struct wl__synthetic *s, struct wl_request *out)
     return 0;
 }
 
-void wl__synthetic_free(struct wl__synthetic *s)
+static void synthetic_close(void *state)
 {
+    struct wl__synthetic *s = state;
+
     if (s == NULL)
         return;
     free(s->prof.pieces);
     free(s);
 }
+
+static int synthetic_match(const struct cl_workload *cfg)
+{
+    return cfg->kind == CL_WL_SYNTHETIC && !cfg->synthetic.sessions.enabled;
+}
+
+static const struct wl__format_ops ops = {
+    .version = WL_FORMAT_API_VERSION,
+    .match = synthetic_match,
+    .open = synthetic_open,
+    .next = synthetic_next,
+    .close = synthetic_close,
+};
+
+const struct wl__format wl__format_synthetic = {
+    .name = "synthetic",
+    .summary = "renewal arrivals (poisson, deterministic, gamma; diurnal or "
+               "step rate by time rescaling) and two length distributions "
+               "(Law and Kelton, Simulation Modeling and Analysis, 2015)",
+    .flags = WL_FMT_LOOP,
+    .ops = &ops,
+};

@@ -1,8 +1,9 @@
 /*
- * Internals shared by the files of models/workload/: the source kinds
- * behind the dispatch in source.c (synthetic, azure, mooncake, burstgpt,
- * servegen), and helpers they share. Not part of the
- * contract; only source.c and the kind files include it. Single-threaded.
+ * Internals shared by the files of models/workload/: the registry of
+ * request producers behind source.c (synthetic, sessions, azure, mooncake,
+ * burstgpt, servegen), and the helpers they share. Not part of the
+ * contract; only source.c, table.c and the format files include it.
+ * Single-threaded.
  */
 #ifndef WL_WORKLOAD_INT_H
 #define WL_WORKLOAD_INT_H
@@ -16,52 +17,72 @@
 #include "base/diag.h"
 #include "sim/loop.h"
 
-struct wl__synthetic;
-struct wl__azure;
-struct wl__mooncake;
-struct wl__burstgpt;
-struct wl__servegen;
-struct wl__sessions;
+/*
+ * The format registry, version 1. Every producer of requests (the
+ * synthetic process, multi-turn sessions and one entry per trace format)
+ * is one const struct wl__format in its own file, listed name-sorted in
+ * table.c. source.c takes the entry whose match() accepts the workload
+ * section and drives it through open, next and close; what the trace
+ * formats share (the path, the checks of wl__trace_check(), time_scale /
+ * rate_scale and the requests and duration limits) it does once for every
+ * entry flagged WL_FMT_TRACE. The entries have no parameter rows of their
+ * own: their settings are the workload section's.
+ */
+#define WL_FORMAT_API_VERSION 1
 
-/* Checks cfg->synthetic and takes the three streams from loop (borrowed).
- * Returns NULL with an error in d on a bad configuration. Caller frees with
- * wl__synthetic_free(). */
-struct wl__synthetic *wl__synthetic_new(const struct cl_workload *cfg,
-                                        struct sim_loop *loop,
-                                        struct sim_diag *d);
+/* What an entry needs from source.c (struct wl__format.flags). */
+enum wl__format_flag {
+    /* Reads workload.trace.path; next() gives arrivals in trace time (ns
+     * after the first request, before time_scale and rate_scale). */
+    WL_FMT_TRACE = 1 << 0,
+    WL_FMT_LOOP = 1 << 1,    /* draws from the loop's streams */
+    WL_FMT_MODEL = 1 << 2,   /* takes workload.trace.model */
+    WL_FMT_CLIENTS = 1 << 3, /* takes workload.trace.clients */
+};
 
-/* Returns 0 with *out filled, or SIM_EEOF (out unchanged). */
-int wl__synthetic_next(struct wl__synthetic *s, struct wl_request *out);
+/* What source.c calls on a format; all four are required. */
+struct wl__format_ops {
+    int version; /* WL_FORMAT_API_VERSION */
+    /* 1 when the entry produces the requests of cfg (its kind, and its
+     * trace format or synthetic mode), else 0. */
+    int (*match)(const struct cl_workload *cfg);
+    /* Checks cfg and creates the state. path: the trace file resolved
+     * against the base directory (copied if kept), NULL without
+     * WL_FMT_TRACE. loop: borrowed, outlives the state; NULL without
+     * WL_FMT_LOOP. Returns NULL with an error in d on failure, having
+     * allocated nothing. */
+    void *(*open)(const struct cl_workload *cfg, const char *path,
+                  struct sim_loop *loop, struct sim_diag *d);
+    /* Returns 0 with *out filled (block hashes borrowed until the next
+     * call), SIM_EEOF, or SIM_EPARSE / SIM_EIO with a diagnostic in d; out
+     * is unchanged on a non-zero return. */
+    int (*next)(void *state, struct wl_request *out, struct sim_diag *d);
+    /* Closes the file, if any, and frees state. NULL is a no-op. */
+    void (*close)(void *state);
+};
 
-/* Frees s. NULL is a no-op. */
-void wl__synthetic_free(struct wl__synthetic *s);
+/* One request producer: a registry entry (table.c). */
+struct wl__format {
+    const char *name;    /* workload.trace.format's, or the synthetic mode */
+    const char *summary; /* one line: what it reads or draws, its source */
+    unsigned flags;      /* enum wl__format_flag */
+    const struct wl__format_ops *ops;
+};
 
-/* Multi-turn sessions (sessions.c), when cfg->synthetic.sessions.enabled:
- * the same contract as the synthetic kind; requests carry block hashes
- * borrowed until the next call. */
-struct wl__sessions *wl__sessions_new(const struct cl_workload *cfg,
-                                      struct sim_loop *loop,
-                                      struct sim_diag *d);
-int wl__sessions_next(struct wl__sessions *g, struct wl_request *out);
-void wl__sessions_free(struct wl__sessions *g);
+/* The synthetic process, whose ops sessions.c also drives for its session
+ * starts (synthetic.c). */
+extern const struct wl__format wl__format_synthetic;
 
-/* Opens path (already resolved against the base directory; copied) and
- * checks its header. Returns NULL with an error in d on failure. Caller
- * frees with wl__azure_free(). */
-struct wl__azure *wl__azure_new(const struct cl_workload *cfg, const char *path,
-                                struct sim_diag *d);
+/* The registry: NULL-terminated, name-sorted (table.c). */
+extern const struct wl__format *const wl__format_table[];
 
-/* Returns 0 with *out filled, SIM_EEOF, SIM_EPARSE or SIM_EIO (with a
- * diagnostic in d); out is unchanged on a non-zero return. */
-int wl__azure_next(struct wl__azure *a, struct wl_request *out,
-                   struct sim_diag *d);
+/* The entry that produces the requests of cfg, or NULL when none does (an
+ * unknown kind or trace format). */
+const struct wl__format *wl__format_for(const struct cl_workload *cfg);
 
-/* Closes the file and frees a. NULL is a no-op. */
-void wl__azure_free(struct wl__azure *a);
-
-/* Joins base_dir and path: path itself when it is absolute or base_dir is
- * NULL or empty. Caller frees with free(). */
-char *wl__path_join(const char *base_dir, const char *path);
+/* The names of the entries that have every flag in flags, name-sorted and
+ * separated by ", ", for messages. Caller frees with free(). */
+char *wl__format_names(unsigned flags);
 
 /* Rounds a sampled token count to the nearest integer and clamps it to
  * [1, WL_TOKENS_MAX]; NaN gives 1. */
@@ -107,11 +128,6 @@ int wl__lines_ioerr(struct wl__lines *l, struct sim_diag *d);
 /* Closes the file and frees the buffers; l is zeroed. */
 void wl__lines_close(struct wl__lines *l);
 
-/* The sentence appended to "cannot open trace" when a trace file of format
- * (enum cl_trace_format) does not exist: where its public files are
- * published. Static; NULL for an unknown format. */
-const char *wl__download_hint(int format);
-
 /* Checks the knobs common to every trace format (time_scale, rate_scale,
  * requests, duration_ns). Returns 0 or SIM_EINVAL with an error in d. */
 int wl__trace_check(const struct cl_workload *cfg, struct sim_diag *d);
@@ -119,34 +135,5 @@ int wl__trace_check(const struct cl_workload *cfg, struct sim_diag *d);
 /* delta_ns * factor rounded to the nearest ns (exactly delta_ns when the
  * factor is 1), saturating at SIM_TIME_MAX. */
 int64_t wl__trace_scale(int64_t delta_ns, double factor);
-
-/* The new trace kinds share one contract: *_new opens path (resolved,
- * copied) and checks what can be checked up front, returning NULL with an
- * error in d on failure; *_next returns 0 with *out filled and its arrival
- * in trace time (ns after the first request, before time_scale and
- * rate_scale, which source.c applies together with the requests and
- * duration limits), SIM_EEOF, SIM_EPARSE or SIM_EIO (with a diagnostic);
- * *_free(NULL) is a no-op. */
-struct wl__mooncake *wl__mooncake_new(const char *path, struct sim_diag *d);
-int wl__mooncake_next(struct wl__mooncake *m, struct wl_request *out,
-                      struct sim_diag *d);
-void wl__mooncake_free(struct wl__mooncake *m);
-
-/* cfg->trace.model, if set, keeps only rows of that Model. */
-struct wl__burstgpt *wl__burstgpt_new(const struct cl_workload *cfg,
-                                      const char *path, struct sim_diag *d);
-int wl__burstgpt_next(struct wl__burstgpt *b, struct wl_request *out,
-                      struct sim_diag *d);
-void wl__burstgpt_free(struct wl__burstgpt *b);
-
-/* Reads the client files under path (a directory or one chunk trace file)
- * selected by cfg->trace.clients, and takes per-client streams from loop
- * (borrowed; it must outlive the source). */
-struct wl__servegen *wl__servegen_new(const struct cl_workload *cfg,
-                                      const char *path, struct sim_loop *loop,
-                                      struct sim_diag *d);
-int wl__servegen_next(struct wl__servegen *g, struct wl_request *out,
-                      struct sim_diag *d);
-void wl__servegen_free(struct wl__servegen *g);
 
 #endif /* WL_WORKLOAD_INT_H */

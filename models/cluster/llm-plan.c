@@ -1,0 +1,212 @@
+/*
+ * The LLM engine's sizing (the plan and pool_init ops of llm.c's entry):
+ * resolves the model (model, model.hf_config or deploy.model_path) and the
+ * GPU kinds against the catalogs, picks the tensor-parallel degree when
+ * deploy.tp is unset (the smallest cluster's, or the smallest power of two
+ * on one node that fits), checks that a replica fits every pool's GPU kind,
+ * and builds each pool's replica model: its step-time constants
+ * (perf_replica, docs/step-time.md) and KV capacity. Nothing here runs
+ * during the simulation.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "models/arch/arch.h"
+#include "models/cluster/cluster-int.h"
+#include "models/gpu/gpu.h"
+#include "base/errors.h"
+
+/* The model's architecture: model.hf_config's (read by the loader), the
+ * catalog's entry for model, or the one deploy.model_path names; NULL with
+ * a diagnostic when none is found. */
+static const struct arch_spec *resolve_arch(const struct cl_scenario *s,
+                                            struct sim_diag *d)
+{
+    const struct arch_spec *a;
+    char *names;
+
+    if (s->model_arch != NULL)
+        return s->model_arch; /* model.hf_config, read by the loader */
+    if (s->model != NULL) {
+        a = arch_find(s->model);
+        if (a != NULL)
+            return a;
+        names = arch_names();
+        sim_diag_error(d, s->file, s->pos.model.line, s->pos.model.col,
+                       "model: unknown model '%s'; valid: %s", s->model, names);
+        free(names);
+        return NULL;
+    }
+    if (s->deploy.model_path == NULL) {
+        sim_diag_error(d, s->file, 0, 0,
+                       "model: an llm server needs 'model' or "
+                       "'deploy.model_path'");
+        return NULL;
+    }
+    a = arch_find_path(s->deploy.model_path);
+    if (a != NULL)
+        return a;
+    names = arch_names();
+    sim_diag_error(d, s->file, s->pos.deploy_model_path.line,
+                   s->pos.deploy_model_path.col,
+                   "deploy.model_path: no catalog model matches '%s'; set "
+                   "'model' to one of: %s",
+                   s->deploy.model_path, names);
+    free(names);
+    return NULL;
+}
+
+/* The replica's constants on g: the calibration profile
+ * (hardware.calibration) or the built-in defaults for g, then the server
+ * keys that are set (not NAN / -1): efficiency_compute replaces the GEMM
+ * asymptote and the attention compute fraction, efficiency_memory both HBM
+ * fractions, iteration_overhead the fixed host time. One tp-wide stage, no
+ * expert parallelism (docs/step-time.md). */
+int cl_replica_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
+                         const struct gpu_spec *g, int tp, int pp, int ep,
+                         int weight_dtype, struct perf_replica *r, char *why,
+                         size_t whylen)
+{
+    const struct cl_server *sv = &s->server;
+    struct perf_layout l = {.tp = tp,
+                            .pp = pp < 1 ? 1 : pp,
+                            .ep = ep < 1 ? 1 : ep,
+                            .gpus_per_node = s->hardware.gpus_per_node,
+                            .nics_per_node = 0};
+    struct perf_gpu_calib c;
+
+    perf_calib_resolve(s->calib, g, &c);
+    if (!isnan(sv->efficiency_compute)) {
+        c.gemm_eff_max = sv->efficiency_compute;
+        c.attn_eff_compute = sv->efficiency_compute;
+    }
+    if (!isnan(sv->efficiency_memory)) {
+        c.gemm_eff_memory = sv->efficiency_memory;
+        c.attn_eff_memory = sv->efficiency_memory;
+    }
+    if (sv->iteration_overhead_ns >= 0)
+        c.iteration_overhead_ns = (double)sv->iteration_overhead_ns;
+    return perf_replica_init(r, a, g, &l, weight_dtype, s->deploy.kv_dtype,
+                             sv->gpu_memory_utilization, &c, why, whylen);
+}
+
+/* The scenario's own layout (deploy.pp, deploy.ep, deploy.weight_dtype)
+ * at tensor-parallel degree tp. */
+static int init_perf(const struct cl_scenario *s, const struct arch_spec *a,
+                     const struct gpu_spec *g, int tp, struct perf_replica *p,
+                     char *why, size_t whylen)
+{
+    return cl_replica_perf_init(s, a, g, tp, s->deploy.pp, s->deploy.ep,
+                                s->deploy.weight_dtype, p, why, whylen);
+}
+
+/* The GPU kind name (at key, position at), or NULL with a diagnostic
+ * listing the valid kinds. */
+static const struct gpu_spec *find_gpu(const struct cl_scenario *s,
+                                       const char *name, struct cl_pos at,
+                                       const char *key, struct sim_diag *d)
+{
+    const struct gpu_spec *g = cl_gpu_find(s, name);
+    if (g == NULL) {
+        char *names = cl_gpu_names(s);
+        sim_diag_error(d, s->file, at.line, at.col,
+                       "%s: unknown gpu '%s'; valid: %s", key, name, names);
+        free(names);
+    }
+    return g;
+}
+
+int cl__llm_plan(const struct cl_scenario *s, struct cl_plan *plan,
+                 struct sim_diag *d)
+{
+    const struct cl_cluster *c = &s->cluster;
+    const struct arch_spec *a = resolve_arch(s, d);
+    const struct gpu_spec *g =
+        find_gpu(s, s->hardware.gpu, s->pos.hardware_gpu, "hardware.gpu", d);
+    struct perf_replica perf;
+    char why[512];
+    int tp = s->deploy.tp;
+
+    if (a == NULL || g == NULL)
+        return SIM_EINVAL;
+    if (tp < 1 && s->deploy.pp <= 1 && s->deploy.ep <= 1 && c->min_gpus >= 1 &&
+        c->min_gpus <= s->hardware.gpus_per_node)
+        tp = c->min_gpus; /* the smallest cluster is one replica */
+    if (tp < 1) {
+        /* The smallest power-of-two degree on one node that fits. */
+        for (tp = 1; tp <= s->hardware.gpus_per_node; tp *= 2)
+            if (init_perf(s, a, g, tp, &perf, why, sizeof(why)) == 0)
+                break;
+        if (tp > s->hardware.gpus_per_node)
+            tp = s->hardware.gpus_per_node;
+    }
+    if (init_perf(s, a, g, tp, &perf, why, sizeof(why)) != 0) {
+        struct cl_pos at = s->pos.deploy_weight_dtype.line
+                               ? s->pos.deploy_weight_dtype
+                           : s->pos.deploy_tp.line ? s->pos.deploy_tp
+                                                   : s->pos.hardware_gpu;
+        sim_diag_error(d, s->file, at.line, at.col, "deploy: %s", why);
+        return SIM_EINFEASIBLE;
+    }
+    /* Every pool's GPU kind must hold the replica too. */
+    for (int i = 0; i < s->npools; i++) {
+        const struct gpu_spec *pg;
+        if (s->pools[i].gpu == NULL)
+            continue;
+        pg = find_gpu(s, s->pools[i].gpu, s->pos.pools, "pools.gpu", d);
+        if (pg == NULL)
+            return SIM_EINVAL;
+        if (init_perf(s, a, pg, tp, &perf, why, sizeof(why)) != 0) {
+            sim_diag_error(d, s->file, s->pos.pools.line, s->pos.pools.col,
+                           "pools[%d]: %s", i, why);
+            return SIM_EINFEASIBLE;
+        }
+    }
+    plan->tp = tp;
+    plan->tp_chosen = s->deploy.tp < 1;
+    plan->gpus_per_replica = perf.gpus; /* tp x data-parallel attention x pp */
+    plan->price_usd_per_gpu_hour = isnan(s->hardware.price_usd_per_gpu_hour)
+                                       ? g->price_usd_per_hour
+                                       : s->hardware.price_usd_per_gpu_hour;
+    return 0;
+}
+
+/* KV capacity of one replica with perf, in tokens, rounded down to whole
+ * blocks of server.block_tokens: a request fits iff its peak tokens are at
+ * most this. */
+static int64_t kv_cap_tokens(const struct cl_server *sv,
+                             const struct perf_replica *perf)
+{
+    int64_t b = sv->block_tokens > 0 ? sv->block_tokens : 16;
+    return perf_kv_capacity_tokens(perf) / b * b;
+}
+
+int cl__llm_pool_init(struct cl_world *w, int i, const struct cl_plan *plan,
+                      struct sim_diag *d)
+{
+    const struct cl_scenario *s = w->scn;
+    struct cl_pool_rt *p = &w->pools[i];
+    const struct gpu_spec *g = cl_gpu_find(s, p->gpu);
+    char why[512];
+
+    /* cl_scenario_check() has resolved the names and sized the replica on
+     * every pool's GPU kind, so this fails only on a changed catalog. */
+    if (g == NULL || init_perf(s, resolve_arch(s, d), g, plan->tp, &p->perf,
+                               why, sizeof(why)) != 0)
+        return SIM_EINFEASIBLE;
+    p->kv_tokens = (double)perf_kv_capacity_tokens(&p->perf);
+    p->kv_cap_tokens = kv_cap_tokens(&s->server, &p->perf);
+    p->kv_block_tokens = s->server.block_tokens;
+    /* A pool of its own GPU kind pays that kind's price. */
+    if (s->npools > 0 && s->pools[i].gpu != NULL)
+        p->price = g->price_usd_per_hour;
+    return 0;
+}
+
+void cl__llm_notes(const struct cl_scenario *s, struct cl_results *out)
+{
+    if (s->cluster.kv_cache_offload && !s->server.prefix_caching)
+        cl_results_note(out, "kv_cache_offload: only prefix-cache blocks are "
+                             "offloaded; set server.prefix_caching: true "
+                             "(kv stays in hbm)");
+}
