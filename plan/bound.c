@@ -150,14 +150,16 @@ int plan_bound_compute(const struct perf_replica *r,
                        char *why, size_t whylen)
 {
     struct perf_saturation sat;
-    int64_t ctx, hi, lo, p;
+    int64_t ctx, hi, lo, p, max_seqs;
     double dec_m, dec_p, pf_m = 0, pf_p = 0;
     int rc;
 
     memset(out, 0, sizeof(*out));
-    if (r == NULL || t == NULL || w == NULL || t->max_num_seqs < 1 ||
+    if (r == NULL || t == NULL || w == NULL || t->max_num_seqs == 0 ||
         t->max_num_batched_tokens < 1 || !(t->headroom >= 1))
         return SIM_EINVAL;
+    max_seqs = t->max_num_seqs > 0 ? t->max_num_seqs
+                                   : perf_default_max_num_seqs(r->gpu);
     ctx = llround(w->prompt_mean_tokens + w->output_mean_tokens / 2);
     if (ctx < 1)
         ctx = 1;
@@ -198,8 +200,7 @@ int plan_bound_compute(const struct perf_replica *r,
 
     /* B: the largest batch whose decode cycle is within the target. The
      * cycle grows with the batch, so bisect on [1, hi]. */
-    hi = t->max_num_seqs < sat.kv_limit_seqs ? t->max_num_seqs
-                                             : sat.kv_limit_seqs;
+    hi = max_seqs < sat.kv_limit_seqs ? max_seqs : sat.kv_limit_seqs;
     lo = 1;
     if (t->tpot_ns > 0) {
         while (lo < hi) {

@@ -76,9 +76,10 @@ int plan_workload_measure(const struct cl_scenario *s, const char *base_dir,
 
 /* What the bound prices a layout against. */
 struct plan_target {
-    int64_t tpot_ns;                /* slo.tpot_ms, -1 for none */
-    int64_t ttft_ns;                /* slo.ttft_ms, -1 for none */
-    int64_t max_num_seqs;           /* server.max_num_seqs, > 0 */
+    int64_t tpot_ns;      /* slo.tpot_ms, -1 for none */
+    int64_t ttft_ns;      /* slo.ttft_ms, -1 for none */
+    int64_t max_num_seqs; /* server.max_num_seqs, or -1 for vLLM's rule
+                             for the layout's GPU */
     int64_t max_num_batched_tokens; /* server.max_num_batched_tokens */
     double headroom; /* sizes up to headroom x the peak estimate, >= 1 */
 };

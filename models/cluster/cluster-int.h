@@ -219,6 +219,8 @@ struct cl_pool_rt {
     double kv_tokens;      /* the model's KV capacity, tokens */
     int64_t kv_cap_tokens; /* in whole blocks of kv_block_tokens */
     int kv_block_tokens;   /* server.block_tokens */
+    int64_t max_num_seqs;  /* server.max_num_seqs, or vLLM's rule for this
+                              pool's GPU (perf_default_max_num_seqs) */
     /* replica.c: what its replicas hold and used. */
     int gpus_live;             /* held by replicas not yet gone */
     double gpu_s[CL_GS_COUNT]; /* GPU-seconds by state */

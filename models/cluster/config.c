@@ -186,10 +186,10 @@ const struct sim_param cl_server_rows[] = {
     {"price", SIM_PT_DOUBLE, SIM_U_USD_PER_HOUR, 0, NOMAX, ABS, "0",
      "abstract only: price of one replica per hour",
      offsetof(struct cl_server, price_usd_per_hour), NULL, NULL},
-    {"max_num_seqs", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, LLM,
-     SIM_PARAM_DEF(CL_SERVER_MAX_NUM_SEQS_DEFAULT),
-     "llm only: most sequences in one batch (vLLM max_num_seqs; 256 is "
-     "vLLM's default below 70 GiB or on A100, 1024 above, FACTS.md §5.1)",
+    {"max_num_seqs", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, LLM, NULL,
+     "llm only: most sequences in one batch (vLLM max_num_seqs; default "
+     "vLLM's rule for each pool's GPU: 1024 with at least 70 GiB and not "
+     "an A100, else 256, FACTS.md §5.1)",
      offsetof(struct cl_server, max_num_seqs), NULL, NULL},
     {"max_num_batched_tokens", SIM_PT_INT64, SIM_U_TOKENS, 1, NOMAX, LLM,
      SIM_PARAM_DEF(PERF_DEFAULT_MAX_NUM_BATCHED_TOKENS),

@@ -76,13 +76,6 @@ struct cl_kv_offload {
 #define CL_PF_LLM (SIM_PF_OWNER << 0)
 #define CL_PF_ABSTRACT (SIM_PF_OWNER << 1)
 
-/* The scenario's server.max_num_seqs when none is given: vLLM's default
- * below 70 GiB or on an A100 (FACTS.md §5.1). perf_default_max_num_seqs()
- * applies vLLM's whole rule (1,024 on larger GPUs), which `dsec step` and
- * `dsec strategies` use; the scenario keeps this one number until its
- * default becomes that rule. A plain literal: the row's default text. */
-#define CL_SERVER_MAX_NUM_SEQS_DEFAULT 256
-
 struct cl_server {
     int kind; /* enum cl_server_kind */
     /* abstract */
@@ -90,7 +83,8 @@ struct cl_server {
     int concurrency;           /* requests served at once per replica */
     double price_usd_per_hour; /* abstract replicas: price of one replica */
     /* llm (vLLM-style knobs, FACTS §5.1) */
-    int max_num_seqs;
+    int max_num_seqs; /* -1 = vLLM's rule for the pool's GPU:
+                         perf_default_max_num_seqs() */
     int64_t max_num_batched_tokens;
     double gpu_memory_utilization;
     double efficiency_compute;     /* achieved fraction of peak FLOP/s */

@@ -197,6 +197,8 @@ int cl__llm_pool_init(struct cl_world *w, int i, const struct cl_plan *plan,
     p->kv_tokens = (double)perf_kv_capacity_tokens(&p->perf);
     p->kv_cap_tokens = kv_cap_tokens(&s->server, &p->perf);
     p->kv_block_tokens = s->server.block_tokens;
+    p->max_num_seqs = s->server.max_num_seqs > 0 ? s->server.max_num_seqs
+                                                 : perf_default_max_num_seqs(g);
     /* A pool of its own GPU kind pays that kind's price. */
     if (s->npools > 0 && s->pools[i].gpu != NULL)
         p->price = g->price_usd_per_hour;

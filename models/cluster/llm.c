@@ -100,7 +100,8 @@ struct cl_llm_replica {
     struct sim_heap decoding; /* keyed by the iteration they finish in */
     uint64_t seq;
 
-    int64_t nseqs; /* admitted requests (prefill + decode) */
+    int64_t nseqs;    /* admitted requests (prefill + decode) */
+    int64_t max_seqs; /* at most: the pool's max_num_seqs */
     /* Paged KV cache. */
     int64_t block_tokens;
     int64_t cap_blocks;
@@ -589,7 +590,7 @@ static void admit_plain(struct cl_llm_replica *e)
     struct cl_world *w = e->rep->w;
     const struct cl_server *sv = &w->scn->server;
 
-    while (e->waiting.head != NULL && e->nseqs < sv->max_num_seqs) {
+    while (e->waiting.head != NULL && e->nseqs < e->max_seqs) {
         struct cl_req *r = e->waiting.head;
         int64_t first = r->prompt_tokens + r->gen_tokens;
         int64_t need;
@@ -620,7 +621,7 @@ static void admit(struct cl_llm_replica *e)
     struct cl_world *w = e->rep->w;
     const struct cl_server *sv = &w->scn->server;
 
-    while (e->waiting.head != NULL && e->nseqs < sv->max_num_seqs) {
+    while (e->waiting.head != NULL && e->nseqs < e->max_seqs) {
         struct cl_req *r = e->waiting.head;
         int64_t target = r->prompt_tokens + r->gen_tokens;
         int64_t start = 0, nhit = 0, claim = 0, first, logical, need;
@@ -1029,6 +1030,7 @@ static void llm_ready(struct cl_world *w, struct cl_replica *rep)
     e->perf = &w->pools[rep->pool].perf;
     e->block_tokens = sv->block_tokens > 0 ? sv->block_tokens : 16;
     e->cap_blocks = perf_kv_capacity_tokens(e->perf) / e->block_tokens;
+    e->max_seqs = w->pools[rep->pool].max_num_seqs;
     e->phase_n = xcalloc((size_t)e->block_tokens, sizeof(*e->phase_n));
     kv_init(w, e);
     if (w->scn->deploy.disaggregation.enabled) {
