@@ -241,6 +241,79 @@ const struct sim_yaml_seen *sim_yaml_seenf(const struct sim_yaml *y,
     return sim_yaml_seen(y, path);
 }
 
+/* ---- helpers of the callers' checks ---- */
+
+void sim_yaml_section_pos(const struct sim_yaml *y, const char *path, int *line,
+                          int *col)
+{
+    const struct sim_yaml_seen *s = sim_yaml_seen(y, path);
+
+    *line = s ? s->kline : y->root_line;
+    *col = s ? s->kcol : y->root_col;
+}
+
+void sim_yaml_not_used(struct sim_yaml *y, const char *path, const char *key,
+                       const char *what)
+{
+    const struct sim_yaml_seen *s = sim_yaml_seenf(y, "%s.%s", path, key);
+
+    if (s != NULL)
+        sim_yaml_error(y, s->kline, s->kcol, "%s.%s: not used by %s", path, key,
+                       what);
+}
+
+void sim_yaml_exactly_one(struct sim_yaml *y, const char *path, const char *a,
+                          const char *b)
+{
+    const struct sim_yaml_seen *sa = sim_yaml_seenf(y, "%s.%s", path, a);
+    const struct sim_yaml_seen *sb = sim_yaml_seenf(y, "%s.%s", path, b);
+    int line, col;
+
+    if (sa != NULL && sb != NULL) {
+        const struct sim_yaml_seen *later =
+            (sb->kline > sa->kline ||
+             (sb->kline == sa->kline && sb->kcol > sa->kcol))
+                ? sb
+                : sa;
+        sim_yaml_error(y, later->kline, later->kcol,
+                       "%s: give exactly one of '%s' or '%s'", later->path, a,
+                       b);
+    } else if (sa == NULL && sb == NULL) {
+        sim_yaml_section_pos(y, path, &line, &col);
+        sim_yaml_error(y, line, col, "%s: missing key '%s' or '%s'", path, a,
+                       b);
+    }
+}
+
+void sim_yaml_check_keys(struct sim_yaml *y, const char *path,
+                         const char *const *keys, unsigned used,
+                         unsigned optional, const char *what)
+{
+    int line, col;
+
+    sim_yaml_section_pos(y, path, &line, &col);
+    for (int i = 0; keys[i] != NULL; i++) {
+        if (used & (1u << i)) {
+            if (sim_yaml_seenf(y, "%s.%s", path, keys[i]) == NULL)
+                sim_yaml_error(y, line, col,
+                               "%s: missing key '%s' (required by %s)", path,
+                               keys[i], what);
+        } else if (!(optional & (1u << i))) {
+            sim_yaml_not_used(y, path, keys[i], what);
+        }
+    }
+}
+
+const char *sim_yaml_choice_name(const struct sim_param *rows, const char *key,
+                                 int value)
+{
+    const struct sim_param *p = sim_param_find(rows, key);
+    const struct sim_param_choice *ch =
+        p ? sim_param_choice_by_value(p, value) : NULL;
+
+    return ch ? ch->name : "?";
+}
+
 static const struct sim_yaml_seen *add_seen(struct sim_yaml *y,
                                             const char *path,
                                             const yaml_node_t *key,

@@ -6,9 +6,10 @@
  * or of named sections) follow the row types. Unknown keys get the closest
  * valid key ("did you mean") or the sorted list of keys, duplicate keys and
  * missing required keys are errors, and every given key is remembered with
- * its positions (struct sim_yaml_seen) for the caller's cross-field checks.
- * Diagnostics go to a struct sim_diag as "file:line:col: error: key.path:
- * what was expected", 1-based; a syntax error stops the load, semantic
+ * its positions (struct sim_yaml_seen) for the caller's cross-field checks,
+ * which the helpers below serve (sim_yaml_not_used(), sim_yaml_exactly_one()
+ * and others). Diagnostics go to a struct sim_diag as "file:line:col:
+ * error: key.path: what was expected", 1-based; a syntax error stops the load, semantic
  * errors are all collected (the list keeps SIM_DIAG_MAX_ERRORS). The
  * caller owns the walker (sim_yaml_init()/sim_yaml_fini()); the walker
  * owns its document and the seen list; the struct being filled owns what
@@ -149,6 +150,43 @@ const struct sim_yaml_seen *sim_yaml_seen(const struct sim_yaml *y,
 const struct sim_yaml_seen *sim_yaml_seenf(const struct sim_yaml *y,
                                            const char *fmt, ...)
     SIM_PRINTF(2, 3);
+
+/* ---- helpers of the callers' cross-field checks ----
+ * Each section's owner checks the rules that span its keys after the walk
+ * (models/workload/config.c, models/cluster/config.c, ...); these read the
+ * seen list and report through sim_yaml_error(), with the messages every
+ * owner shares. path is a section's full path ("server", "pools[1]"). */
+
+/* Where the key of the section at path is, or the root mapping when the
+ * section was not given: the place of a "missing key" message. */
+void sim_yaml_section_pos(const struct sim_yaml *y, const char *path, int *line,
+                          int *col);
+
+/* Reports "PATH.KEY: not used by WHAT" at the key when path.key was
+ * given. */
+void sim_yaml_not_used(struct sim_yaml *y, const char *path, const char *key,
+                       const char *what);
+
+/* Exactly one of path.a and path.b: when both are given, "PATH.X: give
+ * exactly one of 'A' or 'B'" at the later one; when neither is,
+ * "PATH: missing key 'A' or 'B'" at the section. */
+void sim_yaml_exactly_one(struct sim_yaml *y, const char *path, const char *a,
+                          const char *b);
+
+/* Checks that the section at path holds exactly the keys its kind uses.
+ * keys is a NULL-terminated list of the section's optional keys; used is
+ * a bit mask over it (bit i for keys[i]) of the keys the kind needs,
+ * reported as "PATH: missing key 'K' (required by WHAT)" at the section;
+ * optional a mask of those it may have; any other given key is "not used
+ * by WHAT" (sim_yaml_not_used()). what names the kind ("dist gamma"). */
+void sim_yaml_check_keys(struct sim_yaml *y, const char *path,
+                         const char *const *keys, unsigned used,
+                         unsigned optional, const char *what);
+
+/* The name of value among the choices of the row key of rows, or "?":
+ * how the checks' messages name a kind. Borrowed from the rows. */
+const char *sim_yaml_choice_name(const struct sim_param *rows, const char *key,
+                                 int value);
 
 /* Adds an error at (line, col) of y's file and counts it in y->errors. */
 void sim_yaml_error(struct sim_yaml *y, int line, int col, const char *fmt, ...)

@@ -454,6 +454,49 @@ START_TEST(test_sim_yaml_walk_seen_positions)
 }
 END_TEST
 
+/* The helpers of the callers' cross-field checks, at the positions the
+ * walk recorded. */
+START_TEST(test_sim_yaml_check_helpers)
+{
+    static const char *const keys[] = {"rate", "wait", "x", NULL};
+    static const char *const want[] = {
+        "t.yaml:4:3: error: inner.rate: not used by kind beta",
+        "t.yaml:5:3: error: inner.wait: give exactly one of 'rate' or 'wait'",
+        "t.yaml:3:1: error: inner: missing key 'x' or 'z'",
+        "t.yaml:2:1: error: items: missing key 'a' or 'b'",
+        "t.yaml:5:3: error: inner.wait: not used by kind beta",
+        "t.yaml:3:1: error: inner: missing key 'x' (required by kind beta)",
+        NULL,
+    };
+    int line, col;
+
+    ck_assert_int_eq(walk("# checks\n"
+                          "count: 1\n"
+                          "inner:\n"
+                          "  rate: 2\n"
+                          "  wait: 1s\n"),
+                     0);
+    sim_yaml_section_pos(&walker, "inner", &line, &col);
+    ck_assert_int_eq(line, 3);
+    ck_assert_int_eq(col, 1);
+    sim_yaml_section_pos(&walker, "items", &line, &col); /* the root */
+    ck_assert_int_eq(line, 2);
+    ck_assert_int_eq(col, 1);
+    sim_yaml_not_used(&walker, "inner", "rate", "kind beta");
+    sim_yaml_not_used(&walker, "inner", "x", "kind beta"); /* not given */
+    sim_yaml_exactly_one(&walker, "inner", "rate", "wait");
+    sim_yaml_exactly_one(&walker, "inner", "x", "z");
+    sim_yaml_exactly_one(&walker, "items", "a", "b");
+    /* In the keys' order: rate optional, wait not used, x needed. */
+    sim_yaml_check_keys(&walker, "inner", keys, 1u << 2, 1u << 0, "kind beta");
+    want_diags(want);
+    ck_assert_int_eq(walker.errors, 6);
+    ck_assert_str_eq(sim_yaml_choice_name(rows, "kind", 1), "beta");
+    ck_assert_str_eq(sim_yaml_choice_name(rows, "kind", 7), "?");
+    ck_assert_str_eq(sim_yaml_choice_name(rows, "nokey", 0), "?");
+}
+END_TEST
+
 START_TEST(test_sim_yaml_walk_error_cap)
 {
     struct sim_diag_entry *last;
@@ -569,6 +612,7 @@ static Suite *yaml_suite(void)
     tcase_add_test(tc, test_sim_yaml_walk_unknown_keys);
     tcase_add_test(tc, test_sim_yaml_walk_duplicates);
     tcase_add_test(tc, test_sim_yaml_walk_seen_positions);
+    tcase_add_test(tc, test_sim_yaml_check_helpers);
     tcase_add_test(tc, test_sim_yaml_walk_error_cap);
     tcase_add_test(tc, test_sim_yaml_walk_take_hook);
     suite_add_tcase(s, tc);

@@ -1,12 +1,13 @@
 /* The serving sections' rows (see config.h), in the order `dsec help
- * scenario` prints them, and the scenario's destructor, which frees through
+ * scenario` prints them, their cross-field checks, and the scenario's
+ * destructor, which frees through
  * the rows. Enum choices are written in alphabetical order, the order
  * messages list them in. Defaults for the llm server come from FACTS.md
  * §5.1 (vLLM knobs), §5.4 (host overhead per iteration) and §1.3
  * (achieved-vs-peak anchors); the ones the layout model also uses without
  * a scenario are named constants of models/perf/roofline.h and
- * models/gpu/gpu.h. Rules that span several keys are checked by the
- * scenario loader. */
+ * models/gpu/gpu.h. After the walk, the cl_*_check() functions at the end
+ * check the rules that span several keys or sections. */
 #include "models/cluster/config.h"
 
 #include <math.h>
@@ -20,6 +21,7 @@
 #include "models/perf/calib.h"
 #include "models/perf/roofline.h"
 #include "base/xalloc.h"
+#include "base/yaml-rows.h"
 
 #define NOMIN (-INFINITY)
 #define NOMAX INFINITY
@@ -646,4 +648,217 @@ char *cl_gpu_names(const struct cl_scenario *s)
     strcat(out, cat);
     free(cat);
     return out;
+}
+
+/* ---- the serving sections' cross-field checks ---- */
+
+void cl_server_check(struct sim_yaml *y, struct cl_scenario *s)
+{
+    static const char *const service_keys[] = {"sd_s", "cv", NULL};
+    struct cl_server *sv = &s->server;
+    int line, col;
+
+    if (sim_yaml_seen(y, "server.kind") == NULL)
+        sv->kind = s->model != NULL || s->model_src.hf_config != NULL ||
+                           s->deploy.model_path != NULL
+                       ? CL_SRV_LLM
+                       : CL_SRV_ABSTRACT;
+    sv->service.value = sv->service.min = sv->service.max = NAN;
+    if (sv->kind < 0)
+        return; /* an unknown kind, already reported */
+    if (sv->kind == CL_SRV_LLM) {
+        const struct sim_yaml_seen *hr =
+            sim_yaml_seen(y, "workload.prefix_hit_rate");
+        for (const struct sim_param *p = cl_server_rows; p->key != NULL; p++)
+            if (p->flags & CL_PF_ABSTRACT)
+                sim_yaml_not_used(y, "server", p->key, "kind llm");
+        if (hr != NULL && !sv->prefix_caching)
+            sim_yaml_error(y, hr->kline, hr->kcol,
+                           "workload.prefix_hit_rate: needs "
+                           "server.prefix_caching: true");
+        return;
+    }
+    for (const struct sim_param *p = cl_server_rows; p->key != NULL; p++)
+        if (p->flags & CL_PF_LLM)
+            sim_yaml_not_used(y, "server", p->key, "kind abstract");
+    if (sim_yaml_seen(y, "server.service") == NULL) {
+        sim_yaml_section_pos(y, "server", &line, &col);
+        sim_yaml_error(
+            y, line, col,
+            "server: missing key 'service' (required by kind abstract)");
+        return;
+    }
+    if (sim_yaml_seen(y, "server.service.dist") != NULL &&
+        sv->service.kind >= 0) {
+        unsigned used = 0;
+        char what[64];
+        if (sv->service.kind == CL_DIST_LOGNORMAL)
+            used = 1u << 0;
+        else if (sv->service.kind == CL_DIST_GAMMA)
+            used = 1u << 1;
+        snprintf(what, sizeof(what), "dist %s",
+                 sim_yaml_choice_name(service_rows, "dist", sv->service.kind));
+        sim_yaml_check_keys(y, "server.service", service_keys, used, 0, what);
+    }
+}
+
+void cl_cluster_check(struct sim_yaml *y, struct cl_scenario *s)
+{
+    struct cl_cluster *cl = &s->cluster;
+    const struct sim_yaml_seen *r = sim_yaml_seen(y, "cluster.replicas");
+    const struct sim_yaml_seen *mn = sim_yaml_seen(y, "cluster.min_gpus");
+    const struct sim_yaml_seen *mx = sim_yaml_seen(y, "cluster.max_gpus");
+    int line, col;
+
+    if (r != NULL && (mn != NULL || mx != NULL)) {
+        sim_yaml_error(y, r->kline, r->kcol,
+                       "cluster.replicas: give either replicas or min_gpus and "
+                       "max_gpus, not both");
+    } else if ((mn == NULL) != (mx == NULL)) {
+        sim_yaml_section_pos(y, "cluster", &line, &col);
+        sim_yaml_error(y, line, col,
+                       "cluster: missing key '%s' (min_gpus and max_gpus go "
+                       "together)",
+                       mn == NULL ? "min_gpus" : "max_gpus");
+    } else if (mn != NULL && cl->min_gpus > 0 && cl->max_gpus > 0 &&
+               cl->min_gpus > cl->max_gpus) {
+        sim_yaml_error(y, mn->vline, mn->vcol,
+                       "cluster.min_gpus: %d greater than max_gpus %d",
+                       cl->min_gpus, cl->max_gpus);
+    } else if (r == NULL && mn == NULL) {
+        cl->replicas = 1;
+    }
+    if (s->slo.tpot_ns < 0 && cl->target_latency_ns > 0)
+        s->slo.tpot_ns = cl->target_latency_ns;
+
+    const struct sim_yaml_seen *dg = sim_yaml_seen(y, "deploy.disaggregation");
+    if (dg != NULL) {
+        struct cl_disagg *g = &s->deploy.disaggregation;
+        int sum = g->prefill_replicas + g->decode_replicas;
+        g->enabled = 1;
+        if (mn != NULL || mx != NULL)
+            sim_yaml_error(y, dg->kline, dg->kcol,
+                           "deploy.disaggregation: needs a static cluster "
+                           "(cluster.replicas), not min_gpus/max_gpus");
+        else if (s->server.kind != CL_SRV_LLM)
+            sim_yaml_error(y, dg->kline, dg->kcol,
+                           "deploy.disaggregation: needs server kind llm");
+        else if (r != NULL && g->prefill_replicas > 0 &&
+                 g->decode_replicas > 0 && cl->replicas != sum)
+            sim_yaml_error(y, r->vline, r->vcol,
+                           "cluster.replicas: %d differs from "
+                           "deploy.disaggregation prefill_replicas + "
+                           "decode_replicas = %d",
+                           cl->replicas, sum);
+        else if (g->prefill_replicas > 0 && g->decode_replicas > 0)
+            cl->replicas = sum;
+    }
+
+    const struct sim_yaml_seen *ig = sim_yaml_seen(y, "cluster.initial_gpus");
+    if (ig != NULL && mn == NULL && mx == NULL) {
+        sim_yaml_error(
+            y, ig->kline, ig->kcol,
+            "cluster.initial_gpus: not used by a static cluster (give "
+            "min_gpus and max_gpus)");
+    } else if (ig != NULL && cl->initial_gpus > 0 && cl->min_gpus > 0 &&
+               cl->max_gpus > 0 &&
+               (cl->initial_gpus < cl->min_gpus ||
+                cl->initial_gpus > cl->max_gpus)) {
+        sim_yaml_error(
+            y, ig->vline, ig->vcol,
+            "cluster.initial_gpus: %d outside [min_gpus, max_gpus] = "
+            "[%d, %d]",
+            cl->initial_gpus, cl->min_gpus, cl->max_gpus);
+    }
+}
+
+void cl_pools_check(struct sim_yaml *y, struct cl_scenario *s)
+{
+    static const char *const prov_keys[] = {"sd_s", "cv", NULL};
+    const struct sim_yaml_seen *pk = sim_yaml_seen(y, "pools");
+    long total = 0;
+
+    if (pk == NULL)
+        return;
+    if (sim_yaml_seen(y, "cluster.min_gpus") == NULL ||
+        sim_yaml_seen(y, "cluster.max_gpus") == NULL) {
+        sim_yaml_error(y, pk->kline, pk->kcol,
+                       "pools: needs an elastic cluster (cluster.min_gpus and "
+                       "max_gpus)");
+        return;
+    }
+    for (int i = 0; i < s->npools; i++) {
+        struct cl_pool *pl = &s->pools[i];
+        char path[64];
+
+        total += pl->capacity_gpus > 0 ? pl->capacity_gpus : 0;
+        for (int j = 0; j < i && pl->name != NULL; j++)
+            if (s->pools[j].name != NULL &&
+                strcmp(s->pools[j].name, pl->name) == 0) {
+                const struct sim_yaml_seen *n =
+                    sim_yaml_seenf(y, "pools[%d].name", i);
+                sim_yaml_error(y, n->vline, n->vcol,
+                               "pools[%d].name: duplicate pool name '%s' (also "
+                               "pools[%d])",
+                               i, pl->name, j);
+                break;
+            }
+        if (!pl->borrowable) {
+            snprintf(path, sizeof(path), "pools[%d]", i);
+            sim_yaml_not_used(y, path, "grace",
+                              "a pool that is not borrowable");
+        }
+        snprintf(path, sizeof(path), "pools[%d].provision", i);
+        if (sim_yaml_seen(y, path) != NULL && pl->provision.kind >= 0) {
+            unsigned used = 0;
+            char what[64];
+            if (pl->provision.kind == CL_DIST_LOGNORMAL)
+                used = 1u << 0;
+            else if (pl->provision.kind == CL_DIST_GAMMA)
+                used = 1u << 1;
+            snprintf(what, sizeof(what), "dist %s",
+                     sim_yaml_choice_name(provision_rows, "dist",
+                                          pl->provision.kind));
+            sim_yaml_check_keys(y, path, prov_keys, used, 0, what);
+        }
+        pl->provision.value =
+            pl->provision.kind == CL_DIST_FIXED ? pl->provision.mean : NAN;
+        pl->provision.min = pl->provision.max = NAN;
+    }
+    if (s->cluster.min_gpus > 0 && total < s->cluster.min_gpus)
+        sim_yaml_error(
+            y, pk->kline, pk->kcol,
+            "pools: total capacity_gpus %ld less than cluster.min_gpus "
+            "%d",
+            total, s->cluster.min_gpus);
+}
+
+static const char *scope_pool_name(const void *ctx, int i)
+{
+    const struct cl_scenario *s = ctx;
+
+    return s->pools[i].name;
+}
+
+static int scope_has_gpu(const void *ctx, const char *name)
+{
+    return cl_gpu_find(ctx, name) != NULL;
+}
+
+static char *scope_gpu_names(const void *ctx)
+{
+    return cl_gpu_names(ctx);
+}
+
+struct train_config_scope cl_train_scope(const struct cl_scenario *s)
+{
+    struct train_config_scope sc = {
+        .ctx = s,
+        .npools = s->npools,
+        .pool_name = scope_pool_name,
+        .has_gpu = scope_has_gpu,
+        .gpu_names = scope_gpu_names,
+    };
+
+    return sc;
 }

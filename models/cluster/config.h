@@ -11,8 +11,9 @@
  * owned by the struct and freed by cl_scenario_fini() through the rows that
  * filled it. A field the user did not set holds its row's default; optional
  * numbers without a default hold NAN (for double) or -1 (for integers and
- * durations), and the loader's cross-field checks guarantee that the
- * fields a given kind needs are set. Read-only rows; single-threaded.
+ * durations), and the cross-field checks (cl_server_check() and the
+ * others, which the loader runs after the walk) guarantee that the fields
+ * a given kind needs are set. Read-only rows; single-threaded.
  */
 #ifndef CL_CONFIG_H
 #define CL_CONFIG_H
@@ -23,6 +24,8 @@
 #include "models/train/config.h"
 #include "models/workload/config.h"
 #include "base/param.h"
+
+struct sim_yaml; /* base/yaml-rows.h: the walker the checks read */
 
 /* A position in the scenario file, 1-based; line 0 means "not given". */
 struct cl_pos {
@@ -361,6 +364,34 @@ const struct gpu_spec *cl_gpu_find(const struct cl_scenario *s,
 /* The names cl_gpu_find() knows, inline ones first, joined by ", ".
  * Caller frees with free(). */
 char *cl_gpu_names(const struct cl_scenario *s);
+
+/* The cross-field checks of the serving sections, which the scenario
+ * loader runs after the walk that filled s, in this order: server, the
+ * workload (wl_workload_check()), cluster, pools. Each reads what was
+ * given from the walker y's seen list, reports to y at the keys'
+ * positions, and completes the fields it decides. */
+
+/* server: the server kind, when not given, from whether a model is
+ * (llm) or not (abstract); the keys of the other kind are not used;
+ * workload.prefix_hit_rate needs prefix_caching; an abstract server needs
+ * service with the keys its dist uses. */
+void cl_server_check(struct sim_yaml *y, struct cl_scenario *s);
+
+/* cluster: replicas or min_gpus and max_gpus (together, min <= max;
+ * neither: 1 replica); initial_gpus only for an elastic cluster, within
+ * [min_gpus, max_gpus]; deploy.disaggregation only for a static llm
+ * cluster, its replicas summing to cluster.replicas (which it sets when
+ * not given). slo.tpot defaults to cluster.target_latency. */
+void cl_cluster_check(struct sim_yaml *y, struct cl_scenario *s);
+
+/* Pools: only for elastic clusters; names unique; provisioning keys fit
+ * the distribution; grace only for borrowable pools; total capacity covers
+ * min_gpus. */
+void cl_pools_check(struct sim_yaml *y, struct cl_scenario *s);
+
+/* The scope train_config_check() reads s through: its pools and the GPUs
+ * of cl_gpu_find(). Borrows s, which must outlive it. */
+struct train_config_scope cl_train_scope(const struct cl_scenario *s);
 
 /* Frees what s owns and zeroes it: every field its rows name
  * (sim_param_fini() over s->rows and cl_model_src_rows), then the fields the

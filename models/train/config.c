@@ -1,14 +1,21 @@
 /* The rows of the scenario's `training:` section (see config.h and
- * docs/training.md), in the order `dsec help scenario` prints them; enum
- * choices are alphabetical. The default sequence length and global batch
+ * docs/training.md), in the order `dsec help scenario` prints them (enum
+ * choices are alphabetical), and the section's cross-field checks
+ * (train_config_check()). The default sequence length and global batch
  * are the layout model's (models/layout/layout.h), which `dsec train` uses
  * without a scenario. */
 #include "models/train/config.h"
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "models/arch/arch.h"
 #include "models/layout/layout.h"
+#include "models/train/train.h"
+#include "base/yaml-rows.h"
 
 #define NOMIN (-INFINITY)
 #define NOMAX INFINITY
@@ -116,3 +123,64 @@ const struct sim_param train_config_rows[] = {
      TRN(duration_ns), NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
+
+/* ---- the section's cross-field checks ---- */
+
+void train_config_check(struct sim_yaml *y, struct train_config *t,
+                        const struct train_config_scope *sc)
+{
+    const struct sim_yaml_seen *k;
+
+    if (sim_yaml_seen(y, "training") == NULL)
+        return;
+    if (t->model != NULL && arch_find(t->model) == NULL &&
+        (k = sim_yaml_seen(y, "training.model")) != NULL) {
+        char *names = arch_names();
+        sim_yaml_error(y, k->vline, k->vcol,
+                       "training.model: unknown model '%s'; valid: %s",
+                       t->model, names);
+        free(names);
+    }
+    if (t->pool != NULL && (k = sim_yaml_seen(y, "training.pool")) != NULL) {
+        int found = 0;
+        for (int i = 0; i < sc->npools; i++) {
+            const char *name = sc->pool_name(sc->ctx, i);
+            found |= name != NULL && strcmp(name, t->pool) == 0;
+        }
+        if (!found) {
+            char names[512] = "";
+            size_t used = 0;
+            for (int i = 0; i < sc->npools && used < sizeof(names); i++) {
+                int n = snprintf(names + used, sizeof(names) - used, "%s%s",
+                                 i ? ", " : "", sc->pool_name(sc->ctx, i));
+                if (n < 0)
+                    break;
+                used += (size_t)n;
+            }
+            sim_yaml_error(y, k->vline, k->vcol,
+                           "training.pool: unknown pool '%s'; valid: %s",
+                           t->pool,
+                           sc->npools > 0 ? names : "(no pools given)");
+        }
+    }
+    if (t->gpu != NULL && !sc->has_gpu(sc->ctx, t->gpu) &&
+        (k = sim_yaml_seen(y, "training.gpu")) != NULL) {
+        char *names = sc->gpu_names(sc->ctx);
+        sim_yaml_error(y, k->vline, k->vcol,
+                       "training.gpu: unknown gpu '%s'; valid: %s", t->gpu,
+                       names);
+        free(names);
+    }
+    if (t->layout != NULL && t->gpus > 0 &&
+        (k = sim_yaml_seen(y, "training.layout")) != NULL) {
+        struct layout l = {.ep = 1};
+        char err[160];
+
+        if (train_layout_parse(t->layout, t->gpus, &l, err, sizeof(err)) != 0)
+            sim_yaml_error(y, k->vline, k->vcol, "training.layout: %s", err);
+    }
+    if (sim_yaml_seen(y, "training.checkpoint.every_steps") != NULL &&
+        sim_yaml_seen(y, "training.checkpoint.interval") != NULL)
+        sim_yaml_exactly_one(y, "training.checkpoint", "every_steps",
+                             "interval");
+}

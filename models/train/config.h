@@ -1,12 +1,15 @@
 /*
  * The scenario's `training:` section (issue #10): the job's model, GPUs,
- * pool, layout knobs, checkpointing, failures and duration, and the rows
+ * pool, layout knobs, checkpointing, failures and duration, the rows
  * (config.c) the scenario loader fills it through, which are the one
- * source of each key's type, unit, range, default and help. Kept apart from
+ * source of each key's type, unit, range, default and help, and the
+ * section's cross-field checks (train_config_check()). Kept apart from
  * models/train/train.h so that models/cluster/config.h can hold the section
- * without the layout model's headers; it needs no cluster header. Strings
- * are owned and freed by sim_param_fini() over the rows. Times are int64
- * ns, bandwidths bytes/s. Read-only rows; single-threaded.
+ * without the layout model's headers; it needs no cluster header: what the
+ * checks need of the rest of the scenario comes as a struct
+ * train_config_scope. Strings are owned and freed by sim_param_fini() over
+ * the rows. Times are int64 ns, bandwidths bytes/s. Read-only rows;
+ * single-threaded.
  */
 #ifndef TRAIN_CONFIG_H
 #define TRAIN_CONFIG_H
@@ -15,6 +18,8 @@
 
 #include "models/arch/dtype.h"
 #include "base/param.h"
+
+struct sim_yaml; /* base/yaml-rows.h: the walker the checks read */
 
 /* Where a checkpoint goes. */
 enum train_ckpt_target {
@@ -59,5 +64,30 @@ struct train_config {
 
 /* Rows of `training:`, filling struct train_config (models/train/config.c). */
 extern const struct sim_param train_config_rows[];
+
+/* What train_config_check() needs of the scenario around `training:`,
+ * which this folder cannot include: the names of its pools and its GPUs
+ * (the catalog's and the scenario's own definitions). The cluster's
+ * cl_train_scope() fills it; ctx is passed to each function. */
+struct train_config_scope {
+    const void *ctx;
+    int npools;
+    /* The name of pool i (0 <= i < npools), or NULL; borrowed. */
+    const char *(*pool_name)(const void *ctx, int i);
+    /* Is name a GPU the scenario knows? */
+    int (*has_gpu)(const void *ctx, const char *name);
+    /* The names of the GPUs it knows, for messages; the caller frees. */
+    char *(*gpu_names)(const void *ctx);
+};
+
+/* The checks of `training:` that span several keys or name the rest of
+ * the scenario, run after the walk that filled t through
+ * train_config_rows and after the scenario's GPUs are resolved, with the
+ * walker y (its seen list says what was given; errors go to it at the
+ * keys' positions): a catalog model, a known pool and GPU (sc), a layout
+ * that parses for its gpus, and at most one of checkpoint.every_steps and
+ * interval. Does nothing when the section was not given. */
+void train_config_check(struct sim_yaml *y, struct train_config *t,
+                        const struct train_config_scope *sc);
 
 #endif /* TRAIN_CONFIG_H */

@@ -1,12 +1,15 @@
 /* The rows of the scenario's `workload:` section (see config.h), in the
  * order `dsec help scenario` prints them; enum choices are alphabetical,
- * the order messages list them in. Rules that span several keys (exactly
- * one of synthetic and trace, the keys a distribution uses) are checked by
- * the scenario loader. */
+ * the order messages list them in. After the walk, wl_workload_check()
+ * checks the rules that span several keys (exactly one of synthetic and
+ * trace, the keys a distribution uses, the order of the rate steps). */
 #include "models/workload/config.h"
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
+
+#include "base/yaml-rows.h"
 
 #define NOMIN (-INFINITY)
 #define NOMAX INFINITY
@@ -246,3 +249,151 @@ const struct sim_param cl_workload_rows[] = {
      .sub = prio_class_rows},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
+
+/* ---- the section's cross-field checks ---- */
+
+/* The length distribution at path: the keys its kind uses and min <= max
+ * for uniform. Leaves cv NAN (no length kind has one). */
+static void check_length_dist(struct sim_yaml *y, const char *path,
+                              struct cl_dist *dist)
+{
+    static const char *const keys[] = {"value", "min", "max",
+                                       "mean",  "sd",  NULL};
+    char what[64];
+    unsigned used, optional = 0;
+
+    dist->cv = NAN;
+    if (sim_yaml_seenf(y, "%s.dist", path) == NULL || dist->kind < 0)
+        return; /* already reported */
+    switch (dist->kind) {
+    case CL_DIST_FIXED:
+        used = 1u << 0;
+        break;
+    case CL_DIST_UNIFORM:
+        used = 1u << 1 | 1u << 2;
+        break;
+    default:
+        used = 1u << 3 | 1u << 4;
+        optional = 1u << 2; /* max: a cap, as an API's max_tokens */
+        break;
+    }
+    snprintf(what, sizeof(what), "dist %s",
+             sim_yaml_choice_name(length_dist_rows, "dist", dist->kind));
+    sim_yaml_check_keys(y, path, keys, used, optional, what);
+    if (dist->kind == CL_DIST_UNIFORM && dist->min > dist->max) {
+        const struct sim_yaml_seen *s = sim_yaml_seenf(y, "%s.min", path);
+        sim_yaml_error(y, s->vline, s->vcol, "%s.min: %g greater than max %g",
+                       path, dist->min, dist->max);
+    }
+}
+
+/* At most one of diurnal and steps; steps strictly sorted by at. Sets the
+ * profile's kind from what was given. */
+static void check_profile(struct sim_yaml *y, struct cl_rate_profile *pr)
+{
+    static const char arr[] = "workload.synthetic.arrival";
+    const struct sim_yaml_seen *di = sim_yaml_seenf(y, "%s.diurnal", arr);
+    const struct sim_yaml_seen *st = sim_yaml_seenf(y, "%s.steps", arr);
+
+    pr->kind = CL_PROF_NONE;
+    if (di != NULL && st != NULL) {
+        const struct sim_yaml_seen *later =
+            (st->kline > di->kline ||
+             (st->kline == di->kline && st->kcol > di->kcol))
+                ? st
+                : di;
+        sim_yaml_error(y, later->kline, later->kcol,
+                       "%s: give at most one of 'diurnal' or 'steps'",
+                       later->path);
+        return;
+    }
+    if (di != NULL)
+        pr->kind = CL_PROF_DIURNAL;
+    if (st == NULL)
+        return;
+    pr->kind = CL_PROF_STEPS;
+    for (int i = 1; i < pr->nsteps; i++) {
+        const struct sim_yaml_seen *at =
+            sim_yaml_seenf(y, "%s.steps[%d].at", arr, i);
+        const struct sim_yaml_seen *prev =
+            sim_yaml_seenf(y, "%s.steps[%d].at", arr, i - 1);
+        if (at == NULL || prev == NULL)
+            continue; /* a missing at, already reported */
+        if (pr->steps[i].at_ns <= pr->steps[i - 1].at_ns)
+            sim_yaml_error(y, at->vline, at->vcol,
+                           "%s.steps[%d].at: %gs not after steps[%d].at %gs; "
+                           "steps must be sorted by at",
+                           arr, i, (double)pr->steps[i].at_ns * 1e-9, i - 1,
+                           (double)pr->steps[i - 1].at_ns * 1e-9);
+    }
+}
+
+void wl_workload_check(struct sim_yaml *y, struct cl_workload *w, int llm)
+{
+    const struct sim_yaml_seen *syn, *trc;
+    int line, col;
+
+    if (sim_yaml_seen(y, "workload") == NULL)
+        return; /* reported as a missing key */
+    syn = sim_yaml_seen(y, "workload.synthetic");
+    trc = sim_yaml_seen(y, "workload.trace");
+    sim_yaml_exactly_one(y, "workload", "synthetic", "trace");
+    w->kind = trc != NULL && syn == NULL ? CL_WL_TRACE : CL_WL_SYNTHETIC;
+    w->synthetic.prompt_tokens.cv = NAN;
+    w->synthetic.output_tokens.cv = NAN;
+    if (syn == NULL)
+        return;
+
+    sim_yaml_exactly_one(y, "workload.synthetic", "requests", "duration");
+    if (sim_yaml_seen(y, "workload.synthetic.arrival") != NULL) {
+        struct cl_arrival *a = &w->synthetic.arrival;
+        const char *proc =
+            sim_yaml_choice_name(arrival_rows, "process", a->process);
+        char what[64];
+        snprintf(what, sizeof(what), "process %s", proc);
+        if (a->process == CL_ARR_GAMMA) {
+            if (sim_yaml_seen(y, "workload.synthetic.arrival.cv") == NULL) {
+                sim_yaml_section_pos(y, "workload.synthetic.arrival", &line,
+                                     &col);
+                sim_yaml_error(y, line, col,
+                               "workload.synthetic.arrival: missing key 'cv' "
+                               "(required by process gamma)");
+            }
+        } else {
+            sim_yaml_not_used(y, "workload.synthetic.arrival", "cv", what);
+            a->cv = NAN;
+        }
+    }
+
+    check_profile(y, &w->synthetic.arrival.profile);
+
+    static const char *const lens[] = {"prompt_tokens", "output_tokens"};
+    struct cl_dist *dists[] = {&w->synthetic.prompt_tokens,
+                               &w->synthetic.output_tokens};
+    for (int i = 0; i < 2; i++) {
+        char path[64];
+        snprintf(path, sizeof(path), "workload.synthetic.%s", lens[i]);
+        if (sim_yaml_seen(y, path) != NULL) {
+            check_length_dist(y, path, dists[i]);
+        } else if (llm) {
+            sim_yaml_error(y, syn->kline, syn->kcol,
+                           "workload.synthetic: missing key '%s' (required "
+                           "by server kind llm)",
+                           lens[i]);
+        } else {
+            dists[i]->kind = CL_DIST_FIXED;
+            dists[i]->value = 1;
+        }
+    }
+    if (sim_yaml_seen(y, "workload.synthetic.sessions") != NULL) {
+        struct cl_sessions *ss = &w->synthetic.sessions;
+        ss->enabled = 1;
+        if (sim_yaml_seen(y, "workload.synthetic.sessions.turns") != NULL) {
+            check_length_dist(y, "workload.synthetic.sessions.turns",
+                              &ss->turns);
+        } else {
+            ss->turns.kind = CL_DIST_FIXED;
+            ss->turns.value = 4;
+        }
+    }
+}

@@ -3,13 +3,14 @@
  * generated (arrival process, rate profile, length distributions,
  * multi-turn sessions) or replayed from a trace, and its priority classes,
  * with the parameter rows (config.c) that the scenario loader fills it
- * through. The rows are the one source of each key's type, unit, range,
- * default and help; sim_param_fini() over them frees what the section owns
- * (strings, the rate steps, the classes). Quantities are in SI base units
- * or int64 nanoseconds, with the unit in the field name; unset optional
- * numbers are NAN (double) or -1 (integers, durations). struct cl_dist also
- * describes the cluster's service and provisioning times. Read-only rows;
- * single-threaded.
+ * through, and the section's cross-field checks (wl_workload_check()),
+ * which the loader runs after the walk. The rows are the one source of
+ * each key's type, unit, range, default and help; sim_param_fini() over them
+ * frees what the section owns (strings, the rate steps, the classes).
+ * Quantities are in SI base units or int64 nanoseconds, with the unit in the
+ * field name; unset optional numbers are NAN (double) or -1 (integers,
+ * durations). struct cl_dist also describes the cluster's service and
+ * provisioning times. Read-only rows; single-threaded.
  */
 #ifndef WL_CONFIG_H
 #define WL_CONFIG_H
@@ -17,6 +18,8 @@
 #include <stdint.h>
 
 #include "base/param.h"
+
+struct sim_yaml; /* base/yaml-rows.h: the walker the checks read */
 
 /* Distribution kinds for lengths and service times. */
 enum cl_dist_kind {
@@ -143,5 +146,16 @@ struct cl_workload {
 /* Rows of `workload:`, filling struct cl_workload (models/workload/config.c).
  */
 extern const struct sim_param cl_workload_rows[];
+
+/* The checks of `workload:` that span several keys, run after the walk
+ * that filled w through cl_workload_rows, with the walker y (its seen list
+ * says what was given; errors go to it at the keys' positions): exactly
+ * one of synthetic and trace, of requests and duration; arrival.cv for
+ * gamma alone; at most one of diurnal and steps, steps sorted by at; the
+ * keys each length distribution uses. Completes w: its kind, the profile's
+ * kind, the defaults of lengths left out (1 token, when llm is 0) and of
+ * session turns (4), and NAN for the fields a kind does not use. llm is
+ * nonzero when the server is an LLM replica, which needs both lengths. */
+void wl_workload_check(struct sim_yaml *y, struct cl_workload *w, int llm);
 
 #endif /* WL_CONFIG_H */
