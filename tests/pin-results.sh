@@ -16,7 +16,9 @@
 set -u
 srcdir=${top_srcdir:-.}
 dsec=${DSEC:-./dsec}
-pins="$srcdir/tests/data/pinned/digests"
+# Run from the source directory, so that the paths the outputs record
+# ("scenarios/x.yaml") do not depend on where the build tree is.
+case "$dsec" in /*) ;; *) dsec=$(pwd)/$dsec ;; esac
 update=0
 [ "${1:-}" = --update ] && update=1
 if [ -n "${DSEC_SAN_CFLAGS:-}" ]; then
@@ -29,14 +31,13 @@ if ! command -v sqlite3 >/dev/null 2>&1; then
 fi
 out=${PIN_KEEP:-$(mktemp -d)}
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
+pins="$(cd "$srcdir" && pwd)/tests/data/pinned/digests"
+cd "$srcdir" || exit 1
+srcdir=.
 got="$out/digests"
 : >"$got"
 
-# Paths as the scenario directory gives them, whatever the build tree.
-srcpat=$(printf '%s/' "$srcdir" | sed 's/[].[\\*^$|]/\\&/g')
-srcrel() {
-    sed "s|$srcpat||g"
-}
 
 # digest NAME FILE: one line "NAME sha256" into $got.
 digest() {
@@ -51,7 +52,7 @@ dbtext() {
     sqlite3 "$out/tmp.db" "UPDATE summary SET value = NULL
         WHERE metric IN ('wall_s', 'events_per_s');" 2>/dev/null
     sqlite3 "$out/tmp.db" "UPDATE sweeps SET created_at = '';" 2>/dev/null
-    sqlite3 "$out/tmp.db" .dump | srcrel
+    sqlite3 "$out/tmp.db" .dump
     rm -f "$out/tmp.db"
 }
 
@@ -59,12 +60,12 @@ run_scenario() { # run_scenario NAME FILE
     n=$1
     rm -f "$out/$n.db"
     $dsec run --db "$out/$n.db" --json --series-replicas "$2" 2>/dev/null |
-        grep -v -E '"(wall_s|events_per_s)":' | srcrel >"$out/$n.json"
+        grep -v -E '"(wall_s|events_per_s)":' >"$out/$n.json"
     digest "$n.json" "$out/$n.json"
     dbtext "$out/$n.db" >"$out/$n.sql"
     digest "$n.sql" "$out/$n.sql"
     rm -f "$out/$n.db"
-    $dsec run --no-db "$2" 2>&1 | grep -v -E '^wall time' | srcrel >"$out/$n.txt"
+    $dsec run --no-db "$2" 2>&1 | grep -v -E '^wall time' >"$out/$n.txt"
     digest "$n.txt" "$out/$n.txt"
 }
 
@@ -86,8 +87,7 @@ analytic() { # analytic NAME ARGS...
     shift
     $dsec "$@" >"$out/$n.raw" 2>&1
     echo "exit $?" >>"$out/$n.raw"
-    srcrel <"$out/$n.raw" >"$out/$n.out"
-    rm -f "$out/$n.raw"
+    mv "$out/$n.raw" "$out/$n.out"
     digest "$n.out" "$out/$n.out"
 }
 analytic step-8b-h100 step llama-3.1-8b --gpu h100 --json
