@@ -678,9 +678,12 @@ int sim_param_defaults(const struct sim_param *rows, void *base, char *err,
                        size_t errlen)
 {
     for (const struct sim_param *p = rows; p != NULL && p->key != NULL; p++) {
-        int rc = sim_param_default(p, base, err, errlen);
-        if (rc != 0)
+        char why[SIM_PARAM_ERRLEN];
+        int rc = sim_param_default(p, base, why, sizeof(why));
+        if (rc != 0) {
+            snprintf(err, errlen, "%s: %s", p->key, why);
             return rc;
+        }
     }
     return 0;
 }

@@ -164,7 +164,8 @@ int sim_param_default(const struct sim_param *p, void *base, char *err,
 
 /* Applies sim_param_default() to every row of rows (NULL-terminated) at
  * base, so that a zeroed struct holds the table's defaults. Returns 0, or
- * the first failing row's code with err filled (a bug in the table). */
+ * the first failing row's code with err filled ("key: why"; a bug in the
+ * table). */
 int sim_param_defaults(const struct sim_param *rows, void *base, char *err,
                        size_t errlen);
 

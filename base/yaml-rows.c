@@ -211,11 +211,10 @@ int sim_yaml_parse(struct sim_yaml *y, const char *text, size_t len,
 void sim_yaml_defaults(const struct sim_param *rows, void *base,
                        const char *what)
 {
-    char err[SIM_PARAM_ERRLEN];
+    char err[SIM_PARAM_ERRLEN + 64];
 
-    for (const struct sim_param *p = rows; p->key != NULL; p++)
-        if (sim_param_default(p, base, err, sizeof(err)) != 0)
-            sim_fatal("%s table default of %s: %s", what, p->key, err);
+    if (sim_param_defaults(rows, base, err, sizeof(err)) != 0)
+        sim_fatal("%s table default of %s", what, err);
 }
 
 /* ---- the seen list ---- */

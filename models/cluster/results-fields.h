@@ -7,7 +7,7 @@
  * field added to a list is stored, printed, sent and read back without
  * further code. The order of a list is the order of its output: the JSON
  * members, the summary rows of the database and the wire layout. Where
- * today's outputs disagree with each other the list says so explicitly: a
+ * the outputs disagree with each other the list says so explicitly: a
  * NULL json or db column (the field is not in that output) and
  * CL_RESULTS_DB_MOVED (the database orders the field differently).
  *
