@@ -9,8 +9,9 @@
  * its positions (struct sim_yaml_seen) for the caller's cross-field checks,
  * which the helpers below serve (sim_yaml_not_used(), sim_yaml_exactly_one()
  * and others). Diagnostics go to a struct sim_diag as "file:line:col:
- * error: key.path: what was expected", 1-based; a syntax error stops the load, semantic
- * errors are all collected (the list keeps SIM_DIAG_MAX_ERRORS). The
+ * error: key.path: what was expected", 1-based; a syntax error stops the
+ * load, semantic errors are all collected (the list keeps
+ * SIM_DIAG_MAX_ERRORS). The
  * caller owns the walker (sim_yaml_init()/sim_yaml_fini()); the walker
  * owns its document and the seen list; the struct being filled owns what
  * its rows store. What is truly the caller's (a key that needs the
