@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct layout_setup;
+
 enum cli_exit {
     CLI_EXIT_OK = 0,
     CLI_EXIT_INPUT = 1,
@@ -68,6 +70,15 @@ int cli_exit_status(int rc);
 
 struct cl_scenario;
 struct cl_plan;
+
+/* Shapes s's nodes from the options of dsec CMD: gpus_per_node from nodes
+ * (> 0: gpus / nodes) or s's own, nics_per_node from nics (> 0) or one per
+ * GPU, and the inter-node link from the catalog name link (NULL keeps the
+ * calibrated one). Returns 0, or CLI_EXIT_INPUT after printing "dsec CMD:
+ * ..." when gpus do not split evenly over nodes, do not fill nodes of
+ * s->gpus_per_node, or link is unknown (the valid names listed). */
+int cli_layout_nodes(const char *cmd, int gpus, int nodes, int nics,
+                     const char *link, struct layout_setup *s);
 
 /* Loads and checks a scenario file as dsec run, twin and compare do:
  * scn_scenario_open() (plan may be NULL), printing

@@ -239,10 +239,10 @@ static int evaluate(const struct opts *o, struct run *x)
     const struct gpu_spec *g = gpu_find(o->gpu);
     const struct arch_spec *a;
     struct layout_setup *s = &x->s;
-    char *names;
 
     if (g == NULL) {
-        names = gpu_names();
+        char *names = gpu_names();
+
         fprintf(stderr, "dsec strategies: unknown gpu '%s'; valid: %s\n",
                 o->gpu, names);
         free(names);
@@ -251,38 +251,11 @@ static int evaluate(const struct opts *o, struct run *x)
     a = cli_resolve_model("strategies", o->model, &x->loaded);
     if (a == NULL)
         return CLI_EXIT_INPUT;
-    if (o->nodes > 0 && o->gpus % o->nodes != 0) {
-        fprintf(stderr,
-                "dsec strategies: %d gpus do not split evenly over %d "
-                "nodes\n",
-                o->gpus, o->nodes);
-        return CLI_EXIT_INPUT;
-    }
     layout_setup_init(s, a, g, o->gpus,
                       o->train ? LAYOUT_TRAINING : LAYOUT_INFERENCE);
-    if (o->nodes > 0)
-        s->gpus_per_node = o->gpus / o->nodes;
-    else if (o->gpus > s->gpus_per_node && o->gpus % s->gpus_per_node != 0) {
-        fprintf(stderr,
-                "dsec strategies: %d gpus do not fill nodes of %d; give "
-                "--nodes\n",
-                o->gpus, s->gpus_per_node);
+    if (cli_layout_nodes("strategies", o->gpus, o->nodes, o->nics, o->link,
+                         s) != 0)
         return CLI_EXIT_INPUT;
-    }
-    s->nics_per_node = o->nics > 0 ? o->nics : s->gpus_per_node;
-    if (o->link != NULL) {
-        const struct net_link *li = net_link_find(o->link);
-
-        if (li == NULL) {
-            names = net_link_names();
-            fprintf(stderr, "dsec strategies: unknown link '%s'; valid: %s\n",
-                    o->link, names);
-            free(names);
-            return CLI_EXIT_INPUT;
-        }
-        /* The catalog class in place of the calibrated ib-ndr. */
-        s->calib.inter = *li;
-    }
     if (o->dtype >= 0)
         s->dtype = o->dtype;
     if (o->kv_dtype >= 0)

@@ -437,10 +437,10 @@ static int evaluate(const struct opts *o, const char *model, struct run *x)
     const struct arch_spec *a;
     struct layout_setup *s = &x->s;
     struct train_knobs k = o->k;
-    char *names;
 
     if (g == NULL) {
-        names = gpu_names();
+        char *names = gpu_names();
+
         fprintf(stderr, "dsec train: unknown gpu '%s'; valid: %s\n", o->gpu,
                 names);
         free(names);
@@ -455,33 +455,8 @@ static int evaluate(const struct opts *o, const char *model, struct run *x)
     if (a == NULL)
         return CLI_EXIT_INPUT;
     layout_setup_init(s, a, g, o->gpus, LAYOUT_TRAINING);
-    if (o->nodes > 0) {
-        if (o->gpus % o->nodes != 0) {
-            fprintf(stderr,
-                    "dsec train: %d gpus do not split evenly over %d nodes\n",
-                    o->gpus, o->nodes);
-            return CLI_EXIT_INPUT;
-        }
-        s->gpus_per_node = o->gpus / o->nodes;
-    } else if (o->gpus > s->gpus_per_node && o->gpus % s->gpus_per_node != 0) {
-        fprintf(stderr,
-                "dsec train: %d gpus do not fill nodes of %d; give --nodes\n",
-                o->gpus, s->gpus_per_node);
+    if (cli_layout_nodes("train", o->gpus, o->nodes, o->nics, o->link, s) != 0)
         return CLI_EXIT_INPUT;
-    }
-    s->nics_per_node = o->nics > 0 ? o->nics : s->gpus_per_node;
-    if (o->link != NULL) {
-        const struct net_link *li = net_link_find(o->link);
-
-        if (li == NULL) {
-            names = net_link_names();
-            fprintf(stderr, "dsec train: unknown link '%s'; valid: %s\n",
-                    o->link, names);
-            free(names);
-            return CLI_EXIT_INPUT;
-        }
-        s->calib.inter = *li;
-    }
     s->dtype = o->dtype;
     s->dp_overlap = o->overlap;
     s->zero3_regather = 1;

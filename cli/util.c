@@ -13,6 +13,8 @@
 #include "models/arch/arch.h"
 #include "models/arch/hf.h"
 #include "models/cluster/cluster.h"
+#include "models/layout/layout.h"
+#include "models/net/net.h"
 #include "scenarios/load.h"
 #include "base/errors.h"
 
@@ -144,4 +146,39 @@ int cli_load_scenario(const char *path, struct cl_scenario *scn,
     sim_diag_print(&diag, stderr); /* errors, warnings and notes */
     sim_diag_fini(&diag);
     return bad ? CLI_EXIT_INPUT : 0;
+}
+
+int cli_layout_nodes(const char *cmd, int gpus, int nodes, int nics,
+                     const char *link, struct layout_setup *s)
+{
+    if (nodes > 0) {
+        if (gpus % nodes != 0) {
+            fprintf(stderr,
+                    "dsec %s: %d gpus do not split evenly over %d nodes\n", cmd,
+                    gpus, nodes);
+            return CLI_EXIT_INPUT;
+        }
+        s->gpus_per_node = gpus / nodes;
+    } else if (gpus > s->gpus_per_node && gpus % s->gpus_per_node != 0) {
+        fprintf(stderr,
+                "dsec %s: %d gpus do not fill nodes of %d; give --nodes\n", cmd,
+                gpus, s->gpus_per_node);
+        return CLI_EXIT_INPUT;
+    }
+    s->nics_per_node = nics > 0 ? nics : s->gpus_per_node;
+    if (link != NULL) {
+        const struct net_link *li = net_link_find(link);
+
+        if (li == NULL) {
+            char *names = net_link_names();
+
+            fprintf(stderr, "dsec %s: unknown link '%s'; valid: %s\n", cmd,
+                    link, names);
+            free(names);
+            return CLI_EXIT_INPUT;
+        }
+        /* The catalog class in place of the calibrated one (ib-ndr). */
+        s->calib.inter = *li;
+    }
+    return 0;
 }
