@@ -48,6 +48,7 @@ struct cl_req {
     /* cluster.c, at arrival. */
     int64_t prompt_tokens;
     int64_t output_tokens;
+    int stage; /* load stage (struct wl_request.stage) */
     /* llm.c: the prompt's progress. */
     int64_t prefilled; /* prompt tokens processed so far */
     int64_t chunk;     /* prompt tokens in the in-flight iteration */

@@ -365,6 +365,7 @@ static void on_arrival(struct sim_loop *loop, struct sim_event *ev)
     r->arrival_ns = sim_loop_now(loop);
     r->prompt_tokens = w->next_req.prompt_tokens;
     r->output_tokens = w->next_req.output_tokens;
+    r->stage = w->next_req.stage;
     /* Before read_next(), which reuses the source's block hashes. */
     keep = w->engine->ops->accept(w, r, &w->next_req);
     class_pick(w, r);

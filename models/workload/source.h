@@ -53,6 +53,13 @@ struct wl_request {
     const uint64_t *block_hashes; /* nblocks of them, or NULL; borrowed */
     int nblocks;                  /* [0, WL_BLOCKS_MAX] */
     int block_tokens;             /* tokens per block, 0 without hashes */
+    /* Load stage (0-based) of a staged source (inference-perf's
+     * load.stages); 0 for every other source. Stage k's arrivals are
+     * nominal: as if stage k started when stage k - 1's duration ended.
+     * The cluster's client holds the first request of stage k + 1 until
+     * every earlier request has finished (inference-perf waits for a stage
+     * to drain) and shifts the stage's arrivals by the wait. */
+    int stage;
 };
 
 struct wl_source;
