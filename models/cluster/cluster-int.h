@@ -400,6 +400,19 @@ void cl__set_running(struct cl_world *w, int64_t delta);
 /* Records a finished request at the current time and frees it. */
 void cl__complete(struct cl_world *w, struct cl_req *r);
 
+/* How a request ended, as the per-request results record it. */
+enum cl_outcome {
+    CL_OUTCOME_OK,      /* finished: every output token streamed */
+    CL_OUTCOME_TIMEOUT, /* abandoned by the client (workload.client.timeout) */
+    CL_OUTCOME_DROPPED, /* refused at arrival: could never fit a replica */
+};
+
+/* Records request r's end (outcome: enum cl_outcome) for the per-stage and
+ * per-request results, at the current time; called once per request by
+ * whoever ends it (cl__complete(), the client's time-out, the drop at
+ * arrival), before r is freed. r is borrowed for the call. */
+void cl__req_record(struct cl_world *w, const struct cl_req *r, int outcome);
+
 /* Records v in h of kind (session.c). */
 void cl__vhist_add(struct cl_vhist *h, int kind, double v);
 

@@ -211,6 +211,14 @@ static void classes_results(const struct cl_world *w, struct cl_results *out)
     }
 }
 
+void cl__req_record(struct cl_world *w, const struct cl_req *r, int outcome)
+{
+    /* TODO(#16): per-stage and per-request results. */
+    (void)w;
+    (void)r;
+    (void)outcome;
+}
+
 void cl__complete(struct cl_world *w, struct cl_req *r)
 {
     const struct cl_slo *slo = &w->scn->slo;
@@ -258,6 +266,7 @@ void cl__complete(struct cl_world *w, struct cl_req *r)
             sim_hist_add(&c->e2e, e2e > 0 ? e2e : 0);
         }
     }
+    cl__req_record(w, r, CL_OUTCOME_OK);
     cl__req_free(w, r);
     if (w->opts->progress != NULL && w->completed % w->progress_every == 0)
         w->opts->progress(w->opts->progress_ctx, sim_ns_to_s(now), w->completed,
@@ -379,6 +388,7 @@ static void on_arrival(struct sim_loop *loop, struct sim_event *ev)
         /* No replica could ever serve it (it would never fit a KV cache):
          * dropped, not queued forever. */
         w->dropped++;
+        cl__req_record(w, r, CL_OUTCOME_DROPPED);
         cl__req_free(w, r);
         return;
     }

@@ -116,8 +116,21 @@ struct cl_prio_class {
     int priority;
 };
 
+/* How the benchmark client sends the workload's requests (issue #16),
+ * applied by the cluster's client layer (models/cluster/client.c) to any
+ * workload kind. Filled from workload.client and from the benchmark kinds
+ * (vllm_bench.max_concurrency, inference_perf.load.stage_gap). */
+struct cl_client {
+    int64_t timeout_ns;      /* abandon a request unfinished after this; -1 */
+    int64_t max_concurrency; /* requests in flight at most; -1 = unbounded */
+    int64_t users;           /* closed loop: this many users; -1 = open */
+    int64_t think_time_ns;   /* closed loop: mean think time, >= 0 */
+    int64_t stage_gap_ns;    /* staged load: idle after a stage drains */
+};
+
 struct cl_workload {
     int kind; /* enum cl_workload_kind */
+    struct cl_client client;
     struct {
         struct cl_arrival arrival;
         int64_t requests;    /* stop after this many, -1 if unset */
