@@ -42,3 +42,18 @@ tests_check_models_router_LDADD = $(DSEC_TEST_LIBS)
 TESTS += tests/e2e-routing.sh
 EXTRA_DIST += tests/e2e-routing.sh
 dist_dsecsweeps_DATA += scenarios/sweeps/routing.yaml
+
+# dsec's defaults against real vLLM benchmark runs (skips without them);
+# `make validate` prints the tables docs/validation.md shows.
+TESTS += tests/validate-vllm.sh
+EXTRA_DIST += tests/validate-vllm.sh
+validate: all tests/vidur-check$(EXEEXT)
+	@echo "## dsec (defaults) against vLLM benchmark runs"
+	@echo
+	@top_srcdir=$(top_srcdir) top_builddir=$(top_builddir) \
+	    $(SHELL) $(top_srcdir)/tests/validate-vllm.sh --markdown
+	@echo
+	@echo "## dsec's operator costs against Vidur's A100 timings"
+	@echo
+	@top_srcdir=$(top_srcdir) tests/vidur-check$(EXEEXT) | sed -n 's/^# //p'
+.PHONY: validate
