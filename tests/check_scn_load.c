@@ -740,8 +740,8 @@ END_TEST
 START_TEST(test_scn_file_load_exactly_one)
 {
     static const char *const want[] = {
-        "6:3: error: workload.trace: give exactly one of 'synthetic' or "
-        "'trace'",
+        "6:3: error: workload.trace: give exactly one of 'synthetic', "
+        "'trace', 'inference_perf' or 'vllm_bench'",
         "5:5: error: workload.synthetic.duration: give exactly one of "
         "'requests' or 'duration'",
         NULL};
@@ -1052,7 +1052,9 @@ END_TEST
 START_TEST(test_scn_string_load_workload_empty)
 {
     static const char *const want[] = {
-        "1:1: error: workload: missing key 'synthetic' or 'trace'", NULL};
+        "1:1: error: workload: missing key 'synthetic', 'trace', "
+        "'inference_perf' or 'vllm_bench'",
+        NULL};
 
     load_string_expect("workload:\n"
                        "server:\n"
