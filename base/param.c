@@ -513,6 +513,12 @@ int sim_param_parse(const struct sim_param *p, const char *text, void *base,
             return 0;
         }
         rc = parse_quantity(p->unit, text, "a number", &dv, err, errlen);
+        if (rc == SIM_EINVAL && (p->flags & SIM_PF_INF) &&
+            strncmp(err, "expected ", 9) == 0) {
+            char rest[SIM_PARAM_ERRLEN];
+            snprintf(rest, sizeof(rest), "%s", err + 9);
+            snprintf(err, errlen, "expected inf or %s", rest);
+        }
         if (rc != 0)
             return rc;
         if ((rc = check_range(p, dv, text, err, errlen)) != 0)
