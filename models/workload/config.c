@@ -339,7 +339,7 @@ static const struct sim_param ip_load_rows[] = {
      .sub = ip_stage_rows},
     {"stage_gap", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "0s",
      "idle time after a stage drains before the next starts "
-     "(inference-perf's load.interval; it waits about 2 s)",
+     "(inference-perf itself pauses a few seconds between stages)",
      IPLOAD(stage_gap_ns), NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
