@@ -353,9 +353,10 @@ void sim_param_range_format(const struct sim_param *p, char *buf, size_t len)
         snprintf(lo, sizeof(lo), "%g", p->min);
     if (has_max)
         snprintf(hi, sizeof(hi), "%g", p->max);
-    snprintf(buf, len, "%c%s, %s%c",
+    snprintf(buf, len, "%c%s, %s%c%s",
              !has_min || (p->flags & SIM_PF_MIN_EXCL) ? '(' : '[', lo, hi,
-             !has_max || (p->flags & SIM_PF_MAX_EXCL) ? ')' : ']');
+             !has_max || (p->flags & SIM_PF_MAX_EXCL) ? ')' : ']',
+             (p->flags & SIM_PF_INF) ? " or inf" : "");
 }
 
 /* Checks v (in the row's plain unit) against the row's bounds. */
@@ -507,7 +508,17 @@ int sim_param_parse(const struct sim_param *p, const char *text, void *base,
         }
         return 0;
     case SIM_PT_DOUBLE:
+        if ((p->flags & SIM_PF_INF) && strcmp(text, "inf") == 0) {
+            *(double *)(void *)field = INFINITY;
+            return 0;
+        }
         rc = parse_quantity(p->unit, text, "a number", &dv, err, errlen);
+        if (rc == SIM_EINVAL && (p->flags & SIM_PF_INF) &&
+            strncmp(err, "expected ", 9) == 0) {
+            char rest[SIM_PARAM_ERRLEN];
+            snprintf(rest, sizeof(rest), "%s", err + 9);
+            snprintf(err, errlen, "expected inf or %s", rest);
+        }
         if (rc != 0)
             return rc;
         if ((rc = check_range(p, dv, text, err, errlen)) != 0)

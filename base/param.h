@@ -55,6 +55,9 @@ enum sim_unit {
  * element's owned members (for sim_param_fini()); they are not document
  * keys, and base/yaml-rows.c stores the pairs through its map_fill hook. */
 #define SIM_PF_SCALARS 0x8u
+/* A SIM_PT_DOUBLE row that also takes the word "inf", stored as INFINITY
+ * without a range check (vllm bench's request_rate inf: no gaps). */
+#define SIM_PF_INF 0x10u
 /* This bit and those above mean what the table's owner defines them to
  * (for example, which server kind uses a key); this module ignores them. */
 #define SIM_PF_OWNER 0x100u
@@ -209,7 +212,8 @@ sim_param_choice_by_value(const struct sim_param *p, int value);
 void sim_param_choices_format(const struct sim_param *p, char *buf, size_t len);
 
 /* Writes p's range in interval notation, such as "(0, 1e+06]" or
- * "[1, inf)", into buf (len bytes). Writes "" when p has no bounds. */
+ * "[1, inf)", followed by " or inf" for a SIM_PF_INF row, into buf (len
+ * bytes). Writes "" when p has no bounds. */
 void sim_param_range_format(const struct sim_param *p, char *buf, size_t len);
 
 /* Static, lower-case names for help text: "integer", "duration", ... */

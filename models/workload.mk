@@ -1,12 +1,13 @@
 # models/workload.mk: request sources (synthetic; Azure, Mooncake, BurstGPT
-# and ServeGen traces).
+# and ServeGen traces; the inference-perf and vllm bench clients).
 models_libmodels_la_SOURCES += models/workload/config.h models/workload/config.c \
 	models/workload/dist.c models/workload/dist.h models/workload/source.c \
 	models/workload/source.h models/workload/workload-int.h \
 	models/workload/synthetic.c models/workload/azure.c \
 	models/workload/lines.c models/workload/mooncake.c \
 	models/workload/burstgpt.c models/workload/servegen.c \
-	models/workload/sessions.c models/workload/table.c
+	models/workload/sessions.c models/workload/inference-perf.c \
+	models/workload/vllm-bench.c models/workload/table.c
 
 check_PROGRAMS += tests/check_models_workload
 TESTS += tests/check_models_workload

@@ -141,6 +141,15 @@ static int apply_duration(struct plan *p, struct sim_diag *d)
                        ns <= 0 ? "expected a positive duration" : err);
         return -1;
     }
+    if (w->kind == CL_WL_INFERENCE_PERF || w->kind == CL_WL_VLLM_BENCH) {
+        sim_diag_error(d, p->scenario_file, 0, 0,
+                       "--duration: the workload's length is set by %s; "
+                       "change that instead",
+                       w->kind == CL_WL_VLLM_BENCH
+                           ? "workload.vllm_bench.num_prompts"
+                           : "workload.inference_perf.load.stages");
+        return -1;
+    }
     if (w->kind == CL_WL_TRACE) {
         w->trace.duration_ns = ns;
         p->duration_key = xstrdup("workload.trace.duration");

@@ -23,7 +23,7 @@ START_TEST(test_format_table_sorted_complete)
                           "%s before %s", f->name,
                           wl__format_table[i + 1]->name);
     }
-    ck_assert_int_eq(i, 6);
+    ck_assert_int_eq(i, 8);
 }
 END_TEST
 
@@ -64,6 +64,10 @@ START_TEST(test_format_for_each_section)
     }
     w.trace.format = 99;
     ck_assert_ptr_null(wl__format_for(&w));
+    w.kind = CL_WL_INFERENCE_PERF;
+    assert_only(&w, "inference_perf");
+    w.kind = CL_WL_VLLM_BENCH;
+    assert_only(&w, "vllm_bench");
     w.kind = 7;
     ck_assert_ptr_null(wl__format_for(&w));
 }
@@ -81,8 +85,8 @@ START_TEST(test_format_names_by_flag)
     ck_assert_str_eq(s, "servegen");
     free(s);
     s = wl__format_names(0);
-    ck_assert_str_eq(s, "azure, burstgpt, mooncake, servegen, sessions, "
-                        "synthetic");
+    ck_assert_str_eq(s, "azure, burstgpt, inference_perf, mooncake, "
+                        "servegen, sessions, synthetic, vllm_bench");
     free(s);
 }
 END_TEST

@@ -1,5 +1,6 @@
 /* Tests for models/workload/: synthetic arrival and length statistics,
- * determinism and stream independence, the Azure trace reader on hand-made
+ * determinism and stream independence, the benchmark clients
+ * (inference_perf, vllm_bench), the Azure trace reader on hand-made
  * fixtures (exact values and exact diagnostics), and the public Azure 2023
  * traces when the shared folder is present. */
 #include <check.h>
@@ -833,6 +834,378 @@ START_TEST(test_next_azure_public_code)
 }
 END_TEST
 
+/* ---- benchmark clients: inference_perf and vllm_bench ---- */
+
+/* One request as collected, with a copy of its first block hashes. */
+struct rec {
+    int64_t arrival_ns, prompt, output;
+    int stage, nblocks, block_tokens;
+    uint64_t h[16];
+};
+
+/* Runs cfg under seed into recs (at most max); returns the count. */
+static int collect_recs(const struct cl_workload *cfg, uint64_t seed,
+                        struct rec *recs, int max)
+{
+    struct sim_diag d;
+    struct sim_loop *loop = sim_loop_new(seed);
+    struct wl_request r;
+    int n = 0, rc;
+
+    sim_diag_init(&d);
+    struct wl_source *s = wl_source_new(cfg, NULL, loop, &d);
+    ck_assert_ptr_nonnull(s);
+    while ((rc = wl_source_next(s, &r, &d)) == 0) {
+        ck_assert_int_lt(n, max);
+        recs[n].arrival_ns = r.arrival_ns;
+        recs[n].prompt = r.prompt_tokens;
+        recs[n].output = r.output_tokens;
+        recs[n].stage = r.stage;
+        recs[n].nblocks = r.nblocks;
+        recs[n].block_tokens = r.block_tokens;
+        memset(recs[n].h, 0, sizeof(recs[n].h));
+        for (int i = 0; i < r.nblocks && i < 16; i++)
+            recs[n].h[i] = r.block_hashes[i];
+        if (n > 0)
+            ck_assert_int_ge(r.arrival_ns, recs[n - 1].arrival_ns);
+        n++;
+    }
+    ck_assert_int_eq(rc, SIM_EEOF);
+    ck_assert_int_eq(sim_diag_errors(&d), 0);
+    wl_source_free(s);
+    sim_loop_free(loop);
+    sim_diag_fini(&d);
+    return n;
+}
+
+/* An inference_perf section of the given stages (rate, duration s pairs),
+ * shared_prefix data G x P, S + Q tokens, output O. stages is borrowed. */
+static struct cl_workload ip_cfg(int load, struct cl_ip_stage *stages,
+                                 int nstages)
+{
+    struct cl_workload w;
+
+    memset(&w, 0, sizeof(w));
+    w.kind = CL_WL_INFERENCE_PERF;
+    w.inference_perf.data.type = CL_IP_DATA_SHARED_PREFIX;
+    w.inference_perf.data.shared_prefix.num_groups = 10;
+    w.inference_perf.data.shared_prefix.num_prompts_per_group = 10;
+    w.inference_perf.data.shared_prefix.system_prompt_len = 40;
+    w.inference_perf.data.shared_prefix.question_len = 30;
+    w.inference_perf.data.shared_prefix.output_len = 7;
+    w.inference_perf.load.type = load;
+    w.inference_perf.load.stages = stages;
+    w.inference_perf.load.nstages = nstages;
+    w.inference_perf.ignore_eos = 1;
+    return w;
+}
+
+static struct rec recs[30000];
+
+/* constant: round(rate x duration) requests per stage, the last at the
+ * stage's end; stage k starts at the sum of the earlier durations. */
+START_TEST(test_next_ip_constant_exact)
+{
+    struct cl_ip_stage st[] = {{2.0, 5 * SIM_NS_PER_S},
+                               {1.5, 3 * SIM_NS_PER_S}}; /* 10, round(4.5) */
+    struct cl_workload w = ip_cfg(CL_IP_LOAD_CONSTANT, st, 2);
+    int n = collect_recs(&w, 7, recs, 100);
+
+    ck_assert_int_eq(n, 10 + 5);
+    for (int i = 0; i < 10; i++) {
+        ck_assert_int_eq(recs[i].stage, 0);
+        ck_assert_int_gt(recs[i].arrival_ns, 0);
+        ck_assert_int_le(recs[i].arrival_ns, 5 * SIM_NS_PER_S);
+    }
+    ck_assert_int_eq(recs[9].arrival_ns, 5 * SIM_NS_PER_S);
+    for (int i = 10; i < 15; i++) {
+        ck_assert_int_eq(recs[i].stage, 1);
+        ck_assert_int_gt(recs[i].arrival_ns, 5 * SIM_NS_PER_S);
+    }
+    ck_assert_int_eq(recs[14].arrival_ns, 8 * SIM_NS_PER_S);
+    /* A stage whose rate x duration rounds to 0 sends nothing. */
+    st[0].rate_per_s = 0.09; /* 0.45 requests */
+    n = collect_recs(&w, 7, recs, 100);
+    ck_assert_int_eq(n, 5);
+    ck_assert_int_eq(recs[0].stage, 1);
+}
+END_TEST
+
+/* constant gaps are exponential before the rescaling: over 20,000 requests
+ * in one stage the gaps' CV is 1 within 3 % (sd of the CV estimate about
+ * 1/sqrt(n) = 0.7 %), not the 0 of equal gaps. */
+START_TEST(test_next_ip_constant_exponential_gaps)
+{
+    struct cl_ip_stage st[] = {{100.0, 200 * SIM_NS_PER_S}};
+    struct cl_workload w = ip_cfg(CL_IP_LOAD_CONSTANT, st, 1);
+    struct moments g = {0};
+    int n = collect_recs(&w, 11, recs, 30000);
+
+    ck_assert_int_eq(n, 20000);
+    for (int i = 0; i < n; i++)
+        moments_add(&g, (double)(recs[i].arrival_ns -
+                                 (i ? recs[i - 1].arrival_ns : 0)) *
+                            1e-9);
+    ck_assert_double_eq_tol(g.mean, 0.01, 1e-9); /* 200 s / 20,000 exactly */
+    ck_assert_double_eq_tol(moments_sd(&g) / g.mean, 1.0, 0.03);
+}
+END_TEST
+
+/* poisson: a random count of mean rate x duration, every arrival inside
+ * its stage. 100/s for 10 s: 1000 +- 5 sd (sqrt(1000) = 31.6). */
+START_TEST(test_next_ip_poisson_stage)
+{
+    struct cl_ip_stage st[] = {{100.0, 10 * SIM_NS_PER_S},
+                               {50.0, 10 * SIM_NS_PER_S}};
+    struct cl_workload w = ip_cfg(CL_IP_LOAD_POISSON, st, 2);
+    int n = collect_recs(&w, 3, recs, 30000), n0 = 0;
+
+    for (int i = 0; i < n; i++) {
+        int64_t lo = recs[i].stage == 0 ? 0 : 10 * SIM_NS_PER_S;
+        ck_assert_int_ge(recs[i].arrival_ns, lo);
+        ck_assert_int_lt(recs[i].arrival_ns, lo + 10 * SIM_NS_PER_S);
+        n0 += recs[i].stage == 0;
+    }
+    ck_assert_int_ge(n0, 1000 - 158);
+    ck_assert_int_le(n0, 1000 + 158);
+    ck_assert_int_ge(n - n0, 500 - 112); /* 5 sqrt(500) */
+    ck_assert_int_le(n - n0, 500 + 112);
+}
+END_TEST
+
+/* shared_prefix: 10 groups x 10 prompts, 40 + 30 = 70 tokens, 5 blocks of
+ * 16; blocks 0 and 1 lie inside the 40-token system prompt, block 2
+ * straddles it. */
+START_TEST(test_next_ip_shared_prefix_hashes)
+{
+    struct cl_ip_stage st[] = {{50.0, 5 * SIM_NS_PER_S},  /* 250 */
+                               {10.0, 3 * SIM_NS_PER_S}}; /* 30 */
+    struct cl_workload w = ip_cfg(CL_IP_LOAD_CONSTANT, st, 2);
+    int n = collect_recs(&w, 5, recs, 1000);
+
+    ck_assert_int_eq(n, 280);
+    for (int i = 0; i < n; i++) {
+        ck_assert_int_eq(recs[i].prompt, 70);
+        ck_assert_int_eq(recs[i].output, 7);
+        ck_assert_int_eq(recs[i].nblocks, 5);
+        ck_assert_int_eq(recs[i].block_tokens, 16);
+        for (int a = 0; a < 5; a++)
+            for (int b = a + 1; b < 5; b++)
+                ck_assert_uint_ne(recs[i].h[a], recs[i].h[b]);
+    }
+    /* Request n and n + 100 send the same prompt: the same hashes. */
+    for (int i = 0; i + 100 < 250; i++)
+        ck_assert_mem_eq(recs[i].h, recs[i + 100].h, 5 * sizeof(uint64_t));
+    /* n counts from 0 in each stage: stage 1's first request is prompt 0. */
+    ck_assert_mem_eq(recs[250].h, recs[0].h, 5 * sizeof(uint64_t));
+    ck_assert_mem_eq(recs[279].h, recs[29].h, 5 * sizeof(uint64_t));
+    /* Prompts 0 and 9 (group 0) share the system blocks only. */
+    ck_assert_uint_eq(recs[0].h[0], recs[9].h[0]);
+    ck_assert_uint_eq(recs[0].h[1], recs[9].h[1]);
+    for (int b = 2; b < 5; b++)
+        ck_assert_uint_ne(recs[0].h[b], recs[9].h[b]);
+    /* Prompts 0 and 10 (groups 0 and 1) share nothing; no hash of prompt 0
+     * appears in any other prompt of another group. */
+    for (int q = 10; q < 100; q++)
+        for (int a = 0; a < 5; a++)
+            for (int b = 0; b < 5; b++)
+                ck_assert_uint_ne(recs[0].h[a], recs[q].h[b]);
+}
+END_TEST
+
+/* random: normal(mean, std) clipped to [min, max] and rounded; std 0 gives
+ * round(mean); no hashes. */
+START_TEST(test_next_ip_random_lengths)
+{
+    struct cl_ip_stage st[] = {{100.0, 50 * SIM_NS_PER_S}};
+    struct cl_workload w = ip_cfg(CL_IP_LOAD_CONSTANT, st, 1);
+    int n, at_min = 0, at_max = 0;
+
+    w.inference_perf.data.type = CL_IP_DATA_RANDOM;
+    w.inference_perf.data.input_distribution =
+        (struct cl_ip_distribution){30, 60, 50, 20, -1};
+    w.inference_perf.data.output_distribution =
+        (struct cl_ip_distribution){1, 100, 42.4, 0, -1};
+    n = collect_recs(&w, 9, recs, 30000);
+    ck_assert_int_eq(n, 5000);
+    for (int i = 0; i < n; i++) {
+        ck_assert_int_ge(recs[i].prompt, 30);
+        ck_assert_int_le(recs[i].prompt, 60);
+        ck_assert_int_eq(recs[i].output, 42);
+        ck_assert_int_eq(recs[i].nblocks, 0);
+        at_min += recs[i].prompt == 30;
+        at_max += recs[i].prompt == 60;
+    }
+    /* P(X < 30.5) = Phi(-0.975) = 0.1648 and P(X >= 59.5) = Phi(-0.475) =
+     * 0.3174: 824 and 1587 of 5000, each +- 5 sd (26 and 33). */
+    ck_assert_int_ge(at_min, 824 - 131);
+    ck_assert_int_le(at_min, 824 + 131);
+    ck_assert_int_ge(at_max, 1587 - 165);
+    ck_assert_int_le(at_max, 1587 + 165);
+}
+END_TEST
+
+START_TEST(test_new_ip_bad_config)
+{
+    struct cl_ip_stage st[] = {{0.0, 5 * SIM_NS_PER_S}};
+    struct cl_workload w = ip_cfg(CL_IP_LOAD_CONSTANT, st, 1);
+
+    expect_new_error(&w, "error: workload.inference_perf.load.stages[0]: "
+                         "expected rate > 0 and duration > 0 (the stages "
+                         "within 9223372036854775807 ns), got 0 and "
+                         "5000000000 ns");
+    w.inference_perf.load.nstages = 0;
+    expect_new_error(&w, "error: workload.inference_perf.load.stages: "
+                         "expected at least one stage {rate, duration}");
+    st[0].rate_per_s = 1;
+    w.inference_perf.load.nstages = 1;
+    w.inference_perf.data.type = CL_IP_DATA_RANDOM;
+    w.inference_perf.data.input_distribution =
+        (struct cl_ip_distribution){60, 30, 50, 20, -1};
+    expect_new_error(&w, "error: workload.inference_perf.data."
+                         "input_distribution: expected 0 <= min <= max, a "
+                         "mean and std >= 0, got min 60, max 30, mean 50, "
+                         "std 20");
+}
+END_TEST
+
+static struct cl_workload vb_cfg(int64_t n, double rate, double burstiness)
+{
+    struct cl_workload w;
+
+    memset(&w, 0, sizeof(w));
+    w.kind = CL_WL_VLLM_BENCH;
+    w.vllm_bench.num_prompts = n;
+    w.vllm_bench.request_rate = rate;
+    w.vllm_bench.burstiness = burstiness;
+    w.vllm_bench.max_concurrency = -1;
+    w.vllm_bench.dataset = CL_VB_RANDOM;
+    w.vllm_bench.random_input_len = 1024;
+    w.vllm_bench.random_output_len = 128;
+    w.vllm_bench.random_range_ratio = 0;
+    w.vllm_bench.random_prefix_len = 0;
+    return w;
+}
+
+/* Gamma gaps of shape b, mean 1/rate: the last request at N / rate
+ * exactly, so the mean gap is exactly 1/rate; the gaps' CV is 1/sqrt(b)
+ * within 3 % (n = 20,000). Defaults: 1024 and 128 tokens exactly. */
+START_TEST(test_next_vb_gamma_gaps)
+{
+    static const double shapes[] = {0.5, 1.0, 4.0};
+
+    for (int k = 0; k < 3; k++) {
+        struct cl_workload w = vb_cfg(20000, 10.0, shapes[k]);
+        struct moments g = {0};
+        int n = collect_recs(&w, 13, recs, 30000);
+
+        ck_assert_int_eq(n, 20000);
+        ck_assert_int_eq(recs[n - 1].arrival_ns, 2000 * SIM_NS_PER_S);
+        ck_assert_int_gt(recs[0].arrival_ns, 0);
+        for (int i = 0; i < n; i++) {
+            ck_assert_int_eq(recs[i].prompt, 1024);
+            ck_assert_int_eq(recs[i].output, 128);
+            ck_assert_int_eq(recs[i].nblocks, 0);
+            moments_add(&g, (double)(recs[i].arrival_ns -
+                                     (i ? recs[i - 1].arrival_ns : 0)) *
+                                1e-9);
+        }
+        ck_assert_double_eq_tol(g.mean, 0.1, 1e-9);
+        ck_assert_double_eq_tol(moments_sd(&g) / g.mean, 1.0 / sqrt(shapes[k]),
+                                0.03);
+    }
+}
+END_TEST
+
+/* request_rate inf: every request at t = 0. */
+START_TEST(test_next_vb_inf_rate)
+{
+    struct cl_workload w = vb_cfg(300, INFINITY, 1.0);
+    int n = collect_recs(&w, 1, recs, 1000);
+
+    ck_assert_int_eq(n, 300);
+    for (int i = 0; i < n; i++)
+        ck_assert_int_eq(recs[i].arrival_ns, 0);
+}
+END_TEST
+
+/* random_range_ratio 0.25: inputs uniform in [floor(75), ceil(125)],
+ * outputs in [floor(7.5), ceil(12.5)] = [7, 13], every value hit; a
+ * 40-token prefix: blocks 0 and 1 shared by every request, the rest not. */
+START_TEST(test_next_vb_range_ratio_prefix)
+{
+    struct cl_workload w = vb_cfg(5000, 100.0, 1.0);
+    int seen_in[51] = {0}, seen_out[7] = {0};
+    int n;
+
+    w.vllm_bench.random_input_len = 100;
+    w.vllm_bench.random_output_len = 10;
+    w.vllm_bench.random_range_ratio = 0.25;
+    w.vllm_bench.random_prefix_len = 40;
+    n = collect_recs(&w, 17, recs, 30000);
+    ck_assert_int_eq(n, 5000);
+    for (int i = 0; i < n; i++) {
+        int64_t in = recs[i].prompt - 40;
+        ck_assert_int_ge(in, 75);
+        ck_assert_int_le(in, 125);
+        ck_assert_int_ge(recs[i].output, 7);
+        ck_assert_int_le(recs[i].output, 13);
+        seen_in[in - 75] = 1;
+        seen_out[recs[i].output - 7] = 1;
+        ck_assert_int_eq(recs[i].nblocks, (recs[i].prompt + 15) / 16);
+        ck_assert_int_eq(recs[i].block_tokens, 16);
+        ck_assert_uint_eq(recs[i].h[0], recs[0].h[0]);
+        ck_assert_uint_eq(recs[i].h[1], recs[0].h[1]);
+        if (i > 0)
+            ck_assert_uint_ne(recs[i].h[2], recs[i - 1].h[2]);
+    }
+    for (int v = 0; v < 51; v++)
+        ck_assert_msg(seen_in[v], "input %d never drawn", 75 + v);
+    for (int v = 0; v < 7; v++)
+        ck_assert_msg(seen_out[v], "output %d never drawn", 7 + v);
+}
+END_TEST
+
+/* dataset lengths: the distributions, no hashes. */
+START_TEST(test_next_vb_lengths_dataset)
+{
+    struct cl_workload w = vb_cfg(50, 5.0, 1.0);
+    struct cl_dist unset = {CL_DIST_FIXED, NAN, NAN, NAN, NAN, NAN, NAN};
+    int n;
+
+    w.vllm_bench.dataset = CL_VB_LENGTHS;
+    w.vllm_bench.random_prefix_len = 64; /* not used by lengths */
+    w.vllm_bench.prompt_tokens = unset;
+    w.vllm_bench.prompt_tokens.value = 123;
+    w.vllm_bench.output_tokens = unset;
+    w.vllm_bench.output_tokens.value = 45;
+    n = collect_recs(&w, 2, recs, 100);
+    ck_assert_int_eq(n, 50);
+    for (int i = 0; i < n; i++) {
+        ck_assert_int_eq(recs[i].prompt, 123);
+        ck_assert_int_eq(recs[i].output, 45);
+        ck_assert_int_eq(recs[i].nblocks, 0);
+    }
+    ck_assert_int_eq(recs[49].arrival_ns, 10 * SIM_NS_PER_S);
+}
+END_TEST
+
+START_TEST(test_new_vb_bad_config)
+{
+    struct cl_workload w = vb_cfg(0, 1.0, 1.0);
+
+    expect_new_error(&w, "error: workload.vllm_bench: expected num_prompts "
+                         "in [1, 1e12], request_rate > 0 (or inf) and "
+                         "burstiness > 0, got 0, 1 and 1");
+    w = vb_cfg(10, 1.0, 1.0);
+    w.vllm_bench.random_range_ratio = 1.0;
+    expect_new_error(&w, "error: workload.vllm_bench: expected "
+                         "random_range_ratio in [0, 1), random_input_len and "
+                         "random_output_len in [1, 1e9], random_prefix_len "
+                         "in [0, 1e9]");
+}
+END_TEST
+
 static Suite *workload_suite(void)
 {
     Suite *s = suite_create("workload");
@@ -870,6 +1243,21 @@ static Suite *workload_suite(void)
     tcase_add_test(tc, test_next_azure_row_errors);
     tcase_add_test(tc, test_new_azure_errors);
     tcase_add_test(tc, test_new_azure_absolute_path);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("benchmark_clients");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_next_ip_constant_exact);
+    tcase_add_test(tc, test_next_ip_constant_exponential_gaps);
+    tcase_add_test(tc, test_next_ip_poisson_stage);
+    tcase_add_test(tc, test_next_ip_shared_prefix_hashes);
+    tcase_add_test(tc, test_next_ip_random_lengths);
+    tcase_add_test(tc, test_new_ip_bad_config);
+    tcase_add_test(tc, test_next_vb_gamma_gaps);
+    tcase_add_test(tc, test_next_vb_inf_rate);
+    tcase_add_test(tc, test_next_vb_range_ratio_prefix);
+    tcase_add_test(tc, test_next_vb_lengths_dataset);
+    tcase_add_test(tc, test_new_vb_bad_config);
     suite_add_tcase(s, tc);
 
     /* The public traces live outside the repository; register their tests

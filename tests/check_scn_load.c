@@ -740,8 +740,8 @@ END_TEST
 START_TEST(test_scn_file_load_exactly_one)
 {
     static const char *const want[] = {
-        "6:3: error: workload.trace: give exactly one of 'synthetic' or "
-        "'trace'",
+        "6:3: error: workload.trace: give exactly one of 'synthetic', "
+        "'trace', 'inference_perf' or 'vllm_bench'",
         "5:5: error: workload.synthetic.duration: give exactly one of "
         "'requests' or 'duration'",
         NULL};
@@ -1052,11 +1052,162 @@ END_TEST
 START_TEST(test_scn_string_load_workload_empty)
 {
     static const char *const want[] = {
-        "1:1: error: workload: missing key 'synthetic' or 'trace'", NULL};
+        "1:1: error: workload: missing key 'synthetic', 'trace', "
+        "'inference_perf' or 'vllm_bench'",
+        NULL};
 
     load_string_expect("workload:\n"
                        "server:\n"
                        "  service: {dist: exponential, mean_s: 1}\n",
+                       SIM_EINVAL, want);
+}
+END_TEST
+
+#define LLM "model: llama-3.1-8b\nhardware: {gpu: h100}\ndeploy: {tp: 1}\n"
+
+START_TEST(test_scn_string_load_inference_perf)
+{
+    static const char *const want[] = {NULL};
+
+    load_string_expect("workload:\n"
+                       "  inference_perf:\n"
+                       "    data:\n"
+                       "      type: shared_prefix\n"
+                       "      shared_prefix: {num_groups: 10, "
+                       "num_prompts_per_group: 10,\n"
+                       "        system_prompt_len: 100, question_len: 447, "
+                       "output_len: 248}\n"
+                       "    load:\n"
+                       "      stages: [{rate: 8, duration: 600}, "
+                       "{rate: 20, duration: 10min}]\n"
+                       "      stage_gap: 2s\n" LLM,
+                       0, want);
+    ck_assert_int_eq(scn.workload.kind, CL_WL_INFERENCE_PERF);
+    ck_assert_int_eq(scn.workload.inference_perf.load.type,
+                     CL_IP_LOAD_CONSTANT);
+    ck_assert_int_eq(scn.workload.inference_perf.load.nstages, 2);
+    ck_assert(scn.workload.inference_perf.load.stages[1].rate_per_s == 20);
+    ck_assert(scn.workload.inference_perf.load.stages[1].duration_ns ==
+              600000000000LL);
+    ck_assert(scn.workload.inference_perf.data.shared_prefix.question_len ==
+              447);
+    ck_assert_int_eq(scn.workload.inference_perf.ignore_eos, 1);
+    ck_assert(scn.workload.client.stage_gap_ns == 2000000000LL);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_inference_perf_errors)
+{
+    static const char *const want[] = {
+        "5:7: error: workload.inference_perf.data.shared_prefix: missing "
+        "key 'question_len'",
+        "5:7: error: workload.inference_perf.data.shared_prefix: missing "
+        "key 'output_len'",
+        "9:15: error: workload.inference_perf.load.stages: expected at least "
+        "one stage {rate, duration}",
+        "10:17: note: workload.inference_perf.ignore_eos: false, but dsec "
+        "cannot model an end-of-sequence token: every request generates "
+        "exactly data.shared_prefix.output_len tokens",
+        "7:7: error: workload.inference_perf.data.input_distribution: not "
+        "used by data type shared_prefix",
+        NULL};
+
+    load_string_expect("workload:\n"
+                       "  inference_perf:\n"
+                       "    data:\n"
+                       "      type: shared_prefix\n"
+                       "      shared_prefix: {num_groups: 10, "
+                       "num_prompts_per_group: 10,\n"
+                       "        system_prompt_len: 100}\n"
+                       "      input_distribution: {min: 1, max: 9, mean: 5, "
+                       "std: 2}\n"
+                       "    load:\n"
+                       "      stages: []\n"
+                       "    ignore_eos: false\n" LLM,
+                       SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_inference_perf_random_errors)
+{
+    static const char *const want[] = {
+        "7:13: error: workload.inference_perf.load.type: unknown type "
+        "'steady'; valid: constant, poisson",
+        "8:23: error: workload.inference_perf.load.stages[0].rate: 0 out of "
+        "range (0, 1e+06]",
+        "8:62: error: workload.inference_perf.load.stages[1].duration: 0 out "
+        "of range (0, inf)",
+        "3:5: error: workload.inference_perf.data: missing key "
+        "'output_distribution' (required by data type random)",
+        "5:33: error: workload.inference_perf.data.input_distribution.min: "
+        "100 greater than max 10",
+        NULL};
+
+    load_string_expect("workload:\n"
+                       "  inference_perf:\n"
+                       "    data:\n"
+                       "      type: random\n"
+                       "      input_distribution: {min: 100, max: 10, mean: "
+                       "512, std: 200, total_count: 5}\n"
+                       "    load:\n"
+                       "      type: steady\n"
+                       "      stages: [{rate: 0, duration: 600}, {rate: 2, "
+                       "duration: 0}]\n" LLM,
+                       SIM_EINVAL, want);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_vllm_bench)
+{
+    static const char *const want[] = {NULL};
+
+    load_string_expect("workload:\n"
+                       "  vllm_bench: {num_prompts: 50, max_concurrency: 4,\n"
+                       "    random_prefix_len: 64, ignore_eos: true}\n" LLM,
+                       0, want);
+    ck_assert_int_eq(scn.workload.kind, CL_WL_VLLM_BENCH);
+    ck_assert(isinf(scn.workload.vllm_bench.request_rate));
+    ck_assert(scn.workload.vllm_bench.burstiness == 1.0);
+    ck_assert(scn.workload.vllm_bench.random_input_len == 1024);
+    ck_assert(scn.workload.vllm_bench.random_output_len == 128);
+    ck_assert(scn.workload.vllm_bench.random_range_ratio == 0.0);
+    ck_assert(scn.workload.vllm_bench.random_prefix_len == 64);
+    ck_assert_int_eq(scn.workload.vllm_bench.dataset, CL_VB_RANDOM);
+    ck_assert(scn.workload.client.max_concurrency == 4);
+}
+END_TEST
+
+START_TEST(test_scn_string_load_vllm_bench_errors)
+{
+    static const char *const want[] = {
+        "3:19: error: workload.vllm_bench.request_rate: expected inf or a "
+        "rate (e.g. 10/s, 600/min; plain number = per second), got "
+        "'infinity'",
+        "4:25: error: workload.vllm_bench.random_range_ratio: 1 out of range "
+        "[0, 1)",
+        "8:3: error: workload.trace: give exactly one of 'synthetic', "
+        "'trace', 'inference_perf' or 'vllm_bench'",
+        "5:5: error: workload.vllm_bench.random_input_len: not used by "
+        "dataset lengths",
+        "4:5: error: workload.vllm_bench.random_range_ratio: not used by "
+        "dataset lengths",
+        "2:3: error: workload.vllm_bench: missing key 'prompt_tokens' "
+        "(required by dataset lengths)",
+        "6:41: error: workload.vllm_bench.output_tokens.min: 5 greater than "
+        "max 3",
+        "2:3: note: workload.vllm_bench.ignore_eos: false, but dsec cannot "
+        "model an end-of-sequence token: every request generates exactly its "
+        "output_tokens draw",
+        NULL};
+
+    load_string_expect("workload:\n"
+                       "  vllm_bench:\n"
+                       "    request_rate: infinity\n"
+                       "    random_range_ratio: 1\n"
+                       "    random_input_len: 100\n"
+                       "    output_tokens: {dist: uniform, min: 5, max: 3}\n"
+                       "    dataset: lengths\n"
+                       "  trace: {path: t.csv}\n" LLM,
                        SIM_EINVAL, want);
 }
 END_TEST
@@ -1732,6 +1883,11 @@ static Suite *scn_load_suite(void)
     tcase_add_test(tc, test_scn_string_load_missing_workload);
     tcase_add_test(tc, test_scn_string_load_workload_empty);
     tcase_add_test(tc, test_scn_string_load_trace_path_required);
+    tcase_add_test(tc, test_scn_string_load_inference_perf);
+    tcase_add_test(tc, test_scn_string_load_inference_perf_errors);
+    tcase_add_test(tc, test_scn_string_load_inference_perf_random_errors);
+    tcase_add_test(tc, test_scn_string_load_vllm_bench);
+    tcase_add_test(tc, test_scn_string_load_vllm_bench_errors);
     tcase_add_test(tc, test_scn_string_load_empty_document);
     tcase_add_test(tc, test_scn_string_load_root_not_mapping);
     tcase_add_test(tc, test_scn_string_load_two_documents);

@@ -715,10 +715,12 @@ int cl__world_open(struct cl_world *w, const struct cl_scenario *s,
     out->scenario_name = xstrdup(s->name ? s->name : "");
     out->seed = s->seed;
 
-    if (wl->kind == CL_WL_TRACE ||
+    if (wl->kind != CL_WL_SYNTHETIC ||
         (wl->synthetic.sessions.enabled && wl->synthetic.requests <= 0)) {
-        /* Sessions over a duration: how many turns fit is known only by
-         * generating them (same seed, same streams). */
+        /* Traces and the benchmark clients (inference_perf, vllm_bench)
+         * are counted by reading them; sessions over a duration too: how
+         * many turns fit is known only by generating them (same seed, same
+         * streams). */
         rc = count_trace(s, opts->base_dir, &w->expected, d);
         if (rc != 0)
             return rc;

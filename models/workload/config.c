@@ -1,8 +1,9 @@
 /* The rows of the scenario's `workload:` section (see config.h), in the
  * order `dsec help scenario` prints them; enum choices are alphabetical,
  * the order messages list them in. After the walk, wl_workload_check()
- * checks the rules that span several keys (exactly one of synthetic and
- * trace, the keys a distribution uses, the order of the rate steps). */
+ * checks the rules that span several keys (exactly one of synthetic,
+ * trace, inference_perf and vllm_bench, the keys a distribution, data type
+ * or dataset uses, the order of the rate steps). */
 #include "models/workload/config.h"
 
 #include <math.h>
@@ -225,13 +226,212 @@ static const struct sim_param trace_rows[] = {
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
+/* ---- workload.inference_perf (kubernetes-sigs/inference-perf) ---- */
+
+static const struct sim_param_choice ip_data_types[] = {
+    {"random", CL_IP_DATA_RANDOM},
+    {"shared_prefix", CL_IP_DATA_SHARED_PREFIX},
+    {"synthetic", CL_IP_DATA_SYNTHETIC},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice ip_load_types[] = {
+    {"constant", CL_IP_LOAD_CONSTANT},
+    {"poisson", CL_IP_LOAD_POISSON},
+    {NULL, 0},
+};
+
+#define IPD(f) offsetof(struct cl_ip_distribution, f)
+#define IPSP(f)                                                                \
+    (offsetof(struct cl_inference_perf, data.shared_prefix.f) -                \
+     offsetof(struct cl_inference_perf, data.shared_prefix))
+#define IPDATA(f)                                                              \
+    (offsetof(struct cl_inference_perf, data.f) -                              \
+     offsetof(struct cl_inference_perf, data))
+#define IPLOAD(f)                                                              \
+    (offsetof(struct cl_inference_perf, load.f) -                              \
+     offsetof(struct cl_inference_perf, load))
+
+SIM_PARAM_COUNT_AFTER(struct cl_inference_perf, load.stages, load.nstages);
+
+static const struct sim_param ip_distribution_rows[] = {
+    {"min", SIM_PT_DOUBLE, SIM_U_TOKENS, 0, NOMAX, REQ, NULL,
+     "smallest length; draws below it are raised to it (0 is sent as 1)",
+     IPD(min), NULL, NULL},
+    {"max", SIM_PT_DOUBLE, SIM_U_TOKENS, 0, NOMAX, REQ, NULL,
+     "largest length, >= min; draws above it are cut to it", IPD(max), NULL,
+     NULL},
+    {"mean", SIM_PT_DOUBLE, SIM_U_TOKENS, NOMIN, NOMAX, REQ, NULL,
+     "mean of the normal distribution the lengths are drawn from", IPD(mean),
+     NULL, NULL},
+    {"std", SIM_PT_DOUBLE, SIM_U_TOKENS, 0, NOMAX, REQ, NULL,
+     "standard deviation of that normal distribution (0: always the mean)",
+     IPD(std), NULL, NULL},
+    {"total_count", SIM_PT_INT64, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "accepted and not used: inference-perf draws this many lengths up "
+     "front and cycles through them, dsec draws one per request from the "
+     "same distribution",
+     IPD(total_count), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param ip_shared_prefix_rows[] = {
+    {"num_groups", SIM_PT_INT64, SIM_U_NONE, 1, 1e6, REQ, NULL,
+     "number of system prompts (groups)", IPSP(num_groups), NULL, NULL},
+    {"num_prompts_per_group", SIM_PT_INT64, SIM_U_NONE, 1, 1e6, REQ, NULL,
+     "questions per system prompt; request n of a stage sends prompt n mod "
+     "(num_groups x num_prompts_per_group)",
+     IPSP(num_prompts_per_group), NULL, NULL},
+    {"system_prompt_len", SIM_PT_INT64, SIM_U_TOKENS, 0, 1e9, REQ, NULL,
+     "tokens of each group's system prompt, shared by its questions",
+     IPSP(system_prompt_len), NULL, NULL},
+    {"question_len", SIM_PT_INT64, SIM_U_TOKENS, 1, 1e9, REQ, NULL,
+     "tokens of each question (after the system prompt)", IPSP(question_len),
+     NULL, NULL},
+    {"output_len", SIM_PT_INT64, SIM_U_TOKENS, 1, 1e9, REQ, NULL,
+     "output tokens of every request, exactly", IPSP(output_len), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param ip_data_rows[] = {
+    {"type", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "prompts: shared_prefix (groups of questions behind shared system "
+     "prompts, with prefix block hashes), random or synthetic (lengths from "
+     "input_distribution and output_distribution, random tokens)",
+     IPDATA(type), ip_data_types, NULL},
+    {"shared_prefix", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "type shared_prefix only (and required there)", IPDATA(shared_prefix),
+     NULL, ip_shared_prefix_rows},
+    {"input_distribution", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "types random and synthetic (required there): prompt lengths",
+     IPDATA(input_distribution), NULL, ip_distribution_rows},
+    {"output_distribution", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "types random and synthetic (required there): output lengths",
+     IPDATA(output_distribution), NULL, ip_distribution_rows},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param ip_stage_rows[] = {
+    {"rate", SIM_PT_DOUBLE, SIM_U_PER_S, 0, 1e6, GT | REQ, NULL,
+     "requests per second in this stage",
+     offsetof(struct cl_ip_stage, rate_per_s), NULL, NULL},
+    {"duration", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT | REQ, NULL,
+     "length of the stage (a plain number is seconds)",
+     offsetof(struct cl_ip_stage, duration_ns), NULL, NULL},
+    SIM_PARAM_END_LIST(struct cl_ip_stage),
+};
+
+static const struct sim_param ip_load_rows[] = {
+    {"type", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "constant",
+     "constant: exactly round(rate x duration) requests per stage, at "
+     "exponential gaps rescaled to end at the stage's end; poisson: a "
+     "Poisson process of the stage's rate",
+     IPLOAD(type), ip_load_types, NULL},
+    {.key = "stages",
+     .type = SIM_PT_LIST,
+     .unit = SIM_U_NONE,
+     .min = NOMIN,
+     .max = SIM_PARAM_LIST_MAX,
+     .flags = REQ,
+     .help = "load stages {rate, duration}, in order; a stage starts when "
+             "the previous one has drained (every request finished)",
+     .offset = IPLOAD(stages),
+     .sub = ip_stage_rows},
+    {"stage_gap", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "0s",
+     "idle time after a stage drains before the next starts "
+     "(inference-perf itself pauses a few seconds between stages)",
+     IPLOAD(stage_gap_ns), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+#define IP(f) offsetof(struct cl_inference_perf, f)
+
+static const struct sim_param inference_perf_rows[] = {
+    {"data", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "what the prompts are (inference-perf's data)", IP(data), NULL,
+     ip_data_rows},
+    {"load", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "when they are sent (inference-perf's load)", IP(load), NULL,
+     ip_load_rows},
+    {"ignore_eos", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, 0, "true",
+     "inference-perf's server.ignore_eos; dsec takes output lengths as "
+     "exact either way (false adds a note)",
+     IP(ignore_eos), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+/* ---- workload.vllm_bench (vllm bench serve) ---- */
+
+static const struct sim_param_choice vb_datasets[] = {
+    {"lengths", CL_VB_LENGTHS},
+    {"random", CL_VB_RANDOM},
+    {NULL, 0},
+};
+
+#define VB(f) offsetof(struct cl_vllm_bench, f)
+
+static const struct sim_param vllm_bench_rows[] = {
+    {"num_prompts", SIM_PT_INT64, SIM_U_NONE, 1, 1e12, 0, "1000",
+     "number of requests (--num-prompts)", VB(num_prompts), NULL, NULL},
+    {"request_rate", SIM_PT_DOUBLE, SIM_U_PER_S, 0, 1e6, GT | SIM_PF_INF, "inf",
+     "mean request rate (--request-rate); inf sends every request at t = 0",
+     VB(request_rate), NULL, NULL},
+    {"burstiness", SIM_PT_DOUBLE, SIM_U_NONE, 0, 1e6, GT, "1",
+     "gamma shape of the gaps (--burstiness): 1 is Poisson, < 1 burstier, "
+     "> 1 more regular",
+     VB(burstiness), NULL, NULL},
+    {"max_concurrency", SIM_PT_INT64, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "requests in flight at most (--max-concurrency; default: no limit); "
+     "the client holds the others",
+     VB(max_concurrency), NULL, NULL},
+    {"dataset", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "random",
+     "random: vLLM's RandomDataset (random_* keys); lengths: prompt_tokens "
+     "and output_tokens distributions (as a ShareGPT-like dataset's)",
+     VB(dataset), vb_datasets, NULL},
+    {"random_input_len", SIM_PT_INT64, SIM_U_TOKENS, 1, 1e9, 0, "1024",
+     "dataset random: input tokens after the prefix (--random-input-len)",
+     VB(random_input_len), NULL, NULL},
+    {"random_output_len", SIM_PT_INT64, SIM_U_TOKENS, 1, 1e9, 0, "128",
+     "dataset random: output tokens (--random-output-len)",
+     VB(random_output_len), NULL, NULL},
+    {"random_range_ratio", SIM_PT_DOUBLE, SIM_U_NONE, 0, 1, SIM_PF_MAX_EXCL,
+     "0",
+     "dataset random: lengths are uniform integers in [floor(L (1 - r)), "
+     "ceil(L (1 + r))] (--random-range-ratio)",
+     VB(random_range_ratio), NULL, NULL},
+    {"random_prefix_len", SIM_PT_INT64, SIM_U_TOKENS, 0, 1e9, 0, "0",
+     "dataset random: tokens of a prefix every request starts with, shared "
+     "in the prefix cache (--random-prefix-len)",
+     VB(random_prefix_len), NULL, NULL},
+    {"prompt_tokens", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "dataset lengths (required there): prompt length distribution",
+     VB(prompt_tokens), NULL, length_dist_rows},
+    {"output_tokens", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "dataset lengths (required there): output length distribution",
+     VB(output_tokens), NULL, length_dist_rows},
+    {"ignore_eos", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, 0, "false",
+     "--ignore-eos (vLLM's default false); dsec takes output lengths as "
+     "exact either way (false adds a note)",
+     VB(ignore_eos), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+#define KINDS "give exactly one of synthetic, trace, inference_perf, vllm_bench"
+
 const struct sim_param cl_workload_rows[] = {
     {"synthetic", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
-     "generated traffic (give exactly one of synthetic, trace)",
-     offsetof(struct cl_workload, synthetic), NULL, synthetic_rows},
+     "generated traffic (" KINDS ")", offsetof(struct cl_workload, synthetic),
+     NULL, synthetic_rows},
     {"trace", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
-     "replayed traffic (give exactly one of synthetic, trace)",
-     offsetof(struct cl_workload, trace), NULL, trace_rows},
+     "replayed traffic (" KINDS ")", offsetof(struct cl_workload, trace), NULL,
+     trace_rows},
+    {"inference_perf", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "the load of a kubernetes-sigs/inference-perf run, same keys (" KINDS ")",
+     offsetof(struct cl_workload, inference_perf), NULL, inference_perf_rows},
+    {"vllm_bench", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "the requests of `vllm bench serve`, its options without dashes (" KINDS
+     ")",
+     offsetof(struct cl_workload, vllm_bench), NULL, vllm_bench_rows},
     {"prefix_hit_rate", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, 0, NULL,
      "fraction of each prompt (whole blocks, rounded down) found in the "
      "prefix cache when the source has no block hashes; needs "
@@ -328,19 +528,169 @@ static void check_profile(struct sim_yaml *y, struct cl_rate_profile *pr)
     }
 }
 
+/* The workload kinds, in the order of enum cl_workload_kind. */
+static const char *const kinds[] = {"synthetic", "trace", "inference_perf",
+                                    "vllm_bench"};
+#define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
+
+/* Exactly one kind: a second one given is reported at the later key, none
+ * at the section. Returns the kind given first in the document, or -1. */
+static int check_kind(struct sim_yaml *y)
+{
+    const struct sim_yaml_seen *first = NULL;
+    int kind = -1, line, col;
+
+    for (int i = 0; i < NKINDS; i++) {
+        const struct sim_yaml_seen *s =
+            sim_yaml_seenf(y, "workload.%s", kinds[i]);
+        if (s == NULL)
+            continue;
+        if (first == NULL || s->kline < first->kline ||
+            (s->kline == first->kline && s->kcol < first->kcol)) {
+            first = s;
+            kind = i;
+        }
+    }
+    for (int i = 0; i < NKINDS && first != NULL; i++) {
+        const struct sim_yaml_seen *s =
+            sim_yaml_seenf(y, "workload.%s", kinds[i]);
+        if (s != NULL && s != first)
+            sim_yaml_error(y, s->kline, s->kcol,
+                           "%s: give exactly one of 'synthetic', 'trace', "
+                           "'inference_perf' or 'vllm_bench'",
+                           s->path);
+    }
+    if (first == NULL) {
+        sim_yaml_section_pos(y, "workload", &line, &col);
+        sim_yaml_error(y, line, col,
+                       "workload: missing key 'synthetic', 'trace', "
+                       "'inference_perf' or 'vllm_bench'");
+    }
+    return kind;
+}
+
+/* A note at the key ignore_eos of section path when it was given false,
+ * or at the section when false is the default. */
+static void note_eos(struct sim_yaml *y, const char *path, int ignore_eos,
+                     const char *exact)
+{
+    const struct sim_yaml_seen *s = sim_yaml_seenf(y, "%s.ignore_eos", path);
+    int line, col;
+
+    if (ignore_eos)
+        return;
+    if (s != NULL) {
+        line = s->vline;
+        col = s->vcol;
+    } else {
+        sim_yaml_section_pos(y, path, &line, &col);
+    }
+    sim_diag_add(y->d, SIM_SEV_NOTE, y->file, line, col,
+                 "%s.ignore_eos: false, but dsec cannot model an "
+                 "end-of-sequence token: every request generates exactly %s",
+                 path, exact);
+}
+
+/* An inference-perf length distribution at path: min <= max. */
+static void check_ip_distribution(struct sim_yaml *y, const char *path,
+                                  const struct cl_ip_distribution *di)
+{
+    const struct sim_yaml_seen *s = sim_yaml_seenf(y, "%s.min", path);
+
+    if (s != NULL && sim_yaml_seenf(y, "%s.max", path) != NULL &&
+        di->min > di->max)
+        sim_yaml_error(y, s->vline, s->vcol, "%s.min: %g greater than max %g",
+                       path, di->min, di->max);
+}
+
+static void check_inference_perf(struct sim_yaml *y, struct cl_workload *w)
+{
+    static const char ip[] = "workload.inference_perf";
+    struct cl_inference_perf *c = &w->inference_perf;
+    const struct sim_yaml_seen *st;
+
+    w->client.stage_gap_ns = c->load.stage_gap_ns;
+    st = sim_yaml_seenf(y, "%s.load.stages", ip);
+    if (st != NULL && c->load.nstages == 0)
+        sim_yaml_error(y, st->vline, st->vcol,
+                       "%s.load.stages: expected at least one stage "
+                       "{rate, duration}",
+                       ip);
+    note_eos(y, ip, c->ignore_eos,
+             c->data.type == CL_IP_DATA_SHARED_PREFIX
+                 ? "data.shared_prefix.output_len tokens"
+                 : "its output_distribution draw");
+    if (sim_yaml_seenf(y, "%s.data.type", ip) == NULL || c->data.type < 0)
+        return; /* reported */
+    if (c->data.type == CL_IP_DATA_SHARED_PREFIX) {
+        static const char *const keys[] = {
+            "shared_prefix", "input_distribution", "output_distribution", NULL};
+        sim_yaml_check_keys(y, "workload.inference_perf.data", keys, 1u << 0, 0,
+                            "data type shared_prefix");
+        return;
+    }
+    static const char *const keys[] = {"shared_prefix", "input_distribution",
+                                       "output_distribution", NULL};
+    char what[64];
+    snprintf(what, sizeof(what), "data type %s",
+             sim_yaml_choice_name(ip_data_rows, "type", c->data.type));
+    sim_yaml_check_keys(y, "workload.inference_perf.data", keys,
+                        1u << 1 | 1u << 2, 0, what);
+    check_ip_distribution(y, "workload.inference_perf.data.input_distribution",
+                          &c->data.input_distribution);
+    check_ip_distribution(y, "workload.inference_perf.data.output_distribution",
+                          &c->data.output_distribution);
+}
+
+static void check_vllm_bench(struct sim_yaml *y, struct cl_workload *w)
+{
+    static const char vb[] = "workload.vllm_bench";
+    static const char *const keys[] = {"random_input_len",
+                                       "random_output_len",
+                                       "random_range_ratio",
+                                       "random_prefix_len",
+                                       "prompt_tokens",
+                                       "output_tokens",
+                                       NULL};
+    struct cl_vllm_bench *c = &w->vllm_bench;
+
+    if (sim_yaml_seenf(y, "%s.max_concurrency", vb) != NULL)
+        w->client.max_concurrency = c->max_concurrency;
+    c->prompt_tokens.cv = NAN;
+    c->output_tokens.cv = NAN;
+    if (c->dataset == CL_VB_LENGTHS) {
+        sim_yaml_check_keys(y, vb, keys, 1u << 4 | 1u << 5, 0,
+                            "dataset lengths");
+        if (sim_yaml_seenf(y, "%s.prompt_tokens", vb) != NULL)
+            check_length_dist(y, "workload.vllm_bench.prompt_tokens",
+                              &c->prompt_tokens);
+        if (sim_yaml_seenf(y, "%s.output_tokens", vb) != NULL)
+            check_length_dist(y, "workload.vllm_bench.output_tokens",
+                              &c->output_tokens);
+        note_eos(y, vb, c->ignore_eos, "its output_tokens draw");
+    } else {
+        sim_yaml_check_keys(y, vb, keys, 0, 0xfu, "dataset random");
+        note_eos(y, vb, c->ignore_eos, "its random_output_len draw");
+    }
+}
+
 void wl_workload_check(struct sim_yaml *y, struct cl_workload *w, int llm)
 {
-    const struct sim_yaml_seen *syn, *trc;
-    int line, col;
+    const struct sim_yaml_seen *syn;
+    int line, col, kind;
 
     if (sim_yaml_seen(y, "workload") == NULL)
         return; /* reported as a missing key */
-    syn = sim_yaml_seen(y, "workload.synthetic");
-    trc = sim_yaml_seen(y, "workload.trace");
-    sim_yaml_exactly_one(y, "workload", "synthetic", "trace");
-    w->kind = trc != NULL && syn == NULL ? CL_WL_TRACE : CL_WL_SYNTHETIC;
+    kind = check_kind(y);
+    w->kind = kind < 0 ? CL_WL_SYNTHETIC : kind;
     w->synthetic.prompt_tokens.cv = NAN;
     w->synthetic.output_tokens.cv = NAN;
+    /* Each kind given is checked, so that one run reports everything. */
+    if (sim_yaml_seen(y, "workload.inference_perf") != NULL)
+        check_inference_perf(y, w);
+    if (sim_yaml_seen(y, "workload.vllm_bench") != NULL)
+        check_vllm_bench(y, w);
+    syn = sim_yaml_seen(y, "workload.synthetic");
     if (syn == NULL)
         return;
 

@@ -85,6 +85,8 @@ struct cl_arrival {
 enum cl_workload_kind {
     CL_WL_SYNTHETIC,
     CL_WL_TRACE,
+    CL_WL_INFERENCE_PERF, /* kubernetes-sigs/inference-perf's config */
+    CL_WL_VLLM_BENCH,     /* `vllm bench serve` options */
 };
 
 enum cl_trace_format {
@@ -128,6 +130,82 @@ struct cl_client {
     int64_t stage_gap_ns;    /* staged load: idle after a stage drains */
 };
 
+/* inference-perf's data.type. */
+enum cl_ip_data {
+    CL_IP_DATA_RANDOM,
+    CL_IP_DATA_SHARED_PREFIX,
+    CL_IP_DATA_SYNTHETIC, /* lengths as random; treated as random tokens */
+};
+
+/* inference-perf's load.type. */
+enum cl_ip_load {
+    CL_IP_LOAD_CONSTANT, /* round(rate x duration) requests per stage */
+    CL_IP_LOAD_POISSON,  /* a Poisson process of the stage's rate */
+};
+
+/* inference-perf's length distribution: normal(mean, std) rounded to an
+ * integer and clipped to [min, max]; tokens. total_count is accepted and
+ * not used (-1 when not given). */
+struct cl_ip_distribution {
+    double min;
+    double max;
+    double mean;
+    double std;
+    int64_t total_count;
+};
+
+/* One load stage: rate_per_s for duration_ns. */
+struct cl_ip_stage {
+    double rate_per_s;   /* > 0 */
+    int64_t duration_ns; /* > 0 */
+};
+
+/* workload.inference_perf: a staged load of shared-prefix or random
+ * prompts, as kubernetes-sigs/inference-perf sends it. */
+struct cl_inference_perf {
+    struct {
+        int type; /* enum cl_ip_data */
+        struct {
+            int64_t num_groups;            /* system prompts, >= 1 */
+            int64_t num_prompts_per_group; /* questions per group, >= 1 */
+            int64_t system_prompt_len;     /* tokens, >= 0 */
+            int64_t question_len;          /* tokens, >= 1 */
+            int64_t output_len;            /* tokens, >= 1 */
+        } shared_prefix;
+        struct cl_ip_distribution input_distribution;
+        struct cl_ip_distribution output_distribution;
+    } data;
+    struct {
+        int type;                   /* enum cl_ip_load */
+        struct cl_ip_stage *stages; /* owned */
+        int nstages;
+        int64_t stage_gap_ns; /* idle after a stage drains, >= 0 */
+    } load;
+    int ignore_eos; /* 0/1; lengths are exact either way */
+};
+
+/* vllm bench serve's dataset. */
+enum cl_vb_dataset {
+    CL_VB_RANDOM,  /* RandomDataset: uniform lengths around random_*_len */
+    CL_VB_LENGTHS, /* lengths from prompt_tokens / output_tokens */
+};
+
+/* workload.vllm_bench: the requests of `vllm bench serve`. */
+struct cl_vllm_bench {
+    int64_t num_prompts;
+    double request_rate;          /* per s; INFINITY = all at t = 0 */
+    double burstiness;            /* gamma shape of the gaps, > 0 */
+    int64_t max_concurrency;      /* -1 = unset */
+    int dataset;                  /* enum cl_vb_dataset */
+    int64_t random_input_len;     /* tokens, >= 1 */
+    int64_t random_output_len;    /* tokens, >= 1 */
+    double random_range_ratio;    /* [0, 1) */
+    int64_t random_prefix_len;    /* tokens shared by every request, >= 0 */
+    struct cl_dist prompt_tokens; /* dataset lengths */
+    struct cl_dist output_tokens; /* dataset lengths */
+    int ignore_eos;               /* 0/1; lengths are exact either way */
+};
+
 struct cl_workload {
     int kind; /* enum cl_workload_kind */
     struct cl_client client;
@@ -149,6 +227,8 @@ struct cl_workload {
         char *model;         /* burstgpt: keep only this Model, or NULL */
         char *clients;       /* servegen: "all" or client ids, or NULL */
     } trace;
+    struct cl_inference_perf inference_perf;
+    struct cl_vllm_bench vllm_bench;
     /* Fraction of each prompt's tokens found in the prefix cache when the
      * source has no block hashes (NAN = unset: no hits). */
     double prefix_hit_rate;
@@ -163,11 +243,16 @@ extern const struct sim_param cl_workload_rows[];
 /* The checks of `workload:` that span several keys, run after the walk
  * that filled w through cl_workload_rows, with the walker y (its seen list
  * says what was given; errors go to it at the keys' positions): exactly
- * one of synthetic and trace, of requests and duration; arrival.cv for
+ * one of synthetic, trace, inference_perf and vllm_bench; of requests and
+ * duration; the keys each data type, load and dataset uses, non-empty
+ * stages, min <= max; arrival.cv for
  * gamma alone; at most one of diurnal and steps, steps sorted by at; the
  * keys each length distribution uses. Completes w: its kind, the profile's
  * kind, the defaults of lengths left out (1 token, when llm is 0) and of
- * session turns (4), and NAN for the fields a kind does not use. llm is
+ * session turns (4), NAN for the fields a kind does not use, and
+ * w->client.stage_gap_ns (inference_perf) and max_concurrency (vllm_bench,
+ * when given). A note (not an error) says that ignore_eos false still
+ * takes output lengths as exact. llm is
  * nonzero when the server is an LLM replica, which needs both lengths. */
 void wl_workload_check(struct sim_yaml *y, struct cl_workload *w, int llm);
 

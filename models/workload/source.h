@@ -33,6 +33,11 @@
 /* Tokens per prefix block of a Mooncake trace (its hash_ids). */
 #define WL_MOONCAKE_BLOCK_TOKENS 512
 
+/* Tokens per prefix block of the benchmark clients' block hashes
+ * (workload.inference_perf shared_prefix, workload.vllm_bench
+ * random_prefix_len): vLLM's default block size. */
+#define WL_BENCH_BLOCK_TOKENS 16
+
 /* Most hash ids accepted in one Mooncake row (a 64 Mi-token prompt at 512
  * tokens per block): the bound on the source's hash buffer. */
 #define WL_BLOCKS_MAX 131072

@@ -7,19 +7,17 @@
 
 extern const struct wl__format wl__format_azure;
 extern const struct wl__format wl__format_burstgpt;
+extern const struct wl__format wl__format_inference_perf;
 extern const struct wl__format wl__format_mooncake;
 extern const struct wl__format wl__format_servegen;
 extern const struct wl__format wl__format_sessions;
 extern const struct wl__format wl__format_synthetic;
+extern const struct wl__format wl__format_vllm_bench;
 
 const struct wl__format *const wl__format_table[] = {
-    &wl__format_azure,
-    &wl__format_burstgpt,
-    &wl__format_mooncake,
-    &wl__format_servegen,
-    &wl__format_sessions,
-    &wl__format_synthetic,
-    NULL,
+    &wl__format_azure,     &wl__format_burstgpt,   &wl__format_inference_perf,
+    &wl__format_mooncake,  &wl__format_servegen,   &wl__format_sessions,
+    &wl__format_synthetic, &wl__format_vllm_bench, NULL,
 };
 
 const struct wl__format *wl__format_for(const struct cl_workload *cfg)

@@ -88,6 +88,16 @@ char *wl__format_names(unsigned flags);
  * [1, WL_TOKENS_MAX]; NaN gives 1. */
 int64_t wl__tokens_round(double x);
 
+/* The block hash of the benchmark clients (inference_perf, vllm_bench):
+ * a bijection of (shared, owner, block) onto 64 bits, so that two blocks
+ * hash equal exactly when their triples are equal; no collision is
+ * possible. shared is 0 or 1 (a block of a shared prefix, or one of a
+ * single prompt), owner < 2^46 (the group, prompt or request), block <
+ * 2^17 (>= WL_BLOCKS_MAX would not fit: asserted). The triple is packed
+ * into one word and scrambled by the SplitMix64 finaliser (Steele, Lea and
+ * Flood, OOPSLA 2014), itself a bijection. */
+uint64_t wl__bench_hash(int shared, uint64_t owner, int64_t block);
+
 /* Bytes of a field quoted in a message; longer fields end with "...". */
 #define WL_QUOTE_MAX 64
 
