@@ -5,6 +5,8 @@
  *                  [--date DATE]
  *   dsec-calib show [--db FILE]
  *   dsec-calib run [--only LIST] [--out DIR] [--db FILE] [--quick] ...
+ *   dsec-calib scenario RUN [--model-config FILE] [--gpu KIND]
+ *                           [--timeout DUR]
  *
  * Exit status: 0 success, 1 bad input (log, database, profile), 2 usage,
  * 3 run without a device or without the vendor library compiled in. */
@@ -19,7 +21,9 @@
 
 #include "config.h"
 
+#include "base/param.h"
 #include "calib/cal.h"
+#include "calib/scenario.h"
 #include "models/gpu/gpu.h"
 
 #define DEFAULT_DB "calib.db"
@@ -63,6 +67,27 @@ static const char show_help[] =
     "  --db FILE      SQLite database (default " DEFAULT_DB ")\n"
     "  -h, --help     this text\n";
 
+static const char scenario_help[] =
+    "usage: dsec-calib scenario RUN [--model-config FILE] [--gpu KIND]\n"
+    "                              [--timeout DUR]\n"
+    "Print the dsec scenario equivalent to one benchmark run. RUN is an\n"
+    "inference-perf experiment folder (exp-config.yaml with the vLLM\n"
+    "server's settings, results/config.yaml with what inference-perf ran),\n"
+    "its results/ folder, or a vllm bench serve result JSON (--save-result;\n"
+    "--save-detailed adds the lengths). Comments in the output say where\n"
+    "each value came from; settings the run ignored are notes on stderr,\n"
+    "unsupported ones errors (exit 1).\n"
+    "  --model-config FILE  the model's Hugging Face config.json (or its\n"
+    "                       folder), written as model.hf_config (absolute);\n"
+    "                       without it the scenario names the run's model\n"
+    "                       by deploy.model_path\n"
+    "  --gpu KIND     GPU kind of dsec's catalog (h100, h200, ...); required:\n"
+    "                 neither tool records it\n"
+    "  --timeout DUR  the client's time-out (e.g. 300s, 10min); default the\n"
+    "                 run's load.request_timeout, else the tool's (300 s for\n"
+    "                 inference-perf, 6 h for vllm bench)\n"
+    "  -h, --help     this text\n";
+
 static void usage(FILE *fp)
 {
     fputs("usage: dsec-calib COMMAND [OPTIONS]\n"
@@ -74,6 +99,8 @@ static void usage(FILE *fp)
           "           bandwidthTest or dsec-calib run into the database\n"
           "  fit      fit the models and write a calibration profile\n"
           "  show     print what the database holds\n"
+          "  scenario print the scenario of an inference-perf or vllm bench\n"
+          "           run\n"
           "  help     this text; 'dsec-calib COMMAND --help' for one\n"
           "options: -h, --help; -V, --version\n"
           "exit status: 0 ok, 1 bad input, 2 usage, 3 no device/library\n",
@@ -282,6 +309,69 @@ static int cmd_show(int argc, char **argv)
     return rc == 0 ? 0 : CAL_EXIT_INPUT;
 }
 
+static int cmd_scenario(int argc, char **argv)
+{
+    static const struct option lo[] = {
+        {"model-config", required_argument, NULL, 'm'},
+        {"gpu", required_argument, NULL, 'g'},
+        {"timeout", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    struct cal_scn_opts o;
+    struct sim_diag d;
+    int c, rc;
+
+    memset(&o, 0, sizeof(o));
+    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'm':
+            o.model_config = optarg;
+            break;
+        case 'g':
+            o.gpu = optarg;
+            break;
+        case 't':
+            o.timeout = optarg;
+            break;
+        case 'h':
+            fputs(scenario_help, stdout);
+            return 0;
+        default:
+            return usage_error("scenario", "unknown option");
+        }
+    }
+    if (optind >= argc)
+        return usage_error("scenario", "no run given");
+    if (optind + 1 < argc)
+        return usage_error("scenario", "one run at a time");
+    if (o.gpu == NULL)
+        return usage_error("scenario", "--gpu: required; neither "
+                                       "inference-perf nor vllm bench "
+                                       "records the GPU");
+    if ((c = check_gpu("scenario", o.gpu)) != 0)
+        return c;
+    if (o.timeout != NULL) {
+        char err[SIM_PARAM_ERRLEN];
+        int64_t ns;
+
+        if (sim_duration_parse(o.timeout, SIM_U_SECONDS, &ns, err,
+                               sizeof(err)) != 0 ||
+            ns <= 0 || strpbrk(o.timeout, "\n\r#\"'{}[],:")) {
+            char *why = xasprintf("--timeout: expected a duration > 0 such as "
+                                  "300s or 10min, got '%s'",
+                                  o.timeout);
+            rc = usage_error("scenario", why);
+            free(why);
+            return rc;
+        }
+    }
+    sim_diag_init(&d);
+    rc = cal_scenario_convert(argv[optind], &o, stdout, &d);
+    sim_diag_print(&d, stderr);
+    sim_diag_fini(&d);
+    return rc == 0 ? 0 : CAL_EXIT_INPUT;
+}
+
 int main(int argc, char **argv)
 {
     const char *cmd;
@@ -310,9 +400,11 @@ int main(int argc, char **argv)
         return cmd_show(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0)
         return cal_run_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "scenario") == 0)
+        return cmd_scenario(argc - 1, argv + 1);
     fprintf(stderr,
             "dsec-calib: unknown command '%s'; valid: fit, help, import, "
-            "run, show\n",
+            "run, scenario, show\n",
             cmd);
     return CAL_EXIT_USAGE;
 }
