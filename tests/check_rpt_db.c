@@ -910,7 +910,8 @@ static char *raw_columns(sqlite3 *sql, const char *table)
  * order: reports/schema.sql and results-fields.h agree. */
 START_TEST(test_rpt_db_open_tables_match_lists)
 {
-    static const char *const arrays[] = {"series", "pools", "replica_series"};
+    static const char *const arrays[] = {"series", "pools", "replica_series",
+                                         "stages", "requests"};
     struct rpt_db *db = rpt_db_open(db_path, &diag);
     sqlite3 *sql;
 
@@ -934,6 +935,41 @@ START_TEST(test_rpt_db_open_tables_match_lists)
         free(got);
     }
     sqlite3_close(sql);
+}
+END_TEST
+
+/* The stages and requests arrays are written one row each, the outcome
+ * as its text and a NAN first token as NULL. */
+START_TEST(test_rpt_db_write_run_stages_and_requests)
+{
+    struct cl_results r;
+    struct rpt_db *db;
+    sqlite3 *sql;
+    char *q;
+
+    rfix_fill(&r);
+    r.requests[1].first_token_s = NAN;
+    db = rpt_db_open(db_path, &diag);
+    ck_assert_ptr_nonnull(db);
+    ck_assert_int_eq(rpt_db_write_run(db, &run_info, &r, NULL, &diag), 0);
+    rpt_db_close(db);
+    sql = raw_open();
+    ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM stages"), RFIX_NSTAGES);
+    ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM requests"),
+                     RFIX_NREQUESTS);
+    q = xasprintf("SELECT count(*) FROM stages WHERE stage = %d AND "
+                  "requests = %llu AND e2e_p99_ms IS %s",
+                  r.stages[1].stage, (unsigned long long)r.stages[1].requests,
+                  isnan(r.stages[1].e2e_p99_ms) ? "NULL" : "NOT NULL");
+    ck_assert_int_eq(raw_int(sql, q), 1);
+    free(q);
+    q = xasprintf("SELECT count(*) FROM requests WHERE id = %llu AND "
+                  "first_token_s IS NULL AND outcome = '%s'",
+                  (unsigned long long)r.requests[1].id, r.requests[1].outcome);
+    ck_assert_int_eq(raw_int(sql, q), 1);
+    free(q);
+    sqlite3_close(sql);
+    cl_results_fini(&r);
 }
 END_TEST
 
@@ -1188,6 +1224,8 @@ START_TEST(test_rpt_db_docs_name_every_field)
     assert_documented(doc, cl_replica_fields, CL_REPLICA_NFIELDS, 0);
     assert_documented(doc, cl_class_fields, CL_CLASS_NFIELDS, 0);
     assert_documented(doc, cl_pool_fields, CL_POOL_NFIELDS, 0);
+    assert_documented(doc, cl_stage_fields, CL_STAGE_NFIELDS, 0);
+    assert_documented(doc, cl_request_fields, CL_REQUEST_NFIELDS, 0);
     free(doc);
     free(path);
 }
@@ -1218,6 +1256,7 @@ static Suite *rpt_db_suite(void)
     tcase_add_test(tc, test_rpt_db_write_run_failure_rolls_back);
     tcase_add_test(tc, test_rpt_db_write_run_no_started_at);
     tcase_add_test(tc, test_rpt_db_write_run_summary_row_order);
+    tcase_add_test(tc, test_rpt_db_write_run_stages_and_requests);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("rpt_summary_json");
