@@ -868,6 +868,61 @@ START_TEST(test_rpt_summary_print_key_lines)
 }
 END_TEST
 
+/* The stage table is printed for 2 or more stages, not for one; the ITL
+ * row only when there are token gaps. */
+START_TEST(test_rpt_summary_print_stages)
+{
+    struct cl_results r;
+    struct cl_stage_row *st;
+    char *s;
+
+    fill_results(&r);
+    r.itl_ms.n = 0;
+    st = xcalloc(2, sizeof(*st));
+    st[0] = (struct cl_stage_row){.stage = 0,
+                                  .requests = 10,
+                                  .completed = 9,
+                                  .timeouts = 1,
+                                  .span_start_ns = 0,
+                                  .span_end_ns = 30000000000,
+                                  .output_tokens_per_s = 123.0,
+                                  .ttft_p50_ms = 100.0,
+                                  .ttft_p99_ms = 250.5,
+                                  .tpot_mean_ms = 20.25,
+                                  .itl_p99_ms = 45.5,
+                                  .e2e_p99_ms = 3000.0};
+    st[1] = (struct cl_stage_row){.stage = 1,
+                                  .requests = 2,
+                                  .dropped = 2,
+                                  .span_start_ns = 31000000000,
+                                  .span_end_ns = 31500000000,
+                                  .output_tokens_per_s = NAN,
+                                  .ttft_p50_ms = NAN,
+                                  .ttft_p99_ms = NAN,
+                                  .tpot_mean_ms = NAN,
+                                  .itl_p99_ms = NAN,
+                                  .e2e_p99_ms = NAN};
+    cl_rfield_set_array(CL_RESULTS_FIELD(stages), &r, st, 1);
+    s = print_to_string(&r);
+    ck_assert_ptr_null(strstr(s, "stage "));
+    ck_assert_ptr_null(strstr(s, "  ITL "));
+    free(s);
+    r.nstages = 2;
+    r.itl_ms.n = 5;
+    s = print_to_string(&r);
+    ck_assert_ptr_nonnull(strstr(s, "  ITL "));
+    ck_assert_ptr_nonnull(strstr(
+        s, "\nstage  requests     done   t/o  drop    span s out tok/s "
+           "TTFT p50 TTFT p99     TPOT  ITL p99  E2E p99\n"
+           "  0          10        9     1     0      30.0     123.0    "
+           "100.0    250.5    20.25    45.50   3000.0\n"
+           "  1           2        0     0     2       0.5       n/a      "
+           "n/a      n/a      n/a      n/a      n/a\n"));
+    free(s);
+    cl_results_fini(&r);
+}
+END_TEST
+
 START_TEST(test_cl_results_note_capped)
 {
     struct cl_results r;
@@ -1268,6 +1323,7 @@ static Suite *rpt_db_suite(void)
 
     tc = tcase_create("rpt_summary_print");
     tcase_add_test(tc, test_rpt_summary_print_key_lines);
+    tcase_add_test(tc, test_rpt_summary_print_stages);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("cl_results_note");
