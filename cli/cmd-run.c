@@ -1,8 +1,9 @@
 /* dsec run SCENARIO [--seed N] [--db FILE|--no-db] [--json] [--quiet]
- * [--report DIR] [--trace FILE]: load, check, simulate, store in SQLite
- * (one transaction), print, and with --report write the cost report (dsec
- * report) into DIR. --trace replaces workload.trace.path; a relative FILE
- * is taken from the current directory, not the scenario's. Parse
+ * [--report DIR] [--trace FILE] [--requests FILE]: load, check, simulate, store
+ * in SQLite (one transaction), print, and with --report write the cost report
+ * (dsec report) into DIR. --trace replaces workload.trace.path; a relative FILE
+ * is taken from the current directory, not the scenario's. --requests
+ * streams one row per request to FILE (CSV or JSON Lines). Parse
  * (parse_args), run (load, simulate, store, write_report), print. */
 #include <getopt.h>
 #include <json-c/json.h>
@@ -18,6 +19,7 @@
 #include "models/cluster/training.h"
 #include "reports/db.h"
 #include "reports/fmt.h"
+#include "reports/requests.h"
 #include "reports/summary.h"
 #include "reports/train-report.h"
 #include "scenarios/load.h"
@@ -27,7 +29,7 @@
 /* The options. */
 struct opts {
     const char *file; /* the scenario */
-    const char *db_path, *report_dir, *trace_path;
+    const char *db_path, *report_dir, *trace_path, *requests_path;
     int json, quiet, no_db, seed_set, series_replicas;
     uint64_t seed;
 };
@@ -93,6 +95,10 @@ static void print_help(void)
            "workload.trace.path; a\n"
            "                   relative FILE is taken from the current "
            "directory\n"
+           "  --requests FILE  write one row per request to FILE: CSV when "
+           "it ends in .csv,\n"
+           "                   JSON Lines when in .jsonl or .ndjson "
+           "(columns: docs/results.md)\n"
            "\nExit status: 0; 1 for a scenario, trace or database error; 2 "
            "for a usage error;\n3 for an internal error.\n");
 }
@@ -111,6 +117,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         {"quiet", no_argument, NULL, 'q'},
         {"report", required_argument, NULL, 'r'},
         {"trace", required_argument, NULL, 't'},
+        {"requests", required_argument, NULL, 'Q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -150,6 +157,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
                 return cli_usage_error(&cli_cmd_run,
                                        "--trace: expected a file name");
             o->trace_path = optarg;
+            break;
+        case 'Q':
+            if (rpt_reqfile_format(optarg) < 0)
+                return cli_usage_error(&cli_cmd_run,
+                                       "--requests: expected a file name "
+                                       "ending in .csv, .jsonl or .ndjson");
+            o->requests_path = optarg;
             break;
         case 'h':
             print_help();
@@ -211,6 +225,7 @@ static int simulate(const struct opts *o, struct run *x)
 {
     struct sim_progress prog;
     struct sim_diag diag;
+    struct rpt_reqfile *reqs = NULL;
     int rc, status = CLI_EXIT_OK;
 
     x->dir_copy = xstrdup(o->file);
@@ -221,7 +236,22 @@ static int simulate(const struct opts *o, struct run *x)
     x->ropts.progress = on_progress;
     x->ropts.progress_ctx = &prog;
     sim_diag_init(&diag);
+    if (o->requests_path != NULL) {
+        reqs = rpt_reqfile_open(o->requests_path, &diag);
+        if (reqs == NULL) {
+            sim_progress_clear(&prog);
+            sim_diag_print(&diag, stderr);
+            sim_diag_fini(&diag);
+            return CLI_EXIT_INPUT;
+        }
+        x->ropts.request = rpt_reqfile_write;
+        x->ropts.request_ctx = reqs;
+    }
     rc = cl_run(&x->scn, &x->ropts, &x->res, &diag);
+    x->ropts.request = NULL;
+    x->ropts.request_ctx = NULL;
+    if (rpt_reqfile_close(reqs, &diag) != 0 && rc == 0)
+        rc = SIM_EIO;
     x->res.wall_s = sim_progress_wall_s(&prog);
     x->res.events_per_s =
         x->res.wall_s > 0 ? (double)x->res.sim_events / x->res.wall_s : 0;
@@ -364,7 +394,8 @@ static int exec_run(int argc, char **argv)
 const struct cli_entry cli_cmd_run = {
     .name = "run",
     .usage = "SCENARIO.yaml [--seed N] [--db FILE|--no-db] [--json] [--quiet] "
-             "[--report DIR] [--trace FILE] [--series-replicas]",
+             "[--report DIR] [--trace FILE] [--series-replicas] "
+             "[--requests FILE]",
     .summary = "simulate a scenario, print a summary, store results in SQLite",
     .exec = exec_run,
 };

@@ -40,3 +40,9 @@ TESTS += tests/check_models_engines
 tests_check_models_engines_SOURCES = tests/check_models_engines.c
 tests_check_models_engines_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_models_engines_LDADD = $(DSEC_TEST_LIBS)
+
+check_PROGRAMS += tests/check_models_results
+TESTS += tests/check_models_results
+tests_check_models_results_SOURCES = tests/check_models_results.c
+tests_check_models_results_CFLAGS = $(DSEC_TEST_CFLAGS)
+tests_check_models_results_LDADD = $(DSEC_TEST_LIBS)

@@ -2,9 +2,9 @@
  * the function that prepares it; a write is one IMMEDIATE transaction so that
  * it takes the write lock up front (waiting up to the busy timeout) instead
  * of failing halfway when another writer appears. The summary rows and the
- * timeseries, pools and replica_series rows are written from the field
- * lists of models/cluster/results-fields.h, so a field added there is
- * stored without code here (a new table column also needs schema.sql).
+ * timeseries, pools, replica_series, stages and requests rows are written
+ * from the field lists of models/cluster/results-fields.h, so a field added
+ * there is stored without code here (a new table column also needs schema.sql).
  * Metric rows are bound with one reused statement: about 80 rows per run, a
  * fraction of a millisecond, so no further batching is worth its code; the
  * INSERT of a table is put together once per run from its columns. */
@@ -306,8 +306,9 @@ static int bind_field(sqlite3_stmt *st, int *param, const struct cl_rfield *f,
 
 /* One row per element of array field f of r in the table f->db: the run's
  * id, then a column per value of the element's fields (CL_SERIES_FIELDS,
- * CL_POOL_FIELDS, CL_REPLICA_FIELDS). A pool is written by name; an index
- * out of range (not from the cluster model) is "?". */
+ * CL_POOL_FIELDS, CL_REPLICA_FIELDS, CL_STAGE_FIELDS, CL_REQUEST_FIELDS). A
+ * pool is written by name; an index out of range (not from the cluster model)
+ * is "?". */
 static int write_rows(sqlite3 *sql, int64_t run_id, const struct cl_results *r,
                       const struct cl_rfield *f)
 {
@@ -477,6 +478,10 @@ static int write_run_rows(sqlite3 *sql, const struct rpt_run_info *info,
         rc = write_pool_series(sql, *run_id, r);
     if (rc == SQLITE_OK)
         rc = write_rows(sql, *run_id, r, CL_RESULTS_FIELD(replica_series));
+    if (rc == SQLITE_OK)
+        rc = write_rows(sql, *run_id, r, CL_RESULTS_FIELD(stages));
+    if (rc == SQLITE_OK)
+        rc = write_rows(sql, *run_id, r, CL_RESULTS_FIELD(requests));
     return rc;
 }
 

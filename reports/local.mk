@@ -9,7 +9,8 @@ reports_libreports_la_SOURCES = reports/db.c reports/db.h \
 	reports/gnuplot.c reports/gnuplot.h reports/report.c reports/report.h \
 	reports/report-int.h reports/report-charts.c reports/report-html.c \
 	reports/report-pdf.c reports/report-compare.c \
-	reports/train-report.c reports/train-report.h
+	reports/train-report.c reports/train-report.h \
+	reports/requests.c reports/requests.h
 # cairo (optional) draws the PDF report; its flags reach dsec and the tests
 # through this library.
 reports_libreports_la_CPPFLAGS = $(AM_CPPFLAGS) $(CAIRO_CFLAGS)

@@ -1,4 +1,4 @@
--- dsec results database, schema version 7.
+-- dsec results database, schema version 8.
 --
 -- One row in runs per simulation run; its scalar metrics in summary (long
 -- format: one row per metric, names as in docs/results.md), its time series
@@ -10,12 +10,12 @@
 -- Changing this file means raising the version in both places below and
 -- RPT_SCHEMA_VERSION in reports/schema.h.
 
-PRAGMA user_version = 7;
+PRAGMA user_version = 8;
 
 CREATE TABLE meta (
     schema_version INTEGER NOT NULL
 );
-INSERT INTO meta (schema_version) VALUES (7);
+INSERT INTO meta (schema_version) VALUES (8);
 
 CREATE TABLE runs (
     id INTEGER PRIMARY KEY,
@@ -119,6 +119,59 @@ CREATE TABLE replica_series (
     generation_tokens INTEGER NOT NULL,
     request_success INTEGER NOT NULL,
     PRIMARY KEY (run_id, t_start_s, replica)
+);
+
+-- One row per load stage (schema 8): every request of the stage, warm-up
+-- included; latencies in ms over its completed requests (NULL without
+-- one), ITL over its streamed token gaps; the span from its first arrival
+-- to its last end.
+CREATE TABLE stages (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    stage INTEGER NOT NULL,         -- 0-based
+    requests INTEGER NOT NULL,
+    completed INTEGER NOT NULL,
+    timeouts INTEGER NOT NULL,
+    dropped INTEGER NOT NULL,
+    span_start_s REAL,
+    span_end_s REAL,
+    input_tokens_per_s REAL,
+    output_tokens_per_s REAL,
+    requests_per_s REAL,
+    ttft_mean_ms REAL,
+    ttft_p50_ms REAL,
+    ttft_p90_ms REAL,
+    ttft_p99_ms REAL,
+    tpot_mean_ms REAL,
+    tpot_p50_ms REAL,
+    tpot_p90_ms REAL,
+    tpot_p99_ms REAL,
+    itl_mean_ms REAL,
+    itl_p50_ms REAL,
+    itl_p90_ms REAL,
+    itl_p99_ms REAL,
+    e2e_mean_ms REAL,
+    e2e_p50_ms REAL,
+    e2e_p90_ms REAL,
+    e2e_p99_ms REAL,
+    PRIMARY KEY (run_id, stage)
+);
+
+-- One row per request with metrics.requests (schema 8), in the order they
+-- ended; times in s of simulated time, first_token_s NULL before one.
+CREATE TABLE requests (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    id INTEGER NOT NULL,            -- arrival index, 0-based
+    stage INTEGER NOT NULL,
+    arrival_s REAL,
+    first_token_s REAL,
+    finish_s REAL,
+    prompt_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    cached_tokens INTEGER NOT NULL, -- prefix-cache hit at first admission
+    replica INTEGER NOT NULL,       -- serial of the last replica; -1 none
+    preemptions INTEGER NOT NULL,
+    outcome TEXT NOT NULL,          -- 'ok', 'timeout' or 'dropped'
+    PRIMARY KEY (run_id, id)
 );
 
 CREATE TABLE notes (

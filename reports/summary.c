@@ -42,6 +42,36 @@ static void print_latency(FILE *fp, const char *label,
         num(b[5], sizeof(b[5]), 2, l->max), (unsigned long long)l->n);
 }
 
+/* One row per load stage: every request of the stage, warm-up included. */
+static void print_stages(FILE *fp, const struct cl_results *r)
+{
+    char b[9][32];
+
+    fprintf(fp, "\n%-6s%9s%9s%6s%6s%10s%10s%9s%9s%9s%9s%9s\n", "stage",
+            "requests", "done", "t/o", "drop", "span s", "out tok/s",
+            "TTFT p50", "TTFT p99", "TPOT", "ITL p99", "E2E p99");
+    for (size_t i = 0; i < r->nstages; i++) {
+        const struct cl_stage_row *st = &r->stages[i];
+        fprintf(fp, "  %-4d%9llu%9llu%6llu%6llu%10s%10s%9s%9s%9s%9s%9s\n",
+                st->stage, (unsigned long long)st->requests,
+                (unsigned long long)st->completed,
+                (unsigned long long)st->timeouts,
+                (unsigned long long)st->dropped,
+                num(b[0], sizeof(b[0]), 1,
+                    (double)(st->span_end_ns - st->span_start_ns) * 1e-9),
+                num(b[1], sizeof(b[1]), 1, st->output_tokens_per_s),
+                num(b[2], sizeof(b[2]), 1, st->ttft_p50_ms),
+                num(b[3], sizeof(b[3]), 1, st->ttft_p99_ms),
+                num(b[4], sizeof(b[4]), 2, st->tpot_mean_ms),
+                num(b[5], sizeof(b[5]), 2, st->itl_p99_ms),
+                num(b[6], sizeof(b[6]), 1, st->e2e_p99_ms));
+    }
+    fprintf(fp,
+            "%-6s(ms; every request of a stage, warm-up included; TPOT is "
+            "the mean)\n",
+            "");
+}
+
 void rpt_summary_print(FILE *fp, const struct cl_results *r)
 {
     char b[4][32];
@@ -104,8 +134,12 @@ void rpt_summary_print(FILE *fp, const struct cl_results *r)
             "mean", "ci95", "p50", "p90", "p99", "max", "n");
     for (int i = 0; i < CL_RESULTS_NFIELDS; i++) {
         const struct cl_rfield *f = &cl_results_fields[i];
+        const struct cl_latency *l = cl_rfield_cptr(r, f);
+        /* ITL exists only for an engine that streams tokens. */
+        if (f->offset == offsetof(struct cl_results, itl_ms) && l->n == 0)
+            continue;
         if (f->type == CL_RT_LATENCY && f->text != NULL)
-            print_latency(fp, f->text, cl_rfield_cptr(r, f));
+            print_latency(fp, f->text, l);
     }
     fprintf(fp,
             "%-8s(ms; ci95 is the half-width of the 95%% confidence "
@@ -125,6 +159,8 @@ void rpt_summary_print(FILE *fp, const struct cl_results *r)
                 num(b[0], sizeof(b[0]), 2, 100.0 * c->slo_attainment),
                 (unsigned long long)c->completed);
     }
+    if (r->nstages >= 2)
+        print_stages(fp, r);
     fprintf(fp, "\n");
     fprintf(fp, "%-16s%s tokens/s, %s requests/s\n", "throughput",
             num(b[0], sizeof(b[0]), 2, r->throughput_tokens_per_s),

@@ -17,7 +17,7 @@
 
 /* Raised whenever the layout changes, so that ranks of different builds
  * refuse each other's bytes. */
-#define MAGIC "dsec-res-3"
+#define MAGIC "dsec-res-4"
 
 static void put_record(struct swp__buf *b, const struct cl_rfield *fields,
                        int n, const void *rec);
@@ -193,6 +193,10 @@ static void get_array(struct swp__rd *r, const struct cl_rfield *f,
         max = SIZE_MAX;
     else if (f->type == CL_RT_REPLICAS)
         max = CL_REPLICA_SERIES_MAX;
+    else if (f->type == CL_RT_STAGES)
+        max = CL_STAGES_MAX;
+    else if (f->type == CL_RT_REQUESTS)
+        max = CL_REQUESTS_MAX;
     if (e->fields != NULL)
         min = record_min_bytes(e->fields, e->nfields);
     n = swp__get_count(r, min, max);

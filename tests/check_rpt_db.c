@@ -868,6 +868,61 @@ START_TEST(test_rpt_summary_print_key_lines)
 }
 END_TEST
 
+/* The stage table is printed for 2 or more stages, not for one; the ITL
+ * row only when there are token gaps. */
+START_TEST(test_rpt_summary_print_stages)
+{
+    struct cl_results r;
+    struct cl_stage_row *st;
+    char *s;
+
+    fill_results(&r);
+    r.itl_ms.n = 0;
+    st = xcalloc(2, sizeof(*st));
+    st[0] = (struct cl_stage_row){.stage = 0,
+                                  .requests = 10,
+                                  .completed = 9,
+                                  .timeouts = 1,
+                                  .span_start_ns = 0,
+                                  .span_end_ns = 30000000000,
+                                  .output_tokens_per_s = 123.0,
+                                  .ttft_p50_ms = 100.0,
+                                  .ttft_p99_ms = 250.5,
+                                  .tpot_mean_ms = 20.25,
+                                  .itl_p99_ms = 45.5,
+                                  .e2e_p99_ms = 3000.0};
+    st[1] = (struct cl_stage_row){.stage = 1,
+                                  .requests = 2,
+                                  .dropped = 2,
+                                  .span_start_ns = 31000000000,
+                                  .span_end_ns = 31500000000,
+                                  .output_tokens_per_s = NAN,
+                                  .ttft_p50_ms = NAN,
+                                  .ttft_p99_ms = NAN,
+                                  .tpot_mean_ms = NAN,
+                                  .itl_p99_ms = NAN,
+                                  .e2e_p99_ms = NAN};
+    cl_rfield_set_array(CL_RESULTS_FIELD(stages), &r, st, 1);
+    s = print_to_string(&r);
+    ck_assert_ptr_null(strstr(s, "stage "));
+    ck_assert_ptr_null(strstr(s, "  ITL "));
+    free(s);
+    r.nstages = 2;
+    r.itl_ms.n = 5;
+    s = print_to_string(&r);
+    ck_assert_ptr_nonnull(strstr(s, "  ITL "));
+    ck_assert_ptr_nonnull(strstr(
+        s, "\nstage  requests     done   t/o  drop    span s out tok/s "
+           "TTFT p50 TTFT p99     TPOT  ITL p99  E2E p99\n"
+           "  0          10        9     1     0      30.0     123.0    "
+           "100.0    250.5    20.25    45.50   3000.0\n"
+           "  1           2        0     0     2       0.5       n/a      "
+           "n/a      n/a      n/a      n/a      n/a\n"));
+    free(s);
+    cl_results_fini(&r);
+}
+END_TEST
+
 START_TEST(test_cl_results_note_capped)
 {
     struct cl_results r;
@@ -910,7 +965,8 @@ static char *raw_columns(sqlite3 *sql, const char *table)
  * order: reports/schema.sql and results-fields.h agree. */
 START_TEST(test_rpt_db_open_tables_match_lists)
 {
-    static const char *const arrays[] = {"series", "pools", "replica_series"};
+    static const char *const arrays[] = {"series", "pools", "replica_series",
+                                         "stages", "requests"};
     struct rpt_db *db = rpt_db_open(db_path, &diag);
     sqlite3 *sql;
 
@@ -934,6 +990,41 @@ START_TEST(test_rpt_db_open_tables_match_lists)
         free(got);
     }
     sqlite3_close(sql);
+}
+END_TEST
+
+/* The stages and requests arrays are written one row each, the outcome
+ * as its text and a NAN first token as NULL. */
+START_TEST(test_rpt_db_write_run_stages_and_requests)
+{
+    struct cl_results r;
+    struct rpt_db *db;
+    sqlite3 *sql;
+    char *q;
+
+    rfix_fill(&r);
+    r.requests[1].first_token_s = NAN;
+    db = rpt_db_open(db_path, &diag);
+    ck_assert_ptr_nonnull(db);
+    ck_assert_int_eq(rpt_db_write_run(db, &run_info, &r, NULL, &diag), 0);
+    rpt_db_close(db);
+    sql = raw_open();
+    ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM stages"), RFIX_NSTAGES);
+    ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM requests"),
+                     RFIX_NREQUESTS);
+    q = xasprintf("SELECT count(*) FROM stages WHERE stage = %d AND "
+                  "requests = %llu AND e2e_p99_ms IS %s",
+                  r.stages[1].stage, (unsigned long long)r.stages[1].requests,
+                  isnan(r.stages[1].e2e_p99_ms) ? "NULL" : "NOT NULL");
+    ck_assert_int_eq(raw_int(sql, q), 1);
+    free(q);
+    q = xasprintf("SELECT count(*) FROM requests WHERE id = %llu AND "
+                  "first_token_s IS NULL AND outcome = '%s'",
+                  (unsigned long long)r.requests[1].id, r.requests[1].outcome);
+    ck_assert_int_eq(raw_int(sql, q), 1);
+    free(q);
+    sqlite3_close(sql);
+    cl_results_fini(&r);
 }
 END_TEST
 
@@ -1188,6 +1279,8 @@ START_TEST(test_rpt_db_docs_name_every_field)
     assert_documented(doc, cl_replica_fields, CL_REPLICA_NFIELDS, 0);
     assert_documented(doc, cl_class_fields, CL_CLASS_NFIELDS, 0);
     assert_documented(doc, cl_pool_fields, CL_POOL_NFIELDS, 0);
+    assert_documented(doc, cl_stage_fields, CL_STAGE_NFIELDS, 0);
+    assert_documented(doc, cl_request_fields, CL_REQUEST_NFIELDS, 0);
     free(doc);
     free(path);
 }
@@ -1218,6 +1311,7 @@ static Suite *rpt_db_suite(void)
     tcase_add_test(tc, test_rpt_db_write_run_failure_rolls_back);
     tcase_add_test(tc, test_rpt_db_write_run_no_started_at);
     tcase_add_test(tc, test_rpt_db_write_run_summary_row_order);
+    tcase_add_test(tc, test_rpt_db_write_run_stages_and_requests);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("rpt_summary_json");
@@ -1229,6 +1323,7 @@ static Suite *rpt_db_suite(void)
 
     tc = tcase_create("rpt_summary_print");
     tcase_add_test(tc, test_rpt_summary_print_key_lines);
+    tcase_add_test(tc, test_rpt_summary_print_stages);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("cl_results_note");

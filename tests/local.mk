@@ -40,6 +40,8 @@ tests_check_models_router_SOURCES = tests/check_models_router.c
 tests_check_models_router_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_models_router_LDADD = $(DSEC_TEST_LIBS)
 TESTS += tests/e2e-routing.sh
+TESTS += tests/e2e-requests.sh
+EXTRA_DIST += tests/e2e-requests.sh
 EXTRA_DIST += tests/e2e-routing.sh
 dist_dsecsweeps_DATA += scenarios/sweeps/routing.yaml
 

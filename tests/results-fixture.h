@@ -24,6 +24,8 @@
 #define RFIX_NNOTES 2
 #define RFIX_NSERIES 4
 #define RFIX_NREPLICAS 5
+#define RFIX_NSTAGES 2
+#define RFIX_NREQUESTS 3
 
 /* Sets every field of rec (a record of fields) from the value number *k
  * on, counting up, so no two fields share a value; doubles are k + 0.25
@@ -81,11 +83,11 @@ static inline void rfix_fill_record(const struct cl_rfield *fields, int n,
  * set, RFIX_N* elements per array. */
 static inline void rfix_fill(struct cl_results *r)
 {
-    static const size_t counts[] = {[CL_RT_CLASSES] = RFIX_NCLASSES,
-                                    [CL_RT_POOLS] = RFIX_NPOOLS,
-                                    [CL_RT_NOTES] = RFIX_NNOTES,
-                                    [CL_RT_SERIES] = RFIX_NSERIES,
-                                    [CL_RT_REPLICAS] = RFIX_NREPLICAS};
+    static const size_t counts[] = {
+        [CL_RT_CLASSES] = RFIX_NCLASSES,   [CL_RT_POOLS] = RFIX_NPOOLS,
+        [CL_RT_NOTES] = RFIX_NNOTES,       [CL_RT_SERIES] = RFIX_NSERIES,
+        [CL_RT_REPLICAS] = RFIX_NREPLICAS, [CL_RT_STAGES] = RFIX_NSTAGES,
+        [CL_RT_REQUESTS] = RFIX_NREQUESTS};
     unsigned k = 1;
 
     memset(r, 0, sizeof(*r));

@@ -57,6 +57,8 @@ struct cl_req {
     int retries; /* engines: times its replica failed under it */
     /* llm.c: the paged KV cache. */
     int npreempt;            /* times it was preempted */
+    int64_t cached_tokens;   /* prompt tokens found cached at its first
+                                admission (the per-request results) */
     int64_t gen_tokens;      /* output tokens made before the current prefill
                                 ends (recompute: prompt + these re-prefill);
                                 while decoding, those made when it ended */
@@ -87,6 +89,9 @@ struct cl_req {
 
 /* A priority class at run time (cluster.c). */
 struct cl_class_rt;
+
+/* A load stage at run time (cluster.c). */
+struct cl_stage_rt;
 
 /* A FIFO of requests linked by next (cl__fifo_*, cluster.c). */
 struct cl_fifo {
@@ -348,6 +353,14 @@ struct cl_world {
     struct cl_class_rt *classes; /* workload.priority_classes, or NULL */
     int nclasses;
     struct cl_metric ttft, tpot, e2e, queue_ms;
+    /* Inter-token latency: cl__itl_add() from the engines. */
+    struct sim_hist itl;
+    double itl_sum_ns;
+    /* Per load stage, made at the first request of each (cl__stage()). */
+    struct cl_stage_rt **stages;
+    int nstages;
+    int stages_clamped;      /* a stage past CL_STAGES_MAX was seen (noted) */
+    size_t requests_cap;     /* of res->requests (metrics.requests) */
     struct sim_tavg waiting; /* requests queued, not yet admitted */
     struct sim_tavg running; /* requests admitted, not complete */
     int64_t n_waiting;
@@ -412,6 +425,23 @@ enum cl_outcome {
  * whoever ends it (cl__complete(), the client's time-out, the drop at
  * arrival), before r is freed. r is borrowed for the call. */
 void cl__req_record(struct cl_world *w, const struct cl_req *r, int outcome);
+
+/* The index of load stage of r in w->stages (clamped to CL_STAGES_MAX -
+ * 1, with a note), made on first use. */
+int cl__stage(struct cl_world *w, int stage);
+
+/* Counts r's arrival in its stage (cluster.c, at arrival). */
+void cl__stage_arrive(struct cl_world *w, const struct cl_req *r);
+
+/* Sets out->stages: one row per stage index seen (0 .. the largest; a
+ * stage with no request has a zero row, NAN statistics), owned by out. */
+void cl__stages_results(const struct cl_world *w, struct cl_results *out);
+
+/* Records one iteration's inter-token gap of gap_ns for n decoding
+ * requests (weight n), of which measured came after warm-up, and by_stage
+ * [0, nstages) of each stage index of w->stages. O(nstages). */
+void cl__itl_add(struct cl_world *w, int64_t gap_ns, uint64_t measured,
+                 const int64_t *by_stage, int nstages);
 
 /* Records v in h of kind (session.c). */
 void cl__vhist_add(struct cl_vhist *h, int kind, double v);

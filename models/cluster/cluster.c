@@ -25,6 +25,16 @@ struct cl_class_rt {
     uint64_t measured, slo_met;
 };
 
+/* A load stage at run time: every request of the stage, warm-up included
+ * (struct cl_stage_row says what each result is). */
+struct cl_stage_rt {
+    uint64_t requests, completed, timeouts, dropped;
+    int64_t first_ns, last_ns; /* span: first arrival, last end; -1 */
+    uint64_t input_tokens, output_tokens;
+    double ttft_sum_ns, tpot_sum_ns, itl_sum_ns, e2e_sum_ns;
+    struct sim_hist ttft, tpot, itl, e2e;
+};
+
 /* Upper bound on time-series rows, so that a tiny interval on a long run
  * cannot grow the results without limit (a year at 1 s). */
 #define CL_SERIES_MAX (366u * 86400u)
@@ -211,12 +221,227 @@ static void classes_results(const struct cl_world *w, struct cl_results *out)
     }
 }
 
+int cl__stage(struct cl_world *w, int stage)
+{
+    if (stage < 0)
+        stage = 0;
+    if (stage >= CL_STAGES_MAX) {
+        if (!w->stages_clamped) {
+            w->stages_clamped = 1;
+            char *n = xasprintf("load stages past %d are counted in stage %d",
+                                CL_STAGES_MAX - 1, CL_STAGES_MAX - 1);
+            cl_results_note(w->res, n);
+            free(n);
+        }
+        stage = CL_STAGES_MAX - 1;
+    }
+    if (stage >= w->nstages) {
+        int n = stage + 1;
+        w->stages = xrealloc(w->stages, (size_t)n, sizeof(*w->stages));
+        for (int i = w->nstages; i < n; i++)
+            w->stages[i] = NULL;
+        w->nstages = n;
+    }
+    if (w->stages[stage] == NULL) {
+        struct cl_stage_rt *st = xcalloc(1, sizeof(*st));
+        st->first_ns = st->last_ns = -1;
+        sim_hist_init(&st->ttft);
+        sim_hist_init(&st->tpot);
+        sim_hist_init(&st->itl);
+        sim_hist_init(&st->e2e);
+        w->stages[stage] = st;
+    }
+    return stage;
+}
+
+void cl__stage_arrive(struct cl_world *w, const struct cl_req *r)
+{
+    int k = cl__stage(w, r->stage);
+    w->stages[k]->requests++;
+}
+
+void cl__itl_add(struct cl_world *w, int64_t gap_ns, uint64_t measured,
+                 const int64_t *by_stage, int nstages)
+{
+    if (gap_ns < 0)
+        gap_ns = 0;
+    sim_hist_add_n(&w->itl, gap_ns, measured);
+    w->itl_sum_ns += (double)gap_ns * (double)measured;
+    for (int i = 0; i < nstages && i < w->nstages; i++) {
+        struct cl_stage_rt *st = w->stages[i];
+        if (by_stage[i] <= 0 || st == NULL)
+            continue;
+        sim_hist_add_n(&st->itl, gap_ns, (uint64_t)by_stage[i]);
+        st->itl_sum_ns += (double)gap_ns * (double)by_stage[i];
+    }
+}
+
+/* ns as seconds, correctly rounded (a division, not a multiplication by
+ * 1e-9), so that the per-request files print 0.539363733, not
+ * 0.5393637330000001. */
+static double row_s(int64_t ns)
+{
+    return (double)ns / 1e9;
+}
+
+static const char *outcome_name(int outcome)
+{
+    static const char *const names[] = {"ok", "timeout", "dropped"};
+    return outcome >= 0 && outcome <= CL_OUTCOME_DROPPED ? names[outcome] : "?";
+}
+
+/* Appends row to the results' requests, up to CL_REQUESTS_MAX. */
+static void keep_request_row(struct cl_world *w,
+                             const struct cl_request_row *row)
+{
+    struct cl_results *res = w->res;
+
+    if (res->nrequests >= CL_REQUESTS_MAX) {
+        res->requests_rows_dropped++;
+        return;
+    }
+    if (res->nrequests == w->requests_cap) {
+        w->requests_cap = w->requests_cap ? 2 * w->requests_cap : 256;
+        res->requests =
+            xrealloc(res->requests, w->requests_cap, sizeof(*res->requests));
+    }
+    res->requests[res->nrequests] = *row;
+    res->requests[res->nrequests].outcome = xstrdup(row->outcome);
+    res->nrequests++;
+}
+
 void cl__req_record(struct cl_world *w, const struct cl_req *r, int outcome)
 {
-    /* TODO(#16): per-stage and per-request results. */
-    (void)w;
-    (void)r;
-    (void)outcome;
+    int64_t now = sim_loop_now(w->loop);
+    int k = cl__stage(w, r->stage);
+    struct cl_stage_rt *st = w->stages[k];
+
+    if (st->first_ns < 0 || r->arrival_ns < st->first_ns)
+        st->first_ns = r->arrival_ns;
+    if (now > st->last_ns)
+        st->last_ns = now;
+    if (outcome == CL_OUTCOME_TIMEOUT)
+        st->timeouts++;
+    else if (outcome == CL_OUTCOME_DROPPED)
+        st->dropped++;
+    if (outcome == CL_OUTCOME_OK) {
+        int64_t ttft = r->first_token_ns - r->arrival_ns;
+        int64_t e2e = now - r->arrival_ns;
+        ttft = ttft > 0 ? ttft : 0;
+        e2e = e2e > 0 ? e2e : 0;
+        st->completed++;
+        st->input_tokens += (uint64_t)r->prompt_tokens;
+        st->output_tokens += (uint64_t)r->output_tokens;
+        sim_hist_add(&st->ttft, ttft);
+        sim_hist_add(&st->e2e, e2e);
+        st->ttft_sum_ns += (double)ttft;
+        st->e2e_sum_ns += (double)e2e;
+        if (r->output_tokens >= 2 && w->engine->streams_tokens) {
+            /* As cl__complete() computes TPOT. */
+            int64_t tpot = (now - r->first_token_ns) / (r->output_tokens - 1);
+            tpot = tpot > 0 ? tpot : 0;
+            sim_hist_add(&st->tpot, tpot);
+            st->tpot_sum_ns += (double)tpot;
+        }
+    }
+    if (w->opts->request != NULL || w->scn->metrics.requests) {
+        struct cl_request_row row = {
+            .id = r->id,
+            .stage = r->stage,
+            .arrival_s = row_s(r->arrival_ns),
+            .first_token_s =
+                r->first_token_ns >= 0 ? row_s(r->first_token_ns) : NAN,
+            .finish_s = row_s(now),
+            .prompt_tokens = r->prompt_tokens,
+            .output_tokens = r->output_tokens,
+            .cached_tokens = r->cached_tokens,
+            .replica = r->rep != NULL ? (int64_t)r->rep->serial : -1,
+            .preemptions = r->npreempt,
+            /* Static; keep_request_row() copies it. */
+            .outcome = (char *)outcome_name(outcome),
+        };
+        if (w->opts->request != NULL)
+            w->opts->request(w->opts->request_ctx, &row);
+        if (w->scn->metrics.requests)
+            keep_request_row(w, &row);
+    }
+}
+
+/* q-quantile of h in ms, NAN when h is empty. */
+static double hist_ms(const struct sim_hist *h, double q)
+{
+    return sim_hist_count(h) > 0 ? sim_hist_quantile(h, q) * 1e-6 : NAN;
+}
+
+/* sum_ns / n in ms, NAN when n is 0. */
+static double mean_ms(double sum_ns, uint64_t n)
+{
+    return n > 0 ? sum_ns / (double)n * 1e-6 : NAN;
+}
+
+void cl__stages_results(const struct cl_world *w, struct cl_results *out)
+{
+    out->stages = w->nstages > 0
+                      ? xcalloc((size_t)w->nstages, sizeof(*out->stages))
+                      : NULL;
+    out->nstages = (size_t)w->nstages;
+    for (int i = 0; i < w->nstages; i++) {
+        const struct cl_stage_rt *st = w->stages[i];
+        struct cl_stage_row *o = &out->stages[i];
+        double span_s;
+
+        o->stage = i;
+        o->input_tokens_per_s = o->output_tokens_per_s = NAN;
+        o->requests_per_s = NAN;
+        o->ttft_mean_ms = o->ttft_p50_ms = o->ttft_p90_ms = NAN;
+        o->ttft_p99_ms = o->tpot_mean_ms = o->tpot_p50_ms = NAN;
+        o->tpot_p90_ms = o->tpot_p99_ms = o->itl_mean_ms = NAN;
+        o->itl_p50_ms = o->itl_p90_ms = o->itl_p99_ms = NAN;
+        o->e2e_mean_ms = o->e2e_p50_ms = o->e2e_p90_ms = NAN;
+        o->e2e_p99_ms = NAN;
+        if (st == NULL)
+            continue;
+        o->requests = st->requests;
+        o->completed = st->completed;
+        o->timeouts = st->timeouts;
+        o->dropped = st->dropped;
+        o->span_start_ns = st->first_ns > 0 ? st->first_ns : 0;
+        o->span_end_ns = st->last_ns > 0 ? st->last_ns : 0;
+        span_s = sim_ns_to_s(o->span_end_ns - o->span_start_ns);
+        if (span_s > 0) {
+            o->input_tokens_per_s = (double)st->input_tokens / span_s;
+            o->output_tokens_per_s = (double)st->output_tokens / span_s;
+            o->requests_per_s = (double)st->completed / span_s;
+        }
+        o->ttft_mean_ms = mean_ms(st->ttft_sum_ns, sim_hist_count(&st->ttft));
+        o->ttft_p50_ms = hist_ms(&st->ttft, 0.50);
+        o->ttft_p90_ms = hist_ms(&st->ttft, 0.90);
+        o->ttft_p99_ms = hist_ms(&st->ttft, 0.99);
+        o->tpot_mean_ms = mean_ms(st->tpot_sum_ns, sim_hist_count(&st->tpot));
+        o->tpot_p50_ms = hist_ms(&st->tpot, 0.50);
+        o->tpot_p90_ms = hist_ms(&st->tpot, 0.90);
+        o->tpot_p99_ms = hist_ms(&st->tpot, 0.99);
+        o->itl_mean_ms = mean_ms(st->itl_sum_ns, sim_hist_count(&st->itl));
+        o->itl_p50_ms = hist_ms(&st->itl, 0.50);
+        o->itl_p90_ms = hist_ms(&st->itl, 0.90);
+        o->itl_p99_ms = hist_ms(&st->itl, 0.99);
+        o->e2e_mean_ms = mean_ms(st->e2e_sum_ns, sim_hist_count(&st->e2e));
+        o->e2e_p50_ms = hist_ms(&st->e2e, 0.50);
+        o->e2e_p90_ms = hist_ms(&st->e2e, 0.90);
+        o->e2e_p99_ms = hist_ms(&st->e2e, 0.99);
+    }
+}
+
+/* The pooled inter-token latency: no batch means (ci95 NAN). */
+static void itl_result(const struct cl_world *w, struct cl_latency *out)
+{
+    out->n = sim_hist_count(&w->itl);
+    out->ci95 = NAN;
+    out->mean = mean_ms(w->itl_sum_ns, out->n);
+    out->p50 = hist_ms(&w->itl, 0.50);
+    out->p90 = hist_ms(&w->itl, 0.90);
+    out->p99 = hist_ms(&w->itl, 0.99);
+    out->max = out->n > 0 ? (double)sim_hist_max(&w->itl) * 1e-6 : NAN;
 }
 
 void cl__complete(struct cl_world *w, struct cl_req *r)
@@ -375,6 +600,7 @@ static void on_arrival(struct sim_loop *loop, struct sim_event *ev)
     r->prompt_tokens = w->next_req.prompt_tokens;
     r->output_tokens = w->next_req.output_tokens;
     r->stage = w->next_req.stage;
+    cl__stage_arrive(w, r);
     /* Before read_next(), which reuses the source's block hashes. */
     keep = w->engine->ops->accept(w, r, &w->next_req);
     class_pick(w, r);
@@ -755,6 +981,7 @@ int cl__world_open(struct cl_world *w, const struct cl_scenario *s,
     metric_init(&w->tpot, s->metrics.batches);
     metric_init(&w->e2e, s->metrics.batches);
     metric_init(&w->queue_ms, s->metrics.batches);
+    sim_hist_init(&w->itl);
     classes_init(w);
     sim_tavg_init(&w->waiting, 0, 0.0);
     sim_tavg_init(&w->running, 0, 0.0);
@@ -809,6 +1036,8 @@ int cl__world_close(struct cl_world *w, struct cl_results *out)
     metric_result(&w->tpot, &out->tpot_ms);
     metric_result(&w->e2e, &out->e2e_ms);
     metric_result(&w->queue_ms, &out->queue_ms);
+    itl_result(w, &out->itl_ms);
+    cl__stages_results(w, out);
     out->gpus_per_replica = w->gpus_per_replica;
     out->price_usd_per_gpu_hour = w->pools[0].price;
     out->replicas_min =
@@ -852,6 +1081,15 @@ int cl__world_close(struct cl_world *w, struct cl_results *out)
         cl_results_note(out, n);
         free(n);
     }
+    if (out->requests_rows_dropped > 0) {
+        char *n = xasprintf("%llu per-request rows past the cap of %zu "
+                            "dropped from the requests table; dsec run "
+                            "--requests streams every row",
+                            (unsigned long long)out->requests_rows_dropped,
+                            CL_REQUESTS_MAX);
+        cl_results_note(out, n);
+        free(n);
+    }
     if (w->dropped > 0) {
         char *n = xasprintf("%llu requests dropped: prompt plus output "
                             "exceeds one replica's kv cache",
@@ -871,6 +1109,9 @@ void cl__world_free(struct cl_world *w)
     if (w->engine != NULL)
         w->engine->ops->world_fini(w);
     free(w->classes);
+    for (int i = 0; i < w->nstages; i++)
+        free(w->stages[i]);
+    free(w->stages);
     while (w->queue.head != NULL)
         cl__req_free(w, cl__fifo_pop(&w->queue));
     /* Every request ever allocated, free or not: a session closed before

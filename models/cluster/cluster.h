@@ -21,10 +21,18 @@
 typedef void (*cl_progress_fn)(void *ctx, double sim_s, uint64_t completed,
                                uint64_t expected);
 
+/* Called once per request when it ends (finished, timed out or dropped
+ * at arrival), in the order they end, with its row (borrowed for the
+ * call), so that a caller can stream per-request results without the run
+ * keeping them. */
+typedef void (*cl_request_fn)(void *ctx, const struct cl_request_row *row);
+
 struct cl_run_opts {
     const char *base_dir;    /* directory that relative trace paths use */
     cl_progress_fn progress; /* may be NULL */
     void *progress_ctx;
+    cl_request_fn request; /* may be NULL */
+    void *request_ctx;
 };
 
 /* The resolved deployment of an LLM scenario, for messages and reports. */

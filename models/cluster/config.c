@@ -436,6 +436,10 @@ const struct sim_param cl_metrics_rows[] = {
     {"batches", SIM_PT_INT, SIM_U_NONE, 10, 256, 0, "32",
      "batch-means batches for confidence intervals",
      offsetof(struct cl_metrics, batches), NULL, NULL},
+    {"requests", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, 0, "false",
+     "keep one row per request for the database's requests table (at most "
+     "2^20 rows); dsec run --requests streams rows to a file without it",
+     offsetof(struct cl_metrics, requests), NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 

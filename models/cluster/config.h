@@ -209,6 +209,7 @@ struct cl_metrics {
     int64_t interval_ns;    /* time-series bucket width */
     double warmup_fraction; /* leading fraction of requests left out of stats */
     int batches;            /* batch-means batches for confidence intervals */
+    int requests;           /* 0/1: keep per-request rows for the database */
 };
 
 /* A pool of GPUs the cluster can grow into (cloud on-demand, spot, a test

@@ -112,7 +112,13 @@ struct cl_llm_replica {
     struct cl_req *run_tail;
     int64_t ctx_sum;          /* summed context of decoding requests */
     int64_t decode_in_flight; /* decoders in the in-flight iteration */
-    int64_t prefill_chunks;   /* chunks in the in-flight iteration */
+    /* The decoders by whether they count after warm-up and by load stage
+     * (cl__stage()'s index), kept as they join and leave the decode set
+     * so that an iteration's inter-token gaps are booked in O(stages). */
+    int64_t dec_measured;
+    int64_t *dec_stage;
+    int ndec_stage;
+    int64_t prefill_chunks; /* chunks in the in-flight iteration */
 
     /* Prefix cache, offload tiers and swap. */
     int caching;                 /* server.prefix_caching */
@@ -403,6 +409,25 @@ static int64_t decoded(const struct cl_llm_replica *e, const struct cl_req *r)
     return r->gen_tokens + (e->iter_no - r->dec_iter - 1);
 }
 
+/* Counts r in (delta +1) or out of (-1) the decode set of e. */
+static void dec_count(struct cl_llm_replica *e, const struct cl_req *r,
+                      int delta)
+{
+    struct cl_world *w = e->rep->w;
+    int st = cl__stage(w, r->stage);
+
+    if (st >= e->ndec_stage) {
+        e->dec_stage =
+            xrealloc(e->dec_stage, (size_t)st + 1, sizeof(*e->dec_stage));
+        for (int i = e->ndec_stage; i <= st; i++)
+            e->dec_stage[i] = 0;
+        e->ndec_stage = st + 1;
+    }
+    e->dec_stage[st] += delta;
+    if (r->id >= w->warmup)
+        e->dec_measured += delta;
+}
+
 static void run_append(struct cl_llm_replica *e, struct cl_req *r)
 {
     r->run_next = NULL;
@@ -527,6 +552,7 @@ static void preempt(struct cl_llm_replica *e, struct cl_req *r)
         int64_t gen = decoded(e, r);
         e->phase_n[phase_of(e, r)]--;
         sim_heap_remove(&e->decoding, &r->ev);
+        dec_count(e, r, -1);
         e->ctx_sum -= r->prompt_tokens + gen;
         release(e, r, blocks_of(e, r->prompt_tokens + gen - 1 + e->grown));
         r->gen_tokens = gen;
@@ -690,8 +716,12 @@ static void admit(struct cl_llm_replica *e)
         /* Queue time ends at the first admission: not again after a
          * preemption, nor on the decode side of P/D. */
         if ((r->retries == 0 && r->npreempt == 0 && !transferred) ||
-            r->start_ns < 0)
+            r->start_ns < 0) {
             r->start_ns = sim_loop_now(w->loop);
+            /* The prompt's cached tokens, at its first admission. */
+            if (!transferred && r->retries == 0 && r->npreempt == 0)
+                r->cached_tokens = start;
+        }
         r->prefilled = start;
         r->dec_iter = -1;
         cl__fifo_push(&e->prefill, r);
@@ -767,11 +797,17 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
         pol_ph_add_n(&rep->ctr.itl, itl_s, (uint64_t)e->decode_in_flight);
         pol_ph_add_n(&w->cl_ctr.itl, itl_s, (uint64_t)e->decode_in_flight);
     }
+    /* The decode set is still the iteration's (it changes only below and
+     * in kick()), so its counts are this iteration's token gaps. */
+    if (e->decode_in_flight > 0)
+        cl__itl_add(w, now - e->iter_start_ns, (uint64_t)e->dec_measured,
+                    e->dec_stage, e->ndec_stage);
 
     /* Decoders whose last token this was; the last token's KV is never
      * written. */
     while (e->decoding.n > 0 && e->decoding.v[0].time_ns == i) {
         struct cl_req *r = (struct cl_req *)sim_heap_pop(&e->decoding);
+        dec_count(e, r, -1);
         e->ctx_sum -= r->prompt_tokens + r->output_tokens;
         e->phase_n[phase_of(e, r)]--;
         finish(e, r, blocks_of(e, r->prompt_tokens + r->output_tokens - 1));
@@ -813,6 +849,7 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
         e->phase_n[phase_of(e, r)]++;
         sim_heap_insert(&e->decoding, &r->ev,
                         i + r->output_tokens - r->gen_tokens, e->seq++);
+        dec_count(e, r, +1);
     }
     rep->ctr.output_tokens += tokens;
     w->cl_ctr.output_tokens += tokens;
@@ -1067,6 +1104,7 @@ static void llm_replica_free(struct cl_world *w, struct cl_replica *rep)
     cl_kvtier_fini(&e->gpu);
     cl_kvtier_fini(&e->host);
     free(e->phase_n);
+    free(e->dec_stage);
     free(e);
     rep->engine_state = NULL;
 }

@@ -38,6 +38,8 @@
  *   CELLS    double *name: n<series> x n<pools> values, [row * npools +
  *            pool]; listed after the series and pools
  *   REPLICAS struct cl_replica_row *name and size_t n<name>
+ *   STAGES   struct cl_stage_row *name and size_t n<name>
+ *   REQUESTS struct cl_request_row *name and size_t n<name>
  * Arrays are written to their own tables (the db column names the table)
  * and to JSON arrays.
  */
@@ -132,6 +134,65 @@
     X(slo_attainment, F64, slo_attainment, "fraction",                         \
       "0..1; NAN when no SLO is set")
 
+/* One load stage (struct wl_request.stage; a source without stages has
+ * one, stage 0), a row of the stages table and an element of the JSON
+ * stages array. Every request of the stage counts, warm-up included (a
+ * benchmark reports all of them); latencies are over its completed
+ * requests, ITL over the token gaps of its decoding requests. The span is
+ * from its first arrival to the last end of one of its requests.
+ * X(name, type, col, unit, help): col is the table's column and the JSON
+ * member. */
+#define CL_STAGE_FIELDS(X)                                                     \
+    X(stage, INT, stage, "", "0-based load stage")                             \
+    X(requests, U64, requests, "requests", "arrived")                          \
+    X(completed, U64, completed, "requests", "finished")                       \
+    X(timeouts, U64, timeouts, "requests", "abandoned by the client")          \
+    X(dropped, U64, dropped, "requests", "refused at arrival")                 \
+    X(span_start_ns, NS, span_start_s, "s", "first arrival")                   \
+    X(span_end_ns, NS, span_end_s, "s", "last end (finish, time-out, drop)")   \
+    X(input_tokens_per_s, F64, input_tokens_per_s, "tokens/s",                 \
+      "prompt tokens of completed requests / span; NAN for an empty span")     \
+    X(output_tokens_per_s, F64, output_tokens_per_s, "tokens/s",               \
+      "output tokens of completed requests / span")                            \
+    X(requests_per_s, F64, requests_per_s, "1/s", "completed / span")          \
+    X(ttft_mean_ms, F64, ttft_mean_ms, "ms", "NAN without completions")        \
+    X(ttft_p50_ms, F64, ttft_p50_ms, "ms", "")                                 \
+    X(ttft_p90_ms, F64, ttft_p90_ms, "ms", "")                                 \
+    X(ttft_p99_ms, F64, ttft_p99_ms, "ms", "")                                 \
+    X(tpot_mean_ms, F64, tpot_mean_ms, "ms",                                   \
+      "NAN without a completion of 2 or more streamed tokens")                 \
+    X(tpot_p50_ms, F64, tpot_p50_ms, "ms", "")                                 \
+    X(tpot_p90_ms, F64, tpot_p90_ms, "ms", "")                                 \
+    X(tpot_p99_ms, F64, tpot_p99_ms, "ms", "")                                 \
+    X(itl_mean_ms, F64, itl_mean_ms, "ms", "llm: NAN without a token gap")     \
+    X(itl_p50_ms, F64, itl_p50_ms, "ms", "")                                   \
+    X(itl_p90_ms, F64, itl_p90_ms, "ms", "")                                   \
+    X(itl_p99_ms, F64, itl_p99_ms, "ms", "")                                   \
+    X(e2e_mean_ms, F64, e2e_mean_ms, "ms", "NAN without completions")          \
+    X(e2e_p50_ms, F64, e2e_p50_ms, "ms", "")                                   \
+    X(e2e_p90_ms, F64, e2e_p90_ms, "ms", "")                                   \
+    X(e2e_p99_ms, F64, e2e_p99_ms, "ms", "")
+
+/* One request, a row of the requests table (metrics.requests) and of
+ * dsec run --requests (CSV or JSON Lines). Times are seconds of simulated
+ * time. X(name, type, col, unit, help): col is the table's column and the
+ * JSON member. */
+#define CL_REQUEST_FIELDS(X)                                                   \
+    X(id, U64, id, "", "arrival index, 0-based")                               \
+    X(stage, INT, stage, "", "load stage")                                     \
+    X(arrival_s, F64, arrival_s, "s", "")                                      \
+    X(first_token_s, F64, first_token_s, "s", "NAN (NULL) before one")         \
+    X(finish_s, F64, finish_s, "s", "its end: finish, time-out or drop")       \
+    X(prompt_tokens, I64, prompt_tokens, "tokens", "")                         \
+    X(output_tokens, I64, output_tokens, "tokens",                             \
+      "its output length (made in full when ok)")                              \
+    X(cached_tokens, I64, cached_tokens, "tokens",                             \
+      "llm: prompt tokens found in the prefix cache at its first admission")   \
+    X(replica, I64, replica, "",                                               \
+      "the serial of the replica that served it last; -1 if none")             \
+    X(preemptions, INT, preemptions, "", "llm: times it was preempted")        \
+    X(outcome, STR, outcome, "", "ok, timeout or dropped")
+
 /* One GPU pool, a row of the pools table. GPU-hours of a reserved pool are
  * its whole capacity over the run (paid whether used or not). X(name, type,
  * col, unit, help): col is the table's column (a prefix for STATES); the
@@ -170,6 +231,9 @@
       "time per output token after the first")                                 \
     X(e2e_ms, LATENCY, "e2e_ms", "e2e_ms", "E2E", "ms",                        \
       "arrival to last token")                                                 \
+    X(itl_ms, LATENCY, "itl_ms", "itl_ms", "ITL", "ms",                        \
+      "llm: inter-token latency, every streamed token gap pooled; ci95 NAN, "  \
+      "n in token gaps")                                                       \
     X(queue_ms, LATENCY, "queue_ms", "queue_ms", "queue", "ms",                \
       "arrival to start of service")                                           \
     X(requests_arrived, U64, "requests_arrived", "requests_arrived", NULL,     \
@@ -289,7 +353,13 @@
       "per replica and interval, by interval then start order; in JSON only "  \
       "on request (rpt_summary_json_replicas)")                                \
     X(replica_series_dropped, U64, NULL, NULL, NULL, "rows",                   \
-      "replica series rows past CL_REPLICA_SERIES_MAX (a note says so)")
+      "replica series rows past CL_REPLICA_SERIES_MAX (a note says so)")       \
+    X(stages, STAGES, "stages", "stages", NULL, "",                            \
+      "per load stage, every request counted (one for an unstaged source)")    \
+    X(requests, REQUESTS, NULL, "requests", NULL, "",                          \
+      "per request, with metrics.requests; not in JSON")                       \
+    X(requests_rows_dropped, U64, NULL, NULL, NULL, "rows",                    \
+      "request rows past CL_REQUESTS_MAX (a note says so)")
 
 /* Summary-table rows the database writes in another place than the list
  * (and the JSON) has them, kept so that databases stay byte-identical:

@@ -36,6 +36,9 @@
     FIELD(cl_class_result, n, t, #c, NULL, NULL, u, h)
 #define POOL_FIELD(n, t, c, u, h)                                              \
     FIELD(cl_pool_result, n, t, #n, #c, NULL, u, h)
+#define STAGE_FIELD(n, t, c, u, h) FIELD(cl_stage_row, n, t, #c, #c, NULL, u, h)
+#define REQUEST_FIELD(n, t, c, u, h)                                           \
+    FIELD(cl_request_row, n, t, #c, #c, NULL, u, h)
 #define RESULTS_FIELD(n, t, j, d, x, u, h)                                     \
     FIELD(cl_results, n, t, j, d, x, u, h)
 
@@ -49,6 +52,10 @@ const struct cl_rfield cl_class_fields[CL_CLASS_NFIELDS] = {
     CL_CLASS_FIELDS(CLASS_FIELD)};
 const struct cl_rfield cl_pool_fields[CL_POOL_NFIELDS] = {
     CL_POOL_FIELDS(POOL_FIELD)};
+const struct cl_rfield cl_stage_fields[CL_STAGE_NFIELDS] = {
+    CL_STAGE_FIELDS(STAGE_FIELD)};
+const struct cl_rfield cl_request_fields[CL_REQUEST_NFIELDS] = {
+    CL_REQUEST_FIELDS(REQUEST_FIELD)};
 const struct cl_rfield cl_results_fields[CL_RESULTS_NFIELDS] = {
     CL_RESULTS_FIELDS(RESULTS_FIELD)};
 
@@ -151,6 +158,10 @@ const struct cl_relem *cl_rfield_elem(const struct cl_rfield *f)
                                            sizeof(struct cl_series_row)};
     static const struct cl_relem replicas = {
         cl_replica_fields, CL_REPLICA_NFIELDS, sizeof(struct cl_replica_row)};
+    static const struct cl_relem stages = {cl_stage_fields, CL_STAGE_NFIELDS,
+                                           sizeof(struct cl_stage_row)};
+    static const struct cl_relem requests = {
+        cl_request_fields, CL_REQUEST_NFIELDS, sizeof(struct cl_request_row)};
     static const struct cl_relem notes = {NULL, 0, sizeof(char *)};
     static const struct cl_relem cells = {NULL, 0, sizeof(double)};
 
@@ -163,6 +174,10 @@ const struct cl_relem *cl_rfield_elem(const struct cl_rfield *f)
         return &series;
     case CL_RT_REPLICAS:
         return &replicas;
+    case CL_RT_STAGES:
+        return &stages;
+    case CL_RT_REQUESTS:
+        return &requests;
     case CL_RT_NOTES:
         return &notes;
     case CL_RT_CELLS:
@@ -194,6 +209,8 @@ const struct cl_relem *cl_rfield_elem(const struct cl_rfield *f)
 #define COUNT_OFF_NOTES COUNT_OFF_ARRAY
 #define COUNT_OFF_SERIES COUNT_OFF_ARRAY
 #define COUNT_OFF_REPLICAS COUNT_OFF_ARRAY
+#define COUNT_OFF_STAGES COUNT_OFF_ARRAY
+#define COUNT_OFF_REQUESTS COUNT_OFF_ARRAY
 #define COUNT_OFF(name, type, json, db, text, unit, help)                      \
     COUNT_OFF_##type(name),
 
@@ -230,6 +247,8 @@ size_t cl_rfield_count(const struct cl_rfield *f, const struct cl_results *r)
     }
     case CL_RT_SERIES:
     case CL_RT_REPLICAS:
+    case CL_RT_STAGES:
+    case CL_RT_REQUESTS:
         return *(const size_t *)(const void *)((const char *)r + count_off(f));
     case CL_RT_CELLS:
         return r->npools > 0 ? r->nseries * (size_t)r->npools : 0;
@@ -252,6 +271,8 @@ void cl_rfield_set_array(const struct cl_rfield *f, struct cl_results *r,
         break;
     case CL_RT_SERIES:
     case CL_RT_REPLICAS:
+    case CL_RT_STAGES:
+    case CL_RT_REQUESTS:
         *(size_t *)(void *)((char *)r + count_off(f)) = n;
         break;
     default:

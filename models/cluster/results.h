@@ -56,6 +56,8 @@ enum cl_rtype {
     CL_RT_SERIES,
     CL_RT_CELLS,
     CL_RT_REPLICAS,
+    CL_RT_STAGES,
+    CL_RT_REQUESTS,
 };
 
 /* The members a field of each kind declares; an array's count is n<name>.
@@ -88,6 +90,12 @@ enum cl_rtype {
 #define CL_RF_MEMBER_REPLICAS(f)                                               \
     struct cl_replica_row *f;                                                  \
     size_t n##f;
+#define CL_RF_MEMBER_STAGES(f)                                                 \
+    struct cl_stage_row *f;                                                    \
+    size_t n##f;
+#define CL_RF_MEMBER_REQUESTS(f)                                               \
+    struct cl_request_row *f;                                                  \
+    size_t n##f;
 #define CL_RF_MEMBER(name, type, col, unit, help) CL_RF_MEMBER_##type(name)
 #define CL_RF_MEMBER_TOP(name, type, json, db, text, unit, help)               \
     CL_RF_MEMBER_##type(name)
@@ -108,6 +116,18 @@ struct cl_series_row {
  * that went away in it (its last row has state "gone"). */
 struct cl_replica_row {
     CL_REPLICA_FIELDS(CL_RF_MEMBER)
+};
+
+/* One load stage (CL_STAGE_FIELDS). */
+struct cl_stage_row {
+    CL_STAGE_FIELDS(CL_RF_MEMBER)
+};
+
+/* One request (CL_REQUEST_FIELDS). outcome is owned in struct cl_results'
+ * array; a row passed to struct cl_run_opts' request callback is borrowed
+ * for the call, outcome a static string. */
+struct cl_request_row {
+    CL_REQUEST_FIELDS(CL_RF_MEMBER)
 };
 
 /* One priority class (CL_CLASS_FIELDS). */
@@ -148,6 +168,8 @@ enum {
     CL_REPLICA_NFIELDS = 0 CL_REPLICA_FIELDS(CL_RF_ONE),
     CL_CLASS_NFIELDS = 0 CL_CLASS_FIELDS(CL_RF_ONE),
     CL_POOL_NFIELDS = 0 CL_POOL_FIELDS(CL_RF_ONE),
+    CL_STAGE_NFIELDS = 0 CL_STAGE_FIELDS(CL_RF_ONE),
+    CL_REQUEST_NFIELDS = 0 CL_REQUEST_FIELDS(CL_RF_ONE),
     CL_RESULTS_NFIELDS = 0 CL_RESULTS_FIELDS(CL_RF_ONE),
 };
 
@@ -160,6 +182,8 @@ extern const struct cl_rfield cl_series_fields[CL_SERIES_NFIELDS];
 extern const struct cl_rfield cl_replica_fields[CL_REPLICA_NFIELDS];
 extern const struct cl_rfield cl_class_fields[CL_CLASS_NFIELDS];
 extern const struct cl_rfield cl_pool_fields[CL_POOL_NFIELDS];
+extern const struct cl_rfield cl_stage_fields[CL_STAGE_NFIELDS];
+extern const struct cl_rfield cl_request_fields[CL_REQUEST_NFIELDS];
 extern const struct cl_rfield cl_results_fields[CL_RESULTS_NFIELDS];
 
 /* The field of struct cl_results at offset, or NULL. */
@@ -234,6 +258,15 @@ void cl_rfield_set_array(const struct cl_rfield *f, struct cl_results *r,
 /* Most per-replica series rows one run keeps: 2^19 rows of about 120
  * bytes, 60 MiB (a day at 60 s intervals for 364 replicas). */
 #define CL_REPLICA_SERIES_MAX ((size_t)1 << 19)
+
+/* Most load stages one run reports: a request of a later stage is counted
+ * in the last one (a note says so). 64 stages hold 4 histograms of about
+ * 57 KiB each, 15 MiB. */
+#define CL_STAGES_MAX 64
+
+/* Most per-request rows one run keeps (metrics.requests): 2^20 rows of
+ * about 90 bytes, 90 MiB; dsec run --requests streams any number. */
+#define CL_REQUESTS_MAX ((size_t)1 << 20)
 
 /* Appends a copy of note. */
 void cl_results_note(struct cl_results *r, const char *note);
