@@ -46,3 +46,13 @@ TESTS += tests/check_models_results
 tests_check_models_results_SOURCES = tests/check_models_results.c
 tests_check_models_results_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_models_results_LDADD = $(DSEC_TEST_LIBS)
+# The benchmark client between the source and the engines (issue #16).
+models_libmodels_la_SOURCES += models/cluster/client.c
+check_PROGRAMS += tests/check_models_client
+TESTS += tests/check_models_client
+tests_check_models_client_SOURCES = tests/check_models_client.c
+tests_check_models_client_CFLAGS = $(DSEC_TEST_CFLAGS)
+tests_check_models_client_LDADD = $(DSEC_TEST_LIBS)
+EXTRA_DIST += tests/data/client
+TESTS += tests/e2e-client.sh
+EXTRA_DIST += tests/e2e-client.sh

@@ -84,6 +84,9 @@ void rpt_summary_print(FILE *fp, const struct cl_results *r)
             (unsigned long long)r->requests_arrived,
             (unsigned long long)r->requests_completed,
             (unsigned long long)r->requests_dropped);
+    if (r->requests_timed_out > 0) /* workload.client.timeout */
+        fprintf(fp, ", %llu timed out",
+                (unsigned long long)r->requests_timed_out);
     if (r->preemptions > 0) /* the paged KV cache ran out */
         fprintf(fp, ", %llu preemptions", (unsigned long long)r->preemptions);
     fprintf(fp, "\n");

@@ -176,6 +176,30 @@ static void abstract_arrive(struct cl_world *w, struct cl_req *r)
     }
 }
 
+/* Out of the central queue (O(1)), or out of its slot, whose completion
+ * is cancelled and which takes the next queued request. */
+static void abstract_abandon(struct cl_world *w, struct cl_req *r)
+{
+    struct cl_replica *rep = r->rep;
+    struct abstract_replica *a;
+
+    if (rep == NULL) {
+        cl__fifo_remove(&w->queue, r);
+        cl__set_waiting(w, -1);
+        return;
+    }
+    a = rep->engine_state;
+    list_remove(a, r);
+    sim_loop_cancel(w->loop, &r->ev);
+    set_slots(w, rep, -1);
+    cl__set_running(w, -1);
+    r->rep = NULL;
+    if (rep->state == CL_R_DRAINING && a->slots_busy == 0)
+        cl__replica_drained(w, rep);
+    else
+        pull(w, rep);
+}
+
 static void abstract_ready(struct cl_world *w, struct cl_replica *rep)
 {
     struct abstract_replica *a = xcalloc(1, sizeof(*a));
@@ -257,6 +281,7 @@ static const struct cl_engine_ops ops = {
     .notes = NULL,
     .accept = abstract_accept,
     .arrive = abstract_arrive,
+    .abandon = abstract_abandon,
     .ready = abstract_ready,
     .drain = abstract_drain,
     .fail = abstract_fail,

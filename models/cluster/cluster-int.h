@@ -35,7 +35,7 @@ struct cl_req {
      * landing. */
     struct sim_event ev;
     struct cl_req *next; /* FIFO link (cl__fifo_*), in-service or free list */
-    struct cl_req *prev; /* abstract.c: in-service list */
+    struct cl_req *prev; /* FIFO link back, or abstract.c's in-service list */
     /* Engines: where it is being served, NULL if queued in the cluster. */
     struct cl_replica *rep;
     /* cluster.c, at arrival. */
@@ -85,6 +85,12 @@ struct cl_req {
     /* cluster.c, at arrival. */
     int prio_class; /* index in workload.priority_classes, or 0 */
     int priority;   /* its class's priority, 0 without classes */
+    /* client.c: the time-out (workload.client.timeout), scheduled from
+     * the send to the end, and the closed-loop user that sent it (-1 in
+     * an open loop). */
+    struct sim_event client_ev;
+    int user;
+    int pd_moving; /* llm.c, P/D: its KV is in transit (ev pending) */
 };
 
 /* A priority class at run time (cluster.c). */
@@ -103,6 +109,8 @@ struct cl_fifo {
 void cl__fifo_push(struct cl_fifo *q, struct cl_req *r);
 void cl__fifo_push_front(struct cl_fifo *q, struct cl_req *r);
 struct cl_req *cl__fifo_pop(struct cl_fifo *q);
+/* Unlinks r, which must be in q. O(1). */
+void cl__fifo_remove(struct cl_fifo *q, struct cl_req *r);
 
 /* A latency metric: batch means for the mean and its CI, a histogram for
  * quantiles over the run, and one for the current series interval
@@ -272,7 +280,8 @@ struct cl_world {
     uint64_t ticks;
 
     /* cluster.c: arrivals. The next request is read ahead and its event
-     * scheduled; a source error stops the run (failed; session.c reads). */
+     * scheduled when the client (client.c, which may reschedule it) says;
+     * a source error stops the run (failed; session.c reads). */
     struct wl_source *src;
     struct sim_event arrival_ev;
     struct wl_request next_req;
@@ -348,6 +357,7 @@ struct cl_world {
      * retried; last_event_ns also moves in replica.c (a change of size)
      * and session.c (a stepped session's end). */
     uint64_t arrived, completed, dropped, measured, slo_met;
+    uint64_t timed_out; /* client.c: abandoned at the client's time-out */
     uint64_t input_tokens, output_tokens;
     uint64_t retried;
     struct cl_class_rt *classes; /* workload.priority_classes, or NULL */
@@ -376,6 +386,9 @@ struct cl_world {
 
     /* replica-series.c's own, made at the first replica it tracks. */
     struct cl_rseries_set *rseries;
+
+    /* client.c's own (cl__client_open()). */
+    struct cl_client_rt *client;
 };
 
 /* Routing (router.c). */
@@ -442,6 +455,56 @@ void cl__stages_results(const struct cl_world *w, struct cl_results *out);
  * [0, nstages) of each stage index of w->stages. O(nstages). */
 void cl__itl_add(struct cl_world *w, int64_t gap_ns, uint64_t measured,
                  const int64_t *by_stage, int nstages);
+/* Sends the request read ahead now, as a client does (cluster.c): gives
+ * it an id and the arrival time now, reads the next one ahead, and hands
+ * it to the engine, or drops it when no replica could ever serve it. user:
+ * the closed-loop user sending it, or -1. */
+void cl__send_next(struct cl_world *w, int user);
+
+/*
+ * The benchmark client (client.c), between the source and the engine: it
+ * sends the source's requests as a load generator would (docs/workloads.md,
+ * "The client"). Open loop (the default): at their arrival times, each
+ * load stage held until the stages before it have drained and shifted by
+ * the wait; at most workload.client.max_concurrency in flight, the others
+ * waiting in the client, first come first sent. Closed loop
+ * (workload.client.users): each user sends, waits for the end of its
+ * request, thinks, and sends the next; arrival times are ignored. Any
+ * request may be abandoned at workload.client.timeout after its send. Every
+ * request in flight is counted from its send to its end (completed, timed
+ * out or dropped); O(1) per request plus O(log n) for a time-out's event.
+ */
+struct cl_client_rt;
+
+/* Creates w->client from w->scn->workload.client, before the first
+ * request is read; a closed loop schedules every user's first send at
+ * t = 0 (all at once, as vLLM's and GuideLLM's concurrency modes do). */
+void cl__client_open(struct cl_world *w);
+/* Frees w->client; NULL is a no-op. */
+void cl__client_fini(struct cl_world *w);
+/* When to send q, just read ahead: its arrival time shifted by the stage
+ * waits so far (at least now), or -1 when the client will send it itself
+ * (a closed loop; a new stage held until the earlier ones have drained). */
+int64_t cl__client_due(struct cl_world *w, const struct wl_request *q);
+/* 1 when a request due now may be sent; 0 when max_concurrency are in
+ * flight: the client sends it when one ends (it reschedules the arrival). */
+int cl__client_gate(struct cl_world *w);
+/* r has just been sent (before the next is read ahead): counts it in
+ * flight and, when kept (handed to the engine, not dropped), starts its
+ * time-out. */
+void cl__client_sent(struct cl_world *w, struct cl_req *r, int keep);
+/* r has ended (completed, timed out or dropped), before it is freed:
+ * cancels its time-out and lets the client send what was waiting for it
+ * (through events, never from inside the caller). */
+void cl__client_ended(struct cl_world *w, struct cl_req *r);
+/* The start of a load stage held for its predecessors (pure, for tests):
+ * max(nominal_ns + shift_ns, drain_ns) + gap_ns, where nominal_ns is the
+ * source's arrival of the stage's first request, shift_ns the delay of
+ * the stage before it (0 for the first), drain_ns when the last earlier
+ * request ended and gap_ns the pause after a drain (negative: 0). The
+ * stage's delay is then the result minus nominal_ns. */
+int64_t cl__client_stage_start(int64_t nominal_ns, int64_t shift_ns,
+                               int64_t drain_ns, int64_t gap_ns);
 
 /* Records v in h of kind (session.c). */
 void cl__vhist_add(struct cl_vhist *h, int kind, double v);

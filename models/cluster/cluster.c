@@ -42,6 +42,7 @@ struct cl_stage_rt {
 void cl__fifo_push(struct cl_fifo *q, struct cl_req *r)
 {
     r->next = NULL;
+    r->prev = q->tail;
     if (q->tail != NULL)
         q->tail->next = r;
     else
@@ -52,10 +53,13 @@ void cl__fifo_push(struct cl_fifo *q, struct cl_req *r)
 
 void cl__fifo_push_front(struct cl_fifo *q, struct cl_req *r)
 {
+    r->prev = NULL;
     r->next = q->head;
-    q->head = r;
-    if (q->tail == NULL)
+    if (q->head != NULL)
+        q->head->prev = r;
+    else
         q->tail = r;
+    q->head = r;
     q->n++;
 }
 
@@ -65,11 +69,27 @@ struct cl_req *cl__fifo_pop(struct cl_fifo *q)
     if (r == NULL)
         return NULL;
     q->head = r->next;
-    if (q->head == NULL)
+    if (q->head != NULL)
+        q->head->prev = NULL;
+    else
         q->tail = NULL;
     q->n--;
-    r->next = NULL;
+    r->next = r->prev = NULL;
     return r;
+}
+
+void cl__fifo_remove(struct cl_fifo *q, struct cl_req *r)
+{
+    if (r->prev != NULL)
+        r->prev->next = r->next;
+    else
+        q->head = r->next;
+    if (r->next != NULL)
+        r->next->prev = r->prev;
+    else
+        q->tail = r->prev;
+    q->n--;
+    r->next = r->prev = NULL;
 }
 
 struct cl_req *cl__req_new(struct cl_world *w)
@@ -88,6 +108,8 @@ struct cl_req *cl__req_new(struct cl_world *w)
     }
     memset(r, 0, sizeof(*r));
     r->first_token_ns = -1;
+    r->user = -1;
+    sim_event_init(&r->client_ev, NULL, NULL);
     w->live++;
     return r;
 }
@@ -492,6 +514,7 @@ void cl__complete(struct cl_world *w, struct cl_req *r)
         }
     }
     cl__req_record(w, r, CL_OUTCOME_OK);
+    cl__client_ended(w, r);
     cl__req_free(w, r);
     if (w->opts->progress != NULL && w->completed % w->progress_every == 0)
         w->opts->progress(w->opts->progress_ctx, sim_ns_to_s(now), w->completed,
@@ -570,9 +593,11 @@ static void on_interval(struct sim_loop *loop, struct sim_event *ev)
         sim_loop_after(loop, ev, w->scn->metrics.interval_ns);
 }
 
-/* Reads the next request ahead and schedules its arrival. */
+/* Reads the next request ahead and schedules its arrival when the client
+ * says (it may hold it and send it itself). */
 static void read_next(struct cl_world *w)
 {
+    int64_t at;
     int rc = wl_source_next(w->src, &w->next_req, w->diag);
     if (rc == SIM_EEOF) {
         w->source_done = 1;
@@ -584,19 +609,21 @@ static void read_next(struct cl_world *w)
         sim_loop_stop(w->loop);
         return;
     }
-    if (w->next_req.arrival_ns < sim_loop_now(w->loop))
-        w->next_req.arrival_ns = sim_loop_now(w->loop);
-    sim_loop_schedule(w->loop, &w->arrival_ev, w->next_req.arrival_ns);
+    /* At least now (a trace's rows out of order), or -1: the client
+     * sends it itself. */
+    at = cl__client_due(w, &w->next_req);
+    if (at >= 0)
+        sim_loop_schedule(w->loop, &w->arrival_ev, at);
 }
 
-static void on_arrival(struct sim_loop *loop, struct sim_event *ev)
+void cl__send_next(struct cl_world *w, int user)
 {
-    struct cl_world *w = ev->arg;
     struct cl_req *r = cl__req_new(w);
     int keep;
 
     r->id = w->arrived++;
-    r->arrival_ns = sim_loop_now(loop);
+    r->arrival_ns = sim_loop_now(w->loop);
+    r->user = user;
     r->prompt_tokens = w->next_req.prompt_tokens;
     r->output_tokens = w->next_req.output_tokens;
     r->stage = w->next_req.stage;
@@ -609,16 +636,30 @@ static void on_arrival(struct sim_loop *loop, struct sim_event *ev)
     w->cl_ctr.arrival_prompt_tokens += (uint64_t)r->prompt_tokens;
     w->cl_ctr.arrival_output_tokens += (uint64_t)r->output_tokens;
     w->last_event_ns = r->arrival_ns;
+    /* In flight before the next is read: a new stage waits for it. */
+    cl__client_sent(w, r, keep);
     read_next(w);
     if (!keep) {
         /* No replica could ever serve it (it would never fit a KV cache):
          * dropped, not queued forever. */
         w->dropped++;
         cl__req_record(w, r, CL_OUTCOME_DROPPED);
+        cl__client_ended(w, r);
         cl__req_free(w, r);
         return;
     }
     w->engine->ops->arrive(w, r);
+}
+
+/* The read-ahead request is due: sent now, unless the client holds it
+ * (max_concurrency in flight). */
+static void on_arrival(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct cl_world *w = ev->arg;
+
+    (void)loop;
+    if (cl__client_gate(w))
+        cl__send_next(w, -1);
 }
 
 /* The GPU kind of pool i (its own, or hardware.gpu). */
@@ -1000,6 +1041,7 @@ int cl__world_open(struct cl_world *w, const struct cl_scenario *s,
     w->replicas_min_seen = w->replicas_max_seen = w->n_serving;
     sim_event_init(&w->arrival_ev, on_arrival, w);
     sim_event_init(&w->interval_ev, on_interval, w);
+    cl__client_open(w);
     read_next(w);
     sim_loop_after(w->loop, &w->interval_ev, s->metrics.interval_ns);
     cl__orch_start(w);
@@ -1021,6 +1063,7 @@ int cl__world_close(struct cl_world *w, struct cl_results *out)
     out->requests_arrived = w->arrived;
     out->requests_completed = w->completed;
     out->requests_dropped = w->dropped;
+    out->requests_timed_out = w->timed_out;
     out->requests_retried = w->retried;
     classes_results(w, out);
     out->input_tokens = w->input_tokens;
@@ -1105,6 +1148,7 @@ void cl__world_free(struct cl_world *w)
     cl__orch_fini(w);
     cl__route_fini(w);
     cl__rseries_fini(w);
+    cl__client_fini(w);
     cl__replicas_free(w);
     if (w->engine != NULL)
         w->engine->ops->world_fini(w);

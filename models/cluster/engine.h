@@ -68,6 +68,15 @@ struct cl_engine_ops {
                   const struct wl_request *q);
     /* Takes request r: new, or back from a replica that failed. */
     void (*arrive)(struct cl_world *w, struct cl_req *r);
+    /* The client gave up on r (its time-out; vLLM aborts a request whose
+     * client disconnects): takes r out of wherever it is (a queue, a
+     * batch, a KV transfer), frees what it holds (a slot, its KV blocks;
+     * prefix-cache entries stay cached), cancels its events and books it
+     * out of the waiting or running counts, without completing it. A
+     * request in an iteration in flight leaves the batch from the next
+     * iteration on (the one in flight still costs what it cost). The
+     * caller records and frees r. O(log n). */
+    void (*abandon)(struct cl_world *w, struct cl_req *r);
     /* rep has just become serving: creates its state, takes waiting work. */
     void (*ready)(struct cl_world *w, struct cl_replica *rep);
     /* rep is draining: it takes nothing new, and calls

@@ -57,8 +57,7 @@
  * of block_tokens tokens before j, which for every decoder recurs every
  * block_tokens iterations, so decoders are counted by that phase
  * (iteration number mod block_tokens) and iteration j needs
- * phase_n[j mod block_tokens] new blocks. A preemption costs O(log n), plus
- * O(prefilling requests) when it hits one.
+ * phase_n[j mod block_tokens] new blocks. A preemption costs O(log n).
  *
  * Replicas come and go (the orchestrator): arrivals are routed by
  * join-shortest-queue over serving replicas only; with none serving they
@@ -452,23 +451,6 @@ static void run_unlink(struct cl_llm_replica *e, struct cl_req *r)
     r->run_prev = r->run_next = NULL;
 }
 
-/* Removes r from the prefill FIFO. O(prefilling requests); only a
- * preemption needs it. */
-static void prefill_unlink(struct cl_llm_replica *e, struct cl_req *r)
-{
-    struct cl_req *p = NULL;
-    for (struct cl_req *q = e->prefill.head; q != r; q = q->next)
-        p = q;
-    if (p != NULL)
-        p->next = r->next;
-    else
-        e->prefill.head = r->next;
-    if (e->prefill.tail == r)
-        e->prefill.tail = p;
-    r->next = NULL;
-    e->prefill.n--;
-}
-
 /* 1 when a goes after b under priority scheduling: (priority, arrival,
  * id) larger, as vLLM's priority policy orders requests. */
 static int after(const struct cl_req *a, const struct cl_req *b)
@@ -500,9 +482,12 @@ static void wait_push(struct cl_llm_replica *e, struct cl_req *r, int front)
         return;
     }
     r->next = q;
+    r->prev = p;
     p->next = r;
     if (q == NULL)
         e->waiting.tail = r;
+    else
+        q->prev = r;
     e->waiting.n++;
 }
 
@@ -559,7 +544,7 @@ static void preempt(struct cl_llm_replica *e, struct cl_req *r)
         r->dec_iter = -1;
         swap_out(e, r, r->prompt_tokens + gen - 1);
     } else {
-        prefill_unlink(e, r);
+        cl__fifo_remove(&e->prefill, r);
         release(e, r, r->kv_blocks);
         swap_out(e, r, r->prefilled);
     }
@@ -746,6 +731,7 @@ static void on_pd_landed(struct sim_loop *loop, struct sim_event *ev)
 {
     struct cl_req *r = ev->arg;
     struct cl_world *w = r->rep->w;
+    r->pd_moving = 0;
     if (r->first_token_ns < 0)
         r->first_token_ns = sim_loop_now(loop);
     llm_arrive(w, r);
@@ -772,6 +758,7 @@ static void handoff(struct cl_llm_replica *e, struct cl_req *r)
     r->prefilled = 0;
     r->dec_iter = -1;
     r->pd_tokens = tokens;
+    r->pd_moving = 1;
     e->lw->kv.pd_transfers++;
     e->lw->kv.pd_bytes += (uint64_t)llround((double)tokens * e->tok_bytes);
     e->lw->kv.pd_transfer_ns += t;
@@ -790,6 +777,10 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
     uint64_t tokens = (uint64_t)e->decode_in_flight;
     double itl_s = sim_ns_to_s(now - e->iter_start_ns);
 
+    /* An iteration that outlives the last request (abandoned while it was
+     * in flight) is part of the run: it ends no earlier. */
+    if (now > w->last_event_ns)
+        w->last_event_ns = now;
     /* Every decoder of this iteration made one token, one inter-token
      * interval each: one histogram update for all of them. */
     e->ctx_sum += e->decode_in_flight;
@@ -1253,6 +1244,72 @@ static void llm_arrive(struct cl_world *w, struct cl_req *r)
     update_busy(best);
 }
 
+/* 1 when r is admitted on e (prefilling or decoding): in its run list. */
+static int admitted(const struct cl_llm_replica *e, const struct cl_req *r)
+{
+    return r->run_prev != NULL || e->run_head == r;
+}
+
+/* The client gave up on r, as vLLM's abort on a client disconnect: out of
+ * the holding queue, a replica's waiting queue (with its swapped KV), the
+ * batch (prefilling or decoding: its blocks are freed, as preempt() does,
+ * and the prompt blocks it registered stay cached, unreferenced) or a P/D
+ * transfer (cancelled). An iteration in flight keeps its cost and forgets
+ * r's chunk or token; the replica then admits what the freed blocks let
+ * in, or reports itself drained. O(log n). */
+static void llm_abandon(struct cl_world *w, struct cl_req *r)
+{
+    struct cl_llm_replica *e;
+
+    if (r->pd_moving) {
+        sim_loop_cancel(w->loop, &r->ev); /* neither waiting nor running */
+        r->pd_moving = 0;
+        return;
+    }
+    if (r->rep == NULL) {
+        cl__fifo_remove(&w->queue, r);
+        cl__set_waiting(w, -1);
+        return;
+    }
+    e = llm_of(r->rep);
+    if (!admitted(e, r)) {
+        cl__fifo_remove(&e->waiting, r);
+        if (r->swapped_tokens > 0)
+            e->swap_used -= blocks_of(e, r->swapped_tokens);
+        r->swapped_tokens = 0;
+        cl__set_waiting(w, -1);
+    } else {
+        if (r->dec_iter >= 0) {
+            int64_t gen = decoded(e, r);
+            e->phase_n[phase_of(e, r)]--;
+            sim_heap_remove(&e->decoding, &r->ev);
+            e->ctx_sum -= r->prompt_tokens + gen;
+            release(e, r, blocks_of(e, r->prompt_tokens + gen - 1 + e->grown));
+            if (e->stepping)
+                e->decode_in_flight--; /* makes no token at its end */
+        } else {
+            if (e->stepping && r->chunk > 0)
+                e->prefill_chunks--; /* the chunks in flight lead prefill */
+            cl__fifo_remove(&e->prefill, r);
+            release(e, r, r->kv_blocks);
+        }
+        run_unlink(e, r);
+        r->kv_blocks = 0;
+        r->chunk = 0;
+        e->nseqs--;
+        cl__set_running(w, -1);
+    }
+    r->rep = NULL;
+    if (!e->stepping && e->rep->state == CL_R_DRAINING && e->nseqs == 0 &&
+        e->waiting.n == 0) {
+        update_busy(e);
+        cl__replica_drained(w, e->rep);
+        return;
+    }
+    kick(e);
+    update_busy(e);
+}
+
 int64_t cl__llm_prefix_cached_tokens(const struct cl_replica *rep,
                                      const struct cl_req *r)
 {
@@ -1310,6 +1367,7 @@ static const struct cl_engine_ops ops = {
     .notes = cl__llm_notes,
     .accept = llm_accept,
     .arrive = llm_arrive,
+    .abandon = llm_abandon,
     .ready = llm_ready,
     .drain = llm_drain,
     .fail = llm_fail,

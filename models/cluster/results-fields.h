@@ -242,6 +242,9 @@
       NULL, "requests", "")                                                    \
     X(requests_dropped, U64, "requests_dropped", "requests_dropped", NULL,     \
       "requests", "rejected: could never be served")                           \
+    X(requests_timed_out, U64, "requests_timed_out", "requests_timed_out",     \
+      NULL, "requests",                                                        \
+      "abandoned by the client: unfinished at workload.client.timeout")        \
     X(input_tokens, U64, "input_tokens", "input_tokens", NULL, "tokens",       \
       "of completed requests")                                                 \
     X(output_tokens, U64, "output_tokens", "output_tokens", NULL, "tokens",    \

@@ -418,6 +418,34 @@ static const struct sim_param vllm_bench_rows[] = {
 
 #define KINDS "give exactly one of synthetic, trace, inference_perf, vllm_bench"
 
+/* Most closed-loop users: each is one event and one record. */
+#define WL_CLIENT_USERS_MAX 1e6
+
+static const struct sim_param client_rows[] = {
+    {"timeout", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, NULL,
+     "abandon a request not finished this long after its send (a client "
+     "disconnect: the engine aborts it and frees its KV); it counts in "
+     "requests_timed_out, not in the latencies (default: none)",
+     offsetof(struct cl_client, timeout_ns), NULL, NULL},
+    {"max_concurrency", SIM_PT_INT64, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "at most this many requests in flight; a later one waits in the "
+     "client, first due first sent, and its arrival (TTFT, E2E) is its "
+     "send, as vllm bench serve --max-concurrency (default: unbounded)",
+     offsetof(struct cl_client, max_concurrency), NULL, NULL},
+    {"users", SIM_PT_INT64, SIM_U_NONE, 1, WL_CLIENT_USERS_MAX, 0, NULL,
+     "closed loop: this many users, all sending at t = 0, each sending its "
+     "next request when its last has ended and it has thought; the "
+     "source gives lengths and prefixes, its arrival times are ignored "
+     "(default: open loop)",
+     offsetof(struct cl_client, users), NULL, NULL},
+    {"think_time", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "0s",
+     "closed loop (needs users): mean of the exponential time a user "
+     "waits between the end of its request and its next send (stream "
+     "\"client_think_time\")",
+     offsetof(struct cl_client, think_time_ns), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
 const struct sim_param cl_workload_rows[] = {
     {"synthetic", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "generated traffic (" KINDS ")", offsetof(struct cl_workload, synthetic),
@@ -432,6 +460,10 @@ const struct sim_param cl_workload_rows[] = {
      "the requests of `vllm bench serve`, its options without dashes (" KINDS
      ")",
      offsetof(struct cl_workload, vllm_bench), NULL, vllm_bench_rows},
+    {"client", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "how a benchmark client sends the requests: time-out, concurrency "
+     "cap, closed loop (docs/workloads.md, \"The client\")",
+     offsetof(struct cl_workload, client), NULL, client_rows},
     {"prefix_hit_rate", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, 0, NULL,
      "fraction of each prompt (whole blocks, rounded down) found in the "
      "prefix cache when the source has no block hashes; needs "
@@ -674,6 +706,28 @@ static void check_vllm_bench(struct sim_yaml *y, struct cl_workload *w)
     }
 }
 
+/* think_time needs users; users and max_concurrency exclude each other. */
+static void check_client(struct sim_yaml *y)
+{
+    const struct sim_yaml_seen *users, *think, *conc;
+
+    users = sim_yaml_seen(y, "workload.client.users");
+    think = sim_yaml_seen(y, "workload.client.think_time");
+    conc = sim_yaml_seen(y, "workload.client.max_concurrency");
+    if (conc == NULL)
+        conc = sim_yaml_seen(y, "workload.vllm_bench.max_concurrency");
+    if (think != NULL && users == NULL)
+        sim_yaml_error(y, think->kline, think->kcol,
+                       "workload.client.think_time: needs users (a think "
+                       "time is a closed loop's; an open loop sends at the "
+                       "source's arrival times)");
+    if (users != NULL && conc != NULL)
+        sim_yaml_error(y, users->kline, users->kcol,
+                       "workload.client.users: not with max_concurrency (a "
+                       "closed loop of N users already has at most N "
+                       "requests in flight)");
+}
+
 void wl_workload_check(struct sim_yaml *y, struct cl_workload *w, int llm)
 {
     const struct sim_yaml_seen *syn;
@@ -683,6 +737,7 @@ void wl_workload_check(struct sim_yaml *y, struct cl_workload *w, int llm)
         return; /* reported as a missing key */
     kind = check_kind(y);
     w->kind = kind < 0 ? CL_WL_SYNTHETIC : kind;
+    check_client(y);
     w->synthetic.prompt_tokens.cv = NAN;
     w->synthetic.output_tokens.cv = NAN;
     /* Each kind given is checked, so that one run reports everything. */
