@@ -93,7 +93,8 @@ START_TEST(test_prefix_known_hit_rate)
     write_trace("known.jsonl", known);
     t_on = trace_text("known.jsonl", "80GB", 0,
                       "server: {prefix_caching: true}\n");
-    t_off = trace_text("known.jsonl", "80GB", 0, "");
+    t_off = trace_text("known.jsonl", "80GB", 0,
+                       "server: {prefix_caching: false}\n");
     run_text(t_on, &on);
     run_text(t_off, &off);
     ck_assert_uint_eq(on.requests_completed, 4);
@@ -476,7 +477,8 @@ START_TEST(test_bad_keys)
                  "    arrival: {rate_per_s: 1}\n"
                  "    requests: 5\n"
                  "    prompt_tokens: {dist: fixed, value: 100}\n"
-                 "    output_tokens: {dist: fixed, value: 10}\n",
+                 "    output_tokens: {dist: fixed, value: 10}\n"
+                 "server: {prefix_caching: false}\n",
                  "bad.yaml:3:3: error: workload.prefix_hit_rate: needs "
                  "server.prefix_caching: true");
     expect_error("model: llama-3.1-8b\n"

@@ -559,6 +559,21 @@ START_TEST(test_perf_default_max_num_seqs_vllm)
 }
 END_TEST
 
+START_TEST(test_perf_default_max_num_batched_tokens_vllm)
+{
+    /* FACTS.md §5.1, the OpenAI API server's: 8,192 at >= 70 GiB except
+     * A100 (80 GiB, excluded by name), else 2,048. */
+    ck_assert_int_eq(perf_default_max_num_batched_tokens(must_gpu("h100")),
+                     8192);
+    ck_assert_int_eq(perf_default_max_num_batched_tokens(must_gpu("h200")),
+                     8192);
+    ck_assert_int_eq(perf_default_max_num_batched_tokens(must_gpu("a100")),
+                     2048);
+    ck_assert_int_eq(perf_default_max_num_batched_tokens(must_gpu("l40s")),
+                     2048);
+}
+END_TEST
+
 /* ---- calibration profiles ---- */
 
 static const char *good_profile =
@@ -813,6 +828,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_perf_saturate_pipeline_micro_batches);
     tcase_add_test(tc, test_perf_iteration_plain_mlp_two_matrices);
     tcase_add_test(tc, test_perf_default_max_num_seqs_vllm);
+    tcase_add_test(tc, test_perf_default_max_num_batched_tokens_vllm);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("perf_calib_load");

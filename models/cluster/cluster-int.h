@@ -222,6 +222,9 @@ struct cl_pool_rt {
     int kv_block_tokens;   /* server.block_tokens */
     int64_t max_num_seqs;  /* server.max_num_seqs, or vLLM's rule for this
                               pool's GPU (perf_default_max_num_seqs) */
+    int64_t max_num_batched_tokens; /* server.max_num_batched_tokens, or
+                                       vLLM's rule for this pool's GPU
+                                       (perf_default_max_num_batched_tokens) */
     /* replica.c: what its replicas hold and used. */
     int gpus_live;             /* held by replicas not yet gone */
     double gpu_s[CL_GS_COUNT]; /* GPU-seconds by state */

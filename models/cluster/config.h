@@ -86,9 +86,10 @@ struct cl_server {
     int concurrency;           /* requests served at once per replica */
     double price_usd_per_hour; /* abstract replicas: price of one replica */
     /* llm (vLLM-style knobs, FACTS §5.1) */
-    int max_num_seqs; /* -1 = vLLM's rule for the pool's GPU:
-                         perf_default_max_num_seqs() */
-    int64_t max_num_batched_tokens;
+    int max_num_seqs;               /* -1 = vLLM's rule for the pool's GPU:
+                                       perf_default_max_num_seqs() */
+    int64_t max_num_batched_tokens; /* -1 = vLLM's rule for the pool's GPU:
+                                       perf_default_max_num_batched_tokens() */
     double gpu_memory_utilization;
     double efficiency_compute;     /* achieved fraction of peak FLOP/s */
     double efficiency_memory;      /* achieved fraction of peak HBM B/s */

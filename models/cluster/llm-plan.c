@@ -199,6 +199,9 @@ int cl__llm_pool_init(struct cl_world *w, int i, const struct cl_plan *plan,
     p->kv_block_tokens = s->server.block_tokens;
     p->max_num_seqs = s->server.max_num_seqs > 0 ? s->server.max_num_seqs
                                                  : perf_default_max_num_seqs(g);
+    p->max_num_batched_tokens = s->server.max_num_batched_tokens > 0
+                                    ? s->server.max_num_batched_tokens
+                                    : perf_default_max_num_batched_tokens(g);
     /* A pool of its own GPU kind pays that kind's price. */
     if (s->npools > 0 && s->pools[i].gpu != NULL)
         p->price = g->price_usd_per_hour;

@@ -1215,9 +1215,10 @@ int layout_setup_init(struct layout_setup *s, const struct arch_spec *a,
     if (mode == LAYOUT_TRAINING) {
         s->batch = LAYOUT_DEFAULT_GLOBAL_BATCH_SEQS;
     } else {
-        /* vLLM's max_num_seqs rule for g (FACTS.md §5.1). */
+        /* vLLM's max_num_seqs and max_num_batched_tokens rules for g
+         * (FACTS.md §5.1). */
         s->batch = perf_default_max_num_seqs(g);
-        s->prefill_tokens = PERF_DEFAULT_MAX_NUM_BATCHED_TOKENS;
+        s->prefill_tokens = perf_default_max_num_batched_tokens(g);
     }
     s->tp_across_nodes = 1;
     return 0;

@@ -983,14 +983,23 @@ double perf_weight_bytes_per_gpu(const struct perf_replica *r)
     return r->weight_bytes_per_gpu;
 }
 
+/* vLLM's "GPU >= 70 GiB and not A100" (vllm @ 99d7eb5d get_batch_defaults
+ * via FACTS.md §5.1: "Setting large max_num_batched_tokens for A100
+ * reduces throughput"). */
+static int vllm_large_gpu(const struct gpu_spec *g)
+{
+    return (double)g->hbm_bytes >= 70.0 * 1073741824.0 &&
+           strcmp(g->name, "a100") != 0;
+}
+
+int64_t perf_default_max_num_batched_tokens(const struct gpu_spec *g)
+{
+    return vllm_large_gpu(g) ? 8192 : 2048;
+}
+
 int64_t perf_default_max_num_seqs(const struct gpu_spec *g)
 {
-    /* vllm @ 99d7eb5d get_batch_defaults via FACTS.md §5.1: "GPU >= 70 GiB
-     * and not A100". */
-    if ((double)g->hbm_bytes >= 70.0 * 1073741824.0 &&
-        strcmp(g->name, "a100") != 0)
-        return 1024;
-    return 256;
+    return vllm_large_gpu(g) ? 1024 : 256;
 }
 
 int perf_saturate(const struct perf_replica *r, int64_t context_tokens,
