@@ -244,6 +244,13 @@ const struct sim_param cl_server_rows[] = {
      "enable_prefix_caching, on by default, FACTS.md §5.1); requests "
      "without hashes see no difference",
      offsetof(struct cl_server, prefix_caching), NULL, NULL},
+    {"max_model_len", SIM_PT_INT64, SIM_U_TOKENS, 1, NOMAX, LLM, NULL,
+     "llm only: longest request, prompt plus output tokens; a longer one is "
+     "refused at arrival and counted in requests_dropped, as vLLM's API "
+     "server returns an error (vLLM max_model_len; default the model's "
+     "max_position_embeddings, no limit when the model has none); must fit "
+     "one replica's KV cache, or vLLM refuses to start",
+     offsetof(struct cl_server, max_model_len), NULL, NULL},
     {"kv_offload", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, LLM, NULL,
      "llm only: tiers below HBM used when cluster.kv_cache_offload is true",
      offsetof(struct cl_server, kv_offload), NULL, kv_offload_rows},

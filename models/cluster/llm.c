@@ -1014,6 +1014,13 @@ static void req_hashes(struct cl_req *r, const struct wl_request *q)
 static int llm_accept(struct cl_world *w, struct cl_req *r,
                       const struct wl_request *q)
 {
+    if (w->max_model_len > 0 &&
+        r->prompt_tokens + r->output_tokens > w->max_model_len) {
+        /* vLLM's API server refuses it: "This model's maximum context
+         * length is ... tokens". */
+        w->dropped_too_long++;
+        return 0;
+    }
     if (w->scn->server.prefix_caching)
         req_hashes(r, q);
     return cl__llm_kv_peak_tokens(r) <= w->kv_cap_max;
