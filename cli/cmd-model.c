@@ -62,6 +62,12 @@ static int dense_layers(const struct arch_spec *a)
     return a->layers - arch_moe_layers(a);
 }
 
+/* The MLP kind as the table and the JSON name it. */
+static const char *mlp_name(const struct arch_spec *a)
+{
+    return a->mlp == ARCH_MLP_PLAIN ? "plain_gelu" : "gated_silu";
+}
+
 static void print_table(const struct arch_spec *a)
 {
     char b1[32], b2[32], b3[32];
@@ -81,9 +87,10 @@ static void print_table(const struct arch_spec *a)
                commas(b1, sizeof(b1), m->q_lora_rank), m->kv_lora_rank);
     } else {
         printf("%-22s %d\n", "head_dim", a->head_dim);
-        printf("%-22s %s, %d query heads per kv head%s%s\n", "attention",
+        printf("%-22s %s, %d query heads per kv head%s%s%s\n", "attention",
                a->kv_heads == a->heads ? "MHA" : "GQA", a->heads / a->kv_heads,
-               a->qkv_bias ? ", qkv bias" : "", a->qk_norm ? ", qk-norm" : "");
+               a->qkv_bias ? ", qkv bias" : "", a->o_bias ? ", o bias" : "",
+               a->qk_norm ? ", qk-norm" : "");
     }
     if (a->indexer.n_heads > 0)
         printf("%-22s DSA, %d heads x %d, top-%s keys\n", "indexer",
@@ -94,6 +101,12 @@ static void print_table(const struct arch_spec *a)
     else
         printf("%-22s %s (%d dense layers)\n", "ffn",
                commas(b1, sizeof(b1), a->ffn), dense_layers(a));
+    printf("%-22s %s (%d matrices)%s%s\n", "mlp",
+           a->mlp == ARCH_MLP_PLAIN ? "plain GELU" : "gated SiLU",
+           a->mlp == ARCH_MLP_PLAIN ? 2 : 3, a->mlp_bias ? ", biases" : "",
+           a->parallel ? ", parallel to attention" : "");
+    printf("%-22s %s, %d a layer\n", "norms",
+           a->layer_norm ? "LayerNorm" : "RMSNorm", a->shared_norm ? 1 : 2);
     if (arch_moe_layers(a) == 0) {
         printf("%-22s none\n", "moe");
     } else {
@@ -109,7 +122,14 @@ static void print_table(const struct arch_spec *a)
                    e->shared_gate ? ", gated" : "");
     }
     printf("%-22s %s\n", "vocab", commas(b1, sizeof(b1), a->vocab));
-    printf("%-22s %s\n", "tied embeddings", a->tied_embeddings ? "yes" : "no");
+    printf("%-22s %s%s\n", "tied embeddings", a->tied_embeddings ? "yes" : "no",
+           a->head_bias ? " (head bias)" : "");
+    if (a->positions > 0)
+        printf("%-22s %s learned\n", "position embedding",
+               commas(b1, sizeof(b1), a->positions));
+    if (a->max_positions > 0)
+        printf("%-22s %s tokens\n", "max positions",
+               commas(b1, sizeof(b1), a->max_positions));
     printf("%-22s %s\n", "weight dtype", dtype_name(a->weight_dtype));
     printf("%-22s %s\n", "params total",
            commas(b1, sizeof(b1), arch_params_total(a)));
@@ -179,6 +199,15 @@ static void print_json(const struct arch_spec *a)
         json_object_object_add(o, "indexer", x);
     }
     add_int(o, "ffn", a->ffn);
+    json_object_object_add(o, "mlp", json_object_new_string(mlp_name(a)));
+    add_bool(o, "mlp_bias", a->mlp_bias);
+    add_bool(o, "o_bias", a->o_bias);
+    json_object_object_add(
+        o, "norm", json_object_new_string(a->layer_norm ? "layer" : "rms"));
+    add_int(o, "norms_per_layer", a->shared_norm ? 1 : 2);
+    add_bool(o, "parallel_attn_mlp", a->parallel);
+    add_int(o, "positions", a->positions);
+    add_int(o, "max_positions", a->max_positions);
     add_int(o, "dense_layers", dense_layers(a));
     if (arch_moe_layers(a) > 0) {
         x = json_object_new_object();

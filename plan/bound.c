@@ -150,16 +150,19 @@ int plan_bound_compute(const struct perf_replica *r,
                        char *why, size_t whylen)
 {
     struct perf_saturation sat;
-    int64_t ctx, hi, lo, p, max_seqs;
+    int64_t ctx, hi, lo, p, max_seqs, budget;
     double dec_m, dec_p, pf_m = 0, pf_p = 0;
     int rc;
 
     memset(out, 0, sizeof(*out));
     if (r == NULL || t == NULL || w == NULL || t->max_num_seqs == 0 ||
-        t->max_num_batched_tokens < 1 || !(t->headroom >= 1))
+        t->max_num_batched_tokens == 0 || !(t->headroom >= 1))
         return SIM_EINVAL;
     max_seqs = t->max_num_seqs > 0 ? t->max_num_seqs
                                    : perf_default_max_num_seqs(r->gpu);
+    budget = t->max_num_batched_tokens > 0
+                 ? t->max_num_batched_tokens
+                 : perf_default_max_num_batched_tokens(r->gpu);
     ctx = llround(w->prompt_mean_tokens + w->output_mean_tokens / 2);
     if (ctx < 1)
         ctx = 1;
@@ -187,7 +190,7 @@ int plan_bound_compute(const struct perf_replica *r,
     p = llround(w->prompt_mean_tokens);
     if (p < 1)
         p = 1;
-    out->prefill_ns = prefill_alone_ns(r, p, t->max_num_batched_tokens);
+    out->prefill_ns = prefill_alone_ns(r, p, budget);
     if (t->ttft_ns > 0 && out->prefill_ns > t->ttft_ns) {
         if (whylen > 0)
             snprintf(why, whylen,
@@ -218,7 +221,7 @@ int plan_bound_compute(const struct perf_replica *r,
     out->batch_seqs = lo;
     out->step_ns = sat.cycle_ns;
     out->decode_tokens_per_s = sat.tokens_per_s;
-    out->prefill_tokens_per_s = prefill_rate(r, p, t->max_num_batched_tokens);
+    out->prefill_tokens_per_s = prefill_rate(r, p, budget);
 
     /* Each replica must carry its share of both the decode and the
      * prefill tokens. The larger share is a lower bound (a mixed iteration

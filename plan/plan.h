@@ -80,7 +80,8 @@ struct plan_target {
     int64_t ttft_ns;      /* slo.ttft_ms, -1 for none */
     int64_t max_num_seqs; /* server.max_num_seqs, or -1 for vLLM's rule
                              for the layout's GPU */
-    int64_t max_num_batched_tokens; /* server.max_num_batched_tokens */
+    int64_t max_num_batched_tokens; /* server.max_num_batched_tokens, or -1
+                                       for vLLM's rule for the layout's GPU */
     double headroom; /* sizes up to headroom x the peak estimate, >= 1 */
 };
 

@@ -366,6 +366,134 @@ START_TEST(test_arch_hf_load_mistral_tied_float16)
 }
 END_TEST
 
+/* ---- architectures beyond the catalog (issue #16) ---- */
+
+START_TEST(test_arch_hf_load_mixtral_8x7b)
+{
+    /* embed = head = 32000 * 4096 = 131,072,000; a layer: q, o 4096^2 and
+     * k, v 4096 * 1024 = 41,943,040, 8 experts * 3 * 4096 * 14336 =
+     * 1,409,286,144, router 4096 * 8 = 32,768, norms 8,192: 1,451,270,144;
+     * 32 layers + 2 * 131,072,000 + 4,096 = 46,702,792,704. Active: 2
+     * experts, 6 * 3 * 4096 * 14336 * 32 = 33,822,867,456 fewer. */
+    char *dir = fixture("mixtral-8x7b");
+    struct arch_spec *a = must_load(dir);
+
+    ck_assert_int_eq(arch_params_total(a), INT64_C(46702792704));
+    ck_assert_int_eq(arch_params_active(a), INT64_C(12879925248));
+    ck_assert_int_eq(arch_moe_layers(a), 32);
+    ck_assert_int_eq(a->moe.n_routed_experts, 8);
+    ck_assert_int_eq(a->moe.experts_per_token, 2);
+    ck_assert_int_eq(a->moe.moe_ffn, 14336);
+    ck_assert_int_eq(a->moe.n_shared_experts, 0);
+    ck_assert_int_eq(a->moe.router_bias, 0);
+    ck_assert_int_eq(a->ffn, 0);
+    ck_assert_int_eq(a->max_positions, 32768);
+    /* 2 * 32 * 8 * 128 * 2 = 131,072. */
+    ck_assert_int_eq(arch_kv_bytes_per_token(a, 2), 131072);
+    arch_hf_free(a);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_arch_hf_load_phi_2)
+{
+    /* A layer: q, k, v, dense 4 * (2560^2 + 2560) = 26,224,640; fc1
+     * 2560 * 10240 + 10240, fc2 10240 * 2560 + 2560 = 52,441,600; one
+     * LayerNorm 2 * 2560: 78,671,360; 32 layers 2,517,483,520 + embed
+     * 131,072,000 + head 131,072,000 + bias 51,200 + final LayerNorm 5,120
+     * = 2,779,683,840. */
+    char *dir = fixture("phi-2");
+    struct arch_spec *a = must_load(dir);
+
+    ck_assert_int_eq(arch_params_total(a), INT64_C(2779683840));
+    ck_assert_int_eq(arch_params_mlp(a), 52441600);
+    ck_assert_int_eq(arch_params_attn(a), 26224640);
+    ck_assert_int_eq(arch_params_layer_norms(a), 5120);
+    ck_assert_int_eq(a->mlp, ARCH_MLP_PLAIN);
+    ck_assert_int_eq(a->shared_norm, 1);
+    ck_assert_int_eq(a->parallel, 1);
+    ck_assert_int_eq(a->head_bias, 1);
+    ck_assert_int_eq(a->head_dim, 80);
+    ck_assert_int_eq(a->max_positions, 2048);
+    /* 2 * 32 * 32 * 80 * 2 = 327,680. */
+    ck_assert_int_eq(arch_kv_bytes_per_token(a, 2), 327680);
+    /* Untied: the embedding is looked up, 2 * (total - 131,072,000). */
+    ck_assert_int_eq(arch_linear_flops_per_token(a), INT64_C(5297223680));
+    arch_hf_free(a);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_arch_hf_load_pythia_1_4b)
+{
+    /* A layer: 2 LayerNorms 8,192; query_key_value 2048 * 6144 + 6144 and
+     * dense 2048^2 + 2048 = 16,785,408; MLP 2 * 2048 * 8192 + 8192 + 2048
+     * = 33,564,672: 50,358,272; 24 layers 1,208,598,528 + embed_in and
+     * embed_out 2 * 50304 * 2048 = 206,045,184 + final LayerNorm 4,096 =
+     * 1,414,647,808. */
+    char *dir = fixture("pythia-1.4b");
+    struct arch_spec *a = must_load(dir);
+
+    ck_assert_int_eq(arch_params_total(a), INT64_C(1414647808));
+    ck_assert_int_eq(a->parallel, 1);
+    ck_assert_int_eq(a->shared_norm, 0);
+    ck_assert_int_eq(a->head_bias, 0);
+    ck_assert_int_eq(a->kv_heads, 16);
+    /* 2 * 24 * 16 * 128 * 2 = 196,608. */
+    ck_assert_int_eq(arch_kv_bytes_per_token(a, 2), 196608);
+    arch_hf_free(a);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_arch_hf_load_gpt2)
+{
+    /* A layer: c_attn 768 * 2304 + 2304, c_proj 768^2 + 768, c_fc
+     * 768 * 3072 + 3072, c_proj 3072 * 768 + 768, 2 LayerNorms 3,072:
+     * 7,087,872; 12 layers 85,054,464 + wte 50257 * 768 = 38,597,376 + wpe
+     * 1024 * 768 = 786,432 + ln_f 1,536 = 124,439,808 (tied head). */
+    char *dir = fixture("gpt2");
+    struct arch_spec *a = must_load(dir);
+
+    ck_assert_int_eq(arch_params_total(a), 124439808);
+    ck_assert_int_eq(a->ffn, 3072); /* n_inner absent: 4 * n_embd */
+    ck_assert_int_eq(a->tied_embeddings, 1);
+    ck_assert_int_eq(a->positions, 1024);
+    ck_assert_int_eq(a->max_positions, 1024);
+    /* The position table is a lookup: always read and FLOPs leave it. */
+    ck_assert_int_eq(arch_params_always_read(a), 124439808 - 786432);
+    ck_assert_int_eq(arch_linear_flops_per_token(a), 2 * (124439808 - 786432));
+    /* 2 * 12 * 12 * 64 * 2 = 36,864. */
+    ck_assert_int_eq(arch_kv_bytes_per_token(a, 2), 36864);
+    arch_hf_free(a);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_arch_hf_load_neox_no_attention_bias)
+{
+    /* attention_bias false: no q, k, v or dense biases (the MLP keeps
+     * its own); use_parallel_residual false is read. */
+    struct arch_spec *a = NULL;
+    char why[512] = "";
+    int rc = load_text("{\"architectures\": [\"GPTNeoXForCausalLM\"], "
+                       "\"num_hidden_layers\": 2, \"hidden_size\": 8, "
+                       "\"num_attention_heads\": 2, \"intermediate_size\": "
+                       "32, \"vocab_size\": 4, \"attention_bias\": false, "
+                       "\"use_parallel_residual\": false}",
+                       &a, why, sizeof(why));
+
+    ck_assert_msg(rc == 0, "%s", why);
+    /* Attention 4 * 64 = 256; MLP 2 * 8 * 32 + 32 + 8 = 552; norms 2 * 16
+     * = 32: 840 a layer, 1,680; embed + head 2 * 32 + final norm 16 =
+     * 1,760. */
+    ck_assert_int_eq(arch_params_attn(a), 256);
+    ck_assert_int_eq(arch_params_total(a), 1760);
+    ck_assert_int_eq(a->parallel, 0);
+    arch_hf_free(a);
+}
+END_TEST
+
 START_TEST(test_arch_hf_load_qwen2_moe_sparse_step)
 {
     /* 4 layers, decoder_sparse_step 2 -> layers 1 and 3; mlp_only_layers
@@ -516,15 +644,23 @@ END_TEST
 START_TEST(test_arch_hf_load_unknown_architecture)
 {
     char *dir = fixture("bad-arch");
+    /* Placed at the "architectures" key: line 2, column 3. */
     char *want = xasprintf(
-        "%s/config.json: error: unknown architecture 'GPT2LMHeadModel'; "
-        "valid: DeepseekV2ForCausalLM, DeepseekV32ForCausalLM, "
-        "DeepseekV3ForCausalLM, LlamaForCausalLM, MistralForCausalLM, "
-        "Qwen2ForCausalLM, Qwen2MoeForCausalLM, Qwen3ForCausalLM, "
-        "Qwen3MoeForCausalLM",
+        "%s/config.json:2:3: error: architectures: 'FalconForCausalLM' is "
+        "not supported; supported: DeepseekV2ForCausalLM, "
+        "DeepseekV32ForCausalLM, DeepseekV3ForCausalLM, GPT2LMHeadModel, "
+        "GPTNeoXForCausalLM, LlamaForCausalLM, MistralForCausalLM, "
+        "MixtralForCausalLM, PhiForCausalLM, Qwen2ForCausalLM, "
+        "Qwen2MoeForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM; dsec "
+        "needs: layers and width (num_hidden_layers, hidden_size, "
+        "vocab_size), attention (num_attention_heads, num_key_value_heads, "
+        "head_dim: GQA, or DeepSeek MLA ranks), an MLP kind (gated SiLU: "
+        "intermediate_size; or plain GELU with biases), the MoE shape if any "
+        "(experts, experts per token, expert width) and the norms and biases "
+        "of one of the families above",
         dir);
     struct arch_spec *a = NULL;
-    char why[512] = "";
+    char why[1024] = "";
 
     ck_assert_int_eq(arch_hf_load(dir, &a, why, sizeof(why)), SIM_EINVAL);
     ck_assert_str_eq(why, want);
@@ -697,6 +833,11 @@ static Suite *arch_suite(void)
     tcase_add_test(tc, test_arch_hf_load_matches_catalog);
     tcase_add_test(tc, test_arch_hf_load_file_or_dir);
     tcase_add_test(tc, test_arch_hf_load_mistral_tied_float16);
+    tcase_add_test(tc, test_arch_hf_load_mixtral_8x7b);
+    tcase_add_test(tc, test_arch_hf_load_phi_2);
+    tcase_add_test(tc, test_arch_hf_load_pythia_1_4b);
+    tcase_add_test(tc, test_arch_hf_load_gpt2);
+    tcase_add_test(tc, test_arch_hf_load_neox_no_attention_bias);
     tcase_add_test(tc, test_arch_hf_load_qwen2_moe_sparse_step);
     tcase_add_test(tc, test_arch_hf_load_deepseek_v2_layer_freq);
     tcase_add_test(tc, test_arch_hf_load_deepseek_v32_name_and_gptq);

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/errors.h"
+#include "base/xalloc.h"
 #include "models/cluster/cluster.h"
 #include "reports/summary.h"
 #include "scenarios/load.h"
@@ -227,6 +229,116 @@ START_TEST(test_cl_run_crn_arrivals_independent_of_server)
 }
 END_TEST
 
+/* Llama-3.1-8B on one H100 with server.max_model_len 1,000 and n fixed
+ * requests of 900 + output tokens each. */
+static char *max_len_text(int output)
+{
+    return xasprintf("seed: 1\n"
+                     "model: llama-3.1-8b\n"
+                     "workload:\n"
+                     "  synthetic:\n"
+                     "    arrival: {process: poisson, rate_per_s: 2}\n"
+                     "    requests: 20\n"
+                     "    prompt_tokens: {dist: fixed, value: 900}\n"
+                     "    output_tokens: {dist: fixed, value: %d}\n"
+                     "hardware: {gpu: h100}\n"
+                     "deploy: {tp: 1}\n"
+                     "server: {max_model_len: 1000}\n"
+                     "cluster: {replicas: 1}\n"
+                     "metrics: {warmup_fraction: 0}\n",
+                     output);
+}
+
+START_TEST(test_cl_run_max_model_len_drops_longer)
+{
+    /* 900 + 100 = 1,000 tokens is at the limit and served; 900 + 101 is
+     * one more and refused at arrival, as vLLM's API server refuses it:
+     * all 20 dropped, none queued, with a note naming the limit. */
+    struct cl_results ok, long_;
+    char *t_ok = max_len_text(100), *t_long = max_len_text(101);
+    int found = 0;
+
+    run_text(t_ok, &ok);
+    run_text(t_long, &long_);
+    ck_assert_uint_eq(ok.requests_completed, 20);
+    ck_assert_uint_eq(ok.requests_dropped, 0);
+    ck_assert_uint_eq(long_.requests_completed, 0);
+    ck_assert_uint_eq(long_.requests_dropped, 20);
+    for (int i = 0; i < long_.nnotes; i++)
+        found |= strcmp(long_.notes[i],
+                        "20 requests dropped: prompt plus output exceeds "
+                        "server.max_model_len 1000 (vLLM returns an "
+                        "error)") == 0;
+    ck_assert_msg(found, "no max_model_len note");
+    cl_results_fini(&ok);
+    cl_results_fini(&long_);
+    free(t_ok);
+    free(t_long);
+}
+END_TEST
+
+START_TEST(test_cl_scenario_check_max_model_len_fits_kv)
+{
+    /* Llama-3.1-8B on an H100 cut to 22 GB: 22e9 * 0.9 - 16,060,522,496
+     * weights - 2 GiB reserve = 1,591,993,856 bytes / 131,072 a token =
+     * 12,145 tokens, 12,144 in blocks of 16. Its default max_model_len,
+     * 131,072 (max_position_embeddings), does not fit: vLLM refuses to
+     * start, and so does the check, at the model key; an explicit 20,000
+     * is reported at its own key; 12,144 fits. */
+    static const char *head = "model: llama-3.1-8b\n"
+                              "workload:\n"
+                              "  synthetic:\n"
+                              "    arrival: {rate_per_s: 1}\n"
+                              "    requests: 5\n"
+                              "    prompt_tokens: {dist: fixed, value: 10}\n"
+                              "    output_tokens: {dist: fixed, value: 10}\n"
+                              "hardware:\n"
+                              "  gpu: small\n"
+                              "  gpus: [{name: small, base: h100, hbm: 22GB}]\n"
+                              "deploy: {tp: 1}\n";
+    static const char *const tails[] = {"", "server: {max_model_len: 20000}\n",
+                                        "server: {max_model_len: 12144}\n"};
+    static const char *const want[] = {
+        "x.yaml:1:8: error: server.max_model_len: 131072 tokens (the model's "
+        "max_position_embeddings) do not fit the KV cache of one replica on "
+        "small, 12144 tokens; vLLM refuses to start (\"the model's max seq "
+        "len is larger than the maximum number of tokens that can be stored "
+        "in KV cache\"): set server.max_model_len to at most 12144, or give "
+        "the replica more memory",
+        "x.yaml:12:25: error: server.max_model_len: 20000 tokens do not fit "
+        "the KV cache of one replica on small, 12144 tokens; vLLM refuses "
+        "to start (\"the model's max seq len is larger than the maximum "
+        "number of tokens that can be stored in KV cache\"): set "
+        "server.max_model_len to at most 12144, or give the replica more "
+        "memory",
+        NULL};
+
+    for (int i = 0; i < 3; i++) {
+        char *text = xasprintf("%s%s", head, tails[i]);
+        struct cl_scenario scn;
+        struct sim_diag d;
+        char *msg;
+        int rc;
+
+        sim_diag_init(&d);
+        ck_assert_int_eq(
+            scn_string_load("x.yaml", text, strlen(text), &scn, &d), 0);
+        rc = cl_scenario_check(&scn, NULL, &d);
+        if (want[i] == NULL) {
+            ck_assert_int_eq(rc, 0);
+        } else {
+            ck_assert_int_eq(rc, SIM_EINFEASIBLE);
+            msg = sim_diag_format(&d, 0);
+            ck_assert_str_eq(msg, want[i]);
+            free(msg);
+        }
+        sim_diag_fini(&d);
+        cl_scenario_fini(&scn);
+        free(text);
+    }
+}
+END_TEST
+
 START_TEST(test_cl_scenario_check_infeasible_seed)
 {
     static const char *text = "model: deepseek-v3\n"
@@ -275,6 +387,8 @@ static Suite *cluster_suite(void)
     tcase_add_test(tc, test_cl_run_llm_sane_and_deterministic);
     tcase_add_test(tc, test_cl_run_crn_arrivals_independent_of_server);
     tcase_add_test(tc, test_cl_scenario_check_infeasible_seed);
+    tcase_add_test(tc, test_cl_run_max_model_len_drops_longer);
+    tcase_add_test(tc, test_cl_scenario_check_max_model_len_fits_kv);
     suite_add_tcase(s, tc);
     return s;
 }

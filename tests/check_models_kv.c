@@ -103,7 +103,9 @@ START_TEST(test_kv_pressure_preempts_and_drains)
      * activations leaves about 1.6 GB of KV, some 12,000 tokens at 128 KiB
      * each: about 6 requests of 2,000 peak tokens, while admission by
      * first chunk lets in many more. */
-    char *t = kv_text("22GB", 50, 400, 1000, 1000, "");
+    char *t =
+        kv_text("22GB", 50, 400, 1000, 1000,
+                "server: {max_model_len: 12144}\n"); /* vLLM: --max-model-len */
     run_text(t, &a);
     run_text(t, &b);
     ck_assert_uint_eq(a.requests_completed, 400);

@@ -93,7 +93,8 @@ START_TEST(test_prefix_known_hit_rate)
     write_trace("known.jsonl", known);
     t_on = trace_text("known.jsonl", "80GB", 0,
                       "server: {prefix_caching: true}\n");
-    t_off = trace_text("known.jsonl", "80GB", 0, "");
+    t_off = trace_text("known.jsonl", "80GB", 0,
+                       "server: {prefix_caching: false}\n");
     run_text(t_on, &on);
     run_text(t_off, &off);
     ck_assert_uint_eq(on.requests_completed, 4);
@@ -162,7 +163,7 @@ START_TEST(test_offload_fetch_time)
     lines[7] = NULL;
     write_trace("offload.jsonl", lines);
     t = trace_text("offload.jsonl", "22GB", 1,
-                   "server: {prefix_caching: true}\n");
+                   "server: {prefix_caching: true, max_model_len: 12144}\n");
     run_text(t, &r);
     ck_assert_uint_eq(r.requests_completed, 7);
     ck_assert_uint_eq(r.prefix_hits_host, 256);
@@ -174,7 +175,7 @@ START_TEST(test_offload_fetch_time)
     ck_assert_int_eq(r.kv_blocks_end, 0);
     /* Without offload the same trace finds nothing: A was evicted. */
     tp = trace_text("offload.jsonl", "22GB", 0,
-                    "server: {prefix_caching: true}\n");
+                    "server: {prefix_caching: true, max_model_len: 12144}\n");
     run_text(tp, &plain);
     ck_assert_uint_eq(plain.prefix_hits_gpu + plain.prefix_hits_host, 0);
     ck_assert_uint_eq(plain.kv_fetch_bytes, 0);
@@ -215,7 +216,8 @@ static char *session_text(const char *hbm, const char *extra)
 START_TEST(test_sessions_drain_and_hit)
 {
     struct cl_results r, r2;
-    char *t = session_text("22GB", "server: {prefix_caching: true}\n"
+    char *t = session_text("22GB", "server: {prefix_caching: true, "
+                                   "max_model_len: 12144}\n"
                                    "cluster: {replicas: 1, "
                                    "kv_cache_offload: true}\n");
     char *j1, *j2;
@@ -289,8 +291,9 @@ static char *pressure_text(const char *extra)
 START_TEST(test_swap_preemption)
 {
     struct cl_results sw, rc;
-    char *ts = pressure_text("server: {preemption: swap}\n");
-    char *tr = pressure_text("");
+    char *ts =
+        pressure_text("server: {preemption: swap, max_model_len: 12144}\n");
+    char *tr = pressure_text("server: {max_model_len: 12144}\n");
     run_text(ts, &sw);
     run_text(tr, &rc);
     ck_assert_uint_eq(sw.requests_completed, 300);
@@ -334,7 +337,7 @@ static char *prio_text(const char *sched)
                      "    requests: 600\n"
                      "    prompt_tokens: {dist: fixed, value: 1000}\n"
                      "    output_tokens: {dist: fixed, value: 1000}\n"
-                     "server: {scheduling: %s}\n"
+                     "server: {scheduling: %s, max_model_len: 12144}\n"
                      "hardware:\n"
                      "  gpu: small\n"
                      "  gpus: [{name: small, base: h100, hbm: 22GB}]\n"
@@ -441,6 +444,7 @@ START_TEST(test_pd_load)
                   "  gpus: [{name: small, base: h100, hbm: 22GB}]\n"
                   "deploy: {tp: 1, disaggregation: {prefill_replicas: 1, "
                   "decode_replicas: 2}}\n"
+                  "server: {max_model_len: 12144}\n"
                   "cluster: {replicas: 3}\n");
     run_text(t, &r);
     ck_assert_uint_eq(r.requests_completed + r.requests_dropped, 500);
@@ -476,7 +480,8 @@ START_TEST(test_bad_keys)
                  "    arrival: {rate_per_s: 1}\n"
                  "    requests: 5\n"
                  "    prompt_tokens: {dist: fixed, value: 100}\n"
-                 "    output_tokens: {dist: fixed, value: 10}\n",
+                 "    output_tokens: {dist: fixed, value: 10}\n"
+                 "server: {prefix_caching: false}\n",
                  "bad.yaml:3:3: error: workload.prefix_hit_rate: needs "
                  "server.prefix_caching: true");
     expect_error("model: llama-3.1-8b\n"

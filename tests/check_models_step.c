@@ -513,6 +513,42 @@ START_TEST(test_perf_saturate_pipeline_micro_batches)
 }
 END_TEST
 
+START_TEST(test_perf_iteration_plain_mlp_two_matrices)
+{
+    /* Llama-3.1-8B with its MLP made plain (up, GELU, down): 64 decoding
+     * tokens, 1 x H100. Gated: 2 * 64 * 3 * 4096 * 14336 * 32 FLOPs;
+     * plain: 2 * 64 * 2 * 4096 * 14336 * 32 = 481,036,337,152. Bytes: the
+     * weights 32 * 2 * 4096 * 14336 * 2 = 7,516,192,768 plus the
+     * activations 32 * 64 * (4096 + 14336 + 14336 + 4096) * 2 = 150,994,944
+     * (up writes f, down reads f; gated writes 2f). The elementwise
+     * activation reads f and writes f where the gated one reads 2f: f * 2
+     * bytes fewer a token and layer, 32 * 64 * 14336 * 2 = 58,720,256. */
+    struct perf_layout l = {
+        .tp = 1, .pp = 1, .ep = 1, .gpus_per_node = 8, .nics_per_node = 0};
+    struct arch_spec plain = *must_arch("llama-3.1-8b");
+    struct perf_replica g, p;
+    struct perf_batch b = decode(64, 0);
+    struct perf_breakdown bg, bp;
+    char why[512] = "";
+
+    plain.mlp = ARCH_MLP_PLAIN;
+    must_init(&g, "llama-3.1-8b", "h100", 1, 1, 1, CL_DTYPE_BF16);
+    ck_assert_msg(perf_replica_init(&p, &plain, must_gpu("h100"), &l,
+                                    CL_DTYPE_BF16, CL_DTYPE_BF16, 0.9, NULL,
+                                    why, sizeof(why)) == 0,
+                  "%s", why);
+    perf_iteration_breakdown(&g, &b, &bg);
+    perf_iteration_breakdown(&p, &b, &bp);
+    ck_assert_double_eq(bg.op[PERF_OP_MLP].flops, 721554505728.0);
+    ck_assert_double_eq(bp.op[PERF_OP_MLP].flops, 481036337152.0);
+    ck_assert_double_eq_tol(bp.op[PERF_OP_MLP].bytes,
+                            7516192768.0 + 150994944.0, 1.0);
+    ck_assert_double_eq_tol(bg.op[PERF_OP_ELEMENTWISE].bytes -
+                                bp.op[PERF_OP_ELEMENTWISE].bytes,
+                            58720256.0, 1.0);
+}
+END_TEST
+
 START_TEST(test_perf_default_max_num_seqs_vllm)
 {
     /* FACTS.md §5.1: 1,024 at >= 70 GiB except A100, else 256. */
@@ -520,6 +556,21 @@ START_TEST(test_perf_default_max_num_seqs_vllm)
     ck_assert_int_eq(perf_default_max_num_seqs(must_gpu("h100")), 1024);
     ck_assert_int_eq(perf_default_max_num_seqs(must_gpu("a100")), 256);
     ck_assert_int_eq(perf_default_max_num_seqs(must_gpu("l40s")), 256);
+}
+END_TEST
+
+START_TEST(test_perf_default_max_num_batched_tokens_vllm)
+{
+    /* FACTS.md §5.1, the OpenAI API server's: 8,192 at >= 70 GiB except
+     * A100 (80 GiB, excluded by name), else 2,048. */
+    ck_assert_int_eq(perf_default_max_num_batched_tokens(must_gpu("h100")),
+                     8192);
+    ck_assert_int_eq(perf_default_max_num_batched_tokens(must_gpu("h200")),
+                     8192);
+    ck_assert_int_eq(perf_default_max_num_batched_tokens(must_gpu("a100")),
+                     2048);
+    ck_assert_int_eq(perf_default_max_num_batched_tokens(must_gpu("l40s")),
+                     2048);
 }
 END_TEST
 
@@ -775,7 +826,9 @@ static Suite *step_suite(void)
     tc = tcase_create("perf_saturate");
     tcase_add_test(tc, test_perf_saturate_kv_and_seq_limits);
     tcase_add_test(tc, test_perf_saturate_pipeline_micro_batches);
+    tcase_add_test(tc, test_perf_iteration_plain_mlp_two_matrices);
     tcase_add_test(tc, test_perf_default_max_num_seqs_vllm);
+    tcase_add_test(tc, test_perf_default_max_num_batched_tokens_vllm);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("perf_calib_load");

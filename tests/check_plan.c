@@ -322,6 +322,36 @@ START_TEST(test_plan_bound_compute_without_tpot)
 }
 END_TEST
 
+START_TEST(test_plan_bound_budget_default_per_gpu)
+{
+    /* server.max_num_batched_tokens unset (-1) is vLLM's budget for the
+     * layout's GPU, 8,192 on an H100: a 5,000-token prompt then prefills
+     * in one chunk, as with 8,192 given, and not in chunks of 2,048 (the
+     * A100 and small-GPU default). */
+    struct perf_replica r;
+    struct plan_target t = {.tpot_ns = -1,
+                            .ttft_ns = -1,
+                            .max_num_seqs = 256,
+                            .max_num_batched_tokens = -1,
+                            .headroom = 2};
+    struct plan_workload w = {0};
+    struct plan_bound unset, big, small;
+
+    llama_h100(&r);
+    w.rate_mean_per_s = w.rate_peak_per_s = 1;
+    w.prompt_mean_tokens = 5000;
+    w.output_mean_tokens = 200;
+    ck_assert_int_eq(plan_bound_compute(&r, &t, &w, &unset, NULL, 0), 0);
+    t.max_num_batched_tokens = 8192;
+    ck_assert_int_eq(plan_bound_compute(&r, &t, &w, &big, NULL, 0), 0);
+    t.max_num_batched_tokens = 2048;
+    ck_assert_int_eq(plan_bound_compute(&r, &t, &w, &small, NULL, 0), 0);
+    ck_assert_int_eq(unset.prefill_ns, big.prefill_ns);
+    ck_assert_int_ne(unset.prefill_ns, small.prefill_ns);
+    ck_assert_double_eq(unset.prefill_tokens_per_s, big.prefill_tokens_per_s);
+}
+END_TEST
+
 START_TEST(test_plan_bound_compute_too_slow)
 {
     struct perf_replica r;
@@ -537,6 +567,7 @@ static Suite *plan_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_plan_bound_compute_hand);
     tcase_add_test(tc, test_plan_bound_compute_without_tpot);
+    tcase_add_test(tc, test_plan_bound_budget_default_per_gpu);
     tcase_add_test(tc, test_plan_bound_compute_too_slow);
     suite_add_tcase(s, tc);
 

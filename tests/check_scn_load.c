@@ -326,9 +326,9 @@ START_TEST(test_scn_schema_shared_defaults)
         sim_param_defaults(cl_hardware_rows, &hw, err, sizeof(err)), 0);
     ck_assert_int_eq(
         sim_param_defaults(train_config_rows, &tc, err, sizeof(err)), 0);
-    ck_assert_int_eq(sv.max_num_seqs, -1); /* vLLM's rule per GPU */
-    ck_assert_int_eq(sv.max_num_batched_tokens,
-                     PERF_DEFAULT_MAX_NUM_BATCHED_TOKENS);
+    ck_assert_int_eq(sv.max_num_seqs, -1);           /* vLLM's rule per GPU */
+    ck_assert_int_eq(sv.max_num_batched_tokens, -1); /* vLLM's per GPU */
+    ck_assert_int_eq(sv.prefix_caching, 1);          /* vLLM V1 */
     ck_assert(sv.gpu_memory_utilization == PERF_DEFAULT_GPU_MEMORY_UTILIZATION);
     ck_assert_int_eq(hw.gpus_per_node, GPU_DEFAULT_GPUS_PER_NODE);
     ck_assert_int_eq(tc.seq_tokens, LAYOUT_DEFAULT_SEQ_TOKENS);
@@ -619,8 +619,8 @@ START_TEST(test_scn_file_load_defaults)
     ck_assert(scn.server.service.mean == 0.1);
     ck_assert_int_eq(scn.server.concurrency, 1);
     ck_assert(scn.server.price_usd_per_hour == 0);
-    ck_assert_int_eq(scn.server.max_num_seqs, -1); /* vLLM's rule */
-    ck_assert(scn.server.max_num_batched_tokens == 8192);
+    ck_assert_int_eq(scn.server.max_num_seqs, -1);      /* vLLM's rule */
+    ck_assert(scn.server.max_num_batched_tokens == -1); /* vLLM's rule */
     ck_assert(scn.server.gpu_memory_utilization == 0.9);
     /* Unset: the calibration's (models/perf/calib.c) apply. */
     ck_assert(isnan(scn.server.efficiency_compute));

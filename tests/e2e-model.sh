@@ -11,7 +11,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..12"
+echo "1..17"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -141,6 +141,34 @@ else
     st=1
 fi
 ok "a malformed config exits 1 at its line:col" $st
+
+# Architectures beyond the catalog (issue #16): exact parameter counts
+# (hand-counted in tests/check_models_arch.c) and KV bytes per token.
+for c in "mixtral-8x7b 46702792704 131072 gated_silu" \
+    "phi-2 2779683840 327680 plain_gelu" \
+    "pythia-1.4b 1414647808 196608 plain_gelu" \
+    "gpt2 124439808 36864 plain_gelu"; do
+    set -- $c
+    show_json "$srcdir/tests/data/hf/$1"
+    st=$?
+    expect "$tmp/out.json" "$2" params_total || st=1
+    expect "$tmp/out.json" "$3" kv_bytes_per_token bf16 || st=1
+    expect "$tmp/out.json" "\"$4\"" mlp || st=1
+    [ $st -ne 0 ] && sed 's/^/# /' "$tmp/err"
+    ok "model show tests/data/hf/$1: $2 parameters, $3 KV bytes a token" $st
+done
+
+$dsec model show "$srcdir/tests/data/hf/bad-arch" >"$tmp/out" 2>"$tmp/err"
+st=$?
+if [ $st -eq 1 ] &&
+    grep -q "bad-arch/config.json:2:3: error: architectures: 'FalconForCausalLM' is not supported; supported: .*PhiForCausalLM.*; dsec needs: .*an MLP kind" "$tmp/err"; then
+    st=0
+else
+    echo "# exit $st"
+    sed 's/^/# /' "$tmp/err"
+    st=1
+fi
+ok "an unknown architecture exits 1 naming the supported ones and the needs" $st
 
 $dsec model show >/dev/null 2>&1
 [ $? -eq 2 ]

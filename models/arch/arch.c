@@ -45,15 +45,51 @@ static int64_t attn_params(const struct arch_spec *a)
 
     if (a->qkv_bias)
         n += nh * d + 2 * nkv * d;
+    if (a->o_bias) /* phi-2, GPT-NeoX, GPT-2: the dense/c_proj bias */
+        n += h;
     if (a->qk_norm)
         n += 2 * d;
     return n;
 }
 
-/* All attention parameters of one layer: projections and the indexer. */
-static int64_t layer_attn_params(const struct arch_spec *a)
+int64_t arch_params_attn(const struct arch_spec *a)
 {
     return attn_params(a) + arch_params_indexer(a);
+}
+
+/* Weight matrices of an MLP of width f: gate, up, down or up, down. */
+static int64_t mlp_matrices(const struct arch_spec *a, int64_t f)
+{
+    return (a->mlp == ARCH_MLP_PLAIN ? 2 : 3) * (int64_t)a->hidden * f;
+}
+
+int64_t arch_params_mlp(const struct arch_spec *a)
+{
+    int64_t n = mlp_matrices(a, a->ffn);
+
+    if (a->mlp_bias) /* up (and gate) f each, down h */
+        n += (a->mlp == ARCH_MLP_PLAIN ? 1 : 2) * (int64_t)a->ffn + a->hidden;
+    return n;
+}
+
+/* Parameters of one norm: RMSNorm weight, or LayerNorm weight and bias. */
+static int64_t norm_params(const struct arch_spec *a)
+{
+    return (a->layer_norm ? 2 : 1) * (int64_t)a->hidden;
+}
+
+int64_t arch_params_layer_norms(const struct arch_spec *a)
+{
+    return (a->shared_norm ? 1 : 2) * norm_params(a);
+}
+
+int64_t arch_params_ends(const struct arch_spec *a)
+{
+    int64_t n = arch_params_embedding(a) + (int64_t)a->positions * a->hidden;
+
+    if (!a->tied_embeddings)
+        n += arch_params_embedding(a) + (a->head_bias ? a->vocab : 0);
+    return n + norm_params(a); /* final norm */
 }
 
 /* Bytes of n FP8 elements with one FP32 scale per group of them. */
@@ -77,25 +113,22 @@ static int64_t params_with_experts(const struct arch_spec *a,
                                    int64_t experts_per_layer)
 {
     int64_t h = a->hidden;
-    int64_t norms = 2 * h; /* FACTS.md §4.2: two RMSNorm vectors a layer */
-    int64_t dense_mlp = 3 * h * a->ffn; /* SwiGLU gate, up, down */
+    /* FACTS.md §4.2: two RMSNorm vectors a layer (LayerNorm doubles). */
+    int64_t norms = arch_params_layer_norms(a);
+    int64_t dense_mlp = arch_params_mlp(a); /* gate, up, down or up, down */
     int moe_layers = arch_moe_layers(a);
     int dense_layers = a->layers - moe_layers;
     int64_t shared_ffn =
         a->moe.shared_ffn > 0 ? a->moe.shared_ffn : a->moe.moe_ffn;
     int64_t moe_layer = router_params(a) +
                         experts_per_layer * arch_params_expert(a) +
-                        a->moe.n_shared_experts * 3 * h * shared_ffn +
+                        a->moe.n_shared_experts * mlp_matrices(a, shared_ffn) +
                         (a->moe.shared_gate ? h : 0);
     int64_t n;
 
-    n = (int64_t)dense_layers * (layer_attn_params(a) + dense_mlp + norms);
-    n += (int64_t)moe_layers * (layer_attn_params(a) + moe_layer + norms);
-    n += arch_params_embedding(a); /* input embedding */
-    if (!a->tied_embeddings)
-        n += arch_params_embedding(a); /* LM head */
-    n += h;                            /* final norm */
-    return n;
+    n = (int64_t)dense_layers * (arch_params_attn(a) + dense_mlp + norms);
+    n += (int64_t)moe_layers * (arch_params_attn(a) + moe_layer + norms);
+    return n + arch_params_ends(a); /* embeddings, LM head, final norm */
 }
 
 int64_t arch_params_embedding(const struct arch_spec *a)
@@ -107,7 +140,7 @@ int64_t arch_params_expert(const struct arch_spec *a)
 {
     if (a->moe.n_routed_experts == 0)
         return 0;
-    return 3 * (int64_t)a->hidden * a->moe.moe_ffn;
+    return mlp_matrices(a, a->moe.moe_ffn);
 }
 
 int arch_moe_layers(const struct arch_spec *a)
@@ -150,7 +183,7 @@ int64_t arch_params_always_read(const struct arch_spec *a)
 
     if (!a->tied_embeddings)
         n -= arch_params_embedding(a);
-    return n;
+    return n - (int64_t)a->positions * a->hidden;
 }
 
 int64_t arch_kv_bytes_per_token(const struct arch_spec *a, int kv_dtype_bytes)
@@ -186,6 +219,7 @@ int64_t arch_linear_flops_per_token(const struct arch_spec *a)
      * embedding table is only indexed (FACTS.md §4.4). */
     if (!a->tied_embeddings)
         n -= arch_params_embedding(a);
+    n -= (int64_t)a->positions * a->hidden; /* looked up, never multiplied */
     return 2 * n;
 }
 

@@ -22,6 +22,16 @@ enum arch_attn_kind {
     ARCH_ATTN_MLA, /* DeepSeek multi-head latent attention */
 };
 
+/* The dense MLP (and expert) form. Gated is SwiGLU: gate and up
+ * projections h -> f, silu(gate) * up, down f -> h, 3 * h * f weights.
+ * Plain is two matrices, up h -> f and down f -> h, with an elementwise
+ * activation (GELU) between them, 2 * h * f weights (phi-2, GPT-NeoX,
+ * GPT-2). */
+enum arch_mlp_kind {
+    ARCH_MLP_GATED, /* SwiGLU, three matrices (the zero default) */
+    ARCH_MLP_PLAIN, /* up, activation, down: two matrices */
+};
+
 /* Multi-head latent attention shape (DeepSeek-V2/V3); zero for GQA.
  * fp8_scale_group says how the cache is laid out in FP8: 0 for one byte per
  * element (the latent and RoPE key alike, a per-tensor scale), or, as in
@@ -75,8 +85,11 @@ struct arch_moe {
     int moe_layers;  /* > 0: MoE layer count overriding the suffix rule */
 };
 
-/* One model. All layers are SwiGLU MLPs with RMSNorm before attention and
- * MLP (2 norm vectors of width hidden per layer) and a final norm. */
+/* One model. By default (every field below the MoE shape zero) all layers
+ * are SwiGLU MLPs with RMSNorm before attention and MLP (2 norm vectors of
+ * width hidden per layer), a final norm, rotary positions and no biases
+ * but those qkv_bias names; the fields from mlp on describe the GELU-MLP
+ * families (phi-2, GPT-NeoX, GPT-2) that differ. */
 struct arch_spec {
     const char *name;    /* catalog key, lower case, e.g. "llama-3.1-8b" */
     const char *summary; /* one line for --list-models, cites the source */
@@ -98,6 +111,21 @@ struct arch_spec {
     int qk_norm;      /* 1 if q and k get an RMSNorm of head_dim per layer
                          (Qwen3 QK-norm, FACTS.md §4.1, §4.2) */
     struct arch_indexer indexer; /* DeepSeek-V3.2 DSA; zero otherwise */
+    int mlp;                     /* enum arch_mlp_kind of the dense MLP */
+    int mlp_bias;      /* 1 if the MLP matrices have biases (f up, h down) */
+    int o_bias;        /* 1 if the attention output projection has a bias */
+    int layer_norm;    /* 1 for LayerNorm with weight and bias (2 * hidden a
+                          norm), 0 for RMSNorm (hidden) */
+    int shared_norm;   /* 1 if attention and MLP share one input norm a layer
+                          (phi-2), 0 for two norms a layer */
+    int parallel;      /* 1 if attention and MLP run in parallel on the same
+                          input (phi-2, GPT-NeoX use_parallel_residual);
+                          shown, not costed differently */
+    int head_bias;     /* 1 if the untied LM head has a vocab bias (phi-2) */
+    int positions;     /* rows of a learned position embedding (GPT-2
+                          n_positions); 0 for rotary or none */
+    int max_positions; /* context length the model was trained for
+                          (max_position_embeddings); 0 when unknown */
 };
 
 /* NULL-terminated, sorted by name. Borrowed, static. */
@@ -129,8 +157,28 @@ char *arch_names(void);
 int64_t arch_params_embedding(const struct arch_spec *a);
 
 /* Parameters of one routed expert of one MoE layer, 3 * hidden * moe_ffn
- * (SwiGLU gate, up, down); 0 for a dense model. */
+ * (SwiGLU gate, up, down; 2 * hidden * moe_ffn for a plain MLP); 0 for a
+ * dense model. */
 int64_t arch_params_expert(const struct arch_spec *a);
+
+/* Parameters of the dense MLP of one layer: 3 * hidden * ffn for a gated
+ * MLP, 2 * hidden * ffn for a plain one, plus the biases when mlp_bias is
+ * set (ffn + hidden plain, 2 * ffn + hidden gated). phi-2: 2 * 2560 * 10240 +
+ * 10240 + 2560 = 52,441,600. */
+int64_t arch_params_mlp(const struct arch_spec *a);
+
+/* Parameters of one layer's attention: the projections with their biases
+ * (qkv_bias, o_bias), the QK-norm weights and the DSA indexer; no norms. */
+int64_t arch_params_attn(const struct arch_spec *a);
+
+/* Norm parameters of one layer: one or two norms (shared_norm) of hidden
+ * (RMSNorm) or 2 * hidden (LayerNorm) each. */
+int64_t arch_params_layer_norms(const struct arch_spec *a);
+
+/* Parameters outside the layers: the input embedding, the learned position
+ * embedding (positions * hidden), the final norm and the LM head with its
+ * bias unless tied. */
+int64_t arch_params_ends(const struct arch_spec *a);
 
 /* Number of MoE layers: moe.moe_layers when set, else layers -
  * first_dense_layers; 0 for a dense model. */
@@ -155,8 +203,9 @@ int64_t arch_params_total(const struct arch_spec *a);
 int64_t arch_params_active(const struct arch_spec *a);
 
 /* Parameters that are read in full every forward pass whatever the batch:
- * all parameters except the routed experts and the untied input embedding
- * table (a lookup reads only the batch's rows). */
+ * all parameters except the routed experts, the untied input embedding
+ * table and the position embedding (a lookup reads only the batch's
+ * rows). */
 int64_t arch_params_always_read(const struct arch_spec *a);
 
 /* KV-cache bytes per token for the whole model (all layers, all heads, on
@@ -173,9 +222,11 @@ int64_t arch_params_always_read(const struct arch_spec *a);
 int64_t arch_kv_bytes_per_token(const struct arch_spec *a, int kv_dtype_bytes);
 
 /* Linear-layer FLOPs per token of the forward pass, 2 * (active parameters
- * - untied embedding table): every weight does one multiply-add per token
- * and the embedding lookup does none (FACTS.md §4.4). Includes the LM head
- * and the router; excludes attention score FLOPs (below). */
+ * - untied embedding table - position embedding): every weight does one
+ * multiply-add per token and the embedding lookups do none (FACTS.md
+ * §4.4). Includes the LM head and the router (and counts biases and norm
+ * weights as weights, a negligible excess); excludes attention score FLOPs
+ * (below). */
 int64_t arch_linear_flops_per_token(const struct arch_spec *a);
 
 /* Attention FLOPs per query-key pair summed over all heads and layers, for

@@ -48,6 +48,7 @@ const struct arch_spec arch_deepseek_v3_2 = {
             .first_dense_layers = 3,
             .router_bias = 1,
         },
+    .max_positions = 163840, /* FACTS.md §4.1: as V3 */
     .weight_dtype = CL_DTYPE_FP8,
     .indexer =
         {

@@ -45,5 +45,6 @@ const struct arch_spec arch_deepseek_v3 = {
             .first_dense_layers = 3,
             .router_bias = 1,
         },
+    .max_positions = 163840, /* FACTS.md §4.1: max_position_embeddings 163840 */
     .weight_dtype = CL_DTYPE_FP8,
 };

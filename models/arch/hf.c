@@ -9,10 +9,12 @@
  * FACTS.md and are marked as such in docs/models.md: which layers are MoE
  * (Qwen: (i + 1) % decoder_sparse_step == 0 and i not in mlp_only_layers;
  * DeepSeek: i >= first_k_dense_replace and i % moe_layer_freq == 0), and
- * Qwen2-MoE's hidden x 1 shared-expert gate. Keys that do not change memory
- * or compute (rope_*, rms_norm_eps, max_position_embeddings, n_group, ...)
- * are not read. JSON parsing is json-c's in strict mode; a hand-written
- * parser was rejected as needless risk.
+ * Qwen2-MoE's hidden x 1 shared-expert gate; so do the Mixtral, phi-2,
+ * GPT-NeoX and GPT-2 shapes (biases, norms, position tables), from their
+ * modelling files. Keys that do not change memory or compute (rope_*,
+ * rms_norm_eps, n_group, ...) are not read; max_position_embeddings is
+ * read as the model's context length. JSON parsing is json-c's in strict
+ * mode; a hand-written parser was rejected as needless risk.
  */
 #include "models/arch/hf.h"
 
@@ -50,7 +52,11 @@ enum family {
     FAM_DEEPSEEK_V2,
     FAM_DEEPSEEK_V32,
     FAM_DEEPSEEK_V3,
+    FAM_GPT2,
+    FAM_GPT_NEOX,
     FAM_LLAMA,
+    FAM_MIXTRAL,
+    FAM_PHI,
     FAM_QWEN2,
     FAM_QWEN2_MOE,
     FAM_QWEN3,
@@ -59,18 +65,31 @@ enum family {
 
 const char *const arch_hf_architectures[] = {
     "DeepseekV2ForCausalLM", "DeepseekV32ForCausalLM",
-    "DeepseekV3ForCausalLM", "LlamaForCausalLM",
-    "MistralForCausalLM",    "Qwen2ForCausalLM",
+    "DeepseekV3ForCausalLM", "GPT2LMHeadModel",
+    "GPTNeoXForCausalLM",    "LlamaForCausalLM",
+    "MistralForCausalLM",    "MixtralForCausalLM",
+    "PhiForCausalLM",        "Qwen2ForCausalLM",
     "Qwen2MoeForCausalLM",   "Qwen3ForCausalLM",
     "Qwen3MoeForCausalLM",   NULL,
 };
 
 /* The family of each arch_hf_architectures[] entry, in the same order. */
 static const enum family families[] = {
-    FAM_DEEPSEEK_V2, FAM_DEEPSEEK_V32, FAM_DEEPSEEK_V3,
-    FAM_LLAMA,       FAM_LLAMA,        FAM_QWEN2,
+    FAM_DEEPSEEK_V2, FAM_DEEPSEEK_V32, FAM_DEEPSEEK_V3, FAM_GPT2, FAM_GPT_NEOX,
+    FAM_LLAMA,       FAM_LLAMA,        FAM_MIXTRAL,     FAM_PHI,  FAM_QWEN2,
     FAM_QWEN2_MOE,   FAM_QWEN3,        FAM_QWEN3_MOE,
 };
+
+/* What every architecture must give dsec, named when a config.json's
+ * architecture is unknown so that the user can tell whether a catalog
+ * entry or a supported look-alike would do. */
+#define NEEDS                                                                  \
+    "layers and width (num_hidden_layers, hidden_size, vocab_size), "          \
+    "attention (num_attention_heads, num_key_value_heads, head_dim: GQA, "     \
+    "or DeepSeek MLA ranks), an MLP kind (gated SiLU: intermediate_size; or "  \
+    "plain GELU with biases), the MoE shape if any (experts, experts per "     \
+    "token, expert width) and the norms and biases of one of the families "    \
+    "above"
 
 /* The entry and the strings it points to, in one allocation owner. The
  * spec comes first so that arch_hf_free() can convert back. */
@@ -85,6 +104,7 @@ struct hf_model {
 struct ctx {
     const char *file; /* the config.json path, for messages */
     const char *arch; /* the architecture name once known, for messages */
+    const char *buf;  /* the file's text, for positions in messages */
     json_object *root;
     char *why;
     size_t whylen;
@@ -194,6 +214,33 @@ static int get_str_in(struct ctx *c, json_object *obj, const char *prefix,
     return 0;
 }
 
+/* Rewrites c->why, "FILE: error: ...", as "FILE:LINE:COL: error: ..." at
+ * the first occurrence of "key" in the text (the key itself: json-c keeps
+ * no positions, and a config.json names each top-level key once). Leaves
+ * the message as it is when the text has no such string. */
+static void at_key(struct ctx *c, const char *key)
+{
+    char *pat = xasprintf("\"%s\"", key), *msg;
+    const char *hit = c->buf != NULL ? strstr(c->buf, pat) : NULL, *p;
+    size_t skip = strlen(c->file) + 2; /* "FILE: " */
+    int line = 1, col = 1;
+
+    free(pat);
+    if (hit == NULL || strlen(c->why) < skip)
+        return;
+    for (p = c->buf; p < hit; p++) {
+        if (*p == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    msg = xstrdup(c->why + skip);
+    snprintf(c->why, c->whylen, "%s:%d:%d: %s", c->file, line, col, msg);
+    free(msg);
+}
+
 /* Finds the architecture: the first element of "architectures". */
 static int get_family(struct ctx *c, enum family *fam)
 {
@@ -218,13 +265,18 @@ static int get_family(struct ctx *c, enum family *fam)
         }
     }
     if (c->whylen > 0) {
-        fail(c, SIM_EINVAL, "unknown architecture '%s'; valid: ", name);
-        for (i = 0; arch_hf_architectures[i] != NULL; i++) {
-            size_t n = strlen(c->why);
+        size_t n;
 
+        fail(c, SIM_EINVAL,
+             "architectures: '%s' is not supported; supported: ", name);
+        for (i = 0; arch_hf_architectures[i] != NULL; i++) {
+            n = strlen(c->why);
             snprintf(c->why + n, c->whylen - n, "%s%s", i > 0 ? ", " : "",
                      arch_hf_architectures[i]);
         }
+        n = strlen(c->why);
+        snprintf(c->why + n, c->whylen - n, "; dsec needs: %s", NEEDS);
+        at_key(c, "architectures");
     }
     return SIM_EINVAL;
 }
@@ -308,8 +360,109 @@ static int read_common(struct ctx *c, struct arch_spec *a)
             0 ||
         (rc = get_bool(c, "tie_word_embeddings", 0, &a->tied_embeddings)) !=
             0 ||
+        (rc = get_int(c, "max_position_embeddings", 0, 1, INT_MAX,
+                      &a->max_positions)) != 0 ||
         (rc = get_dtype(c, &a->weight_dtype)) != 0)
         return rc;
+    return 0;
+}
+
+static int read_ffn(struct ctx *c, struct arch_spec *a, int dense_layers);
+
+/* Mixtral: GQA as Llama and every layer a MoE block of num_local_experts
+ * SwiGLU experts of width intermediate_size behind a bias-free h x E
+ * router, no shared expert (Hugging Face modeling_mixtral.py). */
+static int read_mixtral(struct ctx *c, struct arch_spec *a)
+{
+    struct arch_moe *e = &a->moe;
+    int rc;
+
+    if ((rc = get_int(c, "num_local_experts", REQUIRED, 1, MAX_EXPERTS,
+                      &e->n_routed_experts)) != 0 ||
+        (rc = get_int(c, "num_experts_per_tok", REQUIRED, 1,
+                      e->n_routed_experts, &e->experts_per_token)) != 0 ||
+        (rc = get_int(c, "intermediate_size", REQUIRED, 1, MAX_FFN,
+                      &e->moe_ffn)) != 0)
+        return rc;
+    a->ffn = 0; /* no dense layer */
+    return 0;
+}
+
+/* The plain-MLP families that name their keys as Llama does: phi-2
+ * (PhiForCausalLM: one shared LayerNorm a layer, attention and MLP in
+ * parallel, biases on q, k, v, dense, fc1, fc2 and the LM head) and GPT-NeoX
+ * (GPTNeoXForCausalLM: two LayerNorms, use_parallel_residual, fused
+ * query_key_value and dense with biases when attention_bias, the default,
+ * MLP biases always). Both untie the head by default. Rotary keys
+ * (partial_rotary_factor, rotary_pct) change no count and are not read.
+ * From the Hugging Face modeling_phi.py and modeling_gpt_neox.py. */
+static int read_plain(struct ctx *c, enum family fam, struct arch_spec *a)
+{
+    int rc, def = a->hidden % a->heads == 0 ? a->hidden / a->heads : REQUIRED;
+    int bias = 1;
+
+    a->attn = ARCH_ATTN_GQA;
+    a->mlp = ARCH_MLP_PLAIN;
+    a->mlp_bias = 1;
+    a->layer_norm = 1;
+    if ((rc = get_int(c, "head_dim", def, 1, MAX_HEAD_DIM, &a->head_dim)) != 0)
+        return rc;
+    if (a->heads % a->kv_heads != 0)
+        return fail(c, SIM_EINVAL,
+                    "num_key_value_heads: %d does not divide "
+                    "num_attention_heads %d",
+                    a->kv_heads, a->heads);
+    if (fam == FAM_PHI) {
+        a->shared_norm = 1;
+        a->parallel = 1;
+        a->head_bias = !a->tied_embeddings;
+        if ((rc = refuse_true(c, "qk_layernorm",
+                              "q/k LayerNorms are not modelled")) != 0)
+            return rc;
+    } else {
+        if ((rc = get_bool(c, "use_parallel_residual", 1, &a->parallel)) != 0 ||
+            (rc = get_bool(c, "attention_bias", 1, &bias)) != 0)
+            return rc;
+    }
+    a->qkv_bias = a->o_bias = bias;
+    return read_ffn(c, a, a->layers);
+}
+
+/* GPT-2 (GPT2LMHeadModel), with its own key names: n_layer, n_embd, n_head,
+ * n_inner (null: 4 * n_embd), n_positions learned position rows; MHA with
+ * a fused c_attn and c_proj, both biased, two LayerNorms a layer, a GELU
+ * MLP with biases and the head tied to the token embedding unless
+ * tie_word_embeddings says false (Hugging Face modeling_gpt2.py). */
+static int read_gpt2(struct ctx *c, struct arch_spec *a)
+{
+    int rc;
+
+    if ((rc = get_int(c, "n_layer", REQUIRED, 1, MAX_LAYERS, &a->layers)) !=
+            0 ||
+        (rc = get_int(c, "n_embd", REQUIRED, 1, MAX_HIDDEN, &a->hidden)) != 0 ||
+        (rc = get_int(c, "n_head", REQUIRED, 1, MAX_HEADS, &a->heads)) != 0 ||
+        (rc = get_int(c, "n_inner",
+                      a->hidden <= MAX_FFN / 4 ? 4 * a->hidden : REQUIRED, 1,
+                      MAX_FFN, &a->ffn)) != 0 ||
+        (rc = get_int(c, "n_positions", REQUIRED, 1, MAX_VOCAB,
+                      &a->positions)) != 0 ||
+        (rc = get_int(c, "vocab_size", REQUIRED, 1, MAX_VOCAB, &a->vocab)) !=
+            0 ||
+        (rc = get_bool(c, "tie_word_embeddings", 1, &a->tied_embeddings)) !=
+            0 ||
+        (rc = get_dtype(c, &a->weight_dtype)) != 0)
+        return rc;
+    if (a->hidden % a->heads != 0)
+        return fail(c, SIM_EINVAL, "n_head: %d does not divide n_embd %d",
+                    a->heads, a->hidden);
+    a->kv_heads = a->heads;
+    a->head_dim = a->hidden / a->heads;
+    a->attn = ARCH_ATTN_GQA;
+    a->qkv_bias = a->o_bias = 1;
+    a->mlp = ARCH_MLP_PLAIN;
+    a->mlp_bias = 1;
+    a->layer_norm = 1;
+    a->max_positions = a->positions;
     return 0;
 }
 
@@ -491,9 +644,22 @@ static int read_spec(struct ctx *c, struct arch_spec *a)
     enum family fam = FAM_LLAMA;
     int rc;
 
-    if ((rc = get_family(c, &fam)) != 0 || (rc = read_common(c, a)) != 0)
+    if ((rc = get_family(c, &fam)) != 0)
+        return rc;
+    if (fam == FAM_GPT2)
+        return read_gpt2(c, a);
+    if ((rc = read_common(c, a)) != 0)
         return rc;
     switch (fam) {
+    case FAM_GPT2:
+        break; /* read above */
+    case FAM_GPT_NEOX:
+    case FAM_PHI:
+        return read_plain(c, fam, a);
+    case FAM_MIXTRAL:
+        if ((rc = read_gqa(c, FAM_LLAMA, a)) != 0)
+            return rc;
+        return read_mixtral(c, a);
     case FAM_LLAMA:
     case FAM_QWEN2:
     case FAM_QWEN3:
@@ -693,9 +859,10 @@ int arch_hf_load(const char *path, struct arch_spec **out, char *why,
         free(file);
         return rc;
     }
-    free(buf);
     m = xcalloc(1, sizeof(*m));
+    c.buf = buf;
     rc = read_spec(&c, &m->spec);
+    free(buf);
     if (rc != 0) {
         json_object_put(c.root);
         free(m);

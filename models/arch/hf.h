@@ -19,10 +19,14 @@
 /*
  * Loads the config.json at path, or DIR/config.json when path is a
  * directory. The architecture is the first element of "architectures":
- * LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM (QKV bias),
- * Qwen3ForCausalLM (QK-norm), Qwen2MoeForCausalLM, Qwen3MoeForCausalLM,
- * DeepseekV2ForCausalLM, DeepseekV3ForCausalLM (with index_* keys:
- * DeepSeek-V3.2) and DeepseekV32ForCausalLM. The entry's name is the
+ * LlamaForCausalLM, MistralForCausalLM, MixtralForCausalLM (every layer
+ * MoE), Qwen2ForCausalLM (QKV bias), Qwen3ForCausalLM (QK-norm),
+ * Qwen2MoeForCausalLM, Qwen3MoeForCausalLM, DeepseekV2ForCausalLM,
+ * DeepseekV3ForCausalLM (with index_* keys: DeepSeek-V3.2),
+ * DeepseekV32ForCausalLM, and the plain GELU-MLP families PhiForCausalLM,
+ * GPTNeoXForCausalLM and GPT2LMHeadModel (its n_* key names).
+ * max_position_embeddings (GPT-2: n_positions) fills max_positions, 0 when
+ * absent. The entry's name is the
  * basename of the directory holding the file, lower-cased
  * ("/m/Qwen3-32B/config.json" gives "qwen3-32b"); its summary and source
  * name the file and the architecture.
@@ -33,13 +37,13 @@
  *     form "PATH:LINE:COL: error: MESSAGE" for JSON syntax errors (1-based,
  *     columns in bytes) and "PATH: error: MESSAGE" otherwise, e.g.
  *     "cfg/config.json: error: missing key 'num_hidden_layers'
- *     (LlamaForCausalLM)" or "... unknown architecture 'GPT2LMHeadModel';
- *     valid: DeepseekV2ForCausalLM, ...". Truncated to whylen; why may be
- *     NULL when whylen is 0. Untouched on success.
- * Returns 0; SIM_EIO if the file cannot be read or exceeds
- * ARCH_HF_MAX_BYTES; SIM_EPARSE for a JSON syntax error or a top level that
- * is not an object; SIM_EINVAL for an unknown architecture or a missing,
- * mistyped, out-of-range or unsupported key.
+ *     (LlamaForCausalLM)" or "cfg/config.json:2:3: error: architectures:
+ *     'FalconForCausalLM' is not supported; supported: ...; dsec needs:
+ *     ..." (an unknown architecture is placed at its key). Truncated to whylen;
+ * why may be NULL when whylen is 0. Untouched on success. Returns 0; SIM_EIO if
+ * the file cannot be read or exceeds ARCH_HF_MAX_BYTES; SIM_EPARSE for a JSON
+ * syntax error or a top level that is not an object; SIM_EINVAL for an unknown
+ * architecture or a missing, mistyped, out-of-range or unsupported key.
  */
 int arch_hf_load(const char *path, struct arch_spec **out, char *why,
                  size_t whylen);

@@ -25,5 +25,6 @@ const struct arch_spec arch_llama_2_70b = {
     .vocab = 32000,
     .tied_embeddings = 0,
     .attn = ARCH_ATTN_GQA,
+    .max_positions = 4096, /* FACTS.md §4.1: ctx 4096 */
     .weight_dtype = CL_DTYPE_BF16,
 };

@@ -25,5 +25,6 @@ const struct arch_spec arch_llama_3_1_405b = {
     .vocab = 128256,
     .tied_embeddings = 0,
     .attn = ARCH_ATTN_GQA,
+    .max_positions = 131072, /* FACTS.md §4.1: 128K context (as 8B) */
     .weight_dtype = CL_DTYPE_BF16,
 };

@@ -23,5 +23,6 @@ const struct arch_spec arch_llama_3_1_8b = {
     .vocab = 128256,
     .tied_embeddings = 0,
     .attn = ARCH_ATTN_GQA,
+    .max_positions = 131072, /* FACTS.md §4.1: 128K context */
     .weight_dtype = CL_DTYPE_BF16,
 };

@@ -24,6 +24,7 @@ const struct arch_spec arch_qwen2_5_72b = {
     .vocab = 152064,
     .tied_embeddings = 0,
     .attn = ARCH_ATTN_GQA,
+    .max_positions = 32768, /* FACTS.md §4.1: max_position_embeddings 32768 */
     .weight_dtype = CL_DTYPE_BF16,
     .qkv_bias = 1,
 };

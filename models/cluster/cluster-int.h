@@ -235,6 +235,9 @@ struct cl_pool_rt {
     int kv_block_tokens;   /* server.block_tokens */
     int64_t max_num_seqs;  /* server.max_num_seqs, or vLLM's rule for this
                               pool's GPU (perf_default_max_num_seqs) */
+    int64_t max_num_batched_tokens; /* server.max_num_batched_tokens, or
+                                       vLLM's rule for this pool's GPU
+                                       (perf_default_max_num_batched_tokens) */
     /* replica.c: what its replicas hold and used. */
     int gpus_live;             /* held by replicas not yet gone */
     double gpu_s[CL_GS_COUNT]; /* GPU-seconds by state */
@@ -262,9 +265,12 @@ struct cl_world {
     int elastic;
     int min_replicas;
     int max_replicas;
-    int64_t kv_cap_max; /* tokens: the largest pools[].kv_cap_tokens */
-    uint64_t expected;  /* requests expected in total, 0 if unknown */
-    uint64_t warmup;    /* requests with id < warmup are not measured */
+    int64_t kv_cap_max;        /* tokens: the largest pools[].kv_cap_tokens */
+    int64_t max_model_len;     /* tokens: server.max_model_len or the model's
+                                  context (cl__llm_max_model_len); 0: none */
+    uint64_t dropped_too_long; /* of dropped: longer than max_model_len */
+    uint64_t expected;         /* requests expected in total, 0 if unknown */
+    uint64_t warmup;           /* requests with id < warmup are not measured */
     uint64_t progress_every;
     const struct pol_entry *policy; /* elastic: the policy's entry */
 
@@ -568,6 +574,11 @@ int cl__llm_plan(const struct cl_scenario *s, struct cl_plan *plan,
 int cl__llm_pool_init(struct cl_world *w, int i, const struct cl_plan *plan,
                       struct sim_diag *d);
 void cl__llm_notes(const struct cl_scenario *s, struct cl_results *out);
+/* The longest request, prompt plus output tokens, the engine accepts:
+ * server.max_model_len when set, else the model's max_positions (vLLM's
+ * max_model_len defaults to max_position_embeddings); 0 for no limit. */
+int64_t cl__llm_max_model_len(const struct cl_scenario *s,
+                              const struct arch_spec *a);
 /* The gauges op: rep's gauges (idle before it serves). */
 void cl__llm_gauges(const struct cl_world *w, const struct cl_replica *rep,
                     struct cl_gauges *g);

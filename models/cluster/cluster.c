@@ -1133,10 +1133,20 @@ int cl__world_close(struct cl_world *w, struct cl_results *out)
         cl_results_note(out, n);
         free(n);
     }
-    if (w->dropped > 0) {
+    if (w->dropped_too_long > 0) {
         char *n = xasprintf("%llu requests dropped: prompt plus output "
-                            "exceeds one replica's kv cache",
-                            (unsigned long long)w->dropped);
+                            "exceeds server.max_model_len %lld (vLLM "
+                            "returns an error)",
+                            (unsigned long long)w->dropped_too_long,
+                            (long long)w->max_model_len);
+        cl_results_note(out, n);
+        free(n);
+    }
+    if (w->dropped > w->dropped_too_long) {
+        char *n =
+            xasprintf("%llu requests dropped: prompt plus output "
+                      "exceeds one replica's kv cache",
+                      (unsigned long long)(w->dropped - w->dropped_too_long));
         cl_results_note(out, n);
         free(n);
     }

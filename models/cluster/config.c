@@ -193,10 +193,12 @@ const struct sim_param cl_server_rows[] = {
      "vLLM's rule for each pool's GPU: 1024 with at least 70 GiB and not "
      "an A100, else 256, FACTS.md §5.1)",
      offsetof(struct cl_server, max_num_seqs), NULL, NULL},
-    {"max_num_batched_tokens", SIM_PT_INT64, SIM_U_TOKENS, 1, NOMAX, LLM,
-     SIM_PARAM_DEF(PERF_DEFAULT_MAX_NUM_BATCHED_TOKENS),
-     "llm only: token budget of one iteration (vLLM API-server default on "
-     ">= 70 GiB GPUs, FACTS.md §5.1)",
+    {"max_num_batched_tokens", SIM_PT_INT64, SIM_U_TOKENS, 1, NOMAX, LLM, NULL,
+     "llm only: token budget of one iteration, which also caps a prompt "
+     "chunk (vLLM max_num_batched_tokens; default vLLM's OpenAI API-server "
+     "rule for each pool's GPU: 8192 with at least 70 GiB and not an A100, "
+     "else 2048, vllm @ 99d7eb5d arg_utils.py get_batch_defaults, FACTS.md "
+     "§5.1)",
      offsetof(struct cl_server, max_num_batched_tokens), NULL, NULL},
     {"gpu_memory_utilization", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT | LLM,
      SIM_PARAM_DEF(PERF_DEFAULT_GPU_MEMORY_UTILIZATION),
@@ -236,11 +238,19 @@ const struct sim_param cl_server_rows[] = {
      "admitted request; priority admits by (priority, arrival) and "
      "preempts the largest (vLLM scheduling_policy, FACTS.md §5.1)",
      offsetof(struct cl_server, scheduling), schedulings, NULL},
-    {"prefix_caching", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, LLM, "false",
-     "llm only: reuse the KV of prompt blocks already cached (vLLM V1 "
-     "turns it on by default, FACTS.md §5.1; off here so that results "
-     "without it stay as they were)",
+    {"prefix_caching", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, LLM, "true",
+     "llm only: reuse the KV of prompt blocks already cached, matched by "
+     "the requests' block hashes or workload.prefix_hit_rate (vLLM V1 "
+     "enable_prefix_caching, on by default, FACTS.md §5.1); requests "
+     "without hashes see no difference",
      offsetof(struct cl_server, prefix_caching), NULL, NULL},
+    {"max_model_len", SIM_PT_INT64, SIM_U_TOKENS, 1, NOMAX, LLM, NULL,
+     "llm only: longest request, prompt plus output tokens; a longer one is "
+     "refused at arrival and counted in requests_dropped, as vLLM's API "
+     "server returns an error (vLLM max_model_len; default the model's "
+     "max_position_embeddings, no limit when the model has none); must fit "
+     "one replica's KV cache, or vLLM refuses to start",
+     offsetof(struct cl_server, max_model_len), NULL, NULL},
     {"kv_offload", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, LLM, NULL,
      "llm only: tiers below HBM used when cluster.kv_cache_offload is true",
      offsetof(struct cl_server, kv_offload), NULL, kv_offload_rows},

@@ -86,9 +86,10 @@ struct cl_server {
     int concurrency;           /* requests served at once per replica */
     double price_usd_per_hour; /* abstract replicas: price of one replica */
     /* llm (vLLM-style knobs, FACTS §5.1) */
-    int max_num_seqs; /* -1 = vLLM's rule for the pool's GPU:
-                         perf_default_max_num_seqs() */
-    int64_t max_num_batched_tokens;
+    int max_num_seqs;               /* -1 = vLLM's rule for the pool's GPU:
+                                       perf_default_max_num_seqs() */
+    int64_t max_num_batched_tokens; /* -1 = vLLM's rule for the pool's GPU:
+                                       perf_default_max_num_batched_tokens() */
     double gpu_memory_utilization;
     double efficiency_compute;     /* achieved fraction of peak FLOP/s */
     double efficiency_memory;      /* achieved fraction of peak HBM B/s */
@@ -96,6 +97,8 @@ struct cl_server {
     int block_tokens;              /* tokens per paged KV block (vLLM 16) */
     int preemption;                /* enum cl_preemption */
     int prefix_caching;            /* 0/1: hash-addressed block reuse */
+    int64_t max_model_len;         /* tokens; -1 = the model's
+                                      max_positions (none when 0) */
     int scheduling;                /* enum cl_sched */
     double swap_space_bytes;       /* per GPU, swap preemption (vLLM V0) */
     struct cl_kv_offload kv_offload;
@@ -299,6 +302,7 @@ struct cl_scenario_pos {
     struct cl_pos model_hf_config;
     struct cl_pos hardware_gpus; /* the `hardware.gpus:` key */
     struct cl_pos hardware_calibration;
+    struct cl_pos server_max_model_len;
 };
 
 /* model: {hf_config: PATH}, the alternative to a catalog name. */

@@ -116,6 +116,50 @@ static const struct gpu_spec *find_gpu(const struct cl_scenario *s,
     return g;
 }
 
+int64_t cl__llm_max_model_len(const struct cl_scenario *s,
+                              const struct arch_spec *a)
+{
+    if (s->server.max_model_len > 0)
+        return s->server.max_model_len;
+    return a != NULL && a->max_positions > 0 ? a->max_positions : 0;
+}
+
+/* vLLM refuses to start when one request of max_model_len tokens cannot
+ * fit the KV cache ("the model's max seq len is larger than the maximum
+ * number of tokens that can be stored in KV cache", vllm/v1/core
+ * kv_cache_utils.py); so does dsec, for the replica perf on g. */
+static int check_max_model_len(const struct cl_scenario *s,
+                               const struct arch_spec *a,
+                               const struct gpu_spec *g,
+                               const struct perf_replica *perf,
+                               struct sim_diag *d)
+{
+    int64_t len = cl__llm_max_model_len(s, a);
+    int64_t b = s->server.block_tokens > 0 ? s->server.block_tokens : 16;
+    int64_t cap = perf_kv_capacity_tokens(perf) / b * b;
+    struct cl_pos at = s->pos.server_max_model_len.line
+                           ? s->pos.server_max_model_len
+                       : s->pos.model_hf_config.line ? s->pos.model_hf_config
+                       : s->pos.model.line           ? s->pos.model
+                                                     : s->pos.deploy_model_path;
+
+    if (len <= cap)
+        return 0;
+    sim_diag_error(d, s->file, at.line, at.col,
+                   "server.max_model_len: %lld tokens%s do not fit the KV "
+                   "cache of one replica on %s, %lld tokens; vLLM refuses "
+                   "to start (\"the model's max seq len is larger than the "
+                   "maximum number of tokens that can be stored in KV "
+                   "cache\"): set server.max_model_len to at most %lld, or "
+                   "give the replica more memory",
+                   (long long)len,
+                   s->server.max_model_len > 0
+                       ? ""
+                       : " (the model's max_position_embeddings)",
+                   g->name, (long long)cap, (long long)cap);
+    return SIM_EINFEASIBLE;
+}
+
 int cl__llm_plan(const struct cl_scenario *s, struct cl_plan *plan,
                  struct sim_diag *d)
 {
@@ -125,7 +169,7 @@ int cl__llm_plan(const struct cl_scenario *s, struct cl_plan *plan,
         find_gpu(s, s->hardware.gpu, s->pos.hardware_gpu, "hardware.gpu", d);
     struct perf_replica perf;
     char why[512];
-    int tp = s->deploy.tp;
+    int tp = s->deploy.tp, rc;
 
     if (a == NULL || g == NULL)
         return SIM_EINVAL;
@@ -161,7 +205,14 @@ int cl__llm_plan(const struct cl_scenario *s, struct cl_plan *plan,
                            "pools[%d]: %s", i, why);
             return SIM_EINFEASIBLE;
         }
+        if ((rc = check_max_model_len(s, a, pg, &perf, d)) != 0)
+            return rc;
     }
+    /* The hardware.gpu replica again: the loop reused perf. */
+    if (init_perf(s, a, g, tp, &perf, why, sizeof(why)) != 0)
+        return SIM_EINFEASIBLE;
+    if ((rc = check_max_model_len(s, a, g, &perf, d)) != 0)
+        return rc;
     plan->tp = tp;
     plan->tp_chosen = s->deploy.tp < 1;
     plan->gpus_per_replica = perf.gpus; /* tp x data-parallel attention x pp */
@@ -199,6 +250,10 @@ int cl__llm_pool_init(struct cl_world *w, int i, const struct cl_plan *plan,
     p->kv_block_tokens = s->server.block_tokens;
     p->max_num_seqs = s->server.max_num_seqs > 0 ? s->server.max_num_seqs
                                                  : perf_default_max_num_seqs(g);
+    p->max_num_batched_tokens = s->server.max_num_batched_tokens > 0
+                                    ? s->server.max_num_batched_tokens
+                                    : perf_default_max_num_batched_tokens(g);
+    w->max_model_len = cl__llm_max_model_len(s, p->perf.arch);
     /* A pool of its own GPU kind pays that kind's price. */
     if (s->npools > 0 && s->pools[i].gpu != NULL)
         p->price = g->price_usd_per_hour;

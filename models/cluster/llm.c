@@ -99,8 +99,9 @@ struct cl_llm_replica {
     struct sim_heap decoding; /* keyed by the iteration they finish in */
     uint64_t seq;
 
-    int64_t nseqs;    /* admitted requests (prefill + decode) */
-    int64_t max_seqs; /* at most: the pool's max_num_seqs */
+    int64_t nseqs;       /* admitted requests (prefill + decode) */
+    int64_t max_seqs;    /* at most: the pool's max_num_seqs */
+    int64_t max_batched; /* token budget: the pool's max_num_batched_tokens */
     /* Paged KV cache. */
     int64_t block_tokens;
     int64_t cap_blocks;
@@ -568,7 +569,7 @@ static int64_t admit_need(const struct cl_llm_replica *e, int64_t target,
                           int64_t *logical_out)
 {
     int64_t start = nhit * e->block_tokens, first;
-    int64_t max = e->rep->w->scn->server.max_num_batched_tokens;
+    int64_t max = e->max_batched;
     if (start > target - 1)
         start = target - 1;
     first = target - start;
@@ -599,14 +600,13 @@ static int memo_blocked(const struct cl_llm_replica *e, const struct cl_req *r,
 static void admit_plain(struct cl_llm_replica *e)
 {
     struct cl_world *w = e->rep->w;
-    const struct cl_server *sv = &w->scn->server;
 
     while (e->waiting.head != NULL && e->nseqs < e->max_seqs) {
         struct cl_req *r = e->waiting.head;
         int64_t first = r->prompt_tokens + r->gen_tokens;
         int64_t need;
-        if (first > sv->max_num_batched_tokens)
-            first = sv->max_num_batched_tokens;
+        if (first > e->max_batched)
+            first = e->max_batched;
         need = blocks_of(e, first);
         if (e->blocks_used + need > e->cap_blocks)
             break; /* FCFS: the head waits for room; no overtaking */
@@ -630,7 +630,6 @@ static void admit_plain(struct cl_llm_replica *e)
 static void admit(struct cl_llm_replica *e)
 {
     struct cl_world *w = e->rep->w;
-    const struct cl_server *sv = &w->scn->server;
 
     while (e->waiting.head != NULL && e->nseqs < e->max_seqs) {
         struct cl_req *r = e->waiting.head;
@@ -659,8 +658,8 @@ static void admit(struct cl_llm_replica *e)
         if (start > target - 1)
             start = target - 1; /* one token is computed, to sample */
         first = target - start;
-        if (first > sv->max_num_batched_tokens)
-            first = sv->max_num_batched_tokens;
+        if (first > e->max_batched)
+            first = e->max_batched;
         logical = blocks_of(e, start + first);
         need = claim + logical - nhit;
         if (e->blocks_used + need > e->cap_blocks)
@@ -862,9 +861,8 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
 static void kick(struct cl_llm_replica *e)
 {
     struct cl_world *w = e->rep->w;
-    const struct cl_server *sv = &w->scn->server;
     struct perf_batch b = {0};
-    int64_t budget = sv->max_num_batched_tokens;
+    int64_t budget = e->max_batched;
     int64_t *grow;
     int64_t dt;
 
@@ -1044,6 +1042,13 @@ static void req_hashes(struct cl_req *r, const struct wl_request *q)
 static int llm_accept(struct cl_world *w, struct cl_req *r,
                       const struct wl_request *q)
 {
+    if (w->max_model_len > 0 &&
+        r->prompt_tokens + r->output_tokens > w->max_model_len) {
+        /* vLLM's API server refuses it: "This model's maximum context
+         * length is ... tokens". */
+        w->dropped_too_long++;
+        return 0;
+    }
     if (w->scn->server.prefix_caching)
         req_hashes(r, q);
     return cl__llm_kv_peak_tokens(r) <= w->kv_cap_max;
@@ -1059,6 +1064,7 @@ static void llm_ready(struct cl_world *w, struct cl_replica *rep)
     e->block_tokens = sv->block_tokens > 0 ? sv->block_tokens : 16;
     e->cap_blocks = perf_kv_capacity_tokens(e->perf) / e->block_tokens;
     e->max_seqs = w->pools[rep->pool].max_num_seqs;
+    e->max_batched = w->pools[rep->pool].max_num_batched_tokens;
     e->phase_n = xcalloc((size_t)e->block_tokens, sizeof(*e->phase_n));
     kv_init(w, e);
     if (w->scn->deploy.disaggregation.enabled) {

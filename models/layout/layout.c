@@ -230,6 +230,11 @@ double layout_act_constant(const struct arch_spec *a, int moe_layer)
         /* MoE MLP: input 2, its k dispatched copies 2k, then per active
          * expert the SwiGLU tensors below, dropout mask 1. */
         mlp = 2.0 + 2.0 * kx + 8.0 * width / h + 1.0;
+    } else if (a->mlp == ARCH_MLP_PLAIN) {
+        /* GELU MLP of width f (FACTS.md §12.2's GPT case): input 2; up's
+         * output and gelu's (the down projection's input), 2 bytes each by
+         * f/h: 4 f / h; dropout mask 1 (19 for f = 4h). */
+        mlp = 2.0 + 4.0 * a->ffn / h + 1.0;
     } else {
         /* SwiGLU MLP of width f: input 2; gate, up, silu(gate) and their
          * product (the down projection's input), 2 bytes each by f/h:
@@ -281,11 +286,10 @@ struct split {
 static void split_init(struct split *sp, const struct arch_spec *a)
 {
     double h = a->hidden, emb = (double)arch_params_embedding(a);
-    int moe = arch_moe_layers(a), dense = a->layers - moe;
+    int moe = arch_moe_layers(a);
     double fs = a->moe.shared_ffn > 0 ? a->moe.shared_ffn : a->moe.moe_ffn;
-    double rest;
 
-    sp->dense = 3.0 * h * a->ffn + 2.0 * h;
+    sp->dense = (double)(arch_params_mlp(a) + arch_params_layer_norms(a));
     sp->moe_other = 0.0;
     if (moe > 0)
         sp->moe_other = (double)a->moe.n_routed_experts * h +
@@ -296,12 +300,11 @@ static void split_init(struct split *sp, const struct arch_spec *a)
     sp->routed_active =
         (double)a->moe.experts_per_token * arch_params_expert(a);
     sp->end = emb;
-    /* arch_params_always_read() holds the layers without routed experts,
-     * one vocab x h matrix (head, or the tied embedding) and the final
-     * norm: what is left is the layers' attention. */
-    rest = (double)arch_params_always_read(a) - emb - h - dense * sp->dense -
-           moe * sp->moe_other;
-    sp->attn = rest / a->layers;
+    /* The ends are counted as one vocab x h matrix each (and the final
+     * norm as h by the callers): a learned position table, a LayerNorm's
+     * bias and an LM head bias (GPT-2, phi-2: under 1 % of the weights)
+     * are left out of the per-stage split. */
+    sp->attn = (double)arch_params_attn(a);
 }
 
 /* One pipeline stage: its layers by kind and whether it holds the ends. */
@@ -814,6 +817,9 @@ static double elem_bytes_per_token(const struct arch_spec *a, int moe_layer,
 {
     double h = a->hidden, f = a->ffn;
 
+    if (!moe_layer && a->mlp == ARCH_MLP_PLAIN) /* gelu reads f, writes f */
+        return 10.0 * ACT_BYTES * h / (sp_on ? tp : 1) +
+               2.0 * ACT_BYTES * f / tp;
     if (moe_layer)
         f = (double)a->moe.experts_per_token * a->moe.moe_ffn +
             (double)a->moe.n_shared_experts *
@@ -1209,9 +1215,10 @@ int layout_setup_init(struct layout_setup *s, const struct arch_spec *a,
     if (mode == LAYOUT_TRAINING) {
         s->batch = LAYOUT_DEFAULT_GLOBAL_BATCH_SEQS;
     } else {
-        /* vLLM's max_num_seqs rule for g (FACTS.md §5.1). */
+        /* vLLM's max_num_seqs and max_num_batched_tokens rules for g
+         * (FACTS.md §5.1). */
         s->batch = perf_default_max_num_seqs(g);
-        s->prefill_tokens = PERF_DEFAULT_MAX_NUM_BATCHED_TOKENS;
+        s->prefill_tokens = perf_default_max_num_batched_tokens(g);
     }
     s->tp_across_nodes = 1;
     return 0;

@@ -204,18 +204,13 @@ static double plan(struct perf_replica *n, const struct perf_layout *l)
     n->weight_bytes_per_param = bpp;
     n->weight_bytes = (double)arch_params_total(a) * bpp;
 
-    /* Attention parameters of one layer: what arch_params_total() counts
-     * beyond the embeddings, the final norm, the MLPs and MoE blocks and
-     * the norms (so QKV biases, QK-norm and the DSA indexer are in). */
+    /* Attention parameters of one layer, QKV and output biases, QK-norm
+     * and the DSA indexer included. */
     if (e > 0) {
         router = e * h + (a->moe.router_bias ? e : 0.0);
         shared = nsh * 3.0 * h * sffn + (a->moe.shared_gate ? h : 0.0);
     }
-    attn = ((double)arch_params_total(a) - emb - head - h -
-            n->dense_layers * (3.0 * h * a->ffn + 2.0 * h) -
-            n->moe_layers * (router + shared +
-                             e * (double)arch_params_expert(a) + 2.0 * h)) /
-           a->layers;
+    attn = (double)arch_params_attn(a);
 
     kvg = a->kv_heads * kv_head_share(a, l->tp); /* KV heads per GPU */
     if (a->attn == ARCH_ATTN_MLA) {
@@ -257,8 +252,11 @@ static double plan(struct perf_replica *n, const struct perf_layout *l)
         if (a->qk_norm)
             rope *= 2.0; /* QK-norm reads and writes q and k once more */
     }
-    n->mlp_params = 3.0 * h * a->ffn / tp;
-    n->mlp_act = h + 2.0 * a->ffn / tp + a->ffn / tp + h;
+    /* Gated: gate and up write 2f, down reads f; plain: up writes f, down
+     * reads f (arch_params_mlp(): 3hf or 2hf weights, biases in). */
+    n->mlp_params = (double)arch_params_mlp(a) / tp;
+    n->mlp_act = h + (a->mlp == ARCH_MLP_PLAIN ? 1.0 : 2.0) * a->ffn / tp +
+                 a->ffn / tp + h;
     n->router_params = router;
     n->router_act = e > 0 ? h + e : 0.0;
     n->shared_params = shared / tp;
@@ -290,7 +288,8 @@ static double plan(struct perf_replica *n, const struct perf_layout *l)
     n->elem_common = 2.0 * 4.0 * h + rope;
     n->elem_common_kernels =
         3.0 + (a->attn == ARCH_ATTN_MLA ? 1.0 : 0.0) + (a->qk_norm ? 1.0 : 0.0);
-    n->elem_dense = 3.0 * a->ffn / tp;
+    /* The activation reads 2f (silu(gate) * up) or f (gelu(up)), writes f. */
+    n->elem_dense = (a->mlp == ARCH_MLP_PLAIN ? 2.0 : 3.0) * a->ffn / tp;
     n->elem_dense_kernels = 1.0;
     n->elem_moe_token = 3.0 * nsh * sffn / tp + h + e;
     n->elem_moe_pair =
@@ -984,14 +983,23 @@ double perf_weight_bytes_per_gpu(const struct perf_replica *r)
     return r->weight_bytes_per_gpu;
 }
 
+/* vLLM's "GPU >= 70 GiB and not A100" (vllm @ 99d7eb5d get_batch_defaults
+ * via FACTS.md §5.1: "Setting large max_num_batched_tokens for A100
+ * reduces throughput"). */
+static int vllm_large_gpu(const struct gpu_spec *g)
+{
+    return (double)g->hbm_bytes >= 70.0 * 1073741824.0 &&
+           strcmp(g->name, "a100") != 0;
+}
+
+int64_t perf_default_max_num_batched_tokens(const struct gpu_spec *g)
+{
+    return vllm_large_gpu(g) ? 8192 : 2048;
+}
+
 int64_t perf_default_max_num_seqs(const struct gpu_spec *g)
 {
-    /* vllm @ 99d7eb5d get_batch_defaults via FACTS.md §5.1: "GPU >= 70 GiB
-     * and not A100". */
-    if ((double)g->hbm_bytes >= 70.0 * 1073741824.0 &&
-        strcmp(g->name, "a100") != 0)
-        return 1024;
-    return 256;
+    return vllm_large_gpu(g) ? 1024 : 256;
 }
 
 int perf_saturate(const struct perf_replica *r, int64_t context_tokens,

@@ -44,13 +44,13 @@
  * vllm/config/cache.py via FACTS.md §5.1). */
 #define PERF_MIN_KV_TOKENS 16
 
-/* vLLM engine defaults that the scenario's server section and the layout
- * model share (FACTS.md §5.1): the fraction of HBM the engine may use
- * (0.90 in older releases, 0.92 at newer commits) and the API server's
- * token budget of one iteration on >= 70 GiB GPUs. Plain literals: the
- * scenario rows take them as their default text (SIM_PARAM_DEF). */
+/* vLLM engine default that the scenario's server section and the layout
+ * model share (FACTS.md §5.1): the fraction of HBM the engine may use,
+ * 0.90 in the releases dsec is validated against (v0.15 runs; 0.92 at
+ * newer commits). A plain literal: the scenario row takes it as its
+ * default text (SIM_PARAM_DEF). The per-GPU defaults are functions below
+ * (perf_default_max_num_seqs, perf_default_max_num_batched_tokens). */
 #define PERF_DEFAULT_GPU_MEMORY_UTILIZATION 0.9
-#define PERF_DEFAULT_MAX_NUM_BATCHED_TOKENS 8192
 
 /* How a replica's GPUs are arranged. */
 struct perf_layout {
@@ -273,6 +273,14 @@ double perf_weight_bytes_per_gpu(const struct perf_replica *r);
  * other than the A100, else 256 (vllm @ 99d7eb5d EngineArgs
  * get_batch_defaults via FACTS.md §5.1). */
 int64_t perf_default_max_num_seqs(const struct gpu_spec *g);
+
+/* vLLM's default max_num_batched_tokens for g as its OpenAI API server
+ * (what benchmarks hit) sets it: 8,192 on GPUs of at least 70 GiB other
+ * than the A100, else 2,048 (vllm @ 99d7eb5d arg_utils.py
+ * get_batch_defaults via FACTS.md §5.1; the LLM class doubles both). The
+ * one source of the token budget's default for run, step, strategies and
+ * plan. */
+int64_t perf_default_max_num_batched_tokens(const struct gpu_spec *g);
 
 /* Decode at saturation (struct perf_saturation). */
 struct perf_saturation {
