@@ -55,6 +55,8 @@ struct cl_req {
     /* abstract.c: drawn at arrival (common random numbers). */
     int64_t service_ns;
     int retries; /* engines: times its replica failed under it */
+    /* cluster.c: set while the API front end holds it (its ev pending). */
+    struct cl_world *frontend_world;
     /* llm.c: the paged KV cache. */
     int npreempt;            /* times it was preempted */
     int64_t gen_tokens;      /* output tokens made before the current prefill

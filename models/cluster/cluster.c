@@ -219,13 +219,25 @@ void cl__req_record(struct cl_world *w, const struct cl_req *r, int outcome)
     (void)outcome;
 }
 
+/* The front end's time per streamed token (struct cl_frontend), 0 for
+ * servers without one. */
+static int64_t frontend_out_ns(const struct cl_world *w)
+{
+    const struct cl_server *sv = &w->scn->server;
+
+    return sv->kind == CL_SRV_LLM ? sv->frontend.per_output_token_ns : 0;
+}
+
 void cl__complete(struct cl_world *w, struct cl_req *r)
 {
     const struct cl_slo *slo = &w->scn->slo;
     int64_t now = sim_loop_now(w->loop);
     int measured = r->id >= w->warmup;
-    int64_t ttft = r->first_token_ns - r->arrival_ns;
-    int64_t e2e = now - r->arrival_ns;
+    /* As the client sees them: the first and the last token each reach it
+     * one front-end token time after leaving the engine. */
+    int64_t out_ns = frontend_out_ns(w);
+    int64_t ttft = r->first_token_ns + out_ns - r->arrival_ns;
+    int64_t e2e = now + out_ns - r->arrival_ns;
     int64_t tpot = -1;
 
     if (r->output_tokens >= 2 && w->engine->streams_tokens)
@@ -364,6 +376,34 @@ static void read_next(struct cl_world *w)
     sim_loop_schedule(w->loop, &w->arrival_ev, w->next_req.arrival_ns);
 }
 
+static void on_frontend_done(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct cl_req *r = ev->arg;
+
+    (void)loop;
+    r->frontend_world->engine->ops->arrive(r->frontend_world, r);
+}
+
+/* Hands r to the engine after the API front end (struct cl_frontend):
+ * HTTP handling and tokenisation before the engine queue. The request's
+ * own event carries the delay; the engine takes it over at arrive(). */
+static void frontend_admit(struct cl_world *w, struct cl_req *r)
+{
+    const struct cl_server *sv = &w->scn->server;
+    int64_t t = 0;
+
+    if (sv->kind == CL_SRV_LLM)
+        t = sv->frontend.request_ns +
+            sv->frontend.per_prompt_token_ns * r->prompt_tokens;
+    if (t <= 0) {
+        w->engine->ops->arrive(w, r);
+        return;
+    }
+    r->frontend_world = w;
+    sim_event_init(&r->ev, on_frontend_done, r);
+    sim_loop_after(w->loop, &r->ev, t);
+}
+
 static void on_arrival(struct sim_loop *loop, struct sim_event *ev)
 {
     struct cl_world *w = ev->arg;
@@ -392,7 +432,7 @@ static void on_arrival(struct sim_loop *loop, struct sim_event *ev)
         cl__req_free(w, r);
         return;
     }
-    w->engine->ops->arrive(w, r);
+    frontend_admit(w, r);
 }
 
 /* The GPU kind of pool i (its own, or hardware.gpu). */

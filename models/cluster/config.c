@@ -118,6 +118,29 @@ static const struct sim_param_choice strategies[] = {
     {NULL, 0},
 };
 
+#define FE(f) offsetof(struct cl_frontend, f)
+
+/* Defaults are assumptions from recall (unverified), chosen low: docs/
+ * serving.md "Front end" gives the mechanism and BLIS's fit, which is
+ * larger. */
+static const struct sim_param frontend_rows[] = {
+    {"request", SIM_PT_DURATION, SIM_U_SECONDS, 0, 10, 0, "2ms",
+     "API server time per request before the engine queue: HTTP, "
+     "validation, scheduling onto the engine process (assumption, from "
+     "recall)",
+     FE(request_ns), NULL, NULL},
+    {"per_prompt_token", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, "1us",
+     "tokenisation time per prompt token, before the engine queue "
+     "(assumption, from recall: Rust fast tokenizers)",
+     FE(per_prompt_token_ns), NULL, NULL},
+    {"per_output_token", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, "30us",
+     "detokenisation and streaming per output token; overlaps the next "
+     "engine step (separate process), so it adds to TTFT and E2E once, not "
+     "to the time per output token (assumption, from recall)",
+     FE(per_output_token_ns), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
 #define KVO(f) offsetof(struct cl_kv_offload, f)
 
 static const struct sim_param kv_offload_rows[] = {
@@ -244,6 +267,10 @@ const struct sim_param cl_server_rows[] = {
     {"kv_offload", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, LLM, NULL,
      "llm only: tiers below HBM used when cluster.kv_cache_offload is true",
      offsetof(struct cl_server, kv_offload), NULL, kv_offload_rows},
+    {"frontend", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, LLM, NULL,
+     "llm only: the API front end, outside the engine's step: its time "
+     "before the engine queue and per streamed token (docs/serving.md)",
+     offsetof(struct cl_server, frontend), NULL, frontend_rows},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 

@@ -73,6 +73,18 @@ struct cl_kv_offload {
     int remote_link;     /* enum cl_kv_link */
 };
 
+/* The API front end of an LLM server (vLLM's OpenAI server process): the
+ * time from the client's send to the request reaching the engine queue,
+ * request_ns + per_prompt_token_ns * prompt tokens (HTTP handling, request
+ * validation, tokenisation of the prompt), and the time from a token
+ * leaving the engine to the client, per_output_token_ns
+ * (detokenisation, streaming). docs/serving.md "Front end". */
+struct cl_frontend {
+    int64_t request_ns;
+    int64_t per_prompt_token_ns;
+    int64_t per_output_token_ns;
+};
+
 /* Flags of server rows (SIM_PF_OWNER bits): the key is used only by
  * server kind llm or only by kind abstract; the loader reports it as not
  * used when given for the other kind. */
@@ -99,6 +111,7 @@ struct cl_server {
     int scheduling;                /* enum cl_sched */
     double swap_space_bytes;       /* per GPU, swap preemption (vLLM V0) */
     struct cl_kv_offload kv_offload;
+    struct cl_frontend frontend; /* llm only */
 };
 
 /* A GPU defined inline (hardware.gpus): a catalog entry to start from and
