@@ -221,6 +221,13 @@ const struct sim_param cl_server_rows[] = {
      "llm only: token budget of one iteration (vLLM API-server default on "
      ">= 70 GiB GPUs, FACTS.md §5.1)",
      offsetof(struct cl_server, max_num_batched_tokens), NULL, NULL},
+    {"max_cudagraph_capture_size", SIM_PT_INT64, SIM_U_TOKENS, -1, 1e6, LLM,
+     "-1",
+     "llm only: iterations of at most this many tokens replay a CUDA graph "
+     "(padded to a capture size), larger ones run eagerly; 0 = always eager "
+     "(vLLM enforce_eager); -1 = vLLM's default min(2 x max_num_seqs, 512) "
+     "(docs/step-time.md)",
+     offsetof(struct cl_server, max_cudagraph_capture_size), NULL, NULL},
     {"gpu_memory_utilization", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT | LLM,
      SIM_PARAM_DEF(PERF_DEFAULT_GPU_MEMORY_UTILIZATION),
      "llm only: fraction of HBM the engine may use (vLLM 0.90 in older "

@@ -101,6 +101,8 @@ struct cl_server {
     int max_num_seqs; /* -1 = vLLM's rule for the pool's GPU:
                          perf_default_max_num_seqs() */
     int64_t max_num_batched_tokens;
+    int64_t max_cudagraph_capture_size; /* -1 = vLLM's min(2 x
+                                            max_num_seqs, 512); 0 eager */
     double gpu_memory_utilization;
     double efficiency_compute;     /* achieved fraction of peak FLOP/s */
     double efficiency_memory;      /* achieved fraction of peak HBM B/s */
