@@ -141,6 +141,20 @@ static const struct sim_param frontend_rows[] = {
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
+#define WU(f) offsetof(struct cl_warmup, f)
+
+static const struct sim_param warmup_rows[] = {
+    {"iterations", SIM_PT_INT64, SIM_U_NONE, 0, 1e9, 0, "0",
+     "engine iterations after a replica starts that run slower (cold "
+     "caches, lazy allocation, kernels compiled on first use); 0 = off",
+     WU(iterations), NULL, NULL},
+    {"factor", SIM_PT_DOUBLE, SIM_U_NONE, 1, 100, 0, "2",
+     "how many times longer a warm-up iteration takes (BLIS's demo uses 2x "
+     "for its warm-up requests, FACTS.md §8.1, illustrative)",
+     WU(factor), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
 #define KVO(f) offsetof(struct cl_kv_offload, f)
 
 static const struct sim_param kv_offload_rows[] = {
@@ -278,6 +292,10 @@ const struct sim_param cl_server_rows[] = {
      "llm only: the API front end, outside the engine's step: its time "
      "before the engine queue and per streamed token (docs/serving.md)",
      offsetof(struct cl_server, frontend), NULL, frontend_rows},
+    {"warmup", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, LLM, NULL,
+     "llm only: engine warm-up after each replica start, off by default "
+     "(docs/serving.md)",
+     offsetof(struct cl_server, warmup), NULL, warmup_rows},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 

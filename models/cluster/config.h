@@ -85,6 +85,14 @@ struct cl_frontend {
     int64_t per_output_token_ns;
 };
 
+/* Engine warm-up: the first iterations of each replica after it starts
+ * take factor times their modelled time (docs/serving.md "Warm-up");
+ * iterations 0 turns it off. */
+struct cl_warmup {
+    int64_t iterations;
+    double factor;
+};
+
 /* Flags of server rows (SIM_PF_OWNER bits): the key is used only by
  * server kind llm or only by kind abstract; the loader reports it as not
  * used when given for the other kind. */
@@ -114,6 +122,7 @@ struct cl_server {
     double swap_space_bytes;       /* per GPU, swap preemption (vLLM V0) */
     struct cl_kv_offload kv_offload;
     struct cl_frontend frontend; /* llm only */
+    struct cl_warmup warmup;     /* llm only */
 };
 
 /* A GPU defined inline (hardware.gpus): a catalog entry to start from and
