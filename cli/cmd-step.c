@@ -17,6 +17,7 @@
 #include "models/arch/arch.h"
 #include "models/arch/hf.h"
 #include "models/gpu/gpu.h"
+#include "models/cluster/config.h"
 #include "models/perf/calib.h"
 #include "models/perf/roofline.h"
 #include "reports/fmt.h"
@@ -88,6 +89,28 @@ static const char *grouped(char *buf, size_t len, int64_t v)
     return buf;
 }
 
+/* The default text of server.frontend.KEY (its scenario row), for the
+ * front-end line. */
+static const char *frontend_default(const char *key)
+{
+    const struct sim_param *fe = sim_param_find(cl_server_rows, "frontend");
+    const struct sim_param *p =
+        fe != NULL ? sim_param_find(fe->sub, key) : NULL;
+
+    return p != NULL && p->def != NULL ? p->def : "?";
+}
+
+/* The API front end is not part of the step (docs/serving.md "Front
+ * end"): one line with the scenario defaults. */
+static void frontend_line(void)
+{
+    printf("front end (server.frontend, not in the step): %s + %s per prompt "
+           "token per request before the engine queue; %s per output token, "
+           "overlapping the next step (in TTFT and E2E once)\n",
+           frontend_default("request"), frontend_default("per_prompt_token"),
+           frontend_default("per_output_token"));
+}
+
 static void print_text(const struct step_opts *o, const struct perf_replica *r,
                        const struct perf_batch *b,
                        const struct perf_breakdown *bd,
@@ -108,11 +131,20 @@ static void print_text(const struct step_opts *o, const struct perf_replica *r,
            r->gpu_memory_utilization,
            grouped(g1, sizeof(g1), r->kv_capacity_tokens));
     printf("batch: %s decoding sequences at context %s, %s prefill tokens "
-           "after %s cached\n\n",
+           "after %s cached\n",
            grouped(g1, sizeof(g1), b->decode_seqs),
            grouped(g2, sizeof(g2), o->context),
            grouped(g3, sizeof(g3), b->prefill_tokens),
            grouped(g4, sizeof(g4), b->prefill_ctx_tokens));
+    printf("kernels: %s (up to %lld tokens per graph); %.0f tokens through "
+           "the linear layers; launch %.3g us per kernel eager, %.3g us in a "
+           "graph, in each class's time\n\n",
+           bd->graph == PERF_GRAPH_FULL        ? "full cuda graph"
+           : bd->graph == PERF_GRAPH_PIECEWISE ? "piecewise cuda graphs, "
+                                                 "attention eager"
+                                               : "eager",
+           (long long)r->cudagraph_max_tokens, bd->padded_tokens,
+           r->calib.launch_eager_ns / 1e3, r->calib.launch_graph_ns / 1e3);
     printf("%-12s %12s %10s %10s %6s  %s\n", "operator", "GFLOP/gpu", "GB/gpu",
            "time ms", "share", "bound");
     for (int i = 0; i < PERF_OP_COUNT; i++) {
@@ -125,6 +157,7 @@ static void print_text(const struct step_opts *o, const struct perf_replica *r,
     }
     printf("%-12s %12s %10s %10.3f\n", "total", "", "",
            (double)bd->total_ns / 1e6);
+    frontend_line();
     if (r->pp > 1)
         printf("%-12s %12s %10s %10.3f  (busiest pipeline stage)\n", "stage",
                "", "", (double)bd->stage_ns / 1e6);
@@ -175,6 +208,10 @@ static void print_json(const struct step_opts *o, const struct perf_replica *r,
     add_str(j, "weight_dtype", perf_dtype_name(r->weight_dtype));
     add_str(j, "kv_dtype", perf_dtype_name(r->kv_dtype));
     add_str(j, "calibration", r->calib.source);
+    add_str(j, "cudagraph",
+            bd->graph == PERF_GRAPH_FULL        ? "full"
+            : bd->graph == PERF_GRAPH_PIECEWISE ? "piecewise"
+                                                : "eager");
     json_object_object_add(
         j, "gpu_memory_utilization",
         rpt_json_double(r->gpu_memory_utilization, RPT_JSON_SHORTEST));

@@ -209,6 +209,78 @@ START_TEST(test_cl_run_llm_sane_and_deterministic)
 }
 END_TEST
 
+static char *frontend_text(const char *frontend)
+{
+    return xasprintf("seed: 3\n"
+                     "model: llama-3.1-8b\n"
+                     "workload:\n"
+                     "  synthetic:\n"
+                     "    arrival: {process: poisson, rate_per_s: 0.05}\n"
+                     "    requests: 20\n"
+                     "    prompt_tokens: {dist: fixed, value: 100}\n"
+                     "    output_tokens: {dist: fixed, value: 10}\n"
+                     "hardware: {gpu: h100}\n"
+                     "deploy: {tp: 1}\n"
+                     "metrics: {warmup_fraction: 0}\n"
+                     "server:\n"
+                     "  frontend: %s\n",
+                     frontend);
+}
+
+START_TEST(test_cl_run_llm_frontend_adds_to_ttft_and_e2e)
+{
+    struct cl_results a, b;
+    char *t0 =
+        frontend_text("{request: 0, per_prompt_token: 0, per_output_token: 0}");
+    char *t1 = frontend_text(
+        "{request: 10ms, per_prompt_token: 10us, per_output_token: 1ms}");
+
+    run_text(t0, &a);
+    run_text(t1, &b);
+    /* Requests 20 s apart never queue: the front end delays each request
+     * by 10 ms + 100 x 10 us = 11 ms before the engine, and its first and
+     * last tokens by 1 ms after it: TTFT and E2E grow by 12 ms each, the
+     * time per output token not at all (detokenisation overlaps the next
+     * step). */
+    ck_assert_uint_eq(b.requests_completed, 20);
+    ck_assert_double_eq_tol(b.ttft_ms.mean - a.ttft_ms.mean, 12.0, 1e-6);
+    ck_assert_double_eq_tol(b.e2e_ms.mean - a.e2e_ms.mean, 12.0, 1e-6);
+    ck_assert_double_eq_tol(b.tpot_ms.mean, a.tpot_ms.mean, 1e-9);
+    cl_results_fini(&a);
+    cl_results_fini(&b);
+    free(t0);
+    free(t1);
+}
+END_TEST
+
+START_TEST(test_cl_run_llm_warmup_slows_first_iterations)
+{
+    struct cl_results a, b, c;
+    const char *fe = "{request: 0, per_prompt_token: 0, per_output_token: 0}";
+    char *t0 = frontend_text(fe);
+    char *t1 = xasprintf("%s  warmup: {iterations: 1000000, factor: 2}\n", t0);
+    char *t2 = xasprintf("%s  warmup: {iterations: 1, factor: 3}\n", t0);
+
+    run_text(t0, &a);
+    run_text(t1, &b);
+    run_text(t2, &c);
+    /* Isolated requests: TTFT is the first iteration's time and E2E the
+     * sum of its iterations, so every iteration twice as long doubles
+     * both exactly; warming up only the replica's first iteration (3x)
+     * adds 2 x that first TTFT to the first request alone. */
+    ck_assert_double_eq_tol(b.ttft_ms.mean, 2.0 * a.ttft_ms.mean, 1e-6);
+    ck_assert_double_eq_tol(b.e2e_ms.mean, 2.0 * a.e2e_ms.mean, 1e-6);
+    ck_assert_double_eq_tol(c.ttft_ms.mean - a.ttft_ms.mean,
+                            2.0 * a.ttft_ms.mean / 20.0, 1e-6);
+    cl_results_fini(&a);
+    cl_results_fini(&b);
+    cl_results_fini(&c);
+    free(t0);
+    free(t1);
+    free(t2);
+}
+END_TEST
+
 START_TEST(test_cl_run_crn_arrivals_independent_of_server)
 {
     struct cl_results a, b;
@@ -376,6 +448,8 @@ static Suite *cluster_suite(void)
     TCase *tc = tcase_create("oracles");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_cl_run_mm1_rho09_erlang_c);
+    tcase_add_test(tc, test_cl_run_llm_frontend_adds_to_ttft_and_e2e);
+    tcase_add_test(tc, test_cl_run_llm_warmup_slows_first_iterations);
     tcase_add_test(tc, test_cl_run_mm4_rho08_erlang_c);
     tcase_add_test(tc, test_cl_run_mm8_rho09_erlang_c);
     tcase_add_test(tc, test_cl_run_md1_rho09_pollaczek_khinchine);

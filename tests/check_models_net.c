@@ -170,21 +170,24 @@ START_TEST(test_net_coll_cost_ring_allreduce_8xh100)
     struct net_topo t = node8("nvlink4");
     struct net_cost c;
 
-    /* Ring all-reduce of 1 GiB on 8 GPUs over NVLink4 (FACTS.md §3.2):
-     * 2(p-1) alpha = 14 x 1,900 = 26,600 ns; 2 (p-1)/p n / B =
-     * 1.75 x 1,073,741,824 B / (370/450 x 450e9 = 370e9 B/s) =
-     * 5,078,508.6 ns; total 5,105,108.6 ns. */
+    /* Ring all-reduce of 1 GiB on 8 GPUs over NVLink4 (FACTS.md §3.2),
+     * NCCL's Simple protocol (FACTS.md §2.2): base 8,400 ns + 2(p-1) x
+     * 3,400 = 47,600 ns; 2 (p-1)/p n / B = 1.75 x 1,073,741,824 B /
+     * (370/450 x 450e9 = 370e9 B/s) = 5,078,508.6 ns; total 5,134,508.6
+     * ns. LL128 would cost 14,000 + 14 x 1,900 + 5,078,508.6 / 0.92. */
     ck_assert_int_eq(
         net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_RING, 8, GIB, &c), 0);
-    ck_assert_rel(c.latency_ns, 26600.0, 1e-12);
+    ck_assert_rel(c.latency_ns, 56000.0, 1e-12);
+    ck_assert_rel(c.base_ns, 8400.0, 1e-12);
     ck_assert_rel(c.bandwidth_ns, 1.75 * GIB / 370e9 * 1e9, 1e-12);
-    ck_assert_rel(c.total_ns, 5105108.627027, 1e-9);
+    ck_assert_rel(c.total_ns, 5134508.627027, 1e-9);
+    ck_assert_int_eq(c.proto, NET_PROTO_SIMPLE);
     ck_assert_int_eq(c.algo, NET_ALGO_RING);
     ck_assert_int_eq(c.hierarchical, 0);
     ck_assert_ptr_eq(c.bottleneck, must_link("nvlink4"));
     /* Its busbw is the achieved link rate less the latency share: 1 GiB x
-     * 1.75 / 5.105 ms = 368.1 GB/s, inside FACTS.md §2.3's 370 GB/s ring. */
-    ck_assert_rel(GIB * 1.75 / (c.total_ns * 1e-9), 368.07e9, 1e-3);
+     * 1.75 / 5.135 ms = 366.0 GB/s, inside FACTS.md §2.3's 370 GB/s ring. */
+    ck_assert_rel(GIB * 1.75 / (c.total_ns * 1e-9), 365.96e9, 1e-3);
 }
 END_TEST
 
@@ -193,12 +196,17 @@ START_TEST(test_net_coll_cost_tree_allreduce_terms)
     struct net_topo t = node8("nvlink4");
     struct net_cost c;
 
-    /* Double binary tree (FACTS.md §3.2, §3.4): 2 lg(8) alpha = 6 x 1,900
-     * = 11,400 ns; 2 n / B = 2 x 1 MiB / 370e9 = 5,668.0 ns. */
+    /* Double binary tree (FACTS.md §3.2, §3.4) of 1 MiB, LL128: base
+     * 14,000 ns + 2 lg(8) x 1,250 (Tree NVLink LL128) = 21,500 ns; 2 n /
+     * (7/9 B) = 2 x 1 MiB / (7/9 x 370e9) = 7,287.4 ns; 28,787.4 ns in
+     * all, against LL's 6,800 + 6 x 600 + 3.8 x 5,668.0 = 31,938.4 and
+     * Simple's 8,400 + 6 x 4,000 + 5,668.0 = 38,068.0. */
     ck_assert_int_eq(
         net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_TREE, 8, 1048576.0, &c), 0);
-    ck_assert_rel(c.latency_ns, 11400.0, 1e-12);
-    ck_assert_rel(c.bandwidth_ns, 2.0 * 1048576.0 / 370e9 * 1e9, 1e-12);
+    ck_assert_rel(c.latency_ns, 21500.0, 1e-12);
+    ck_assert_rel(c.bandwidth_ns, 2.0 * 1048576.0 / (7.0 / 9.0 * 370e9) * 1e9,
+                  1e-12);
+    ck_assert_int_eq(c.proto, NET_PROTO_LL128);
     ck_assert_int_eq(c.algo, NET_ALGO_TREE);
 }
 END_TEST
@@ -208,27 +216,71 @@ START_TEST(test_net_coll_cost_other_collectives_8xh100)
     struct net_topo t = node8("nvlink4");
     double n = 256.0 * 1048576.0;
 
-    /* Ring all-gather: 7 x 1,900 + 7/8 x 268,435,456 / 370e9 s =
-     * 13,300 + 634,813.6 ns. */
+    /* Ring all-gather, Simple: 8,400 + 7 x 3,400 + 7/8 x 268,435,456 /
+     * 370e9 s = 32,200 + 634,813.6 ns. */
     ck_assert_rel(net_coll_ns(&t, NET_ALLGATHER, NET_ALGO_RING, 8, n),
-                  13300.0 + 0.875 * n / 370e9 * 1e9, 1e-12);
+                  32200.0 + 0.875 * n / 370e9 * 1e9, 1e-12);
     /* Reduce-scatter costs the same as all-gather on a ring. */
     ck_assert_rel(net_coll_ns(&t, NET_REDUCESCATTER, NET_ALGO_RING, 8, n),
                   net_coll_ns(&t, NET_ALLGATHER, NET_ALGO_RING, 8, n), 1e-15);
-    /* PAT-like tree: 3 x 1,900 + 7/8 n / (0.75 x 370e9). */
+    /* PAT-like tree, Simple: 8,400 + 3 x 4,000 (Tree NVLink Simple) + 7/8
+     * n / (0.75 x 370e9). */
     ck_assert_rel(net_coll_ns(&t, NET_ALLGATHER, NET_ALGO_TREE, 8, n),
-                  5700.0 + 0.875 * n / (0.75 * 370e9) * 1e9, 1e-12);
-    /* Pairwise all-to-all: 7 alpha + 7/8 n / B, whatever algo is asked. */
+                  20400.0 + 0.875 * n / (0.75 * 370e9) * 1e9, 1e-12);
+    /* Pairwise all-to-all: base + 7 alpha + 7/8 n / B, whatever algo is
+     * asked. */
     ck_assert_rel(net_coll_ns(&t, NET_ALLTOALL, NET_ALGO_TREE, 8, n),
-                  13300.0 + 0.875 * n / 370e9 * 1e9, 1e-12);
-    /* Broadcast: pipelined chain 7 alpha + n / B; binomial 3 (alpha + n/B). */
+                  32200.0 + 0.875 * n / 370e9 * 1e9, 1e-12);
+    /* Broadcast: pipelined chain base + 7 alpha + n / B; binomial base + 3
+     * (alpha + n/B). */
     ck_assert_rel(net_coll_ns(&t, NET_BROADCAST, NET_ALGO_RING, 8, n),
-                  13300.0 + n / 370e9 * 1e9, 1e-12);
+                  32200.0 + n / 370e9 * 1e9, 1e-12);
     ck_assert_rel(net_coll_ns(&t, NET_BROADCAST, NET_ALGO_TREE, 8, n),
-                  3.0 * (1900.0 + n / 370e9 * 1e9), 1e-12);
-    /* Send/recv is one point-to-point transfer. */
+                  8400.0 + 3.0 * (4000.0 + n / 370e9 * 1e9), 1e-12);
+    /* Send/recv is one point-to-point transfer plus NCCL's base latency:
+     * 8,400 + 3,400 + n / B. */
     ck_assert_rel(net_coll_ns(&t, NET_SENDRECV, NET_ALGO_AUTO, 2, n),
-                  net_p2p_ns(must_link("nvlink4"), n), 1e-12);
+                  11800.0 + n / 370e9 * 1e9, 1e-12);
+}
+END_TEST
+
+START_TEST(test_net_coll_cost_protocols)
+{
+    struct net_topo t2 = {must_link("nvlink4"), NULL, 2, 1};
+    struct net_topo t8 = node8("nvlink4");
+    struct net_cost c;
+
+    /* 8 KiB all-reduce on 2 H100 over NVLink, NCCL's LL (FACTS.md §2.2,
+     * §3.4): base 6,600 + 2(p-1) x 600 = 7,800 ns; 2 (p-1)/p n / (0.5 B) =
+     * 8,192 / 185e9 s = 44.28 ns; 7,844.28 ns. LL128: 14,000 + 2 x 1,900 +
+     * 8,192 / (0.92 x 370e9) = 17,824 ns; Simple 8,400 + 6,800 + 22 ns;
+     * the tree's LL 6,800 + 2 x 600 + 2 n / (B / 3.8) = 8,168 ns. */
+    ck_assert_int_eq(
+        net_coll_cost(&t2, NET_ALLREDUCE, NET_ALGO_AUTO, 2, 8192.0, &c), 0);
+    ck_assert_int_eq(c.proto, NET_PROTO_LL);
+    ck_assert_int_eq(c.algo, NET_ALGO_RING);
+    ck_assert_rel(c.base_ns, 6600.0, 1e-12);
+    ck_assert_rel(c.total_ns, 7800.0 + 8192.0 / 185e9 * 1e9, 1e-12);
+    /* 8 GPUs: 256 KiB runs the tree with LL, 6,800 + 2 lg(8) x 600 + 2 n
+     * / (370e9 / 3.8) = 15,784.58 ns (ring LL 17,479.74); 4 MiB the tree
+     * with LL128, 14,000 + 6 x 1,250 + 2 n / (7/9 x 370e9) = 50,649.60
+     * ns (ring LL 54,675.85); 1 GiB the ring with Simple (above). */
+    ck_assert_int_eq(
+        net_coll_cost(&t8, NET_ALLREDUCE, NET_ALGO_AUTO, 8, 262144.0, &c), 0);
+    ck_assert_int_eq(c.proto, NET_PROTO_LL);
+    ck_assert_int_eq(c.algo, NET_ALGO_TREE);
+    ck_assert_rel(c.total_ns, 15784.579459, 1e-9);
+    ck_assert_int_eq(
+        net_coll_cost(&t8, NET_ALLREDUCE, NET_ALGO_AUTO, 8, 4194304.0, &c), 0);
+    ck_assert_int_eq(c.proto, NET_PROTO_LL128);
+    ck_assert_int_eq(c.algo, NET_ALGO_TREE);
+    ck_assert_rel(c.total_ns, 50649.603089, 1e-9);
+    ck_assert_int_eq(
+        net_coll_cost(&t8, NET_ALLREDUCE, NET_ALGO_AUTO, 8, GIB, &c), 0);
+    ck_assert_int_eq(c.proto, NET_PROTO_SIMPLE);
+    ck_assert_int_eq(c.algo, NET_ALGO_RING);
+    ck_assert_str_eq(net_proto_name(NET_PROTO_LL128), "LL128");
+    ck_assert_str_eq(net_proto_name(7), "?");
 }
 END_TEST
 
@@ -324,14 +376,16 @@ START_TEST(test_net_coll_cost_tree_small_ring_large)
     ck_assert_int_eq(
         net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_AUTO, 8, 4 * GIB, &c), 0);
     ck_assert_int_eq(c.algo, NET_ALGO_RING);
-    /* Same across 32 nodes: the inter-node tree has lg(32) = 5 steps of 4
-     * us against the ring's 2 x 31. */
+    /* Same across 32 nodes: the inter-node tree has lg(32) = 5 steps
+     * against the ring's 2 x 31. At 4 GiB the ring's 62 network steps of
+     * Simple (14 us each) still cost more than the tree's extra 1/32 of
+     * bytes; at 64 GiB the bytes win. */
     ck_assert_double_lt(
         net_coll_ns(&x, NET_ALLREDUCE, NET_ALGO_TREE, 256, 1024.0),
         net_coll_ns(&x, NET_ALLREDUCE, NET_ALGO_RING, 256, 1024.0));
     ck_assert_double_le(
-        net_coll_ns(&x, NET_ALLREDUCE, NET_ALGO_RING, 256, 4 * GIB),
-        net_coll_ns(&x, NET_ALLREDUCE, NET_ALGO_TREE, 256, 4 * GIB));
+        net_coll_ns(&x, NET_ALLREDUCE, NET_ALGO_RING, 256, 64 * GIB),
+        net_coll_ns(&x, NET_ALLREDUCE, NET_ALGO_TREE, 256, 64 * GIB));
 }
 END_TEST
 
@@ -380,15 +434,15 @@ START_TEST(test_net_coll_cost_mesh_xgmi)
     double n = GIB;
 
     /* 8 MI300X: 7 links x 64 GB/s per GPU (docs/hardware.md); ring
-     * all-reduce 14 x 1.9 us + 1.75 n / (eff x 448e9). */
+     * all-reduce, Simple, 8.4 + 14 x 3.4 us + 1.75 n / (eff x 448e9). */
     ck_assert_rel(net_coll_ns(&t, NET_ALLREDUCE, NET_ALGO_RING, 8, n),
-                  26600.0 + 1.75 * n / (eff * 448e9) * 1e9, 1e-12);
+                  56000.0 + 1.75 * n / (eff * 448e9) * 1e9, 1e-12);
     /* 4 of them: 3 links; 2(3)/4 n / (eff x 192e9). */
     ck_assert_rel(net_coll_ns(&t, NET_ALLREDUCE, NET_ALGO_RING, 4, n),
-                  6 * 1900.0 + 1.5 * n / (eff * 192e9) * 1e9, 1e-12);
+                  8400.0 + 6 * 3400.0 + 1.5 * n / (eff * 192e9) * 1e9, 1e-12);
     /* Send/recv between two of them: one 64 GB/s link. */
     ck_assert_rel(net_coll_ns(&t, NET_SENDRECV, NET_ALGO_AUTO, 2, n),
-                  1900.0 + n / (eff * 64e9) * 1e9, 1e-12);
+                  8400.0 + 3400.0 + n / (eff * 64e9) * 1e9, 1e-12);
 }
 END_TEST
 
@@ -417,10 +471,11 @@ START_TEST(test_net_coll_cost_2x8_ndr_busbw)
     ck_assert_msg(busbw > 0.95 * 384e9 && busbw < 1.05 * 384e9,
                   "busbw %.1f GB/s", busbw / 1e9);
     ck_assert_rel(busbw, 396.4e9, 2e-3);
-    /* Latency: ring 2 x 7 x 1.9 us inside + 2 x 1 x 4.0 us across. */
+    /* Latency, Simple: base 8.4 us + ring 2 x 7 x 3.4 us inside + 2 x 1 x
+     * 14.0 us across. */
     ck_assert_int_eq(net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_RING, 16, n, &c),
                      0);
-    ck_assert_rel(c.latency_ns, 14 * 1900.0 + 2 * 4000.0, 1e-12);
+    ck_assert_rel(c.latency_ns, 8400.0 + 14 * 3400.0 + 2 * 14000.0, 1e-12);
 }
 END_TEST
 
@@ -432,13 +487,14 @@ START_TEST(test_net_coll_cost_rails_shared)
 
     /* 4 rails for 8 GPUs: each GPU gets half an NDR NIC, 24 GB/s; the
      * network term 0.125 n / 24e9 = 5.208e-12 s/B exceeds NVLink's 4.730,
-     * so busbw = 1.875 / 5.208e-12 = 360 GB/s and the NIC is the
-     * bottleneck. */
+     * so busbw = 1.875 / 5.208e-12 = 360 GB/s less the 84 us latency
+     * (Simple: 8.4 + 14 x 3.4 + 2 x 14.0 us) of 44.82 ms, 359.33 GB/s, and
+     * the NIC is the bottleneck. */
     ck_assert_int_eq(net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_RING, 16, n, &c),
                      0);
     ck_assert_ptr_eq(c.bottleneck, must_link("ib-ndr"));
     busbw = n * 1.875 / (c.total_ns * 1e-9);
-    ck_assert_rel(busbw, 360e9, 1e-3);
+    ck_assert_rel(busbw, 359.33e9, 1e-4);
 }
 END_TEST
 
@@ -450,17 +506,17 @@ START_TEST(test_net_coll_cost_hier_alltoall_and_p2p)
 
     /* All-to-all over 2 x 8: each GPU sends 7/16 n over NVLink and 8/16 n
      * over its NIC; the NIC term 0.5 n / 48e9 = 11.18 ms dominates.
-     * Latency 7 x 1.9 + 8 x 4.0 = 45.3 us. */
+     * Latency, Simple: 8.4 + 7 x 3.4 + 8 x 14.0 = 144.2 us. */
     ck_assert_int_eq(net_coll_cost(&t, NET_ALLTOALL, NET_ALGO_AUTO, 16, n, &c),
                      0);
     ck_assert_ptr_eq(c.bottleneck, must_link("ib-ndr"));
-    ck_assert_rel(c.latency_ns, 7 * 1900.0 + 8 * 4000.0, 1e-12);
+    ck_assert_rel(c.latency_ns, 8400.0 + 7 * 3400.0 + 8 * 14000.0, 1e-12);
     ck_assert_rel(c.bandwidth_ns, 0.5 * n / 48e9 * 1e9, 1e-12);
     /* A 2-rank send/recv across nodes (one GPU per node, pipeline stage
-     * boundary) is one NIC transfer: 4.0 us + n / 48e9. */
+     * boundary) is one NIC transfer: 8.4 + 14.0 us (Simple) + n / 48e9. */
     t.ranks_per_node = 1;
     ck_assert_rel(net_coll_ns(&t, NET_SENDRECV, NET_ALGO_AUTO, 2, n),
-                  net_p2p_ns(must_link("ib-ndr"), n), 1e-12);
+                  22400.0 + n / 48e9 * 1e9, 1e-12);
     /* One GPU per node needs no intra link. */
     t.intra = NULL;
     ck_assert_double_gt(net_coll_ns(&t, NET_ALLREDUCE, NET_ALGO_AUTO, 4, n),
@@ -476,10 +532,10 @@ START_TEST(test_net_coll_cost_hier_allgather_terms)
 
     /* All-gather of n over 4 nodes x 8 (ring): inter all-gather of n/8
      * among 4 nodes, 3/4 x n/8 / 48e9, then intra 7/8 n / 370e9 (the
-     * larger, 2.539 ms); latency 3 x 4.0 + 7 x 1.9 us. */
+     * larger, 2.539 ms); latency, Simple, 8.4 + 3 x 14.0 + 7 x 3.4 us. */
     ck_assert_int_eq(net_coll_cost(&t, NET_ALLGATHER, NET_ALGO_RING, 32, n, &c),
                      0);
-    ck_assert_rel(c.latency_ns, 3 * 4000.0 + 7 * 1900.0, 1e-12);
+    ck_assert_rel(c.latency_ns, 8400.0 + 3 * 14000.0 + 7 * 3400.0, 1e-12);
     ck_assert_rel(c.bandwidth_ns, 0.875 * n / 370e9 * 1e9, 1e-12);
     ck_assert_ptr_eq(c.bottleneck, must_link("nvlink4"));
 }
@@ -617,12 +673,15 @@ START_TEST(test_gpu_intra_link_from_own_figures)
         net_coll_ns(&t, NET_ALLREDUCE, NET_ALGO_RING, 8, GIB),
         net_coll_ns(&(struct net_topo){must_link("nvlink4"), NULL, 8, 1},
                     NET_ALLREDUCE, NET_ALGO_RING, 8, GIB));
-    /* A calibrated H100 with 400 GB/s and 2.5 us uses its own figures. */
+    /* A calibrated H100 with 400 GB/s and 2.5 us (LL128) uses its own
+     * figures; Simple's per-step 3.4 us scales by 2.5 / 1.9. */
     g.nvlink_bytes_per_s = 400e9;
     g.nvlink_latency_ns = 2500;
     gpu_intra_link(&g, &l);
+    ck_assert_int_eq(l.hw, NET_HW_NVLINK);
     ck_assert_rel(net_coll_ns(&t, NET_ALLREDUCE, NET_ALGO_RING, 8, GIB),
-                  14 * 2500.0 + 1.75 * GIB / (370.0 / 450.0 * 400e9) * 1e9,
+                  8400.0 + 14 * 3400.0 * 2500.0 / 1900.0 +
+                      1.75 * GIB / (370.0 / 450.0 * 400e9) * 1e9,
                   1e-12);
     /* MI300X: 448 GB/s aggregate becomes 7 mesh links of 64 GB/s. */
     gpu_intra_link(must_gpu("mi300x"), &l);
@@ -659,6 +718,7 @@ static Suite *net_suite(void)
     tcase_add_test(tc, test_net_coll_cost_ring_allreduce_8xh100);
     tcase_add_test(tc, test_net_coll_cost_tree_allreduce_terms);
     tcase_add_test(tc, test_net_coll_cost_other_collectives_8xh100);
+    tcase_add_test(tc, test_net_coll_cost_protocols);
     tcase_add_test(tc, test_net_coll_cost_one_rank_zero_bytes_free);
     tcase_add_test(tc, test_net_coll_cost_invalid);
     tcase_add_test(tc, test_net_coll_cost_tree_small_ring_large);

@@ -144,9 +144,11 @@ START_TEST(test_perf_iteration_ns_single_decode_weight_bound)
     /* One decoding token, Llama-3.1-8B bf16, 1 x H100. It reads every
      * GEMM weight once: 32 layers * (41,943,040 attention + 176,160,768
      * MLP) + 525,336,576 LM head = 7,504,658,432 parameters * 2 B =
-     * 15,009,316,864 B, at 0.8 * 3.35e12 B/s = 5,600,491.37 ns. Fixed
-     * kernel times: 129 GEMMs * 6 us + 32 attention * 15 us + (32 * 4 + 2)
-     * elementwise * 2.5 us = 1,579,000 ns; host 126 + 4 us = 130,000 ns.
+     * 15,009,316,864 B, at 0.85 * 3.35e12 B/s (Hopper GEMMs) =
+     * 5,271,050.70 ns. A one-token decode replays a full CUDA graph (a
+     * capture size of 1, no padding): every kernel pays its GPU-side time
+     * plus 1 us: 129 GEMMs * 5 us + 32 attention * 14 us + (32 * 4 + 2)
+     * elementwise * 1.5 us = 1,288,000 ns; host 126 + 4 us = 130,000 ns.
      * Everything else moves activations and one KV row: 4,721,152 B of
      * GEMM activations, 655,360 B of attention and 5,537,792 B of
      * elementwise traffic, 5.6 us in all, 0.1 % of the weight time; the
@@ -154,8 +156,8 @@ START_TEST(test_perf_iteration_ns_single_decode_weight_bound)
     struct perf_replica r;
     struct perf_batch b = decode(1, 0);
     struct perf_breakdown bd;
-    double w = 15009316864.0 / (0.8 * 3.35e12) * 1e9;
-    double fixed = 1579000.0, host = 130000.0;
+    double w = 15009316864.0 / (0.85 * 3.35e12) * 1e9;
+    double fixed = 1288000.0, host = 130000.0;
 
     must_init(&r, "llama-3.1-8b", "h100", 1, 1, 1, CL_DTYPE_BF16);
     perf_iteration_breakdown(&r, &b, &bd);
@@ -176,9 +178,10 @@ START_TEST(test_perf_iteration_ns_large_prefill_compute_bound)
     /* One 8,192-token prompt from scratch, Llama-3.1-8B, 1 x H100. GEMMs:
      * 2 * 8,192 * 32 * 218,103,808 = 114,349,209,288,704 FLOPs at eta(8192)
      * = 0.74 * 8192 / 8272 = 0.732843 of 989.4e12 = 157,706,692 ns, plus
-     * 128 kernels * 6 us. Attention: 524,288 FLOPs a pair * 8,192 * 4,096
-     * pairs = 1.7592e13 FLOPs at 0.67 of peak = 26,538,300 ns + 32 *
-     * 15 us, against 1.1 GB of KV writes (0.36 ms): compute-bound. */
+     * 128 kernels * (4 us + 2 us eager launch: 8,192 tokens exceed the
+     * CUDA-graph limit of 512). Attention: 524,288 FLOPs a pair * 8,192 *
+     * 4,096 pairs = 1.7592e13 FLOPs at 0.67 of peak = 26,538,300 ns + 32 *
+     * (13 + 2) us, against 1.1 GB of KV writes (0.36 ms): compute-bound. */
     struct perf_replica r;
     struct perf_batch b = {0};
     struct perf_breakdown bd;
@@ -203,6 +206,59 @@ START_TEST(test_perf_iteration_ns_large_prefill_compute_bound)
     /* The one sampled position reads the LM head once (memory-bound). */
     ck_assert_int_eq(bd.op[PERF_OP_LM_HEAD].bound, PERF_BOUND_MEMORY);
     ck_assert((double)bd.total_ns > gemm + attn);
+}
+END_TEST
+
+START_TEST(test_perf_cudagraph_modes)
+{
+    struct perf_replica r;
+    struct perf_batch b = decode(1, 0);
+    struct perf_breakdown g, e, pw, pe;
+
+    /* vLLM's capture sizes and limit (from recall, docs/step-time.md). */
+    ck_assert_int_eq(perf_cudagraph_padded_tokens(1), 1);
+    ck_assert_int_eq(perf_cudagraph_padded_tokens(3), 4);
+    ck_assert_int_eq(perf_cudagraph_padded_tokens(5), 8);
+    ck_assert_int_eq(perf_cudagraph_padded_tokens(250), 256);
+    ck_assert_int_eq(perf_cudagraph_padded_tokens(257), 272);
+    ck_assert_int_eq(perf_cudagraph_padded_tokens(512), 512);
+    ck_assert_int_eq(perf_default_cudagraph_capture_size(128), 256);
+    ck_assert_int_eq(perf_default_cudagraph_capture_size(1024), 512);
+
+    /* The one-token decode of Llama-3.1-8B on an H100 eagerly costs 1 us
+     * more per kernel than in its full graph (2 us eager launch against 1
+     * us): 129 GEMMs + 32 attention + 130 elementwise = 291 kernels, 291
+     * us; the rooflines are the same (one token is its own capture size). */
+    must_init(&r, "llama-3.1-8b", "h100", 1, 1, 1, CL_DTYPE_BF16);
+    perf_iteration_breakdown(&r, &b, &g);
+    r.cudagraph_max_tokens = 0;
+    perf_iteration_breakdown(&r, &b, &e);
+    ck_assert_double_eq_tol(e.op[PERF_OP_ATTN_PROJ].ns + e.op[PERF_OP_MLP].ns +
+                                e.op[PERF_OP_LM_HEAD].ns -
+                                g.op[PERF_OP_ATTN_PROJ].ns -
+                                g.op[PERF_OP_MLP].ns - g.op[PERF_OP_LM_HEAD].ns,
+                            129 * 1000.0, 1e-6);
+    ck_assert_double_eq_tol(e.op[PERF_OP_ATTENTION].ns -
+                                g.op[PERF_OP_ATTENTION].ns,
+                            32 * 1000.0, 1e-6);
+    ck_assert_double_eq_tol(e.op[PERF_OP_ELEMENTWISE].ns -
+                                g.op[PERF_OP_ELEMENTWISE].ns,
+                            130 * 1000.0, 1e-6);
+    /* A mixed batch (a 103-token chunk and one decode: 104 tokens, a
+     * capture size, so nothing is padded) runs piecewise
+     * graphs: attention is launched eagerly between the pieces (vLLM V1),
+     * so eager and graph attention differ by nothing while the GEMMs still
+     * save 1 us a kernel. */
+    b.prefill_tokens = 103;
+    b.prefill_seqs = 1;
+    b.prefill_attn_pairs = 103.0 * 51.5;
+    r.cudagraph_max_tokens = 512;
+    perf_iteration_breakdown(&r, &b, &pw);
+    r.cudagraph_max_tokens = 0;
+    perf_iteration_breakdown(&r, &b, &pe);
+    ck_assert_double_eq_tol(pe.op[PERF_OP_ATTENTION].ns,
+                            pw.op[PERF_OP_ATTENTION].ns, 1e-6);
+    ck_assert_double_lt(pw.op[PERF_OP_MLP].ns, pe.op[PERF_OP_MLP].ns);
 }
 END_TEST
 
@@ -613,7 +669,10 @@ START_TEST(test_perf_calib_load_good_and_resolve)
     ck_assert_double_eq(h100.gemm_eff_max, 0.7);
     ck_assert_double_eq(h100.gemm_half_tokens, 50.0);
     ck_assert_double_eq(h100.gemm_kernel_ns, 4000.0);
-    ck_assert_double_eq(h100.gemm_eff_memory, 0.80);
+    /* Not in the profile: the built-in Hopper entry's. */
+    ck_assert_double_eq(h100.gemm_eff_memory, 0.85);
+    ck_assert_double_eq(h100.launch_eager_ns, 2000.0);
+    ck_assert_double_eq(h100.launch_graph_ns, 1000.0);
     ck_assert_double_eq(h100.iteration_overhead_ns, 300000.0);
     ck_assert_double_eq(h100.elem_eff_memory, 0.60);
     ck_assert_double_eq(h100.intra.alpha_ns, 2500.0);
@@ -813,6 +872,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_perf_iteration_ns_single_decode_weight_bound);
     tcase_add_test(tc, test_perf_iteration_ns_large_prefill_compute_bound);
     tcase_add_test(tc, test_perf_iteration_lm_head_only_for_sampled);
+    tcase_add_test(tc, test_perf_cudagraph_modes);
     tcase_add_test(tc, test_perf_iteration_mla_decode_and_moe);
     tcase_add_test(tc, test_perf_iteration_mla_prefill_expands_cached_latents);
     tcase_add_test(tc, test_perf_iteration_a100_fp8_is_weight_only);

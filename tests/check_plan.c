@@ -269,33 +269,34 @@ START_TEST(test_plan_bound_compute_hand)
     ck_assert_int_eq(plan_bound_compute(&r, &t, &w, &b, why, sizeof(why)), 0);
     /* Context 600 + 200 / 2. `dsec step llama-3.1-8b --gpu h100 --tp 1
      * --dtype bf16 --context 700 --decode-seqs D --json` gives total_ns
-     * 14,986,247 for D = 192 and 15,026,251 for D = 193: B = 192 is the
+     * 14,802,508 for D = 200 and 15,021,079 for D = 201: B = 200 is the
      * largest batch within 15 ms (below max_num_seqs 256 and the KV
-     * limit); D = 1 takes 7,345,495 ns. */
+     * limit; CUDA graphs pad 193-200 to 200, so they all cost the same);
+     * D = 1 takes 6,724,951 ns. */
     ck_assert_int_eq(b.context_tokens, 700);
-    ck_assert_int_eq(b.batch_seqs, 192);
-    ck_assert_int_eq(b.step_ns, 14986247);
-    ck_assert_int_eq(b.step1_ns, 7345495);
-    ck_assert_double_eq_tol(b.decode_tokens_per_s, 192e9 / 14986247, 1e-6);
-    /* X_d = 12,811.7 tokens/s. Decode: 100 req/s x 200 tokens = 20,000
-     * tokens/s needs 1.561 replicas (2); at the peak, 150 req/s, 2.342 (3).
+    ck_assert_int_eq(b.batch_seqs, 200);
+    ck_assert_int_eq(b.step_ns, 14802508);
+    ck_assert_int_eq(b.step1_ns, 6724951);
+    ck_assert_double_eq_tol(b.decode_tokens_per_s, 200e9 / 14802508, 1e-6);
+    /* X_d = 13,511.2 tokens/s. Decode: 100 req/s x 200 tokens = 20,000
+     * tokens/s needs 1.480 replicas (2); at the peak, 150 req/s, 2.220 (3).
      * Prefill: 100 x 600 = 60,000 prompt tokens/s against X_p below, a
      * smaller share, so decode decides. */
     xp = prefill_600(&r);
     ck_assert_double_eq_tol(b.prefill_tokens_per_s, xp, 1e-6);
     ck_assert(60000 / xp < 20000 / b.decode_tokens_per_s);
-    ck_assert_double_eq_tol(b.replicas_mean, 20000 / (192e9 / 14986247), 1e-9);
-    ck_assert_double_eq_tol(b.replicas_mean, 1.561, 1e-3);
+    ck_assert_double_eq_tol(b.replicas_mean, 20000 / (200e9 / 14802508), 1e-9);
+    ck_assert_double_eq_tol(b.replicas_mean, 1.480, 1e-3);
     ck_assert_int_eq(b.min_replicas, 2);
-    ck_assert_double_eq_tol(b.replicas_peak, 2.342, 1e-3);
+    ck_assert_double_eq_tol(b.replicas_peak, 2.220, 1e-3);
     ck_assert_int_eq(b.peak_replicas, 3);
     /* The cap: headroom 2 x (decode + prefill shares at the peak). */
-    sum = 30000 / (192e9 / 14986247) + 90000 / xp;
+    sum = 30000 / (200e9 / 14802508) + 90000 / xp;
     ck_assert_double_eq_tol(b.replicas_peak_sum, sum, 1e-9);
     ck_assert_int_eq(b.cap_replicas, (int)ceil(2 * sum));
     /* A prompt of 600 tokens alone: `dsec step ... --prefill-tokens 600
-     * --decode-seqs 0` gives 17,363,968 ns. */
-    ck_assert_int_eq(b.prefill_ns, 17363968);
+     * --decode-seqs 0` gives 17,340,901 ns. */
+    ck_assert_int_eq(b.prefill_ns, 17340901);
 }
 END_TEST
 
@@ -355,7 +356,7 @@ END_TEST
 START_TEST(test_plan_bound_compute_too_slow)
 {
     struct perf_replica r;
-    struct plan_target t = {.tpot_ns = 7000000,
+    struct plan_target t = {.tpot_ns = 6500000,
                             .ttft_ns = -1,
                             .max_num_seqs = 256,
                             .max_num_batched_tokens = 8192,
@@ -370,13 +371,13 @@ START_TEST(test_plan_bound_compute_too_slow)
     w.output_mean_tokens = 200;
     ck_assert_int_eq(plan_bound_compute(&r, &t, &w, &b, why, sizeof(why)),
                      SIM_EINFEASIBLE);
-    ck_assert_str_eq(why, "one sequence alone decodes at 7.35 ms per token "
-                          "(context 700), above slo.tpot_ms 7");
+    ck_assert_str_eq(why, "one sequence alone decodes at 6.72 ms per token "
+                          "(context 700), above slo.tpot_ms 6.5");
     t.tpot_ns = -1;
     t.ttft_ns = 15000000;
     ck_assert_int_eq(plan_bound_compute(&r, &t, &w, &b, why, sizeof(why)),
                      SIM_EINFEASIBLE);
-    ck_assert_str_eq(why, "a mean prompt of 600 tokens alone takes 17.36 ms "
+    ck_assert_str_eq(why, "a mean prompt of 600 tokens alone takes 17.34 ms "
                           "to prefill, above slo.ttft_ms 15");
     t.headroom = 0.5;
     ck_assert_int_eq(plan_bound_compute(&r, &t, &w, &b, why, sizeof(why)),

@@ -73,7 +73,7 @@ tail -n +2 "$runs/experiments.csv" | while IFS=, read -r exp mdir wl over; do
         echo "$exp" >>"$tmp/failed"
         continue
     fi
-    if ! "$dsec" run "$tmp/$exp.yaml" --json >"$tmp/$exp.json" \
+    if ! "$dsec" run "$tmp/$exp.yaml" --no-db --json >"$tmp/$exp.json" \
         2>"$tmp/$exp.err"; then
         echo "# $exp: dsec run failed:"
         sed 's/^/#   /' "$tmp/$exp.err"

@@ -339,7 +339,12 @@ static void load_all(struct data *d, const char *dir)
     closedir(orgs);
 }
 
-/* ---- predictions ---- */
+/* ---- predictions ----
+ *
+ * Vidur profiles every operator alone and eagerly, so its fixed times
+ * hold one eager launch per kernel: predictions add launch_eager_ns to the
+ * GPU-side kernel times and run the replicas without CUDA graphs
+ * (cudagraph_max_tokens 0). */
 
 static double gemm_ns(const struct perf_gpu_calib *c, const struct gpu_spec *g,
                       const struct sample *s)
@@ -347,14 +352,15 @@ static double gemm_ns(const struct perf_gpu_calib *c, const struct gpu_spec *g,
     return perf_op_ns(
         2.0 * s->m * s->k * s->n, g->flops_bf16, perf_gemm_eff(c, s->m),
         2.0 * (s->k * s->n + s->m * s->k + s->m * s->n), g->hbm_bytes_per_s,
-        c->gemm_eff_memory, 1.0, c->gemm_kernel_ns, NULL);
+        c->gemm_eff_memory, 1.0, c->gemm_kernel_ns + c->launch_eager_ns, NULL);
 }
 
 static double elem_pred_ns(const struct perf_gpu_calib *c,
                            const struct gpu_spec *g, const struct sample *s)
 {
     return perf_op_ns(0.0, 1.0, 1.0, s->k, g->hbm_bytes_per_s,
-                      c->elem_eff_memory, 1.0, c->elem_kernel_ns, NULL);
+                      c->elem_eff_memory, 1.0,
+                      c->elem_kernel_ns + c->launch_eager_ns, NULL);
 }
 
 static void gemm_errors(const struct data *d, const struct perf_gpu_calib *c,
@@ -439,6 +445,7 @@ static void class_errors(const struct data *d, const struct perf_gpu_calib *c,
                               CL_DTYPE_BF16, CL_DTYPE_BF16, 0.9, c, NULL,
                               0) != 0)
             continue;
+        r.cudagraph_max_tokens = 0;
         b.prefill_tokens = (int64_t)ly->m;
         perf_iteration_breakdown(&r, &b, &bd);
         err_add(proj, bd.op[PERF_OP_ATTN_PROJ].ns, ly->proj_ns);
@@ -447,7 +454,8 @@ static void class_errors(const struct data *d, const struct perf_gpu_calib *c,
          * final norm, which Vidur times elsewhere. */
         once = perf_op_ns(0.0, 1.0, 1.0, ly->m * r.elem_once * 2.0,
                           g->hbm_bytes_per_s, c->elem_eff_memory,
-                          r.elem_once_kernels, c->elem_kernel_ns, NULL);
+                          r.elem_once_kernels,
+                          c->elem_kernel_ns + c->launch_eager_ns, NULL);
         err_add(elem, bd.op[PERF_OP_ELEMENTWISE].ns - once, ly->elem_ns);
     }
 }
@@ -515,6 +523,7 @@ static void attn_errors(const struct attn_row *rows, int n,
     if (perf_replica_init(&r, &codellama_attn, g, &lay, CL_DTYPE_BF16,
                           CL_DTYPE_BF16, 0.9, c, NULL, 0) != 0)
         return;
+    r.cudagraph_max_tokens = 0;
     for (int i = 0; i < n; i++) {
         const struct attn_row *a = &rows[i];
         struct perf_batch b = {0};

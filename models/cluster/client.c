@@ -91,7 +91,8 @@ static void on_timeout(struct sim_loop *loop, struct sim_event *ev)
     struct cl_req *r =
         (struct cl_req *)((char *)ev - offsetof(struct cl_req, client_ev));
 
-    w->engine->ops->abandon(w, r);
+    if (!cl__frontend_cancel(w, r))
+        w->engine->ops->abandon(w, r);
     w->timed_out++;
     w->last_event_ns = sim_loop_now(loop);
     cl__req_record(w, r, CL_OUTCOME_TIMEOUT);

@@ -55,6 +55,8 @@ struct cl_req {
     /* abstract.c: drawn at arrival (common random numbers). */
     int64_t service_ns;
     int retries; /* engines: times its replica failed under it */
+    /* cluster.c: set while the API front end holds it (its ev pending). */
+    struct cl_world *frontend_world;
     /* llm.c: the paged KV cache. */
     int npreempt;            /* times it was preempted */
     int64_t cached_tokens;   /* prompt tokens found cached at its first
@@ -461,6 +463,11 @@ void cl__stages_results(const struct cl_world *w, struct cl_results *out);
  * [0, nstages) of each stage index of w->stages. O(nstages). */
 void cl__itl_add(struct cl_world *w, int64_t gap_ns, uint64_t measured,
                  const int64_t *by_stage, int nstages);
+/* Cancels r's pass through the API front end (struct cl_frontend) if it
+ * is still there, before any engine has it: returns 1 then, else 0 (the
+ * engine holds r). For a client that abandons r. */
+int cl__frontend_cancel(struct cl_world *w, struct cl_req *r);
+
 /* Sends the request read ahead now, as a client does (cluster.c): gives
  * it an id and the arrival time now, reads the next one ahead, and hands
  * it to the engine, or drops it when no replica could ever serve it. user:

@@ -466,13 +466,25 @@ static void itl_result(const struct cl_world *w, struct cl_latency *out)
     out->max = out->n > 0 ? (double)sim_hist_max(&w->itl) * 1e-6 : NAN;
 }
 
+/* The front end's time per streamed token (struct cl_frontend), 0 for
+ * servers without one. */
+static int64_t frontend_out_ns(const struct cl_world *w)
+{
+    const struct cl_server *sv = &w->scn->server;
+
+    return sv->kind == CL_SRV_LLM ? sv->frontend.per_output_token_ns : 0;
+}
+
 void cl__complete(struct cl_world *w, struct cl_req *r)
 {
     const struct cl_slo *slo = &w->scn->slo;
     int64_t now = sim_loop_now(w->loop);
     int measured = r->id >= w->warmup;
-    int64_t ttft = r->first_token_ns - r->arrival_ns;
-    int64_t e2e = now - r->arrival_ns;
+    /* As the client sees them: the first and the last token each reach it
+     * one front-end token time after leaving the engine. */
+    int64_t out_ns = frontend_out_ns(w);
+    int64_t ttft = r->first_token_ns + out_ns - r->arrival_ns;
+    int64_t e2e = now + out_ns - r->arrival_ns;
     int64_t tpot = -1;
 
     if (r->output_tokens >= 2 && w->engine->streams_tokens)
@@ -616,6 +628,45 @@ static void read_next(struct cl_world *w)
         sim_loop_schedule(w->loop, &w->arrival_ev, at);
 }
 
+static void on_frontend_done(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct cl_req *r = ev->arg;
+
+    (void)loop;
+    struct cl_world *w = r->frontend_world;
+    r->frontend_world = NULL;
+    w->engine->ops->arrive(w, r);
+}
+
+int cl__frontend_cancel(struct cl_world *w, struct cl_req *r)
+{
+    if (r->frontend_world == NULL)
+        return 0;
+    sim_loop_cancel(w->loop, &r->ev);
+    r->frontend_world = NULL;
+    return 1;
+}
+
+/* Hands r to the engine after the API front end (struct cl_frontend):
+ * HTTP handling and tokenisation before the engine queue. The request's
+ * own event carries the delay; the engine takes it over at arrive(). */
+static void frontend_admit(struct cl_world *w, struct cl_req *r)
+{
+    const struct cl_server *sv = &w->scn->server;
+    int64_t t = 0;
+
+    if (sv->kind == CL_SRV_LLM)
+        t = sv->frontend.request_ns +
+            sv->frontend.per_prompt_token_ns * r->prompt_tokens;
+    if (t <= 0) {
+        w->engine->ops->arrive(w, r);
+        return;
+    }
+    r->frontend_world = w;
+    sim_event_init(&r->ev, on_frontend_done, r);
+    sim_loop_after(w->loop, &r->ev, t);
+}
+
 void cl__send_next(struct cl_world *w, int user)
 {
     struct cl_req *r = cl__req_new(w);
@@ -648,7 +699,7 @@ void cl__send_next(struct cl_world *w, int user)
         cl__req_free(w, r);
         return;
     }
-    w->engine->ops->arrive(w, r);
+    frontend_admit(w, r);
 }
 
 /* The read-ahead request is due: sent now, unless the client holds it

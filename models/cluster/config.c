@@ -118,6 +118,43 @@ static const struct sim_param_choice strategies[] = {
     {NULL, 0},
 };
 
+#define FE(f) offsetof(struct cl_frontend, f)
+
+/* Defaults are assumptions from recall (unverified), chosen low: docs/
+ * serving.md "Front end" gives the mechanism and BLIS's fit, which is
+ * larger. */
+static const struct sim_param frontend_rows[] = {
+    {"request", SIM_PT_DURATION, SIM_U_SECONDS, 0, 10, 0, "2ms",
+     "API server time per request before the engine queue: HTTP, "
+     "validation, scheduling onto the engine process (assumption, from "
+     "recall)",
+     FE(request_ns), NULL, NULL},
+    {"per_prompt_token", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, "1us",
+     "tokenisation time per prompt token, before the engine queue "
+     "(assumption, from recall: Rust fast tokenizers)",
+     FE(per_prompt_token_ns), NULL, NULL},
+    {"per_output_token", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, "30us",
+     "detokenisation and streaming per output token; overlaps the next "
+     "engine step (separate process), so it adds to TTFT and E2E once, not "
+     "to the time per output token (assumption, from recall)",
+     FE(per_output_token_ns), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+#define WU(f) offsetof(struct cl_warmup, f)
+
+static const struct sim_param warmup_rows[] = {
+    {"iterations", SIM_PT_INT64, SIM_U_NONE, 0, 1e9, 0, "0",
+     "engine iterations after a replica starts that run slower (cold "
+     "caches, lazy allocation, kernels compiled on first use); 0 = off",
+     WU(iterations), NULL, NULL},
+    {"factor", SIM_PT_DOUBLE, SIM_U_NONE, 1, 100, 0, "2",
+     "how many times longer a warm-up iteration takes (BLIS's demo uses 2x "
+     "for its warm-up requests, FACTS.md §8.1, illustrative)",
+     WU(factor), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
 #define KVO(f) offsetof(struct cl_kv_offload, f)
 
 static const struct sim_param kv_offload_rows[] = {
@@ -200,6 +237,13 @@ const struct sim_param cl_server_rows[] = {
      "else 2048, vllm @ 99d7eb5d arg_utils.py get_batch_defaults, FACTS.md "
      "§5.1)",
      offsetof(struct cl_server, max_num_batched_tokens), NULL, NULL},
+    {"max_cudagraph_capture_size", SIM_PT_INT64, SIM_U_TOKENS, -1, 1e6, LLM,
+     "-1",
+     "llm only: iterations of at most this many tokens replay a CUDA graph "
+     "(padded to a capture size), larger ones run eagerly; 0 = always eager "
+     "(vLLM enforce_eager); -1 = vLLM's default min(2 x max_num_seqs, 512) "
+     "(docs/step-time.md)",
+     offsetof(struct cl_server, max_cudagraph_capture_size), NULL, NULL},
     {"gpu_memory_utilization", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT | LLM,
      SIM_PARAM_DEF(PERF_DEFAULT_GPU_MEMORY_UTILIZATION),
      "llm only: fraction of HBM the engine may use (vLLM 0.90 in older "
@@ -254,6 +298,14 @@ const struct sim_param cl_server_rows[] = {
     {"kv_offload", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, LLM, NULL,
      "llm only: tiers below HBM used when cluster.kv_cache_offload is true",
      offsetof(struct cl_server, kv_offload), NULL, kv_offload_rows},
+    {"frontend", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, LLM, NULL,
+     "llm only: the API front end, outside the engine's step: its time "
+     "before the engine queue and per streamed token (docs/serving.md)",
+     offsetof(struct cl_server, frontend), NULL, frontend_rows},
+    {"warmup", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, LLM, NULL,
+     "llm only: engine warm-up after each replica start, off by default "
+     "(docs/serving.md)",
+     offsetof(struct cl_server, warmup), NULL, warmup_rows},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 

@@ -73,6 +73,26 @@ struct cl_kv_offload {
     int remote_link;     /* enum cl_kv_link */
 };
 
+/* The API front end of an LLM server (vLLM's OpenAI server process): the
+ * time from the client's send to the request reaching the engine queue,
+ * request_ns + per_prompt_token_ns * prompt tokens (HTTP handling, request
+ * validation, tokenisation of the prompt), and the time from a token
+ * leaving the engine to the client, per_output_token_ns
+ * (detokenisation, streaming). docs/serving.md "Front end". */
+struct cl_frontend {
+    int64_t request_ns;
+    int64_t per_prompt_token_ns;
+    int64_t per_output_token_ns;
+};
+
+/* Engine warm-up: the first iterations of each replica after it starts
+ * take factor times their modelled time (docs/serving.md "Warm-up");
+ * iterations 0 turns it off. */
+struct cl_warmup {
+    int64_t iterations;
+    double factor;
+};
+
 /* Flags of server rows (SIM_PF_OWNER bits): the key is used only by
  * server kind llm or only by kind abstract; the loader reports it as not
  * used when given for the other kind. */
@@ -86,10 +106,12 @@ struct cl_server {
     int concurrency;           /* requests served at once per replica */
     double price_usd_per_hour; /* abstract replicas: price of one replica */
     /* llm (vLLM-style knobs, FACTS §5.1) */
-    int max_num_seqs;               /* -1 = vLLM's rule for the pool's GPU:
-                                       perf_default_max_num_seqs() */
-    int64_t max_num_batched_tokens; /* -1 = vLLM's rule for the pool's GPU:
-                                       perf_default_max_num_batched_tokens() */
+    int max_num_seqs;                   /* -1 = vLLM's rule for the pool's GPU:
+                                           perf_default_max_num_seqs() */
+    int64_t max_num_batched_tokens;     /* -1 = vLLM's rule for the pool's GPU:
+                                           perf_default_max_num_batched_tokens() */
+    int64_t max_cudagraph_capture_size; /* -1 = vLLM's min(2 x
+                                            max_num_seqs, 512); 0 eager */
     double gpu_memory_utilization;
     double efficiency_compute;     /* achieved fraction of peak FLOP/s */
     double efficiency_memory;      /* achieved fraction of peak HBM B/s */
@@ -102,6 +124,8 @@ struct cl_server {
     int scheduling;                /* enum cl_sched */
     double swap_space_bytes;       /* per GPU, swap preemption (vLLM V0) */
     struct cl_kv_offload kv_offload;
+    struct cl_frontend frontend; /* llm only */
+    struct cl_warmup warmup;     /* llm only */
 };
 
 /* A GPU defined inline (hardware.gpus): a catalog entry to start from and

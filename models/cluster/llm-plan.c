@@ -60,7 +60,8 @@ static const struct arch_spec *resolve_arch(const struct cl_scenario *s,
  * (hardware.calibration) or the built-in defaults for g, then the server
  * keys that are set (not NAN / -1): efficiency_compute replaces the GEMM
  * asymptote and the attention compute fraction, efficiency_memory both HBM
- * fractions, iteration_overhead the fixed host time. One tp-wide stage, no
+ * fractions, iteration_overhead the fixed host time, and
+ * max_cudagraph_capture_size the CUDA-graph limit. One tp-wide stage, no
  * expert parallelism (docs/step-time.md). */
 int cl_replica_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
                          const struct gpu_spec *g, int tp, int pp, int ep,
@@ -86,8 +87,19 @@ int cl_replica_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
     }
     if (sv->iteration_overhead_ns >= 0)
         c.iteration_overhead_ns = (double)sv->iteration_overhead_ns;
-    return perf_replica_init(r, a, g, &l, weight_dtype, s->deploy.kv_dtype,
-                             sv->gpu_memory_utilization, &c, why, whylen);
+    int rc;
+
+    rc = perf_replica_init(r, a, g, &l, weight_dtype, s->deploy.kv_dtype,
+                           sv->gpu_memory_utilization, &c, why, whylen);
+    /* CUDA graphs: vLLM's capture limit unless the server sets one. */
+    if (rc == 0)
+        r->cudagraph_max_tokens =
+            sv->max_cudagraph_capture_size >= 0
+                ? sv->max_cudagraph_capture_size
+                : perf_default_cudagraph_capture_size(
+                      sv->max_num_seqs > 0 ? sv->max_num_seqs
+                                           : perf_default_max_num_seqs(g));
+    return rc;
 }
 
 /* The scenario's own layout (deploy.pp, deploy.ep, deploy.weight_dtype)

@@ -940,6 +940,9 @@ static void kick(struct cl_llm_replica *e)
         e->lw->kv.transfer_ns += (int64_t)llround(t);
         e->pcie_bytes_gpu = e->rdma_bytes_gpu = 0;
     }
+    /* Engine warm-up (server.warmup): the replica's first iterations. */
+    if (e->iter_no < w->scn->server.warmup.iterations)
+        dt = (int64_t)llround((double)dt * w->scn->server.warmup.factor);
     if (dt < 1)
         dt = 1;
     e->stepping = 1;

@@ -139,6 +139,7 @@ void gpu_intra_link(const struct gpu_spec *g, struct net_link *out)
     out->alpha_ns = (double)g->nvlink_latency_ns;
     out->efficiency = cls->efficiency;
     out->mesh_peers = cls->mesh_peers;
+    out->hw = cls->hw;
     /* A mesh: nvlink_bytes_per_s is the sum over the peer links (MI300X
      * 7 x 64 GB/s = 448 GB/s, FACTS.md §1.1), one link per pair. */
     out->bytes_per_s = cls->mesh_peers > 0

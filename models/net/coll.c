@@ -35,6 +35,24 @@
  * else nics_per_node / k of one (rails shared); a GPU never drives more
  * than one NIC ("Alltoall cannot aggregate the bandwidth of multiple
  * NICs", FACTS.md §2.3).
+ *
+ * Protocols (NCCL's tuner, NVIDIA/nccl @ 5067397c src/graph/tuning.cc via
+ * FACTS.md §2.2 and §3.4): every call pays NCCL's base latency of its
+ * algorithm and protocol once (Ring LL 6.6, LL128 14.0, Simple 8.4 us;
+ * Tree 6.8, 14.0, 8.4), each step the protocol's hardware latency of the
+ * link's class (Ring NVLink 0.6 / 1.9 / 3.4, PCIe 1.0 / 2.5 / 5.7, network
+ * 2.7 / 4.0 / 14.0 us; Tree NVLink 0.6 / 1.25 / 4.0, PCIe 1.0 / 1.9 / 4.0,
+ * network 5.0 / 8.5 / 14 us), and moves the bytes at the protocol's share
+ * of B: Ring LL 0.5, LL128 0.92, Simple 1; Tree LL 1/3.8, LL128 7/9 in one
+ * node and 120/128 across nodes, Simple 1. B, the link's achieved
+ * bandwidth, is what nccl-tests measures for large messages, i.e. Simple's.
+ * The link's alpha is its class's Ring LL128 entry; a calibrated alpha
+ * scales all of its class's entries by the same ratio. The algorithm
+ * (AUTO) and the protocol giving the least time are kept, as NCCL's tuner
+ * picks by the same time model. Not modelled: NCCL's per-channel caps
+ * (llMaxBw, perChMaxRingLL128Bw), the multi-node Ring/Simple latency
+ * factor 1.4, NVLS. NCCL sends all-to-all and send/recv as grouped
+ * point-to-point operations; they are priced here as a Ring call.
  */
 #include "models/net/net.h"
 
@@ -47,6 +65,58 @@
 
 /* NCCL's PAT bandwidth factor (FACTS.md §3.4). */
 #define PAT_BW_FACTOR 0.75
+
+/* NCCL's per-step hardware latency in us, [tree][enum net_hw][enum
+ * net_proto], and base latency per call in us, [tree][enum net_proto]
+ * (NVIDIA/nccl @ 5067397c src/graph/tuning.cc, FACTS.md §2.2). */
+static const double hw_lat_us[2][3][NET_PROTO_COUNT] = {
+    {{0.6, 1.9, 3.4}, {1.0, 2.5, 5.7}, {2.7, 4.0, 14.0}},
+    {{0.6, 1.25, 4.0}, {1.0, 1.9, 4.0}, {5.0, 8.5, 14.0}},
+};
+static const double base_lat_us[2][NET_PROTO_COUNT] = {
+    {6.6, 14.0, 8.4},
+    {6.8, 14.0, 8.4},
+};
+
+/* The share of the link's (Simple) bandwidth each protocol reaches,
+ * [tree][proto] (FACTS.md §3.4); Tree LL128 across nodes is 120/128. */
+static const double proto_bw[2][NET_PROTO_COUNT] = {
+    {0.5, 0.92, 1.0},
+    {1.0 / 3.8, 7.0 / 9.0, 1.0},
+};
+#define TREE_LL128_BW_MULTINODE (120.0 / 128.0)
+
+const char *net_proto_name(int p)
+{
+    switch (p) {
+    case NET_PROTO_LL:
+        return "LL";
+    case NET_PROTO_LL128:
+        return "LL128";
+    case NET_PROTO_SIMPLE:
+        return "Simple";
+    }
+    return "?";
+}
+
+/* l as protocol proto of algorithm tree sees it: the per-step latency of
+ * its class scaled by its alpha over the class's Ring LL128 entry, and its
+ * efficiency times the protocol's share of the bandwidth. */
+static struct net_link proto_link(const struct net_link *l, int tree, int proto,
+                                  int nodes)
+{
+    struct net_link o = *l;
+    int hw =
+        l->hw >= NET_HW_NVLINK && l->hw <= NET_HW_NET ? l->hw : NET_HW_NVLINK;
+    double share = proto_bw[tree][proto];
+
+    if (tree && proto == NET_PROTO_LL128 && nodes > 1)
+        share = TREE_LL128_BW_MULTINODE;
+    o.alpha_ns = l->alpha_ns * hw_lat_us[tree][hw][proto] /
+                 hw_lat_us[0][hw][NET_PROTO_LL128];
+    o.efficiency = l->efficiency * share;
+    return o;
+}
 
 /* One evaluated algorithm: its latency and the bandwidth time each link
  * level needs; combined by finish(). */
@@ -200,10 +270,13 @@ static struct terms eval(const struct net_topo *t, enum net_coll c, int tree,
 }
 
 static void finish(const struct net_topo *t, const struct terms *r, int algo,
-                   int hier, struct net_cost *out)
+                   int proto, int hier, struct net_cost *out)
 {
     memset(out, 0, sizeof(*out));
-    out->latency_ns = r->lat_ns;
+    out->base_ns =
+        base_lat_us[algo == NET_ALGO_TREE][proto] * (double)SIM_NS_PER_US;
+    out->latency_ns = out->base_ns + r->lat_ns;
+    out->proto = proto;
     if (r->serial)
         out->bandwidth_ns = r->intra_ns + r->inter_ns;
     else
@@ -230,11 +303,38 @@ static int one_algo(enum net_coll c)
     return c == NET_ALLTOALL || c == NET_SENDRECV;
 }
 
+/* The fastest protocol for algorithm tree: fills out. */
+static void best_proto(const struct net_topo *t, enum net_coll c, int tree,
+                       int ranks, int k, int nodes, double bytes,
+                       struct net_cost *out)
+{
+    for (int p = 0; p < NET_PROTO_COUNT; p++) {
+        struct net_link li, le;
+        struct net_topo tp = *t;
+        struct net_cost cost;
+        struct terms r;
+
+        if (t->intra != NULL) {
+            li = proto_link(t->intra, tree, p, nodes);
+            tp.intra = &li;
+        }
+        if (t->inter != NULL) {
+            le = proto_link(t->inter, tree, p, nodes);
+            tp.inter = &le;
+        }
+        r = eval(&tp, c, tree, ranks, k, nodes, bytes);
+        finish(t, &r, tree ? NET_ALGO_TREE : NET_ALGO_RING, p, nodes > 1,
+               &cost);
+        /* A tie keeps the earlier protocol. */
+        if (p == 0 || cost.total_ns < out->total_ns)
+            *out = cost;
+    }
+}
+
 int net_coll_cost(const struct net_topo *t, enum net_coll c, enum net_algo a,
                   int ranks, double bytes, struct net_cost *out)
 {
     struct net_cost ring, tree;
-    struct terms r;
     int k, nodes;
 
     if (out == NULL)
@@ -257,14 +357,12 @@ int net_coll_cost(const struct net_topo *t, enum net_coll c, enum net_algo a,
     }
     if (one_algo(c))
         a = NET_ALGO_RING;
-    r = eval(t, c, 0, ranks, k, nodes, bytes);
-    finish(t, &r, NET_ALGO_RING, nodes > 1, &ring);
+    best_proto(t, c, 0, ranks, k, nodes, bytes, &ring);
     if (a == NET_ALGO_RING) {
         *out = ring;
         return 0;
     }
-    r = eval(t, c, 1, ranks, k, nodes, bytes);
-    finish(t, &r, NET_ALGO_TREE, nodes > 1, &tree);
+    best_proto(t, c, 1, ranks, k, nodes, bytes, &tree);
     /* AUTO keeps ring on a tie, as the bandwidth-optimal choice. */
     *out = a == NET_ALGO_TREE || tree.total_ns < ring.total_ns ? tree : ring;
     return 0;

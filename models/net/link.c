@@ -5,13 +5,10 @@
  * Sources (FACTS.md): nominal rates §2.1; alpha is NCCL's per-step hardware
  * latency for the LL128 protocol, Ring (NVIDIA/nccl @ 5067397c
  * src/graph/tuning.cc, §2.2): NVLink 1.9 us, PCIe 2.5 us, network 4.0 us.
- * LL128 is used throughout because it is NCCL's usual protocol for the
- * KB-to-MB tensor-parallel all-reduces of inference and because the GPU
- * catalog's nvlink_latency_ns already uses it; LL (0.6 us) wins only for
- * tiny messages and Simple (3.4 us) only for very large ones, where latency
- * no longer matters. Efficiencies are the achieved fractions of §2.3 where
- * FACTS has one; elsewhere they are documented assumptions (below and in
- * docs/hardware.md).
+ * Collectives (coll.c) derive the LL and Simple latencies of the link's
+ * class (.hw) from it and pick the protocol. Efficiencies are the achieved
+ * fractions of §2.3 where FACTS has one; elsewhere they are documented
+ * assumptions (below and in docs/hardware.md).
  */
 #include "models/net/net.h"
 
@@ -43,6 +40,7 @@ static const struct net_link link_host_dram = {
      * DRAM load-to-use latency. Host transfers are bound by PCIe anyway
      * (FACTS.md §8.1: host DRAM over PCIe Gen5 x16 <= 63 GB/s/dir). */
     .alpha_ns = 100.0,
+    .hw = NET_HW_PCIE,
     /* Assumption: 8 channels x 4800 MT/s x 8 B = 307.2 GB/s, shared by both
      * directions; calibrate (e.g. STREAM). */
     .bytes_per_s = 307.2e9,
@@ -55,6 +53,7 @@ static const struct net_link link_ib_edr = {
     .summary = "InfiniBand EDR 100 Gb/s, 12.5 GB/s/dir, NCCL network alpha "
                "4.0 us (FACTS.md §2.1, §2.2)",
     .alpha_ns = ALPHA_NET_NS,
+    .hw = NET_HW_NET,
     /* FACTS.md §2.1 (derived): 100 Gb/s = 12.5 GB/s per direction. */
     .bytes_per_s = 12.5e9,
     /* FACTS.md §2.1: EDR practical ceiling "96.6 Gbps" (NVIDIA forum). */
@@ -66,6 +65,7 @@ static const struct net_link link_ib_hdr = {
     .summary = "InfiniBand HDR 200 Gb/s, 25 GB/s/dir, NCCL network alpha "
                "4.0 us (FACTS.md §2.1, §2.2)",
     .alpha_ns = ALPHA_NET_NS,
+    .hw = NET_HW_NET,
     /* FACTS.md §2.1 (derived): 200 Gb/s = 25 GB/s per direction. */
     .bytes_per_s = 25e9,
     /* Assumption: NDR's achieved 48/50 (FACTS.md §2.3); no HDR figure. */
@@ -77,6 +77,7 @@ static const struct net_link link_ib_ndr = {
     .summary = "InfiniBand NDR 400 Gb/s (CX-7), 50 GB/s/dir, 48 achieved "
                "by NCCL (FACTS.md §2.1, §2.3)",
     .alpha_ns = ALPHA_NET_NS,
+    .hw = NET_HW_NET,
     /* FACTS.md §2.1 (derived): 400 Gb/s = 50 GB/s per direction. */
     .bytes_per_s = 50e9,
     /* FACTS.md §2.3: 46-48 GB/s per NIC with NCCL (48 / 50). */
@@ -88,6 +89,7 @@ static const struct net_link link_ib_xdr = {
     .summary = "InfiniBand XDR 800 Gb/s (CX-8), 100 GB/s/dir, NCCL network "
                "alpha 4.0 us (FACTS.md §2.1, §2.2)",
     .alpha_ns = ALPHA_NET_NS,
+    .hw = NET_HW_NET,
     /* FACTS.md §2.1 (derived): 800 Gb/s = 100 GB/s per direction. */
     .bytes_per_s = 100e9,
     /* Assumption: NDR's achieved 48/50 (FACTS.md §2.3); no XDR figure. */
@@ -99,6 +101,7 @@ static const struct net_link link_nvlink_h800 = {
     .summary = "H800 NVLink via NVSwitch, 200 GB/s/dir, ~160 achievable "
                "(FACTS.md §2.1; DeepEP docs/legacy.md via §2.3)",
     .alpha_ns = ALPHA_NVLINK_NS,
+    .hw = NET_HW_NVLINK,
     /* FACTS.md §2.1: 400 GB/s bidir = 200 GB/s per direction. */
     .bytes_per_s = 200e9,
     /* deepseek-ai/DeepEP docs/legacy.md via FACTS.md §1.1, §2.3: "~160 GB/s
@@ -113,6 +116,7 @@ static const struct net_link link_nvlink3 = {
     .summary = "NVLink3 (A100) via NVSwitch, 12 links, 300 GB/s/dir "
                "(FACTS.md §2.1)",
     .alpha_ns = ALPHA_NVLINK_NS,
+    .hw = NET_HW_NVLINK,
     /* FACTS.md §2.1: 12 links x 50 GB/s bidir = 300 GB/s per direction. */
     .bytes_per_s = 300e9,
     /* Assumption: NVLink4's 370/450 (FACTS.md §2.3), which NVIDIA puts down
@@ -125,6 +129,7 @@ static const struct net_link link_nvlink4 = {
     .summary = "NVLink4 (H100/H200) via NVSwitch, 450 GB/s/dir, ring 370 "
                "achieved (FACTS.md §2.1, §2.3)",
     .alpha_ns = ALPHA_NVLINK_NS,
+    .hw = NET_HW_NVLINK,
     /* FACTS.md §2.1: 18 links x 50 GB/s bidir = 900 GB/s, 450 per dir. */
     .bytes_per_s = 450e9,
     /* FACTS.md §2.3: 370 of 450 GB/s with NCCL's protocol overhead. */
@@ -136,6 +141,7 @@ static const struct net_link link_nvlink5 = {
     .summary = "NVLink5 (B200) via NVSwitch, 18 links, 900 GB/s/dir "
                "(FACTS.md §2.1)",
     .alpha_ns = ALPHA_NVLINK_NS,
+    .hw = NET_HW_NVLINK,
     /* FACTS.md §2.1: 18 links x 100 GB/s bidir = 1,800 GB/s, 900 per dir. */
     .bytes_per_s = 900e9,
     /* Assumption: NVLink4's 370/450 protocol efficiency (FACTS.md §2.3). */
@@ -147,6 +153,7 @@ static const struct net_link link_pcie4 = {
     .summary = "PCIe Gen4 x16, 31.5 GB/s/dir, NCCL PCIe alpha 2.5 us "
                "(FACTS.md §2.1, §2.2)",
     .alpha_ns = ALPHA_PCIE_NS,
+    .hw = NET_HW_PCIE,
     /* FACTS.md §2.1 (derived): 16 GT/s x 16 lanes x 128/130 / 8. */
     .bytes_per_s = 31.5e9,
     /* No achieved PCIe figure in FACTS.md (the nvbandwidth example's 26 GB/s
@@ -159,6 +166,7 @@ static const struct net_link link_pcie5 = {
     .summary = "PCIe Gen5 x16, 63.0 GB/s/dir, NCCL PCIe alpha 2.5 us "
                "(FACTS.md §2.1, §2.2)",
     .alpha_ns = ALPHA_PCIE_NS,
+    .hw = NET_HW_PCIE,
     /* FACTS.md §2.1 (derived): 32 GT/s x 16 lanes x 128/130 / 8. */
     .bytes_per_s = 63.0e9,
     /* No achieved figure in FACTS.md: 1.0 until calibrated. */
@@ -170,6 +178,7 @@ static const struct net_link link_pcie6 = {
     .summary = "PCIe Gen6 x16, ~121.6 GB/s/dir (128 raw less FLIT/FEC, "
                "approx.; FACTS.md §2.1)",
     .alpha_ns = ALPHA_PCIE_NS,
+    .hw = NET_HW_PCIE,
     /* FACTS.md §2.1: 128 GB/s raw per direction, "a few % less after
      * FLIT/FEC overhead"; assumption: 5 % less, 121.6 GB/s. */
     .bytes_per_s = 121.6e9,
@@ -182,6 +191,7 @@ static const struct net_link link_roce_100 = {
     .summary = "RoCE 100 GbE, 12.5 GB/s/dir, NCCL network alpha 4.0 us "
                "(FACTS.md §2.1, §2.2)",
     .alpha_ns = ALPHA_NET_NS,
+    .hw = NET_HW_NET,
     /* FACTS.md §2.1 (derived): 100 Gb/s = 12.5 GB/s per direction. */
     .bytes_per_s = 12.5e9,
     /* Assumption: the 100 Gb/s practical ceiling of EDR (FACTS.md §2.1). */
@@ -193,6 +203,7 @@ static const struct net_link link_roce_200 = {
     .summary = "RoCE 200 GbE, 25 GB/s/dir, NCCL network alpha 4.0 us "
                "(FACTS.md §2.1, §2.2)",
     .alpha_ns = ALPHA_NET_NS,
+    .hw = NET_HW_NET,
     /* FACTS.md §2.1 (derived): 200 Gb/s = 25 GB/s per direction. */
     .bytes_per_s = 25e9,
     /* Assumption: NDR's achieved 48/50 (FACTS.md §2.3). */
@@ -204,6 +215,7 @@ static const struct net_link link_roce_400 = {
     .summary = "RoCE 400 GbE (CX-7), 50 GB/s/dir, 48 with NCCL as on NDR "
                "(FACTS.md §2.1, §2.3)",
     .alpha_ns = ALPHA_NET_NS,
+    .hw = NET_HW_NET,
     /* FACTS.md §2.1 (derived): 400 Gb/s = 50 GB/s per direction. */
     .bytes_per_s = 50e9,
     /* FACTS.md §2.3: perftest reaches 392 Gb/s on CX-7 400G RoCE
@@ -217,6 +229,7 @@ static const struct net_link link_roce_800 = {
     .summary = "RoCE 800 GbE (CX-8), 100 GB/s/dir, NCCL network alpha "
                "4.0 us (FACTS.md §2.1, §2.2)",
     .alpha_ns = ALPHA_NET_NS,
+    .hw = NET_HW_NET,
     /* FACTS.md §2.1 (derived): 800 Gb/s = 100 GB/s per direction. */
     .bytes_per_s = 100e9,
     /* Assumption: NDR's achieved 48/50 (FACTS.md §2.3). */
@@ -230,6 +243,7 @@ static const struct net_link link_xgmi = {
     /* Assumption: FACTS.md has no RCCL latency table; NCCL's NVLink LL128
      * figure (FACTS.md §2.2) is used for this GPU-to-GPU fabric. */
     .alpha_ns = ALPHA_NVLINK_NS,
+    .hw = NET_HW_NVLINK,
     /* FACTS.md §1.1, §2.1: 128 GB/s bidir per link, one link per peer pair
      * in an 8 x MI300X platform: 64 GB/s per direction per pair. */
     .bytes_per_s = 64e9,

@@ -6,20 +6,37 @@
  * fit and its error table):
  *
  * - GEMMs, "default" entry: eta(M) = 0.74 * M / (M + 80), HBM fraction
- *   0.80, 6 us per kernel. Fitted (grid search, least mean absolute
+ *   0.80, 6 us per kernel as profiled (4 us GPU-side + the 2 us eager
+ *   launch below). Fitted (grid search, least mean absolute
  *   percentage error) on the Vidur A100 per-operator medians of the four
  *   GEMMs of eight models at TP 1-8 and 1-32,768 tokens
  *   (shared/reference/vidur, microsoft/vidur @ 7d47513, 36,516 rows),
  *   tests/vidur-check. The asymptote sits inside the kernel authors'
  *   anchors of FACTS.md §1.3 (FlashMLA BF16 67 %, DeepGEMM FP8 78 %) and
  *   the HBM fraction below FlashMLA's 90 %.
- * - Elementwise kernels: HBM fraction 0.46 and 2.5 us per kernel, fitted
- *   on the same files' norms, rotary embedding and activation.
+ * - Elementwise kernels: HBM fraction 0.46 and 2.5 us per kernel (0.5 us
+ *   GPU-side + the eager launch), fitted on the same files' norms, rotary
+ *   embedding and activation.
+ * - Launch: Vidur profiles each operator alone, so its fixed times hold
+ *   one eager launch gap; 2 us of each is taken as that gap (bounded by
+ *   the smallest fitted fixed time, elementwise 2.5 us; kernel launch
+ *   latencies of 2-5 us are from recall, unverified) and the class kernel
+ *   times are the rest, GPU-side. Inside a CUDA graph a kernel pays 1 us
+ *   instead (from recall, unverified; chosen so that graphs save little).
+ * - GEMMs, Hopper entries (h100, h200, h800; b200 falls back to them): HBM
+ *   fraction 0.85 for memory-bound GEMMs, between the A100 fit (0.80) and
+ *   FlashMLA's 3,000 of 3,350 GB/s on H800 (0.90, FACTS.md §1.3): HBM3
+ *   streams at ~90 % of its peak on H100 where HBM2e reached ~85-90 % on
+ *   A100 (from recall, unverified). The rest is the default entry.
+ * - l40s (Ada) and a100 (Ampere) share the A100 attention fit
+ *   (FlashAttention-2 class kernels; Ada has no FlashAttention-3); mi300x
+ *   (CDNA3) has no figures and uses the default entry.
  * - Attention, "default" entry: FlashMLA's compute-bound 67 % of BF16 peak
  *   and memory-bound 90 % of HBM on H800 (FACTS.md §1.3), the Hopper kernel
  *   authors' figures; 15 us per kernel from the A100 fit below
  *   (assumption for other GPUs).
- * - Attention, "a100" entry: 28 % of peak, 78 % of HBM, 15 us per kernel,
+ * - Attention, "a100" entry: 28 % of peak, 78 % of HBM, 15 us per kernel
+ *   (13 us GPU-side + the eager launch),
  *   fitted on Vidur's FlashAttention profile of CodeLlama-34B at TP 2 on
  *   A100 (legacy/acb95f6 attention.csv, 14,658 rows).
  * - Host overhead, "default": 126 us per iteration and 4 us per sequence,
@@ -51,34 +68,86 @@
 
 /* ---- built-in profile ---- */
 
+#define UNSET_GEMM                                                             \
+    {                                                                          \
+        .eff_max = NAN, .half_tokens = NAN, .eff_memory = NAN, .kernel_ns = -1 \
+    }
+#define UNSET_ATTN                                                             \
+    {                                                                          \
+        .eff_compute = NAN, .eff_memory = NAN, .kernel_ns = -1                 \
+    }
+#define UNSET_ELEM                                                             \
+    {                                                                          \
+        .eff_memory = NAN, .kernel_ns = -1                                     \
+    }
+#define UNSET_LAUNCH                                                           \
+    {                                                                          \
+        .eager_ns = -1, .graph_ns = -1                                         \
+    }
+
+/* Hopper (and Blackwell, which falls back to it): memory-bound GEMMs at
+ * 0.85 of HBM, between the A100 fit's 0.80 and FlashMLA's 0.90 on H800
+ * (FACTS.md §1.3); file comment. */
+#define HOPPER_ENTRY(gpu)                                                      \
+    {                                                                          \
+        .name = (char *)(gpu),                                                 \
+        .gemm = {.eff_max = NAN,                                               \
+                 .half_tokens = NAN,                                           \
+                 .eff_memory = 0.85,                                           \
+                 .kernel_ns = -1},                                             \
+        .attn = UNSET_ATTN, .elem = UNSET_ELEM, .launch = UNSET_LAUNCH,        \
+        .iteration_overhead_ns = -1, .seq_overhead_ns = -1,                    \
+    }
+
+/* Ampere-era attention (FlashAttention-2 class kernels): the A100 fit; Ada
+ * (L40S) has no FlashAttention-3 and uses it too. */
+#define FA2_ATTN                                                               \
+    {                                                                          \
+        .eff_compute = 0.28, .eff_memory = 0.78, .kernel_ns = 13000            \
+    }
+
 static const struct perf_calib_gpu builtin_gpus[] = {
     {
         .name = (char *)PERF_CALIB_DEFAULT_GPU,
-        /* Vidur A100 GEMM fit (file comment); inside FACTS.md §1.3. */
+        /* Vidur A100 GEMM fit (file comment); inside FACTS.md §1.3. Kernel
+         * times are the fit's fixed times less the eager launch. */
         .gemm = {.eff_max = 0.74,
                  .half_tokens = 80.0,
                  .eff_memory = 0.80,
-                 .kernel_ns = 6000},
+                 .kernel_ns = 4000},
         /* FlashMLA on H800, FACTS.md §1.3; kernel time: A100 fit. */
-        .attn = {.eff_compute = 0.67, .eff_memory = 0.90, .kernel_ns = 15000},
+        .attn = {.eff_compute = 0.67, .eff_memory = 0.90, .kernel_ns = 13000},
         /* Vidur A100 norm/rope/activation fit (file comment). */
-        .elem = {.eff_memory = 0.46, .kernel_ns = 2500},
+        .elem = {.eff_memory = 0.46, .kernel_ns = 500},
+        /* Launch per kernel, eager and in a CUDA graph (file comment). */
+        .launch = {.eager_ns = 2000, .graph_ns = 1000},
         /* BLIS H100 fit, FACTS.md §5.4: beta7 126 us, beta6 4 us. */
         .iteration_overhead_ns = 126000,
         .seq_overhead_ns = 4000,
     },
     {
         .name = (char *)"a100",
-        .gemm = {.eff_max = NAN,
-                 .half_tokens = NAN,
-                 .eff_memory = NAN,
-                 .kernel_ns = -1},
+        .gemm = UNSET_GEMM,
         /* Vidur A100 FlashAttention fit (file comment). */
-        .attn = {.eff_compute = 0.28, .eff_memory = 0.78, .kernel_ns = 15000},
-        .elem = {.eff_memory = NAN, .kernel_ns = -1},
+        .attn = FA2_ATTN,
+        .elem = UNSET_ELEM,
+        .launch = UNSET_LAUNCH,
         /* Vidur A100 CPU overheads, FACTS.md §5.4 (derived line). */
         .iteration_overhead_ns = 870000,
         .seq_overhead_ns = 42000,
+    },
+    HOPPER_ENTRY("b200"),
+    HOPPER_ENTRY("h100"),
+    HOPPER_ENTRY("h200"),
+    HOPPER_ENTRY("h800"),
+    {
+        .name = (char *)"l40s",
+        .gemm = UNSET_GEMM,
+        .attn = FA2_ATTN,
+        .elem = UNSET_ELEM,
+        .launch = UNSET_LAUNCH,
+        .iteration_overhead_ns = -1,
+        .seq_overhead_ns = -1,
     },
 };
 
@@ -101,6 +170,7 @@ const struct perf_calib perf_calib_builtin = {
 #define GEMM(f) offsetof(struct perf_calib_gemm, f)
 #define ATTN(f) offsetof(struct perf_calib_attn, f)
 #define ELEM(f) offsetof(struct perf_calib_elem, f)
+#define LAUNCH(f) offsetof(struct perf_calib_launch, f)
 #define GPU(f) offsetof(struct perf_calib_gpu, f)
 #define LINK(f) offsetof(struct perf_calib_link, f)
 #define CAL(f) offsetof(struct perf_calib, f)
@@ -141,6 +211,16 @@ static const struct sim_param elem_rows[] = {
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
+static const struct sim_param launch_rows[] = {
+    {"eager", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, NULL,
+     "launch cost added to every kernel run outside a CUDA graph",
+     LAUNCH(eager_ns), NULL, NULL},
+    {"graph", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, NULL,
+     "launch cost added to every kernel replayed in a CUDA graph",
+     LAUNCH(graph_ns), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
 const struct sim_param perf_calib_gpu_rows[] = {
     {"gemm", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "GEMM efficiency curve", GPU(gemm), NULL, gemm_rows},
@@ -149,6 +229,8 @@ const struct sim_param perf_calib_gpu_rows[] = {
     {"elementwise", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "norms, rotary embedding, activation, residual add", GPU(elem), NULL,
      elem_rows},
+    {"launch", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "kernel launch, eager and in CUDA graphs", GPU(launch), NULL, launch_rows},
     {"iteration_overhead", SIM_PT_DURATION, SIM_U_SECONDS, 0, 10, 0, NULL,
      "host time per engine iteration", GPU(iteration_overhead_ns), NULL, NULL},
     {"sequence_overhead", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, NULL,
@@ -353,6 +435,8 @@ static void apply_gpu(const struct perf_calib_gpu *e, struct perf_gpu_calib *o)
     set_ns(&o->attn_kernel_ns, e->attn.kernel_ns);
     set_d(&o->elem_eff_memory, e->elem.eff_memory);
     set_ns(&o->elem_kernel_ns, e->elem.kernel_ns);
+    set_ns(&o->launch_eager_ns, e->launch.eager_ns);
+    set_ns(&o->launch_graph_ns, e->launch.graph_ns);
     set_ns(&o->iteration_overhead_ns, e->iteration_overhead_ns);
     set_ns(&o->seq_overhead_ns, e->seq_overhead_ns);
 }

@@ -61,6 +61,11 @@ struct perf_gpu_calib {
     /* Host time per iteration and per sequence in the batch. */
     double iteration_overhead_ns;
     double seq_overhead_ns;
+    /* Launch cost added to every kernel's fixed time: outside a CUDA graph
+     * (eager: the gap a host launch leaves on an idle stream) and inside
+     * one (graph replay). The class kernel times above are GPU-side. */
+    double launch_eager_ns;
+    double launch_graph_ns;
     /* Link classes, copies (their name and summary strings are static):
      * the GPU's intra-node link (gpu_intra_link()) and the inter-node one
      * (PERF_CALIB_INTER_LINK), each recalibrated by the profile's entry
@@ -92,11 +97,17 @@ struct perf_calib_elem {
     int64_t kernel_ns;
 };
 
+struct perf_calib_launch {
+    int64_t eager_ns;
+    int64_t graph_ns;
+};
+
 struct perf_calib_gpu {
     char *name; /* GPU kind, or PERF_CALIB_DEFAULT_GPU; owned */
     struct perf_calib_gemm gemm;
     struct perf_calib_attn attn;
     struct perf_calib_elem elem;
+    struct perf_calib_launch launch;
     int64_t iteration_overhead_ns;
     int64_t seq_overhead_ns;
 };
@@ -129,7 +140,8 @@ struct perf_calib {
 };
 
 /* The built-in profile (the documented defaults), static: a "default"
- * entry and an "a100" entry; no link entries. */
+ * entry and one entry per catalog GPU, by generation (docs/step-time.md);
+ * no link entries. */
 extern const struct perf_calib perf_calib_builtin;
 
 /* Parameter rows of one GPU entry and of one link entry (their YAML keys,

@@ -508,7 +508,8 @@ static int calib_ok(const struct perf_gpu_calib *c)
                         c->elem_eff_memory};
     const double t[] = {c->gemm_half_tokens,      c->gemm_kernel_ns,
                         c->attn_kernel_ns,        c->elem_kernel_ns,
-                        c->iteration_overhead_ns, c->seq_overhead_ns};
+                        c->iteration_overhead_ns, c->seq_overhead_ns,
+                        c->launch_eager_ns,       c->launch_graph_ns};
 
     for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
         if (!(f[i] > 0.0 && f[i] <= 1.0))
@@ -629,6 +630,7 @@ int perf_replica_init(struct perf_replica *r, const struct arch_spec *a,
 
     n.arch = a;
     n.gpu = g;
+    n.cudagraph_max_tokens = PERF_DEFAULT_MAX_CUDAGRAPH_CAPTURE_SIZE;
     n.weight_dtype = weight_dtype;
     n.kv_dtype = kv_dtype;
     n.gpu_memory_utilization = util;
@@ -695,7 +697,8 @@ int perf_replica_init(struct perf_replica *r, const struct arch_spec *a,
  * (m + M_half) / (eta_max * peak). */
 static void add_gemm(const struct perf_replica *r, struct perf_op_cost *op,
                      double *ns, double times, double m, double fpr,
-                     double bytes, double kernels, double *worst)
+                     double bytes, double kernels, double kernel_ns,
+                     double *worst)
 {
     double tc, tm, t;
 
@@ -703,7 +706,7 @@ static void add_gemm(const struct perf_replica *r, struct perf_op_cost *op,
         return;
     tc = fpr * (m + r->calib.gemm_half_tokens) * r->ns_per_gemm_flop;
     tm = bytes * r->ns_per_gemm_byte;
-    t = (tc >= tm ? tc : tm) + kernels * r->calib.gemm_kernel_ns;
+    t = (tc >= tm ? tc : tm) + kernels * kernel_ns;
     *ns += times * t;
     if (op == NULL)
         return;
@@ -715,11 +718,12 @@ static void add_gemm(const struct perf_replica *r, struct perf_op_cost *op,
     }
 }
 
-/* Bandwidth-bound elementwise traffic of bytes in kernels kernels. */
+/* Bandwidth-bound elementwise traffic of bytes in kernels kernels of
+ * kernel_ns fixed time each. */
 static double elem_ns(const struct perf_replica *r, double bytes,
-                      double kernels)
+                      double kernels, double kernel_ns)
 {
-    return bytes * r->ns_per_elem_byte + kernels * r->calib.elem_kernel_ns;
+    return bytes * r->ns_per_elem_byte + kernels * kernel_ns;
 }
 
 /* arch_moe_experts_touched() for t tokens, E * (1 - (1 - k/E)^t) (FACTS.md
@@ -759,6 +763,7 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
     double t_common, t_dense, t_moe, t_once, sum, per, nseqs;
     double ar_ns = 0.0, a2a_ns = 0.0, send_intra = 0.0, send_inter = 0.0;
     double e_common, e_dense, e_moe = 0.0, pairs = 0.0, touched = 0.0;
+    double k_gemm, k_elem, k_attn;
     int64_t overhead, total;
 
     if (out != NULL)
@@ -767,6 +772,31 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
         return 0;
     tg = t * r->inv_dp; /* tokens of one data-parallel attention group */
     sg = (double)(b->decode_seqs + b->prefill_done_seqs) * r->inv_dp;
+    /* CUDA graphs (docs/step-time.md "Kernels and CUDA graphs"): a batch
+     * of at most cudagraph_max_tokens replays a graph, its tokens padded
+     * to the capture size for the linear layers; a decode-only batch a
+     * full graph, a mixed one piecewise graphs with attention launched
+     * eagerly between the pieces. Larger batches run eagerly. */
+    {
+        double tg_ceil = ceil(tg);
+        int graph = r->cudagraph_max_tokens > 0 &&
+                    tg_ceil <= (double)r->cudagraph_max_tokens;
+        double l_other = graph ? c->launch_graph_ns : c->launch_eager_ns;
+        double l_attn = graph && b->prefill_tokens == 0 ? c->launch_graph_ns
+                                                        : c->launch_eager_ns;
+
+        k_gemm = c->gemm_kernel_ns + l_other;
+        k_elem = c->elem_kernel_ns + l_other;
+        k_attn = c->attn_kernel_ns + l_attn;
+        if (graph)
+            tg = (double)perf_cudagraph_padded_tokens((int64_t)tg_ceil);
+        if (out != NULL) {
+            out->graph = !graph                  ? PERF_GRAPH_EAGER
+                         : b->prefill_tokens > 0 ? PERF_GRAPH_PIECEWISE
+                                                 : PERF_GRAPH_FULL;
+            out->padded_tokens = tg;
+        }
+    }
 
     /* Attention projections, per layer; MLA's kv_b also expands the cached
      * latents of a prefill (FLOPs per row: their share). */
@@ -776,7 +806,7 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
     by = r->attn_proj_params * r->weight_bytes_per_param +
          tg * r->attn_proj_act * ACT_BYTES;
     add_gemm(r, op ? &op[PERF_OP_ATTN_PROJ] : NULL, &ns[PERF_OP_ATTN_PROJ],
-             r->layers, tg, f, by, r->attn_proj_kernels, &worst);
+             r->layers, tg, f, by, r->attn_proj_kernels, k_gemm, &worst);
 
     /* Attention, per layer; DSA reads at most topk keys a query. */
     pairs_pf = b->prefill_attn_pairs;
@@ -802,8 +832,7 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
     {
         double tc = f * r->ns_per_attn_flop, tm = by * r->ns_per_attn_byte;
         ns[PERF_OP_ATTENTION] =
-            r->layers *
-            ((tc >= tm ? tc : tm) + r->attn_kernels * c->attn_kernel_ns);
+            r->layers * ((tc >= tm ? tc : tm) + r->attn_kernels * k_attn);
         if (op != NULL) {
             op[PERF_OP_ATTENTION].flops = r->layers * f;
             op[PERF_OP_ATTENTION].bytes = r->layers * by;
@@ -818,7 +847,7 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
              tg, 2.0 * r->mlp_params,
              r->mlp_params * r->weight_bytes_per_param +
                  tg * r->mlp_act * ACT_BYTES,
-             KERNELS_MLP, &worst);
+             KERNELS_MLP, k_gemm, &worst);
 
     /* MoE layers: router, shared experts, routed experts. */
     if (r->moe_layers > 0) {
@@ -832,23 +861,23 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
                  2.0 * r->router_params,
                  r->router_params * r->weight_bytes_per_param +
                      tg * r->router_act * ACT_BYTES,
-                 1.0, &worst);
+                 1.0, k_gemm, &worst);
         if (r->shared_params > 0.0)
             add_gemm(r, mo, &ns[PERF_OP_MOE], r->moe_layers, tg,
                      2.0 * r->shared_params,
                      r->shared_params * r->weight_bytes_per_param +
                          tg * r->shared_act * ACT_BYTES,
-                     KERNELS_MLP, &worst);
+                     KERNELS_MLP, k_gemm, &worst);
         /* t * k / touched rows in one expert's GEMM. */
         add_gemm(r, mo, &ns[PERF_OP_MOE], r->moe_layers, t * k / touched,
                  2.0 * touched * r->expert_params / r->expert_div,
                  touched * r->expert_params / r->expert_div *
                          r->weight_bytes_per_param +
                      pairs * r->expert_pair_act * ACT_BYTES,
-                 KERNELS_MLP, &worst);
+                 KERNELS_MLP, k_gemm, &worst);
         e_moe = elem_ns(
             r, (tg * r->elem_moe_token + pairs * r->elem_moe_pair) * ACT_BYTES,
-            r->elem_moe_kernels);
+            r->elem_moe_kernels, k_elem);
     }
 
     /* LM head, for the sampled positions only. */
@@ -858,13 +887,15 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
                  sg, 2.0 * r->lm_head_params,
                  r->lm_head_params * r->weight_bytes_per_param +
                      sg * r->lm_head_act * ACT_BYTES,
-                 1.0, &worst);
+                 1.0, k_gemm, &worst);
 
     /* Elementwise. */
-    e_common =
-        elem_ns(r, tg * r->elem_common * ACT_BYTES, r->elem_common_kernels);
-    e_dense = elem_ns(r, tg * r->elem_dense * ACT_BYTES, r->elem_dense_kernels);
-    t_once = elem_ns(r, tg * r->elem_once * ACT_BYTES, r->elem_once_kernels);
+    e_common = elem_ns(r, tg * r->elem_common * ACT_BYTES,
+                       r->elem_common_kernels, k_elem);
+    e_dense = elem_ns(r, tg * r->elem_dense * ACT_BYTES, r->elem_dense_kernels,
+                      k_elem);
+    t_once =
+        elem_ns(r, tg * r->elem_once * ACT_BYTES, r->elem_once_kernels, k_elem);
     ns[PERF_OP_ELEMENTWISE] = r->layers * e_common + r->dense_layers * e_dense +
                               r->moe_layers * e_moe + t_once;
 
@@ -995,6 +1026,26 @@ static int vllm_large_gpu(const struct gpu_spec *g)
 int64_t perf_default_max_num_batched_tokens(const struct gpu_spec *g)
 {
     return vllm_large_gpu(g) ? 8192 : 2048;
+}
+
+int64_t perf_default_cudagraph_capture_size(int64_t max_num_seqs)
+{
+    int64_t n = 2 * max_num_seqs;
+
+    return n < PERF_DEFAULT_MAX_CUDAGRAPH_CAPTURE_SIZE
+               ? n
+               : PERF_DEFAULT_MAX_CUDAGRAPH_CAPTURE_SIZE;
+}
+
+int64_t perf_cudagraph_padded_tokens(int64_t tokens)
+{
+    if (tokens <= 2)
+        return tokens < 1 ? 1 : tokens;
+    if (tokens <= 4)
+        return 4;
+    if (tokens <= 256)
+        return (tokens + 7) / 8 * 8;
+    return (tokens + 15) / 16 * 16;
 }
 
 int64_t perf_default_max_num_seqs(const struct gpu_spec *g)

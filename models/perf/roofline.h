@@ -52,6 +52,22 @@
  * (perf_default_max_num_seqs, perf_default_max_num_batched_tokens). */
 #define PERF_DEFAULT_GPU_MEMORY_UTILIZATION 0.9
 
+/* vLLM's largest CUDA-graph capture size (compilation_config
+ * max_cudagraph_capture_size), the default when max_num_seqs is large: a
+ * batch of up to this many tokens replays a captured graph, padded up to
+ * the next capture size (docs/step-time.md "Kernels and CUDA graphs"; from
+ * recall, unverified). */
+#define PERF_DEFAULT_MAX_CUDAGRAPH_CAPTURE_SIZE 512
+
+/* vLLM's default capture limit for max_num_seqs (> 0): min(2 *
+ * max_num_seqs, 512) (from recall, unverified). */
+int64_t perf_default_cudagraph_capture_size(int64_t max_num_seqs);
+
+/* The capture size a batch of tokens (> 0, <= the limit) is padded to:
+ * vLLM's sizes 1, 2, 4, then multiples of 8 up to 256, then multiples of
+ * 16 (from recall, unverified). */
+int64_t perf_cudagraph_padded_tokens(int64_t tokens);
+
 /* How a replica's GPUs are arranged. */
 struct perf_layout {
     int tp; /* tensor-parallel degree of attention and dense layers, >= 1,
@@ -102,6 +118,11 @@ struct perf_replica {
     int kv_dtype;     /* enum cl_dtype, bf16 or fp8 */
     double gpu_memory_utilization;
     struct perf_gpu_calib calib; /* a copy */
+    /* CUDA graphs: batches of at most this many tokens (per data-parallel
+     * group) replay a graph; 0 runs every iteration eagerly (vLLM
+     * enforce_eager). perf_replica_init() sets
+     * PERF_DEFAULT_MAX_CUDAGRAPH_CAPTURE_SIZE; callers may change it. */
+    int64_t cudagraph_max_tokens;
     /* Memory, per GPU of the heaviest stage. */
     double weight_bytes;         /* whole model, with quantisation scales */
     double weight_bytes_per_gpu; /* what one GPU holds */
@@ -192,8 +213,18 @@ struct perf_op_cost {
  * stage's share (its layers, the LM head, one send, the overhead), the
  * interval at which a full pipeline completes micro-batches; equal to
  * total_ns when pp == 1. */
+/* How an iteration's kernels were launched (struct perf_breakdown). */
+enum perf_graph {
+    PERF_GRAPH_EAGER,     /* every kernel launched by the host */
+    PERF_GRAPH_PIECEWISE, /* graph pieces, attention launched eagerly */
+    PERF_GRAPH_FULL,      /* one graph, decode-only batch */
+};
+
 struct perf_breakdown {
     struct perf_op_cost op[PERF_OP_COUNT];
+    int graph;              /* enum perf_graph */
+    double padded_tokens;   /* tokens of one dp group through the linear
+                               layers: the capture size in a graph */
     double experts_touched; /* per MoE layer, 0 for dense models */
     double tokens;          /* T = prefill_tokens + decode_seqs */
     double comm_ns;         /* TP + EP + PP collectives */
