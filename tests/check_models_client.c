@@ -372,17 +372,19 @@ END_TEST
  * time-out B waits for A to finish. */
 START_TEST(test_client_timeout_frees_kv)
 {
-    static const char fmt[] = "seed: 3\n"
-                              "model: llama-3.1-8b\n"
-                              "workload:\n"
-                              "  trace: {format: azure, path: kv.csv}\n"
-                              "  client: {%s}\n"
-                              "hardware:\n"
-                              "  gpu: small\n"
-                              "  gpus: [{name: small, base: h100, hbm: 22GB}]\n"
-                              "deploy: {tp: 1}\n"
-                              "cluster: {replicas: 1}\n"
-                              "metrics: {warmup_fraction: 0}\n";
+    static const char fmt[] =
+        "seed: 3\n"
+        "model: llama-3.1-8b\n"
+        "workload:\n"
+        "  trace: {format: azure, path: kv.csv}\n"
+        "  client: {%s}\n"
+        "hardware:\n"
+        "  gpu: small\n"
+        "  gpus: [{name: small, base: h100, hbm: 22GB}]\n"
+        "deploy: {tp: 1}\n"
+        "server: {max_model_len: 12000, max_num_batched_tokens: 8192}\n"
+        "cluster: {replicas: 1}\n"
+        "metrics: {warmup_fraction: 0}\n";
     struct cl_results r, open;
     char *t = xasprintf(fmt, "timeout: 5s");
     char *to = xasprintf(fmt, "");
@@ -435,7 +437,7 @@ static void check_stress(double rate_per_s, const char *timeout,
         "  gpu: small\n"
         "  gpus: [{name: small, base: h100, hbm: %s}]\n"
         "deploy: {tp: 1%s}\n"
-        "server: {%s}\n"
+        "server: {max_model_len: 12000, %s}\n"
         "cluster: {replicas: 3}\n"
         "metrics: {warmup_fraction: 0}\n"
         "%s",

@@ -20,14 +20,14 @@
 #
 # What is compared, per stage (inference-perf's stage_N_lifecycle_metrics,
 # successes only, latencies in seconds):
-#   E2E       request_latency mean, p90, p99     vs dsec stages[].e2e_ms
-#   TTFT      time_to_first_token mean, p90, p99 vs dsec stages[].ttft_ms
+#   E2E       request_latency mean, p90, p99     vs dsec stages[].e2e_*_ms
+#   TTFT      time_to_first_token mean, p90, p99 vs dsec stages[].ttft_*_ms
 #   TPOT      (E2E mean - TTFT mean) / (output_len - 1), the per-token time
 #             (inference-perf's own time_per_output_token is per streamed
-#             chunk, about half of it)          vs dsec stages[].tpot_ms mean
+#             chunk, about half of it)          vs dsec stages[].tpot_mean_ms
 #   ITL       inter_token_latency p90, p99 (per chunk: about half the gaps
 #             are near zero, so its p90 is near the per-token p80; read
-#             these columns as indicative)      vs dsec stages[].itl_ms
+#             these columns as indicative)      vs dsec stages[].itl_*_ms
 #   req/s     successes.throughput.requests_per_sec vs dsec stages[].requests_per_s
 set -u
 srcdir=${top_srcdir:-.}
@@ -95,17 +95,17 @@ tail -n +2 "$runs/experiments.csv" | while IFS=, read -r exp mdir wl over; do
             | $s[0].stages[$k] as $d
             | [$exp, $k, $over, $mdir, $tp, .load_summary.requested_rate,
                .successes.count, (.failures.count // 0),
-               ($d.requests_completed | v), ($d.timeouts | v),
-               ($l.request_latency.mean | ms), ($d.e2e_ms.mean | v),
-               ($l.request_latency.p90 | ms), ($d.e2e_ms.p90 | v),
-               ($l.request_latency.p99 | ms), ($d.e2e_ms.p99 | v),
-               ($l.time_to_first_token.mean | ms), ($d.ttft_ms.mean | v),
-               ($l.time_to_first_token.p90 | ms), ($d.ttft_ms.p90 | v),
-               ($l.time_to_first_token.p99 | ms), ($d.ttft_ms.p99 | v),
+               ($d.completed | v), ($d.timeouts | v),
+               ($l.request_latency.mean | ms), ($d.e2e_mean_ms | v),
+               ($l.request_latency.p90 | ms), ($d.e2e_p90_ms | v),
+               ($l.request_latency.p99 | ms), ($d.e2e_p99_ms | v),
+               ($l.time_to_first_token.mean | ms), ($d.ttft_mean_ms | v),
+               ($l.time_to_first_token.p90 | ms), ($d.ttft_p90_ms | v),
+               ($l.time_to_first_token.p99 | ms), ($d.ttft_p99_ms | v),
                ((($l.request_latency.mean - $l.time_to_first_token.mean)
-                 / ($out - 1)) | ms), ($d.tpot_ms.mean | v),
-               ($l.inter_token_latency.p90 | ms), ($d.itl_ms.p90 | v),
-               ($l.inter_token_latency.p99 | ms), ($d.itl_ms.p99 | v),
+                 / ($out - 1)) | ms), ($d.tpot_mean_ms | v),
+               ($l.inter_token_latency.p90 | ms), ($d.itl_p90_ms | v),
+               ($l.inter_token_latency.p99 | ms), ($d.itl_p99_ms | v),
                .successes.throughput.requests_per_sec,
                ($d.requests_per_s | v)]
             | @tsv' "$m" >>"$rows"
