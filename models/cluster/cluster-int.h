@@ -49,6 +49,9 @@ struct cl_req {
     int64_t prompt_tokens;
     int64_t output_tokens;
     int stage; /* load stage (struct wl_request.stage) */
+    /* llm.c: when it last joined a replica's waiting queue from outside
+     * (async scheduling's cutoff compares it). */
+    int64_t engine_ns;
     /* llm.c: the prompt's progress. */
     int64_t prefilled; /* prompt tokens processed so far */
     int64_t chunk;     /* prompt tokens in the in-flight iteration */

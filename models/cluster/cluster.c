@@ -332,22 +332,36 @@ static void keep_request_row(struct cl_world *w,
     res->nrequests++;
 }
 
+/* The front end's time per streamed token (struct cl_frontend), 0 for
+ * servers without one. */
+static int64_t frontend_out_ns(const struct cl_world *w)
+{
+    const struct cl_server *sv = &w->scn->server;
+
+    return sv->kind == CL_SRV_LLM ? sv->frontend.per_output_token_ns : 0;
+}
+
 void cl__req_record(struct cl_world *w, const struct cl_req *r, int outcome)
 {
-    int64_t now = sim_loop_now(w->loop);
+    /* A finished request as the client sees it, as cl__complete() counts
+     * it: its first and last tokens reach the client one front-end token
+     * time after leaving the engine. */
+    int64_t out_ns = outcome == CL_OUTCOME_OK ? frontend_out_ns(w) : 0;
+    int64_t end_ns = sim_loop_now(w->loop); /* the stage's span: engine */
+    int64_t now = end_ns + out_ns;
     int k = cl__stage(w, r->stage);
     struct cl_stage_rt *st = w->stages[k];
 
     if (st->first_ns < 0 || r->arrival_ns < st->first_ns)
         st->first_ns = r->arrival_ns;
-    if (now > st->last_ns)
-        st->last_ns = now;
+    if (end_ns > st->last_ns)
+        st->last_ns = end_ns;
     if (outcome == CL_OUTCOME_TIMEOUT)
         st->timeouts++;
     else if (outcome == CL_OUTCOME_DROPPED)
         st->dropped++;
     if (outcome == CL_OUTCOME_OK) {
-        int64_t ttft = r->first_token_ns - r->arrival_ns;
+        int64_t ttft = r->first_token_ns + out_ns - r->arrival_ns;
         int64_t e2e = now - r->arrival_ns;
         ttft = ttft > 0 ? ttft : 0;
         e2e = e2e > 0 ? e2e : 0;
@@ -360,7 +374,8 @@ void cl__req_record(struct cl_world *w, const struct cl_req *r, int outcome)
         st->e2e_sum_ns += (double)e2e;
         if (r->output_tokens >= 2 && w->engine->streams_tokens) {
             /* As cl__complete() computes TPOT. */
-            int64_t tpot = (now - r->first_token_ns) / (r->output_tokens - 1);
+            int64_t tpot =
+                (now - out_ns - r->first_token_ns) / (r->output_tokens - 1);
             tpot = tpot > 0 ? tpot : 0;
             sim_hist_add(&st->tpot, tpot);
             st->tpot_sum_ns += (double)tpot;
@@ -371,8 +386,9 @@ void cl__req_record(struct cl_world *w, const struct cl_req *r, int outcome)
             .id = r->id,
             .stage = r->stage,
             .arrival_s = row_s(r->arrival_ns),
-            .first_token_s =
-                r->first_token_ns >= 0 ? row_s(r->first_token_ns) : NAN,
+            .first_token_s = r->first_token_ns >= 0
+                                 ? row_s(r->first_token_ns + out_ns)
+                                 : NAN,
             .finish_s = row_s(now),
             .prompt_tokens = r->prompt_tokens,
             .output_tokens = r->output_tokens,
@@ -464,15 +480,6 @@ static void itl_result(const struct cl_world *w, struct cl_latency *out)
     out->p90 = hist_ms(&w->itl, 0.90);
     out->p99 = hist_ms(&w->itl, 0.99);
     out->max = out->n > 0 ? (double)sim_hist_max(&w->itl) * 1e-6 : NAN;
-}
-
-/* The front end's time per streamed token (struct cl_frontend), 0 for
- * servers without one. */
-static int64_t frontend_out_ns(const struct cl_world *w)
-{
-    const struct cl_server *sv = &w->scn->server;
-
-    return sv->kind == CL_SRV_LLM ? sv->frontend.per_output_token_ns : 0;
 }
 
 void cl__complete(struct cl_world *w, struct cl_req *r)

@@ -288,6 +288,13 @@ const struct sim_param cl_server_rows[] = {
      "enable_prefix_caching, on by default, FACTS.md §5.1); requests "
      "without hashes see no difference",
      offsetof(struct cl_server, prefix_caching), NULL, NULL},
+    {"async_scheduling", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, LLM, "true",
+     "llm only: the engine schedules iteration N+1 when iteration N starts "
+     "(vLLM --async-scheduling, on by default since v0.14; from recall, "
+     "unverified), so a request that reaches a busy engine waits for the "
+     "iteration after the next one (docs/serving.md, \"Async "
+     "scheduling\")",
+     offsetof(struct cl_server, async_scheduling), NULL, NULL},
     {"max_model_len", SIM_PT_INT64, SIM_U_TOKENS, 1, NOMAX, LLM, NULL,
      "llm only: longest request, prompt plus output tokens; a longer one is "
      "refused at arrival and counted in requests_dropped, as vLLM's API "

@@ -119,10 +119,11 @@ struct cl_server {
     int block_tokens;              /* tokens per paged KV block (vLLM 16) */
     int preemption;                /* enum cl_preemption */
     int prefix_caching;            /* 0/1: hash-addressed block reuse */
-    int64_t max_model_len;         /* tokens; -1 = the model's
-                                      max_positions (none when 0) */
-    int scheduling;                /* enum cl_sched */
-    double swap_space_bytes;       /* per GPU, swap preemption (vLLM V0) */
+    int async_scheduling;    /* 0/1: step N+1 is scheduled as step N starts */
+    int64_t max_model_len;   /* tokens; -1 = the model's
+                                max_positions (none when 0) */
+    int scheduling;          /* enum cl_sched */
+    double swap_space_bytes; /* per GPU, swap preemption (vLLM V0) */
     struct cl_kv_offload kv_offload;
     struct cl_frontend frontend; /* llm only */
     struct cl_warmup warmup;     /* llm only */

@@ -93,6 +93,12 @@ struct cl_llm_replica {
     int stepping;    /* an iteration is in flight */
     int64_t iter_no; /* number of the in-flight (or next) iteration */
     int64_t iter_start_ns;
+    /* Async scheduling (server.async_scheduling): the next iteration was
+     * scheduled when the one just ended started, so it admits only the
+     * requests that were waiting then; INT64_MAX when the engine was idle
+     * or schedules synchronously. Set by on_iteration_end() for kick(). */
+    int64_t sched_cutoff_ns;
+    int async; /* server.async_scheduling */
 
     struct cl_fifo waiting;   /* routed here, not admitted */
     struct cl_fifo prefill;   /* admitted, prompt not fully processed */
@@ -469,6 +475,8 @@ static int after(const struct cl_req *a, const struct cl_req *b)
 static void wait_push(struct cl_llm_replica *e, struct cl_req *r, int front)
 {
     struct cl_req *p = NULL, *q;
+    if (!front)
+        r->engine_ns = sim_loop_now(e->rep->w->loop);
     if (e->rep->w->scn->server.scheduling != CL_SCHED_PRIORITY) {
         if (front)
             cl__fifo_push_front(&e->waiting, r);
@@ -601,7 +609,8 @@ static void admit_plain(struct cl_llm_replica *e)
 {
     struct cl_world *w = e->rep->w;
 
-    while (e->waiting.head != NULL && e->nseqs < e->max_seqs) {
+    while (e->waiting.head != NULL && e->nseqs < e->max_seqs &&
+           e->waiting.head->engine_ns <= e->sched_cutoff_ns) {
         struct cl_req *r = e->waiting.head;
         int64_t first = r->prompt_tokens + r->gen_tokens;
         int64_t need;
@@ -631,7 +640,8 @@ static void admit(struct cl_llm_replica *e)
 {
     struct cl_world *w = e->rep->w;
 
-    while (e->waiting.head != NULL && e->nseqs < e->max_seqs) {
+    while (e->waiting.head != NULL && e->nseqs < e->max_seqs &&
+           e->waiting.head->engine_ns <= e->sched_cutoff_ns) {
         struct cl_req *r = e->waiting.head;
         int64_t target = r->prompt_tokens + r->gen_tokens;
         int64_t start = 0, nhit = 0, claim = 0, first, logical, need;
@@ -846,6 +856,12 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
 
     e->stepping = 0;
     e->iter_no++;
+    /* Async scheduling: iteration i + 1 was scheduled as iteration i
+     * started (vLLM's batch queue of two), so it takes only the requests
+     * that were waiting then; kick() lifts the cutoff when nothing is
+     * running. */
+    if (e->async)
+        e->sched_cutoff_ns = e->iter_start_ns;
     if (rep->state == CL_R_DRAINING && e->nseqs == 0 && e->waiting.n == 0) {
         update_busy(e);
         cl__replica_drained(w, rep);
@@ -875,10 +891,15 @@ static void kick(struct cl_llm_replica *e)
     e->blocks_used += *grow;
     reclaim(e);
     e->grown = 1;
+    /* With nothing left running the engine is idle, and an idle engine
+     * schedules whatever is waiting at once. */
+    if (e->nseqs == 0)
+        e->sched_cutoff_ns = INT64_MAX;
     if (e->plain)
         admit_plain(e);
     else
         admit(e);
+    e->sched_cutoff_ns = INT64_MAX;
     budget -= (int64_t)e->decoding.n;
     e->prefill_chunks = 0;
     for (struct cl_req *r = e->prefill.head; r != NULL && budget > 0;
@@ -966,6 +987,8 @@ static void kv_init(struct cl_world *w, struct cl_llm_replica *e)
     char name[16];
 
     e->caching = sv->prefix_caching;
+    e->async = sv->async_scheduling;
+    e->sched_cutoff_ns = INT64_MAX;
     e->plain = !sv->prefix_caching && sv->preemption != CL_PREEMPT_SWAP &&
                !w->scn->deploy.disaggregation.enabled;
     e->offload = e->caching && w->scn->cluster.kv_cache_offload;
