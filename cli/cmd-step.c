@@ -1,6 +1,7 @@
 /* dsec step MODEL --gpu KIND [--tp N] [--ep N] [--pp N] [--prefill-tokens P]
  * [--decode-seqs D] [--context L] [--dtype D] [--kv-dtype D] [--saturate
- * [--max-num-seqs N]] [--calibration FILE] [--json]: the predicted time of
+ * [--max-num-seqs N]] [--calibration FILE] [--disable-custom-all-reduce]
+ * [--json]: the predicted time of
  * one engine iteration with its breakdown per operator class
  * (models/perf/roofline.h), the replica's KV capacity, and with --saturate
  * the output rate at the largest decode batch that fits. MODEL is a
@@ -33,7 +34,7 @@ struct step_opts {
     int64_t prefill_tokens, decode_seqs, context, max_num_seqs;
     int weight_dtype, kv_dtype;
     double util;
-    int saturate, json, decode_given;
+    int saturate, json, decode_given, no_custom_ar;
 };
 
 static int parse_count(const char *opt, const char *s, int64_t lo, int64_t hi,
@@ -138,13 +139,25 @@ static void print_text(const struct step_opts *o, const struct perf_replica *r,
            grouped(g4, sizeof(g4), b->prefill_ctx_tokens));
     printf("kernels: %s (up to %lld tokens per graph); %.0f tokens through "
            "the linear layers; launch %.3g us per kernel eager, %.3g us in a "
-           "graph, in each class's time\n\n",
+           "graph, in each class's time\n",
            bd->graph == PERF_GRAPH_FULL        ? "full cuda graph"
            : bd->graph == PERF_GRAPH_PIECEWISE ? "piecewise cuda graphs, "
                                                  "attention eager"
                                                : "eager",
            (long long)r->cudagraph_max_tokens, bd->padded_tokens,
            r->calib.launch_eager_ns / 1e3, r->calib.launch_graph_ns / 1e3);
+    if (r->tp > 1 && bd->tp_allreduce_ns > 0.0)
+        printf("tp all-reduce: %s, %.2f us each over %s%s\n",
+               bd->tp_allreduce == NET_CAR_NONE ? "NCCL"
+               : bd->tp_allreduce == NET_CAR_ONESHOT
+                   ? "vLLM custom all-reduce, one-shot"
+                   : "vLLM custom all-reduce, two-shot",
+               bd->tp_allreduce_ns / 1e3, r->calib.intra.name,
+               bd->tp_allreduce == NET_CAR_NONE && r->custom_allreduce
+                   ? " (the custom kernel does not apply)"
+               : !r->custom_allreduce ? " (custom all-reduce disabled)"
+                                      : "");
+    printf("\n");
     printf("%-12s %12s %10s %10s %6s  %s\n", "operator", "GFLOP/gpu", "GB/gpu",
            "time ms", "share", "bound");
     for (int i = 0; i < PERF_OP_COUNT; i++) {
@@ -212,6 +225,12 @@ static void print_json(const struct step_opts *o, const struct perf_replica *r,
             bd->graph == PERF_GRAPH_FULL        ? "full"
             : bd->graph == PERF_GRAPH_PIECEWISE ? "piecewise"
                                                 : "eager");
+    if (r->tp > 1) {
+        add_str(j, "tp_allreduce", net_car_name(bd->tp_allreduce));
+        json_object_object_add(
+            j, "tp_allreduce_ns",
+            rpt_json_double(bd->tp_allreduce_ns, RPT_JSON_SHORTEST));
+    }
     json_object_object_add(
         j, "gpu_memory_utilization",
         rpt_json_double(r->gpu_memory_utilization, RPT_JSON_SHORTEST));
@@ -297,6 +316,8 @@ static void print_help(void)
            "(needs --context)\n"
            "  --max-num-seqs N    batch cap for --saturate (default: vLLM's, "
            "1024 or 256)\n"
+           "  --disable-custom-all-reduce  price every tensor-parallel "
+           "all-reduce with NCCL\n"
            "  --json              one JSON object instead of the table\n",
            cli_cmd_step.usage, cli_cmd_step.summary);
 }
@@ -319,6 +340,7 @@ static int parse_args(int argc, char **argv, struct step_opts *o)
         {"saturate", no_argument, NULL, 's'},
         {"max-num-seqs", required_argument, NULL, 'm'},
         {"json", no_argument, NULL, 'j'},
+        {"disable-custom-all-reduce", no_argument, NULL, 'A'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -384,6 +406,9 @@ static int parse_args(int argc, char **argv, struct step_opts *o)
             break;
         case 'j':
             o->json = 1;
+            break;
+        case 'A':
+            o->no_custom_ar = 1;
             break;
         case 'h':
             print_help();
@@ -485,6 +510,8 @@ static int evaluate(struct step_opts *o, struct run *x)
                                    o->kv_dtype, o->util, &gc, why, sizeof(why));
         }
     }
+    if (rc == 0)
+        x->r.custom_allreduce = !o->no_custom_ar;
     if (rc != 0) {
         fprintf(stderr, "dsec step: %s\n", why);
         return rc != SIM_EINVAL && rc != SIM_EINFEASIBLE ? CLI_EXIT_INTERNAL
@@ -565,7 +592,8 @@ const struct cli_entry cli_cmd_step = {
              "[--prefill-tokens P] [--decode-seqs D] [--context L] "
              "[--dtype bf16|fp8|int4] [--kv-dtype bf16|fp8] "
              "[--gpu-memory-utilization F] [--gpus-per-node N] "
-             "[--calibration FILE] [--saturate [--max-num-seqs N]] [--json]",
+             "[--calibration FILE] [--saturate [--max-num-seqs N]] "
+             "[--disable-custom-all-reduce] [--json]",
     .summary = "predict one engine iteration's time per operator class, the "
                "kv capacity and the saturated output rate",
     .exec = exec_step,

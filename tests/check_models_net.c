@@ -700,6 +700,93 @@ START_TEST(test_gpu_intra_link_from_own_figures)
 }
 END_TEST
 
+/* ---- vLLM custom all-reduce ---- */
+
+START_TEST(test_net_car_shot_rules)
+{
+    const struct net_link *nv = must_link("nvlink4");
+
+    /* 2 GPUs: one-shot at any size under 8 MiB. */
+    ck_assert_int_eq(net_car_shot(nv, 2, 8.0 * 1048576 - 16), NET_CAR_ONESHOT);
+    /* 4 GPUs: one-shot below 512 KiB, 6 and 8 below 256 KiB. */
+    ck_assert_int_eq(net_car_shot(nv, 4, 524272.0), NET_CAR_ONESHOT);
+    ck_assert_int_eq(net_car_shot(nv, 4, 524288.0), NET_CAR_TWOSHOT);
+    ck_assert_int_eq(net_car_shot(nv, 6, 262128.0), NET_CAR_ONESHOT);
+    ck_assert_int_eq(net_car_shot(nv, 8, 262144.0), NET_CAR_TWOSHOT);
+    /* NCCL: 8 MiB and above, other group sizes, PCIe, the network, no
+     * bytes. */
+    ck_assert_int_eq(net_car_shot(nv, 2, 8.0 * 1048576), NET_CAR_NONE);
+    ck_assert_int_eq(net_car_shot(nv, 3, 4096.0), NET_CAR_NONE);
+    ck_assert_int_eq(net_car_shot(nv, 16, 4096.0), NET_CAR_NONE);
+    ck_assert_int_eq(net_car_shot(nv, 1, 4096.0), NET_CAR_NONE);
+    ck_assert_int_eq(net_car_shot(must_link("pcie4"), 2, 4096.0), NET_CAR_NONE);
+    ck_assert_int_eq(net_car_shot(must_link("ib-ndr"), 2, 4096.0),
+                     NET_CAR_NONE);
+    ck_assert_int_eq(net_car_shot(nv, 2, 0.0), NET_CAR_NONE);
+    ck_assert_int_eq(net_car_shot(NULL, 2, 4096.0), NET_CAR_NONE);
+    ck_assert_str_eq(net_car_name(NET_CAR_NONE), "nccl");
+    ck_assert_str_eq(net_car_name(NET_CAR_TWOSHOT), "two-shot");
+    ck_assert_str_eq(net_car_name(9), "?");
+}
+END_TEST
+
+START_TEST(test_net_car_cost_hand_computed)
+{
+    struct net_link nv = *must_link("nvlink4");
+    struct net_car_cost c;
+
+    /* The barrier: NVLink's LL per-step latency, 1,900 x 0.6 / 1.9. */
+    ck_assert_rel(net_car_sync_ns(&nv), 600.0, 1e-12);
+    /* One-shot, 2 x H100, 512 KiB (CodeLlama-34B, 32 tokens x 8192 x 2 B):
+     * 1,500 + 600 + 1 x 524,288 B / 370e9 B/s = 1,500 + 600 + 1,416.9946
+     * = 3,516.9946 ns. */
+    ck_assert_int_eq(net_car_cost(&nv, 2, 524288.0, 1500.0, &c), 0);
+    ck_assert_int_eq(c.shot, NET_CAR_ONESHOT);
+    ck_assert_rel(c.sync_ns, 600.0, 1e-12);
+    ck_assert_rel(c.bandwidth_ns, 1416.994595, 1e-9);
+    ck_assert_rel(c.total_ns, 3516.994595, 1e-9);
+    /* One-shot, 4 GPUs, 256 KiB: 3 x 262,144 / 370e9 = 2,125.4919 ns. */
+    ck_assert_int_eq(net_car_cost(&nv, 4, 262144.0, 0.0, &c), 0);
+    ck_assert_rel(c.total_ns, 600.0 + 2125.491892, 1e-9);
+    /* Two-shot, 8 GPUs, 1 MiB: 1,500 + 2 x 600 + 2 x 7/8 x 1,048,576 /
+     * 370e9 = 1,500 + 1,200 + 4,959.4811 = 7,659.4811 ns. */
+    ck_assert_int_eq(net_car_cost(&nv, 8, 1048576.0, 1500.0, &c), 0);
+    ck_assert_int_eq(c.shot, NET_CAR_TWOSHOT);
+    ck_assert_rel(c.sync_ns, 1200.0, 1e-12);
+    ck_assert_rel(c.bandwidth_ns, 4959.481081, 1e-9);
+    ck_assert_rel(c.total_ns, 7659.481081, 1e-9);
+    /* A calibrated alpha scales the barrier; custom_allreduce_latency
+     * replaces it. */
+    nv.alpha_ns = 3800.0;
+    ck_assert_rel(net_car_sync_ns(&nv), 1200.0, 1e-12);
+    nv.car_sync_ns = 2500.0;
+    ck_assert_rel(net_car_sync_ns(&nv), 2500.0, 1e-12);
+    ck_assert_int_eq(net_car_cost(&nv, 8, 1048576.0, 0.0, &c), 0);
+    ck_assert_rel(c.sync_ns, 5000.0, 1e-12);
+    /* Not eligible, or bad input: SIM_EINVAL and zeroed. */
+    ck_assert_int_eq(net_car_cost(&nv, 2, 16.0 * 1048576, 0.0, &c), SIM_EINVAL);
+    ck_assert_double_eq(c.total_ns, 0.0);
+    ck_assert_int_eq(c.shot, NET_CAR_NONE);
+    ck_assert_int_eq(net_car_cost(&nv, 2, 4096.0, -1.0, &c), SIM_EINVAL);
+    ck_assert_int_eq(net_car_cost(&nv, 2, 4096.0, 0.0, NULL), SIM_EINVAL);
+    ck_assert_double_eq(net_car_sync_ns(NULL), -1.0);
+}
+END_TEST
+
+START_TEST(test_net_car_cost_mesh_reads_all_peers_at_once)
+{
+    /* MI300X xGMI: one 64 GB/s-per-direction link per peer pair; a
+     * one-shot on 4 GPUs reads its 3 peers over 3 links at once, so the
+     * bytes term is 3 n / (3 B_link) = n / B_link. */
+    const struct net_link *x = must_link("xgmi");
+    struct net_car_cost c;
+    double b = x->efficiency * x->bytes_per_s;
+
+    ck_assert_int_eq(net_car_cost(x, 4, 131072.0, 0.0, &c), 0);
+    ck_assert_rel(c.bandwidth_ns, 131072.0 / b * 1e9, 1e-12);
+}
+END_TEST
+
 static Suite *net_suite(void)
 {
     Suite *s = suite_create("net");
@@ -729,6 +816,9 @@ static Suite *net_suite(void)
     tcase_add_test(tc, test_net_coll_cost_rails_shared);
     tcase_add_test(tc, test_net_coll_cost_hier_alltoall_and_p2p);
     tcase_add_test(tc, test_net_coll_cost_hier_allgather_terms);
+    tcase_add_test(tc, test_net_car_shot_rules);
+    tcase_add_test(tc, test_net_car_cost_hand_computed);
+    tcase_add_test(tc, test_net_car_cost_mesh_reads_all_peers_at_once);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("gpu_catalog");

@@ -359,8 +359,9 @@ END_TEST
 START_TEST(test_perf_iteration_tp_allreduces)
 {
     /* Llama-3.1-70B on 8 x H100, 64 decoding tokens: 2 * 80 all-reduces
-     * of 64 * 8192 * 2 = 1,048,576 B each, priced by net_coll_ns() over
-     * the GPU's intra link. */
+     * of 64 * 8192 * 2 = 1,048,576 B each; with the custom all-reduce off
+     * (vLLM --disable-custom-all-reduce) priced by net_coll_ns() over the
+     * GPU's intra link. */
     struct perf_replica r;
     struct perf_batch b = decode(64, 2048);
     struct perf_breakdown bd;
@@ -368,7 +369,9 @@ START_TEST(test_perf_iteration_tp_allreduces)
     double one;
 
     must_init(&r, "llama-3.1-70b", "h100", 8, 1, 1, CL_DTYPE_BF16);
+    r.custom_allreduce = 0;
     perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert_int_eq(bd.tp_allreduce, NET_CAR_NONE);
     t.intra = &r.calib.intra;
     t.inter = &r.calib.inter;
     t.ranks_per_node = 8;
@@ -380,6 +383,64 @@ START_TEST(test_perf_iteration_tp_allreduces)
     ck_assert_double_eq(bd.op[PERF_OP_EP_COMM].ns, 0.0);
     ck_assert_double_eq(bd.op[PERF_OP_PP_COMM].ns, 0.0);
     ck_assert_int_eq(bd.stage_ns, bd.total_ns);
+}
+END_TEST
+
+START_TEST(test_perf_iteration_tp_custom_allreduce)
+{
+    /* Llama-3.1-8B on 2 x H100, 32 decoding tokens in a full CUDA graph:
+     * 2 x 32 = 64 all-reduces of 32 x 4096 x 2 = 262,144 B, each vLLM's
+     * one-shot custom all-reduce: one elementwise kernel (500 ns + 1,000
+     * ns graph launch) + one barrier (600 ns) + 262,144 B / 370e9 B/s
+     * (708.4973 ns) = 2,808.4973 ns; tp_comm = 64 x that = 179,743.827
+     * ns. */
+    struct perf_replica r;
+    struct perf_batch b = decode(32, 1024);
+    struct perf_breakdown bd;
+    struct net_topo t;
+    double one = 1500.0 + 600.0 + 262144.0 / 370e9 * 1e9;
+
+    must_init(&r, "llama-3.1-8b", "h100", 2, 1, 1, CL_DTYPE_BF16);
+    ck_assert_int_eq(r.custom_allreduce, 1);
+    ck_assert_double_eq_tol(r.calib.elem_kernel_ns + r.calib.launch_graph_ns,
+                            1500.0, 1e-9);
+    perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert_int_eq(bd.graph, PERF_GRAPH_FULL);
+    ck_assert_int_eq(bd.tp_allreduce, NET_CAR_ONESHOT);
+    ck_assert_double_eq_tol(bd.tp_allreduce_ns, one, 1e-6);
+    ck_assert_double_eq_tol(bd.op[PERF_OP_TP_COMM].ns, 64.0 * one, 1e-6);
+    ck_assert_double_eq_tol(bd.op[PERF_OP_TP_COMM].ns, 179743.827027, 1e-5);
+    ck_assert_double_eq(bd.op[PERF_OP_TP_COMM].bytes, 64.0 * 262144.0);
+
+    t.intra = &r.calib.intra;
+    t.inter = &r.calib.inter;
+    t.ranks_per_node = 8;
+    t.nics_per_node = 8;
+    /* Off: NCCL again (ring LL: 6,600 + 2 x 600 + 262,144 / (0.5 x
+     * 370e9)). */
+    r.custom_allreduce = 0;
+    perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert_int_eq(bd.tp_allreduce, NET_CAR_NONE);
+    ck_assert_double_eq_tol(
+        bd.op[PERF_OP_TP_COMM].ns,
+        64.0 * net_coll_ns(&t, NET_ALLREDUCE, NET_ALGO_AUTO, 2, 262144.0),
+        1e-6);
+    ck_assert_double_eq_tol(bd.tp_allreduce_ns,
+                            6600.0 + 1200.0 + 262144.0 / 185e9 * 1e9, 1e-6);
+
+    /* A 2,048-token prefill: 2,048 x 4096 x 2 = 16 MiB per all-reduce,
+     * above vLLM's 8 MiB max_size, so NCCL prices it. */
+    r.custom_allreduce = 1;
+    b = (struct perf_batch){0};
+    b.prefill_tokens = 2048;
+    b.prefill_attn_pairs = 2048.0 * 1024.0;
+    b.prefill_seqs = 1;
+    perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert_int_eq(bd.tp_allreduce, NET_CAR_NONE);
+    ck_assert_double_eq_tol(bd.op[PERF_OP_TP_COMM].ns,
+                            64.0 * net_coll_ns(&t, NET_ALLREDUCE, NET_ALGO_AUTO,
+                                               2, 16.0 * 1048576.0),
+                            1e-6);
 }
 END_TEST
 
@@ -877,6 +938,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_perf_iteration_mla_prefill_expands_cached_latents);
     tcase_add_test(tc, test_perf_iteration_a100_fp8_is_weight_only);
     tcase_add_test(tc, test_perf_iteration_tp_allreduces);
+    tcase_add_test(tc, test_perf_iteration_tp_custom_allreduce);
     tcase_add_test(tc, test_perf_iteration_ep_and_pp_terms_only_when_used);
     tcase_add_test(tc, test_perf_replica_dp_attention_groups);
     tcase_add_test(tc, test_perf_iteration_monotone_in_batch_and_context);

@@ -244,6 +244,12 @@ const struct sim_param cl_server_rows[] = {
      "(vLLM enforce_eager); -1 = vLLM's default min(2 x max_num_seqs, 512) "
      "(docs/step-time.md)",
      offsetof(struct cl_server, max_cudagraph_capture_size), NULL, NULL},
+    {"custom_all_reduce", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, LLM, "true",
+     "llm only: tensor-parallel all-reduces under 8 MiB over 2, 4, 6 or 8 "
+     "NVLink GPUs run vLLM's custom one-shot/two-shot kernel, the others "
+     "NCCL; false = NCCL for all (vLLM --disable-custom-all-reduce; "
+     "docs/step-time.md)",
+     offsetof(struct cl_server, custom_all_reduce), NULL, NULL},
     {"gpu_memory_utilization", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT | LLM,
      SIM_PARAM_DEF(PERF_DEFAULT_GPU_MEMORY_UTILIZATION),
      "llm only: fraction of HBM the engine may use (vLLM 0.90 in older "

@@ -112,6 +112,7 @@ struct cl_server {
                                            perf_default_max_num_batched_tokens() */
     int64_t max_cudagraph_capture_size; /* -1 = vLLM's min(2 x
                                             max_num_seqs, 512); 0 eager */
+    int custom_all_reduce;              /* 0/1: vLLM's custom TP all-reduce */
     double gpu_memory_utilization;
     double efficiency_compute;     /* achieved fraction of peak FLOP/s */
     double efficiency_memory;      /* achieved fraction of peak HBM B/s */

@@ -61,7 +61,8 @@ static const struct arch_spec *resolve_arch(const struct cl_scenario *s,
  * keys that are set (not NAN / -1): efficiency_compute replaces the GEMM
  * asymptote and the attention compute fraction, efficiency_memory both HBM
  * fractions, iteration_overhead the fixed host time, and
- * max_cudagraph_capture_size the CUDA-graph limit. One tp-wide stage, no
+ * max_cudagraph_capture_size the CUDA-graph limit; custom_all_reduce
+ * picks vLLM's custom TP all-reduce or NCCL. One tp-wide stage, no
  * expert parallelism (docs/step-time.md). */
 int cl_replica_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
                          const struct gpu_spec *g, int tp, int pp, int ep,
@@ -99,6 +100,8 @@ int cl_replica_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
                 : perf_default_cudagraph_capture_size(
                       sv->max_num_seqs > 0 ? sv->max_num_seqs
                                            : perf_default_max_num_seqs(g));
+    if (rc == 0)
+        r->custom_allreduce = sv->custom_all_reduce;
     return rc;
 }
 

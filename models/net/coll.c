@@ -395,3 +395,75 @@ double net_busbw_factor(enum net_coll c, int n)
     }
     return 0.0;
 }
+
+/* ---- vLLM's custom all-reduce (net.h) ---- */
+
+/* The one-shot limits of cross_device_reduce_1stage by group size
+ * (csrc/custom_all_reduce.cuh, from recall, unverified). */
+#define CAR_ONESHOT_MAX_4 (512.0 * 1024.0)
+#define CAR_ONESHOT_MAX_8 (256.0 * 1024.0)
+
+const char *net_car_name(int shot)
+{
+    switch (shot) {
+    case NET_CAR_NONE:
+        return "nccl";
+    case NET_CAR_ONESHOT:
+        return "one-shot";
+    case NET_CAR_TWOSHOT:
+        return "two-shot";
+    }
+    return "?";
+}
+
+int net_car_shot(const struct net_link *l, int ranks, double bytes)
+{
+    if (l == NULL || l->hw != NET_HW_NVLINK ||
+        !(ranks == 2 || ranks == 4 || ranks == 6 || ranks == 8) ||
+        !(bytes > 0.0 && bytes < NET_CAR_MAX_BYTES))
+        return NET_CAR_NONE;
+    if (ranks == 2 || (ranks <= 4 && bytes < CAR_ONESHOT_MAX_4) ||
+        bytes < CAR_ONESHOT_MAX_8)
+        return NET_CAR_ONESHOT;
+    return NET_CAR_TWOSHOT;
+}
+
+double net_car_sync_ns(const struct net_link *l)
+{
+    int hw;
+
+    if (l == NULL)
+        return -1.0;
+    if (l->car_sync_ns > 0.0)
+        return l->car_sync_ns;
+    hw = l->hw >= NET_HW_NVLINK && l->hw <= NET_HW_NET ? l->hw : NET_HW_NVLINK;
+    return l->alpha_ns * hw_lat_us[0][hw][NET_PROTO_LL] /
+           hw_lat_us[0][hw][NET_PROTO_LL128];
+}
+
+int net_car_cost(const struct net_link *l, int ranks, double bytes,
+                 double kernel_ns, struct net_car_cost *out)
+{
+    int shot = net_car_shot(l, ranks, bytes);
+    double bw, p = ranks;
+
+    if (out == NULL)
+        return SIM_EINVAL;
+    memset(out, 0, sizeof(*out));
+    if (shot == NET_CAR_NONE || !(kernel_ns >= 0.0) || !link_ok(l))
+        return SIM_EINVAL;
+    bw = net_link_gpu_bytes_per_s(l, ranks);
+    if (!(bw > 0.0))
+        return SIM_EINVAL;
+    out->shot = shot;
+    out->kernel_ns = kernel_ns;
+    if (shot == NET_CAR_ONESHOT) {
+        out->sync_ns = net_car_sync_ns(l);
+        out->bandwidth_ns = (p - 1.0) * bytes / bw * SIM_NS_PER_S_F;
+    } else {
+        out->sync_ns = 2.0 * net_car_sync_ns(l);
+        out->bandwidth_ns = 2.0 * (p - 1.0) / p * bytes / bw * SIM_NS_PER_S_F;
+    }
+    out->total_ns = out->kernel_ns + out->sync_ns + out->bandwidth_ns;
+    return 0;
+}

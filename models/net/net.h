@@ -42,6 +42,11 @@ struct net_link {
      * per-step latencies are scaled by alpha_ns over that entry, so a
      * calibrated alpha moves all three. */
     int hw;
+    /* Added for vLLM's custom all-reduce (net_car_cost()): the time of one
+     * of its flag barriers over this link, ns; 0 (the catalog's value) =
+     * the class's LL per-step latency scaled by alpha (net_car_sync_ns()).
+     * A calibration profile may set it (custom_allreduce_latency). */
+    double car_sync_ns;
 };
 
 /* NULL-terminated, sorted by name. Borrowed, static. */
@@ -143,5 +148,69 @@ int net_coll_cost(const struct net_topo *t, enum net_coll c, enum net_algo a,
 /* The total_ns of net_coll_cost(), or -1.0 on invalid input. */
 double net_coll_ns(const struct net_topo *t, enum net_coll c, enum net_algo a,
                    int ranks, double bytes);
+
+/*
+ * vLLM's custom all-reduce (vllm-project/vllm
+ * vllm/distributed/device_communicators/custom_all_reduce.py and
+ * csrc/custom_all_reduce.cuh, from recall, unverified; docs/hardware.md
+ * "vLLM custom all-reduce"): tensor-parallel all-reduces of fewer than
+ * NET_CAR_MAX_BYTES over 2, 4, 6 or 8 GPUs fully connected by NVLink run a
+ * peer-memory kernel instead of NCCL. One-shot: every rank reads its p - 1
+ * peers' whole buffers over NVLink and reduces; two-shot: a reduce-scatter
+ * then an all-gather through peer memory. With B the achieved per-GPU
+ * bandwidth (net_link_gpu_bytes_per_s()) and s a barrier
+ * (net_car_sync_ns()):
+ *   one-shot  kernel + s + (p - 1) n / B
+ *   two-shot  kernel + 2 s + 2 (p - 1) / p n / B
+ * kernel is the caller's fixed time of one kernel with its launch. The
+ * reduction's own HBM traffic (p n read, n written) streams with the peer
+ * reads at several times their rate and is not added.
+ */
+
+/* vLLM's default max_size of the custom all-reduce buffer: 8 MiB
+ * (custom_all_reduce.py, from recall, unverified). */
+#define NET_CAR_MAX_BYTES (8.0 * 1024.0 * 1024.0)
+
+/* The kernel kinds (csrc/custom_all_reduce.cuh, from recall, unverified):
+ * one-shot for 2 GPUs always, for up to 4 GPUs below 512 KiB, for up to 8
+ * below 256 KiB; two-shot otherwise. */
+enum net_car_shot {
+    NET_CAR_NONE,    /* not eligible: NCCL runs the all-reduce */
+    NET_CAR_ONESHOT, /* cross_device_reduce_1stage */
+    NET_CAR_TWOSHOT, /* cross_device_reduce_2stage */
+};
+
+/* Static name of shot ("nccl", "one-shot", "two-shot"), "?" if none. */
+const char *net_car_name(int shot);
+
+/* Which kernel vLLM's custom all-reduce runs for bytes over ranks GPUs of
+ * one node joined by l, or NET_CAR_NONE where it falls back to NCCL: l
+ * not of the NVLink class (PCIe and the network; vLLM's two-GPU PCIe
+ * peer-to-peer case is not modelled), ranks not 2, 4, 6 or 8, bytes not in
+ * (0, NET_CAR_MAX_BYTES), or l NULL. */
+int net_car_shot(const struct net_link *l, int ranks, double bytes);
+
+/* One barrier of the custom all-reduce over l, ns: l->car_sync_ns when
+ * set (> 0), else NCCL's Ring LL per-step hardware latency of l's class
+ * scaled by l->alpha_ns over its LL128 entry (NVLink 0.6 us, FACTS.md
+ * §2.2): a flag write and poll across the link, the least a one-way
+ * signal costs there. -1.0 for NULL. */
+double net_car_sync_ns(const struct net_link *l);
+
+/* The cost of the custom all-reduce and its terms. */
+struct net_car_cost {
+    double total_ns;
+    double kernel_ns;    /* the caller's fixed kernel time */
+    double sync_ns;      /* the barriers */
+    double bandwidth_ns; /* the peer reads */
+    int shot;            /* enum net_car_shot */
+};
+
+/* Fills out with the time of one custom all-reduce of bytes over ranks
+ * GPUs joined by l (the formulas above), kernel_ns the fixed time of one
+ * kernel. Returns 0; SIM_EINVAL (out zeroed) when net_car_shot() is
+ * NET_CAR_NONE, kernel_ns < 0, or l has no bandwidth. */
+int net_car_cost(const struct net_link *l, int ranks, double bytes,
+                 double kernel_ns, struct net_car_cost *out);
 
 #endif /* NET_NET_H */

@@ -245,6 +245,11 @@ const struct sim_param perf_calib_link_rows[] = {
      "nominal bandwidth per direction", LINK(bytes_per_s), NULL, NULL},
     {"efficiency", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT, NULL,
      "achieved fraction of the bandwidth", LINK(efficiency), NULL, NULL},
+    {"custom_allreduce_latency", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, GT, NULL,
+     "one barrier of vLLM's custom all-reduce over this link (default: the "
+     "class's NCCL LL per-step latency scaled by alpha, NVLink 0.6 us, "
+     "docs/hardware.md)",
+     LINK(car_sync_ns), NULL, NULL},
     SIM_PARAM_END_LIST(struct perf_calib_link),
 };
 
@@ -453,6 +458,8 @@ static void apply_link(const struct perf_calib *c, struct net_link *l)
             l->alpha_ns = (double)e->alpha_ns;
         set_d(&l->bytes_per_s, e->bytes_per_s);
         set_d(&l->efficiency, e->efficiency);
+        if (e->car_sync_ns > 0)
+            l->car_sync_ns = (double)e->car_sync_ns;
     }
 }
 

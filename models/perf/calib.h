@@ -118,6 +118,7 @@ struct perf_calib_link {
     int64_t alpha_ns;
     double bytes_per_s;
     double efficiency;
+    int64_t car_sync_ns; /* custom_allreduce_latency: net_link.car_sync_ns */
 };
 
 /* A loaded profile. Fill with perf_calib_load(), free with

@@ -631,6 +631,7 @@ int perf_replica_init(struct perf_replica *r, const struct arch_spec *a,
     n.arch = a;
     n.gpu = g;
     n.cudagraph_max_tokens = PERF_DEFAULT_MAX_CUDAGRAPH_CAPTURE_SIZE;
+    n.custom_allreduce = 1;
     n.weight_dtype = weight_dtype;
     n.kv_dtype = kv_dtype;
     n.gpu_memory_utilization = util;
@@ -908,8 +909,23 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
         double n = tg * h * ACT_BYTES;
         int count = r->dense_layers * r->allreduces_dense +
                     r->moe_layers * r->allreduces_moe;
-        ar_ns = net_coll_ns(&topo, NET_ALLREDUCE, NET_ALGO_AUTO, r->tp, n);
+        struct net_car_cost car;
+        int shot = NET_CAR_NONE;
+
+        /* vLLM's custom all-reduce where it applies (one kernel of the
+         * elementwise fixed time), else NCCL (docs/step-time.md). */
+        if (r->custom_allreduce && r->tp <= r->gpus_per_node &&
+            net_car_cost(&c->intra, r->tp, n, k_elem, &car) == 0) {
+            ar_ns = car.total_ns;
+            shot = car.shot;
+        } else {
+            ar_ns = net_coll_ns(&topo, NET_ALLREDUCE, NET_ALGO_AUTO, r->tp, n);
+        }
         ns[PERF_OP_TP_COMM] = count * ar_ns;
+        if (out != NULL) {
+            out->tp_allreduce = shot;
+            out->tp_allreduce_ns = ar_ns;
+        }
         if (op != NULL)
             op[PERF_OP_TP_COMM].bytes = count * n;
     }

@@ -123,6 +123,11 @@ struct perf_replica {
      * enforce_eager). perf_replica_init() sets
      * PERF_DEFAULT_MAX_CUDAGRAPH_CAPTURE_SIZE; callers may change it. */
     int64_t cudagraph_max_tokens;
+    /* Tensor-parallel all-reduces: 1 prices those vLLM's custom all-reduce
+     * takes (net_car_shot(): 2, 4, 6 or 8 GPUs on NVLink, under 8 MiB)
+     * with net_car_cost(), the rest with NCCL; 0 prices all with NCCL
+     * (vLLM --disable-custom-all-reduce). perf_replica_init() sets 1. */
+    int custom_allreduce;
     /* Memory, per GPU of the heaviest stage. */
     double weight_bytes;         /* whole model, with quantisation scales */
     double weight_bytes_per_gpu; /* what one GPU holds */
@@ -228,6 +233,8 @@ struct perf_breakdown {
     double experts_touched; /* per MoE layer, 0 for dense models */
     double tokens;          /* T = prefill_tokens + decode_seqs */
     double comm_ns;         /* TP + EP + PP collectives */
+    int tp_allreduce;       /* enum net_car_shot: NET_CAR_NONE = NCCL */
+    double tp_allreduce_ns; /* one TP all-reduce, 0 without TP */
     int64_t overhead_ns;
     int64_t stage_ns;
     int64_t total_ns;
