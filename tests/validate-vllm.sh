@@ -149,8 +149,8 @@ END {
     # Regression bounds on the mean absolute error (percent): what this
     # page reports, with room for seed noise; the targets are 7 % (E2E,
     # TPOT) and 20 % (TTFT).
-    bound["e2e"] = 15; bound["ttft"] = 60; bound["tpot"] = 16
-    bound["e2e_p99"] = 25; bound["ttft_p99"] = 80; bound["rps"] = 5
+    bound["e2e"] = 10; bound["ttft"] = 25; bound["tpot"] = 6
+    bound["e2e_p99"] = 14; bound["ttft_p99"] = 30; bound["rps"] = 4
     if (md) {
         print ""
         printf "Mean absolute error over the %d stages of runs that were not overloaded:", cnt["e2e"]

@@ -130,9 +130,11 @@ static void csv_free(struct csv *c)
     free(c->v);
 }
 
-/* A running MAPE. */
+/* A running MAPE, and the mean signed error (prediction / measurement
+ * - 1) beside it, which says in which direction the model errs. */
 struct err {
     double sum;
+    double signed_sum;
     long n;
 };
 
@@ -141,12 +143,18 @@ static void err_add(struct err *e, double pred, double meas)
     if (!(meas > 0.0) || isnan(pred))
         return;
     e->sum += fabs(pred - meas) / meas;
+    e->signed_sum += (pred - meas) / meas;
     e->n++;
 }
 
 static double err_mape(const struct err *e)
 {
     return e->n > 0 ? e->sum / e->n : NAN;
+}
+
+static double err_mean(const struct err *e)
+{
+    return e->n > 0 ? e->signed_sum / e->n : NAN;
 }
 
 /* ---- the data set ---- */
@@ -416,12 +424,12 @@ static void gemm_bands(const struct data *d, const struct perf_gpu_calib *c,
                 err_add(&tp[j], p, s->ns);
     }
     for (int j = 0; j < 4; j++)
-        printf("#   GEMMs, %5.0f-%-5.0f tokens  %8ld %7.1f%%\n", lo[j],
+        printf("#   GEMMs, %5.0f-%-5.0f tokens  %8ld %7.1f%% %+8.1f%%\n", lo[j],
                hi[j] > 1e8 ? 32768.0 : hi[j], band[j].n,
-               100.0 * err_mape(&band[j]));
+               100.0 * err_mape(&band[j]), 100.0 * err_mean(&band[j]));
     for (int j = 0; j < 4; j++)
-        printf("#   GEMMs, tp %d               %8ld %7.1f%%\n", 1 << j, tp[j].n,
-               100.0 * err_mape(&tp[j]));
+        printf("#   GEMMs, tp %d               %8ld %7.1f%% %+8.1f%%\n", 1 << j,
+               tp[j].n, 100.0 * err_mape(&tp[j]), 100.0 * err_mean(&tp[j]));
 }
 
 /* The model classes on one-layer replicas of each model. */
@@ -558,7 +566,7 @@ static void fit_gemm(const struct data *d, const struct gpu_spec *g,
         for (size_t b = 0; b < sizeof(half) / sizeof(half[0]); b++)
             for (size_t m = 0; m < sizeof(emem) / sizeof(emem[0]); m++)
                 for (size_t k = 0; k < sizeof(kern) / sizeof(kern[0]); k++) {
-                    struct err per[NOPS], all = {0, 0};
+                    struct err per[NOPS], all = {0};
                     memset(per, 0, sizeof(per));
                     c.gemm_eff_max = emax[a];
                     c.gemm_half_tokens = half[b];
@@ -584,7 +592,7 @@ static void fit_elem(const struct data *d, const struct gpu_spec *g,
 
     for (int e = 20; e <= 100; e += 2)
         for (int k = 0; k <= 8000; k += 500) {
-            struct err per[NOPS], all = {0, 0};
+            struct err per[NOPS], all = {0};
             memset(per, 0, sizeof(per));
             c.elem_eff_memory = e / 100.0;
             c.elem_kernel_ns = k;
@@ -608,7 +616,7 @@ static void fit_attn(const struct attn_row *rows, int n,
     for (int ec = 20; ec <= 40; ec += 2)
         for (int em = 60; em <= 100; em += 2)
             for (int k = 0; k <= 30000; k += 1000) {
-                struct err pf = {0, 0}, dec = {0, 0};
+                struct err pf = {0}, dec = {0};
                 double m;
                 c.attn_eff_compute = ec / 100.0;
                 c.attn_eff_memory = em / 100.0;
@@ -680,9 +688,8 @@ int main(int argc, char **argv)
     const struct gpu_spec *g = gpu_find("a100");
     struct perf_gpu_calib c;
     struct data d;
-    struct err per[NOPS], gemm = {0, 0}, elem = {0, 0}, proj = {0, 0},
-                          mlp = {0, 0}, ecls = {0, 0}, pf = {0, 0},
-                          dec = {0, 0};
+    struct err per[NOPS], gemm = {0}, elem = {0}, proj = {0}, mlp = {0},
+                          ecls = {0}, pf = {0}, dec = {0};
     struct attn_row *attn = NULL;
     char *dir, *p;
     int nattn, fit = argc > 1 && strcmp(argv[1], "--fit") == 0;
@@ -724,23 +731,24 @@ int main(int argc, char **argv)
     printf("# Vidur A100 medians (%s), %d models, built-in a100 "
            "calibration\n",
            dir, d.nmodels);
-    printf("# %-26s %8s %8s\n", "operator or class", "rows", "MAPE");
+    printf("# %-26s %8s %8s %9s\n", "operator or class", "rows", "MAPE",
+           "signed");
     for (int i = 0; i < NOPS; i++)
-        printf("# %-26s %8ld %7.1f%%\n", op_label[i], per[i].n,
-               100.0 * err_mape(&per[i]));
-    printf("# %-26s %8ld %7.1f%%\n", "all GEMMs", gemm.n,
-           100.0 * err_mape(&gemm));
+        printf("# %-26s %8ld %7.1f%% %+8.1f%%\n", op_label[i], per[i].n,
+               100.0 * err_mape(&per[i]), 100.0 * err_mean(&per[i]));
+    printf("# %-26s %8ld %7.1f%% %+8.1f%%\n", "all GEMMs", gemm.n,
+           100.0 * err_mape(&gemm), 100.0 * err_mean(&gemm));
     gemm_bands(&d, &c, g);
-    printf("# %-26s %8ld %7.1f%%\n", "class attn_proj", proj.n,
-           100.0 * err_mape(&proj));
-    printf("# %-26s %8ld %7.1f%%\n", "class mlp", mlp.n,
-           100.0 * err_mape(&mlp));
-    printf("# %-26s %8ld %7.1f%%\n", "class elementwise", ecls.n,
-           100.0 * err_mape(&ecls));
-    printf("# %-26s %8ld %7.1f%%\n", "attention prefill", pf.n,
-           100.0 * err_mape(&pf));
-    printf("# %-26s %8ld %7.1f%%\n", "attention decode", dec.n,
-           100.0 * err_mape(&dec));
+    printf("# %-26s %8ld %7.1f%% %+8.1f%%\n", "class attn_proj", proj.n,
+           100.0 * err_mape(&proj), 100.0 * err_mean(&proj));
+    printf("# %-26s %8ld %7.1f%% %+8.1f%%\n", "class mlp", mlp.n,
+           100.0 * err_mape(&mlp), 100.0 * err_mean(&mlp));
+    printf("# %-26s %8ld %7.1f%% %+8.1f%%\n", "class elementwise", ecls.n,
+           100.0 * err_mape(&ecls), 100.0 * err_mean(&ecls));
+    printf("# %-26s %8ld %7.1f%% %+8.1f%%\n", "attention prefill", pf.n,
+           100.0 * err_mape(&pf), 100.0 * err_mean(&pf));
+    printf("# %-26s %8ld %7.1f%% %+8.1f%%\n", "attention decode", dec.n,
+           100.0 * err_mape(&dec), 100.0 * err_mean(&dec));
 
     for (int i = 0; i <= OP_DOWN; i++)
         check(op_label[i], err_mape(&per[i]), BOUND_GEMM);
