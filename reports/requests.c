@@ -56,11 +56,11 @@ struct rpt_reqfile *rpt_reqfile_open(const char *path, struct sim_diag *d)
         free(f);
         return NULL;
     }
-    if (format == RPT_REQ_CSV)
+    if (format == RPT_REQ_CSV) {
         for (int i = 0; i < CL_REQUEST_NFIELDS; i++)
             fprintf(f->fp, "%s%s", i ? "," : "", cl_request_fields[i].db);
-    if (format == RPT_REQ_CSV)
         fputc('\n', f->fp);
+    }
     return f;
 }
 

@@ -93,15 +93,15 @@ int cl_replica_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
     rc = perf_replica_init(r, a, g, &l, weight_dtype, s->deploy.kv_dtype,
                            sv->gpu_memory_utilization, &c, why, whylen);
     /* CUDA graphs: vLLM's capture limit unless the server sets one. */
-    if (rc == 0)
+    if (rc == 0) {
         r->cudagraph_max_tokens =
             sv->max_cudagraph_capture_size >= 0
                 ? sv->max_cudagraph_capture_size
                 : perf_default_cudagraph_capture_size(
                       sv->max_num_seqs > 0 ? sv->max_num_seqs
                                            : perf_default_max_num_seqs(g));
-    if (rc == 0)
         r->custom_allreduce = sv->custom_all_reduce;
+    }
     return rc;
 }
 

@@ -247,9 +247,9 @@ static void stage_begin(struct wl__inference_perf *s)
 static int stage_next(struct wl__inference_perf *s, int64_t *t_ns)
 {
     const struct cl_ip_stage *st = &s->stages[s->stage];
-    int64_t t;
 
     if (s->load == CL_IP_LOAD_CONSTANT) {
+        int64_t t;
         if (s->n >= s->count)
             return 1;
         s->cum += gsl_ran_exponential(s->arrivals, 1.0);

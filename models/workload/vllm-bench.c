@@ -100,7 +100,6 @@ static void *vb_open(const struct cl_workload *cfg, const char *path,
     switch (c->dataset) {
     case CL_VB_RANDOM: {
         double r = c->random_range_ratio;
-        int64_t nb;
         if (!(r >= 0 && r < 1) || c->random_input_len < 1 ||
             c->random_input_len > 1000000000 || c->random_output_len < 1 ||
             c->random_output_len > 1000000000 || c->random_prefix_len < 0 ||
@@ -121,8 +120,8 @@ static void *vb_open(const struct cl_workload *cfg, const char *path,
             s.out_lo = 1;
         s.prefix = c->random_prefix_len;
         if (s.prefix > 0) {
-            nb = (s.prefix + s.in_hi + WL_BENCH_BLOCK_TOKENS - 1) /
-                 WL_BENCH_BLOCK_TOKENS;
+            int64_t nb = (s.prefix + s.in_hi + WL_BENCH_BLOCK_TOKENS - 1) /
+                         WL_BENCH_BLOCK_TOKENS;
             s.maxblocks = nb > WL_BLOCKS_MAX ? WL_BLOCKS_MAX : (int)nb;
         }
         break;
