@@ -388,6 +388,22 @@ static int read_mixtral(struct ctx *c, struct arch_spec *a)
     return 0;
 }
 
+/* head_dim (default hidden / heads when that divides) and the GQA rule
+ * that the KV heads divide the query heads. */
+static int read_head_dim(struct ctx *c, struct arch_spec *a)
+{
+    int rc, def = a->hidden % a->heads == 0 ? a->hidden / a->heads : REQUIRED;
+
+    if ((rc = get_int(c, "head_dim", def, 1, MAX_HEAD_DIM, &a->head_dim)) != 0)
+        return rc;
+    if (a->heads % a->kv_heads != 0)
+        return fail(c, SIM_EINVAL,
+                    "num_key_value_heads: %d does not divide "
+                    "num_attention_heads %d",
+                    a->kv_heads, a->heads);
+    return 0;
+}
+
 /* The plain-MLP families that name their keys as Llama does: phi-2
  * (PhiForCausalLM: one shared LayerNorm a layer, attention and MLP in
  * parallel, biases on q, k, v, dense, fc1, fc2 and the LM head) and GPT-NeoX
@@ -398,20 +414,15 @@ static int read_mixtral(struct ctx *c, struct arch_spec *a)
  * From the Hugging Face modeling_phi.py and modeling_gpt_neox.py. */
 static int read_plain(struct ctx *c, enum family fam, struct arch_spec *a)
 {
-    int rc, def = a->hidden % a->heads == 0 ? a->hidden / a->heads : REQUIRED;
+    int rc;
     int bias = 1;
 
     a->attn = ARCH_ATTN_GQA;
     a->mlp = ARCH_MLP_PLAIN;
     a->mlp_bias = 1;
     a->layer_norm = 1;
-    if ((rc = get_int(c, "head_dim", def, 1, MAX_HEAD_DIM, &a->head_dim)) != 0)
+    if ((rc = read_head_dim(c, a)) != 0)
         return rc;
-    if (a->heads % a->kv_heads != 0)
-        return fail(c, SIM_EINVAL,
-                    "num_key_value_heads: %d does not divide "
-                    "num_attention_heads %d",
-                    a->kv_heads, a->heads);
     if (fam == FAM_PHI) {
         a->shared_norm = 1;
         a->parallel = 1;
@@ -470,16 +481,11 @@ static int read_gpt2(struct ctx *c, struct arch_spec *a)
  * QK-norm by family. */
 static int read_gqa(struct ctx *c, enum family fam, struct arch_spec *a)
 {
-    int rc, def = a->hidden % a->heads == 0 ? a->hidden / a->heads : REQUIRED;
+    int rc;
 
     a->attn = ARCH_ATTN_GQA;
-    if ((rc = get_int(c, "head_dim", def, 1, MAX_HEAD_DIM, &a->head_dim)) != 0)
+    if ((rc = read_head_dim(c, a)) != 0)
         return rc;
-    if (a->heads % a->kv_heads != 0)
-        return fail(c, SIM_EINVAL,
-                    "num_key_value_heads: %d does not divide "
-                    "num_attention_heads %d",
-                    a->kv_heads, a->heads);
     /* FACTS.md §4.1: Qwen2 has QKV bias, Qwen3 QK-norm. Llama, Mistral and
      * Qwen3 may switch biases on for all four projections; the o bias is
      * not modelled, so refuse rather than miscount. */
