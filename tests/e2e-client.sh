@@ -3,7 +3,9 @@
 # docs/workloads.md "The client") through the dsec binary, printing TAP:
 # a time-out and a closed loop with hand-computed results in the text and
 # JSON summaries (JSON checked with jq when it is installed), the keys in
-# `dsec help scenario`, and the section's two cross-field errors.
+# `dsec help scenario`, the section's two cross-field errors, and, through
+# the per-request file, an inference-perf stage that waits for the one
+# before it to drain and vllm_bench's max_concurrency.
 set -u
 srcdir=${top_srcdir:-.}
 dsec=${DSEC:-./dsec}
@@ -12,7 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..6"
+echo "1..8"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -106,5 +108,43 @@ expect_err "think_time without users" \
 expect_err "users with max_concurrency" \
     "$data/bad-users.yaml:8:5: error: workload.client.users: not with max_concurrency (a closed loop of N users already has at most N requests in flight)" \
     $dsec validate "$data/bad-users.yaml"
+
+# 7. The bundled inference-perf scenario: 4/s and 8/s for 30 s each give
+# exactly 120 and 240 requests, and stage 1's first request is sent
+# stage_gap (2 s) after stage 0's last one left the engine (its finish_s
+# is the client's, server.frontend.per_output_token = 30 us later).
+if command -v jq >/dev/null 2>&1; then
+    $dsec run --no-db "$srcdir/scenarios/inference-perf-shared-prefix.yaml" \
+        --requests "$tmp/ip.jsonl" >"$tmp/ip.out" 2>&1
+    st=$?
+    jq -s -e '(map(select(.stage == 0)) | length) == 120 and
+        (map(select(.stage == 1)) | length) == 240 and
+        ((map(select(.stage == 1) | .arrival_s) | min) -
+         (map(select(.stage == 0) | .finish_s) | max) - (2 - 30e-6) | fabs)
+        < 1e-6' "$tmp/ip.jsonl" >/dev/null || st=1
+    [ $st -ne 0 ] && show "$tmp/ip.out"
+    ok "inference_perf: a stage starts stage_gap after the last one drained" $st
+else
+    skip "inference_perf: a stage starts stage_gap after the last one drained" \
+        "jq not installed"
+fi
+
+# 8. vllm_bench max_concurrency 4 with every request due at t = 0: never
+# more than 4 in flight, and the 24 requests go in waves.
+if command -v jq >/dev/null 2>&1; then
+    $dsec run --no-db "$data/conc.yaml" --requests "$tmp/conc.jsonl" \
+        >"$tmp/conc.out" 2>&1
+    st=$?
+    jq -s -e 'length == 24 and
+        ([.[] as $r | [.[] | select(.arrival_s <= $r.arrival_s and
+            .finish_s > $r.arrival_s + 1e-4)] | length] | max) == 4 and
+        (map(select(.arrival_s == 0)) | length) == 4' \
+        "$tmp/conc.jsonl" >/dev/null || st=1
+    [ $st -ne 0 ] && show "$tmp/conc.out"
+    ok "vllm_bench max_concurrency: at most 4 requests in flight" $st
+else
+    skip "vllm_bench max_concurrency: at most 4 requests in flight" \
+        "jq not installed"
+fi
 
 [ $fails -eq 0 ]
