@@ -99,6 +99,9 @@ struct cl_llm_replica {
      * or schedules synchronously. Set by on_iteration_end() for kick(). */
     int64_t sched_cutoff_ns;
     int async; /* server.async_scheduling */
+    /* A preemption since the last admission: vLLM admits no waiting
+     * request in a step that preempted (see kick()). */
+    int preempted;
 
     struct cl_fifo waiting;   /* routed here, not admitted */
     struct cl_fifo prefill;   /* admitted, prompt not fully processed */
@@ -563,6 +566,7 @@ static void preempt(struct cl_llm_replica *e, struct cl_req *r)
     r->chunk = 0;
     r->npreempt++;
     e->nseqs--;
+    e->preempted = 1;
     e->lw->preemptions++;
     cl__set_running(w, -1);
     wait_push(e, r, 1);
@@ -895,10 +899,20 @@ static void kick(struct cl_llm_replica *e)
      * schedules whatever is waiting at once. */
     if (e->nseqs == 0)
         e->sched_cutoff_ns = INT64_MAX;
-    if (e->plain)
-        admit_plain(e);
-    else
-        admit(e);
+    /* vLLM's V1 scheduler admits waiting requests only in a step that
+     * preempted none (`if not preempted_reqs:` before the WAITING loop of
+     * vllm/v1/core/sched/scheduler.py; from recall, unverified), so that a
+     * preempted request does not come straight back and evict another.
+     * Here admission comes before the prompt chunks are placed, so a
+     * preemption while placing them holds back the next step's admission
+     * instead: one step later than vLLM. An empty engine admits anyway. */
+    if (!e->preempted || e->nseqs == 0) {
+        if (e->plain)
+            admit_plain(e);
+        else
+            admit(e);
+    }
+    e->preempted = 0;
     e->sched_cutoff_ns = INT64_MAX;
     budget -= (int64_t)e->decoding.n;
     e->prefill_chunks = 0;
