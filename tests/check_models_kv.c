@@ -129,6 +129,45 @@ START_TEST(test_kv_pressure_preempts_and_drains)
 }
 END_TEST
 
+/* The same pressure with synthetic lengths (no block hashes): with prefix
+ * caching (the default) a preempted request's computed prompt blocks stay
+ * in the cache under a hash of its own, and its recompute finds them, as
+ * vLLM's hash of every full block does; without caching every preemption
+ * recomputes from the first token. The re-hits are the only lookups, so
+ * they are the hits, and the runs make the same tokens. */
+START_TEST(test_kv_preempted_rehits_own_blocks)
+{
+    struct cl_results on, off;
+    char *t_on = kv_text("22GB", 50, 400, 1000, 1000,
+                         "server: {max_model_len: 12144}\n");
+    char *t_off = kv_text("22GB", 50, 400, 1000, 1000,
+                          "server: {max_model_len: 12144, "
+                          "prefix_caching: false}\n");
+    run_text(t_on, &on);
+    run_text(t_off, &off);
+    ck_assert(on.preemptions > 0);
+    ck_assert(off.preemptions > 0);
+    ck_assert(on.prefix_hits_gpu > 0);
+    ck_assert_uint_eq(off.prefix_lookup_blocks, 0);
+    /* Every lookup is a re-admission after a preemption. */
+    ck_assert(on.prefix_lookup_blocks <= on.preemptions * (1000 / 16));
+    ck_assert_uint_eq(on.output_tokens, off.output_tokens);
+    ck_assert_int_eq(on.kv_blocks_end, 0);
+    /* Recomputing less, the cached run ends no later. */
+    ck_assert(on.sim_time_s <= off.sim_time_s);
+    printf("# rehits: %llu preemptions, %llu of %llu blocks hit; without "
+           "caching %llu preemptions\n",
+           (unsigned long long)on.preemptions,
+           (unsigned long long)on.prefix_hits_gpu,
+           (unsigned long long)on.prefix_lookup_blocks,
+           (unsigned long long)off.preemptions);
+    cl_results_fini(&on);
+    cl_results_fini(&off);
+    free(t_on);
+    free(t_off);
+}
+END_TEST
+
 static Suite *kv_suite(void)
 {
     Suite *s = suite_create("models_kv");
@@ -137,6 +176,7 @@ static Suite *kv_suite(void)
     tcase_add_test(tc, test_kv_block_rounding);
     tcase_add_test(tc, test_kv_no_pressure_no_preemption);
     tcase_add_test(tc, test_kv_pressure_preempts_and_drains);
+    tcase_add_test(tc, test_kv_preempted_rehits_own_blocks);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -348,12 +348,18 @@ static void take_prefix(struct cl_llm_replica *e, struct cl_req *r, int64_t n)
 /* r's prompt is complete: its hashed blocks not yet shared join the
  * table; one already there (registered by another request meanwhile) is
  * shared and r's duplicate freed. */
-static void register_prompt(struct cl_llm_replica *e, struct cl_req *r)
+/* Makes r's first `upto` prompt blocks (those with a hash) prefix-cache
+ * entries that r references: its own blocks become entries, or are freed
+ * when the cache already has the block. */
+static void register_blocks(struct cl_llm_replica *e, struct cl_req *r,
+                            int64_t upto)
 {
     int64_t nh;
     if (!e->caching || r->hashes == NULL)
         return;
     nh = hashed_blocks(e, r);
+    if (upto < nh)
+        nh = upto;
     for (int64_t j = r->nshared; j < nh; j++) {
         uint64_t h = hash_of(e, r, j);
         int32_t i = cl_kvtier_find(&e->gpu, h);
@@ -378,6 +384,30 @@ static void register_prompt(struct cl_llm_replica *e, struct cl_req *r)
     }
     if (nh > r->nshared)
         r->nshared = nh;
+}
+
+/* All of r's prompt blocks, once its prompt is computed. */
+static void register_prompt(struct cl_llm_replica *e, struct cl_req *r)
+{
+    register_blocks(e, r, INT64_MAX);
+}
+
+/* A request without source hashes (synthetic lengths) gets one hash of its
+ * own when it is preempted with prefix caching on. vLLM hashes every full
+ * block of every prompt, so the blocks a preempted request computed stay in
+ * the cache (evictable) and its recompute finds them; here one source hash
+ * covering the whole prompt, unique to the request (its id), stands for
+ * them and matches nothing else (cl_kv_block_hash() derives the blocks'
+ * hashes from it). One allocation per preempted request, freed with it. */
+static void own_hash(struct cl_llm_replica *e, struct cl_req *r)
+{
+    if (!e->caching || r->hashes != NULL || r->prompt_tokens < e->block_tokens)
+        return;
+    r->hashes = xmalloc(sizeof(*r->hashes));
+    r->hashes[0] =
+        UINT64_C(0x6f776e2068617368) ^ (r->id * UINT64_C(0x9e3779b97f4a7c15));
+    r->nhashes = 1;
+    r->hash_tokens = (int)r->prompt_tokens;
 }
 
 /* Frees the blocks of r, `blocks` of them in all: its own go, the shared
@@ -545,8 +575,12 @@ static void preempt(struct cl_llm_replica *e, struct cl_req *r)
 {
     struct cl_world *w = e->rep->w;
 
+    /* Its computed prompt blocks stay in the prefix cache (vLLM caches full
+     * blocks as they are computed), so its recompute can find them. */
+    own_hash(e, r);
     if (r->dec_iter >= 0) {
         int64_t gen = decoded(e, r);
+        register_prompt(e, r);
         e->phase_n[phase_of(e, r)]--;
         sim_heap_remove(&e->decoding, &r->ev);
         dec_count(e, r, -1);
@@ -556,6 +590,7 @@ static void preempt(struct cl_llm_replica *e, struct cl_req *r)
         r->dec_iter = -1;
         swap_out(e, r, r->prompt_tokens + gen - 1);
     } else {
+        register_blocks(e, r, r->prefilled / e->block_tokens);
         cl__fifo_remove(&e->prefill, r);
         release(e, r, r->kv_blocks);
         swap_out(e, r, r->prefilled);
