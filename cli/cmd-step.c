@@ -90,26 +90,17 @@ static const char *grouped(char *buf, size_t len, int64_t v)
     return buf;
 }
 
-/* The default text of server.frontend.KEY (its scenario row), for the
- * front-end line. */
-static const char *frontend_default(const char *key)
-{
-    const struct sim_param *fe = sim_param_find(cl_server_rows, "frontend");
-    const struct sim_param *p =
-        fe != NULL ? sim_param_find(fe->sub, key) : NULL;
-
-    return p != NULL && p->def != NULL ? p->def : "?";
-}
-
 /* The API front end is not part of the step (docs/serving.md "Front
- * end"): one line with the scenario defaults. */
-static void frontend_line(void)
+ * end"): one line with the calibration's figures, which a scenario's
+ * server.frontend keys replace. */
+static void frontend_line(const struct perf_gpu_calib *c)
 {
-    printf("front end (server.frontend, not in the step): %s + %s per prompt "
-           "token per request before the engine queue; %s per output token, "
-           "overlapping the next step (in TTFT and E2E once)\n",
-           frontend_default("request"), frontend_default("per_prompt_token"),
-           frontend_default("per_output_token"));
+    printf("front end (calibration frontend, server.frontend; not in the "
+           "step): %.3g ms + %.3g us per prompt token per request before the "
+           "engine queue; %.3g us per output token, overlapping the next step "
+           "(in TTFT and E2E once)\n",
+           c->frontend_request_ns / 1e6, c->frontend_prompt_token_ns / 1e3,
+           c->frontend_output_token_ns / 1e3);
 }
 
 static void print_text(const struct step_opts *o, const struct perf_replica *r,
@@ -170,7 +161,7 @@ static void print_text(const struct step_opts *o, const struct perf_replica *r,
     }
     printf("%-12s %12s %10s %10.3f\n", "total", "", "",
            (double)bd->total_ns / 1e6);
-    frontend_line();
+    frontend_line(&r->calib);
     if (r->pp > 1)
         printf("%-12s %12s %10s %10.3f  (busiest pipeline stage)\n", "stage",
                "", "", (double)bd->stage_ns / 1e6);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "models/cluster/cluster-int.h"
+#include "models/perf/calib.h"
 #include "scenarios/load.h"
 #include "base/xalloc.h"
 #include "sim/time.h"
@@ -238,6 +239,40 @@ static const char *one_request_text =
     "deploy: {tp: 1}\n"
     "cluster: {replicas: 1}\n";
 
+/* The front end on a lone request: server.frontend.request given adds its
+ * difference from the calibration's (built-in 2 ms) to TTFT and E2E, and
+ * nothing to the engine's time per token. */
+static void run_inline(const char *text, struct cl_results *res)
+{
+    struct cl_scenario scn;
+    struct cl_run_opts opts = {.base_dir = "."};
+    struct sim_diag d;
+
+    sim_diag_init(&d);
+    ck_assert_int_eq(
+        scn_string_load("inline.yaml", text, strlen(text), &scn, &d), 0);
+    ck_assert_int_eq(cl_run(&scn, &opts, res, &d), 0);
+    cl_scenario_fini(&scn);
+    sim_diag_fini(&d);
+}
+
+START_TEST(test_cl_run_frontend_key_replaces_calibration)
+{
+    struct cl_results base, fe;
+    char *t =
+        xasprintf("%sserver: {frontend: {request: 10ms}}\n", one_request_text);
+
+    run_inline(one_request_text, &base);
+    run_inline(t, &fe);
+    ck_assert_double_eq_tol(fe.ttft_ms.mean - base.ttft_ms.mean, 8.0, 1e-6);
+    ck_assert_double_eq_tol(fe.e2e_ms.mean - base.e2e_ms.mean, 8.0, 1e-6);
+    ck_assert_double_eq_tol(fe.tpot_ms.mean, base.tpot_ms.mean, 1e-9);
+    cl_results_fini(&base);
+    cl_results_fini(&fe);
+    free(t);
+}
+END_TEST
+
 /* One request alone on a replica: each of its 49 later tokens takes one
  * decode iteration, so ITL's samples are those iterations and their mean
  * is (E2E - TTFT) / 49, its TPOT. */
@@ -282,7 +317,9 @@ START_TEST(test_cl_run_itl_single_request_is_iteration_time)
      * (server.frontend.per_output_token) after the engine's end. */
     ck_assert_double_eq_tol(
         row->finish_s,
-        res.sim_time_s + sim_ns_to_s(scn.server.frontend.per_output_token_ns),
+        res.sim_time_s +
+            sim_ns_to_s(
+                perf_calib_builtin.gpus[0].frontend.per_output_token_ns),
         1e-9);
     ck_assert_double_eq_tol((row->finish_s - row->arrival_s) * 1e3,
                             res.e2e_ms.mean, 1e-6);
@@ -302,6 +339,7 @@ static Suite *results_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("itl");
     tcase_add_test(tc, test_cl_run_itl_single_request_is_iteration_time);
+    tcase_add_test(tc, test_cl_run_frontend_key_replaces_calibration);
     suite_add_tcase(s, tc);
     return s;
 }

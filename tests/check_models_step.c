@@ -705,6 +705,7 @@ static const char *good_profile =
     "    elementwise: {hbm_efficiency: 60%}\n"
     "  H100:\n"
     "    gemm: {efficiency_max: 0.7, half_tokens: 50, kernel_time: 4us}\n"
+    "    frontend: {request: 5ms, per_output_token: 40us}\n"
     "    iteration_overhead: 300us\n"
     "links:\n"
     "  nvlink4: {alpha: 2.5us, efficiency: 0.9}\n";
@@ -735,6 +736,10 @@ START_TEST(test_perf_calib_load_good_and_resolve)
     ck_assert_double_eq(h100.launch_eager_ns, 2000.0);
     ck_assert_double_eq(h100.launch_graph_ns, 1000.0);
     ck_assert_double_eq(h100.iteration_overhead_ns, 300000.0);
+    /* The front end: given keys replace, the rest stay built-in. */
+    ck_assert_double_eq(h100.frontend_request_ns, 5e6);
+    ck_assert_double_eq(h100.frontend_prompt_token_ns, 1000.0);
+    ck_assert_double_eq(h100.frontend_output_token_ns, 40000.0);
     ck_assert_double_eq(h100.elem_eff_memory, 0.60);
     ck_assert_double_eq(h100.intra.alpha_ns, 2500.0);
     ck_assert_double_eq(h100.intra.efficiency, 0.9);
@@ -744,6 +749,7 @@ START_TEST(test_perf_calib_load_good_and_resolve)
     perf_calib_resolve(&c, must_gpu("h200"), &h200);
     ck_assert_double_eq(h200.gemm_eff_max, 0.74);
     ck_assert_double_eq(h200.elem_eff_memory, 0.60);
+    ck_assert_double_eq(h200.frontend_request_ns, 2e6);
     ck_assert_double_eq(h200.intra.alpha_ns, 2500.0);
     perf_calib_fini(&c);
     perf_calib_fini(NULL);
@@ -908,6 +914,13 @@ START_TEST(test_perf_calib_shipped_file_is_the_builtin)
         same_double(f->elem.eff_memory, b->elem.eff_memory,
                     "elementwise.hbm_efficiency");
         ck_assert_int_eq(f->elem.kernel_ns, b->elem.kernel_ns);
+        ck_assert_int_eq(f->launch.eager_ns, b->launch.eager_ns);
+        ck_assert_int_eq(f->launch.graph_ns, b->launch.graph_ns);
+        ck_assert_int_eq(f->frontend.request_ns, b->frontend.request_ns);
+        ck_assert_int_eq(f->frontend.per_prompt_token_ns,
+                         b->frontend.per_prompt_token_ns);
+        ck_assert_int_eq(f->frontend.per_output_token_ns,
+                         b->frontend.per_output_token_ns);
         ck_assert_int_eq(f->iteration_overhead_ns, b->iteration_overhead_ns);
         ck_assert_int_eq(f->seq_overhead_ns, b->seq_overhead_ns);
     }

@@ -274,8 +274,12 @@ struct cl_world {
     int64_t max_model_len;     /* tokens: server.max_model_len or the model's
                                   context (cl__llm_max_model_len); 0: none */
     uint64_t dropped_too_long; /* of dropped: longer than max_model_len */
-    uint64_t expected;         /* requests expected in total, 0 if unknown */
-    uint64_t warmup;           /* requests with id < warmup are not measured */
+    /* The API front end (llm servers; zero otherwise): server.frontend's
+     * keys where given, else the calibration of the first pool's GPU
+     * (resolve_frontend() in cluster.c). */
+    struct cl_frontend frontend;
+    uint64_t expected; /* requests expected in total, 0 if unknown */
+    uint64_t warmup;   /* requests with id < warmup are not measured */
     uint64_t progress_every;
     const struct pol_entry *policy; /* elastic: the policy's entry */
 

@@ -332,13 +332,34 @@ static void keep_request_row(struct cl_world *w,
     res->nrequests++;
 }
 
+/* w->frontend: each server.frontend key given, else the calibration of
+ * the first pool's GPU (the API server is one process in front of the
+ * replicas, so one figure serves all pools); zero for abstract servers. */
+static void resolve_frontend(struct cl_world *w)
+{
+    const struct cl_server *sv = &w->scn->server;
+    const struct perf_gpu_calib *c = &w->pools[0].perf.calib;
+    struct cl_frontend *f = &w->frontend;
+
+    memset(f, 0, sizeof(*f));
+    if (sv->kind != CL_SRV_LLM)
+        return;
+    f->request_ns = sv->frontend.request_ns >= 0
+                        ? sv->frontend.request_ns
+                        : llround(c->frontend_request_ns);
+    f->per_prompt_token_ns = sv->frontend.per_prompt_token_ns >= 0
+                                 ? sv->frontend.per_prompt_token_ns
+                                 : llround(c->frontend_prompt_token_ns);
+    f->per_output_token_ns = sv->frontend.per_output_token_ns >= 0
+                                 ? sv->frontend.per_output_token_ns
+                                 : llround(c->frontend_output_token_ns);
+}
+
 /* The front end's time per streamed token (struct cl_frontend), 0 for
  * servers without one. */
 static int64_t frontend_out_ns(const struct cl_world *w)
 {
-    const struct cl_server *sv = &w->scn->server;
-
-    return sv->kind == CL_SRV_LLM ? sv->frontend.per_output_token_ns : 0;
+    return w->frontend.per_output_token_ns;
 }
 
 void cl__req_record(struct cl_world *w, const struct cl_req *r, int outcome)
@@ -659,12 +680,9 @@ int cl__frontend_cancel(struct cl_world *w, struct cl_req *r)
  * own event carries the delay; the engine takes it over at arrive(). */
 static void frontend_admit(struct cl_world *w, struct cl_req *r)
 {
-    const struct cl_server *sv = &w->scn->server;
-    int64_t t = 0;
+    int64_t t = w->frontend.request_ns +
+                w->frontend.per_prompt_token_ns * r->prompt_tokens;
 
-    if (sv->kind == CL_SRV_LLM)
-        t = sv->frontend.request_ns +
-            sv->frontend.per_prompt_token_ns * r->prompt_tokens;
     if (t <= 0) {
         w->engine->ops->arrive(w, r);
         return;
@@ -1071,6 +1089,7 @@ int cl__world_open(struct cl_world *w, const struct cl_scenario *s,
     rc = pools_init(w, &plan, d);
     if (rc != 0)
         return rc;
+    resolve_frontend(w);
     w->loop = sim_loop_new(s->seed);
     w->src = wl_source_new(wl, opts->base_dir, w->loop, d);
     if (w->src == NULL)

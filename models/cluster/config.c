@@ -120,23 +120,25 @@ static const struct sim_param_choice strategies[] = {
 
 #define FE(f) offsetof(struct cl_frontend, f)
 
-/* Defaults are assumptions from recall (unverified), chosen low: docs/
- * serving.md "Front end" gives the mechanism and BLIS's fit, which is
- * larger. */
+/* Unset keys take the calibration profile's frontend entry (built-in:
+ * assumptions from recall, unverified, chosen low; docs/serving.md "Front
+ * end" gives the mechanism and BLIS's fit, which is larger). */
 static const struct sim_param frontend_rows[] = {
-    {"request", SIM_PT_DURATION, SIM_U_SECONDS, 0, 10, 0, "2ms",
+    {"request", SIM_PT_DURATION, SIM_U_SECONDS, 0, 10, 0, NULL,
      "API server time per request before the engine queue: HTTP, "
      "validation, scheduling onto the engine process (assumption, from "
-     "recall)",
+     "recall); default: the calibration's frontend.request, built-in 2ms",
      FE(request_ns), NULL, NULL},
-    {"per_prompt_token", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, "1us",
+    {"per_prompt_token", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, NULL,
      "tokenisation time per prompt token, before the engine queue "
-     "(assumption, from recall: Rust fast tokenizers)",
+     "(assumption, from recall: Rust fast tokenizers); default: the "
+     "calibration's frontend.per_prompt_token, built-in 1us",
      FE(per_prompt_token_ns), NULL, NULL},
-    {"per_output_token", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, "30us",
+    {"per_output_token", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, NULL,
      "detokenisation and streaming per output token; overlaps the next "
      "engine step (separate process), so it adds to TTFT and E2E once, not "
-     "to the time per output token (assumption, from recall)",
+     "to the time per output token (assumption, from recall); default: the "
+     "calibration's frontend.per_output_token, built-in 30us",
      FE(per_output_token_ns), NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };

@@ -84,6 +84,10 @@
     {                                                                          \
         .eager_ns = -1, .graph_ns = -1                                         \
     }
+#define UNSET_FRONTEND                                                         \
+    {                                                                          \
+        .request_ns = -1, .per_prompt_token_ns = -1, .per_output_token_ns = -1 \
+    }
 
 /* Hopper (and Blackwell, which falls back to it): memory-bound GEMMs at
  * 0.85 of HBM, between the A100 fit's 0.80 and FlashMLA's 0.90 on H800
@@ -96,7 +100,8 @@
                  .eff_memory = 0.85,                                           \
                  .kernel_ns = -1},                                             \
         .attn = UNSET_ATTN, .elem = UNSET_ELEM, .launch = UNSET_LAUNCH,        \
-        .iteration_overhead_ns = -1, .seq_overhead_ns = -1,                    \
+        .frontend = UNSET_FRONTEND, .iteration_overhead_ns = -1,               \
+        .seq_overhead_ns = -1,                                                 \
     }
 
 /* Ampere-era attention (FlashAttention-2 class kernels): the A100 fit; Ada
@@ -121,6 +126,11 @@ static const struct perf_calib_gpu builtin_gpus[] = {
         .elem = {.eff_memory = 0.46, .kernel_ns = 500},
         /* Launch per kernel, eager and in a CUDA graph (file comment). */
         .launch = {.eager_ns = 2000, .graph_ns = 1000},
+        /* The API front end: assumptions from recall (unverified),
+         * docs/serving.md "Front end". */
+        .frontend = {.request_ns = 2000000,
+                     .per_prompt_token_ns = 1000,
+                     .per_output_token_ns = 30000},
         /* BLIS H100 fit, FACTS.md §5.4: beta7 126 us, beta6 4 us. */
         .iteration_overhead_ns = 126000,
         .seq_overhead_ns = 4000,
@@ -132,6 +142,7 @@ static const struct perf_calib_gpu builtin_gpus[] = {
         .attn = FA2_ATTN,
         .elem = UNSET_ELEM,
         .launch = UNSET_LAUNCH,
+        .frontend = UNSET_FRONTEND,
         /* Vidur A100 CPU overheads, FACTS.md §5.4 (derived line). */
         .iteration_overhead_ns = 870000,
         .seq_overhead_ns = 42000,
@@ -146,6 +157,7 @@ static const struct perf_calib_gpu builtin_gpus[] = {
         .attn = FA2_ATTN,
         .elem = UNSET_ELEM,
         .launch = UNSET_LAUNCH,
+        .frontend = UNSET_FRONTEND,
         .iteration_overhead_ns = -1,
         .seq_overhead_ns = -1,
     },
@@ -171,6 +183,7 @@ const struct perf_calib perf_calib_builtin = {
 #define ATTN(f) offsetof(struct perf_calib_attn, f)
 #define ELEM(f) offsetof(struct perf_calib_elem, f)
 #define LAUNCH(f) offsetof(struct perf_calib_launch, f)
+#define FRONT(f) offsetof(struct perf_calib_frontend, f)
 #define GPU(f) offsetof(struct perf_calib_gpu, f)
 #define LINK(f) offsetof(struct perf_calib_link, f)
 #define CAL(f) offsetof(struct perf_calib, f)
@@ -221,6 +234,20 @@ static const struct sim_param launch_rows[] = {
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
+static const struct sim_param frontend_rows[] = {
+    {"request", SIM_PT_DURATION, SIM_U_SECONDS, 0, 10, 0, NULL,
+     "API front end per request, before the engine queue (HTTP, "
+     "validation, hand-off to the engine process)",
+     FRONT(request_ns), NULL, NULL},
+    {"per_prompt_token", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, NULL,
+     "tokenisation per prompt token, before the engine queue",
+     FRONT(per_prompt_token_ns), NULL, NULL},
+    {"per_output_token", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, NULL,
+     "detokenisation and streaming per output token, after the engine",
+     FRONT(per_output_token_ns), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
 const struct sim_param perf_calib_gpu_rows[] = {
     {"gemm", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "GEMM efficiency curve", GPU(gemm), NULL, gemm_rows},
@@ -231,6 +258,9 @@ const struct sim_param perf_calib_gpu_rows[] = {
      elem_rows},
     {"launch", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "kernel launch, eager and in CUDA graphs", GPU(launch), NULL, launch_rows},
+    {"frontend", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "the API front end, outside the step (server.frontend replaces it)",
+     GPU(frontend), NULL, frontend_rows},
     {"iteration_overhead", SIM_PT_DURATION, SIM_U_SECONDS, 0, 10, 0, NULL,
      "host time per engine iteration", GPU(iteration_overhead_ns), NULL, NULL},
     {"sequence_overhead", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, NULL,
@@ -442,6 +472,9 @@ static void apply_gpu(const struct perf_calib_gpu *e, struct perf_gpu_calib *o)
     set_ns(&o->elem_kernel_ns, e->elem.kernel_ns);
     set_ns(&o->launch_eager_ns, e->launch.eager_ns);
     set_ns(&o->launch_graph_ns, e->launch.graph_ns);
+    set_ns(&o->frontend_request_ns, e->frontend.request_ns);
+    set_ns(&o->frontend_prompt_token_ns, e->frontend.per_prompt_token_ns);
+    set_ns(&o->frontend_output_token_ns, e->frontend.per_output_token_ns);
     set_ns(&o->iteration_overhead_ns, e->iteration_overhead_ns);
     set_ns(&o->seq_overhead_ns, e->seq_overhead_ns);
 }

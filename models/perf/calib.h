@@ -66,6 +66,13 @@ struct perf_gpu_calib {
      * one (graph replay). The class kernel times above are GPU-side. */
     double launch_eager_ns;
     double launch_graph_ns;
+    /* The API front end, outside the step (docs/serving.md "Front end"):
+     * per request and per prompt token before the engine queue, per
+     * output token after the engine. A scenario's server.frontend keys,
+     * when given, replace them. */
+    double frontend_request_ns;
+    double frontend_prompt_token_ns;
+    double frontend_output_token_ns;
     /* Link classes, copies (their name and summary strings are static):
      * the GPU's intra-node link (gpu_intra_link()) and the inter-node one
      * (PERF_CALIB_INTER_LINK), each recalibrated by the profile's entry
@@ -102,12 +109,19 @@ struct perf_calib_launch {
     int64_t graph_ns;
 };
 
+struct perf_calib_frontend {
+    int64_t request_ns;
+    int64_t per_prompt_token_ns;
+    int64_t per_output_token_ns;
+};
+
 struct perf_calib_gpu {
     char *name; /* GPU kind, or PERF_CALIB_DEFAULT_GPU; owned */
     struct perf_calib_gemm gemm;
     struct perf_calib_attn attn;
     struct perf_calib_elem elem;
     struct perf_calib_launch launch;
+    struct perf_calib_frontend frontend;
     int64_t iteration_overhead_ns;
     int64_t seq_overhead_ns;
 };
