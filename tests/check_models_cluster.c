@@ -17,6 +17,7 @@
 #include "models/cluster/cluster.h"
 #include "reports/summary.h"
 #include "scenarios/load.h"
+#include "tests/run-fixture.h"
 
 /* Erlang C: probability of waiting in M/M/c with offered load a = lambda/mu,
  * through the stable Erlang B recursion (FACTS.md §11). */
@@ -30,20 +31,7 @@ static double erlang_c(int c, double a)
 
 static void run_text(const char *text, struct cl_results *res)
 {
-    struct cl_scenario scn;
-    struct cl_run_opts opts = {.base_dir = "."};
-    struct sim_diag d;
-    int rc;
-
-    sim_diag_init(&d);
-    rc = scn_string_load("inline.yaml", text, strlen(text), &scn, &d);
-    if (rc == 0)
-        rc = cl_run(&scn, &opts, res, &d);
-    if (rc != 0)
-        sim_diag_print(&d, stderr);
-    ck_assert_int_eq(rc, 0);
-    sim_diag_fini(&d);
-    cl_scenario_fini(&scn);
+    run_fixture_text(text, ".", res);
 }
 
 static char *abstract_text(double lambda, int c, const char *service,

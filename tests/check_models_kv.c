@@ -12,23 +12,11 @@
 #include "models/cluster/cluster.h"
 #include "reports/summary.h"
 #include "scenarios/load.h"
+#include "tests/run-fixture.h"
 
 static void run_text(const char *text, struct cl_results *res)
 {
-    struct cl_scenario scn;
-    struct cl_run_opts opts = {.base_dir = "."};
-    struct sim_diag d;
-    int rc;
-
-    sim_diag_init(&d);
-    rc = scn_string_load("inline.yaml", text, strlen(text), &scn, &d);
-    if (rc == 0)
-        rc = cl_run(&scn, &opts, res, &d);
-    if (rc != 0)
-        sim_diag_print(&d, stderr);
-    ck_assert_int_eq(rc, 0);
-    sim_diag_fini(&d);
-    cl_scenario_fini(&scn);
+    run_fixture_text(text, ".", res);
 }
 
 /* One replica of Llama-3.1-8B (about 16 GB of bf16 weights) on an H100

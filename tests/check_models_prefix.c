@@ -18,25 +18,13 @@
 #include "models/cluster/kvcache.h"
 #include "reports/summary.h"
 #include "scenarios/load.h"
+#include "tests/run-fixture.h"
 
 static char tmpdir[] = "/tmp/dsec-prefix-XXXXXX";
 
 static void run_text(const char *text, struct cl_results *res)
 {
-    struct cl_scenario scn;
-    struct cl_run_opts opts = {.base_dir = tmpdir};
-    struct sim_diag d;
-    int rc;
-
-    sim_diag_init(&d);
-    rc = scn_string_load("inline.yaml", text, strlen(text), &scn, &d);
-    if (rc == 0)
-        rc = cl_run(&scn, &opts, res, &d);
-    if (rc != 0)
-        sim_diag_print(&d, stderr);
-    ck_assert_int_eq(rc, 0);
-    sim_diag_fini(&d);
-    cl_scenario_fini(&scn);
+    run_fixture_text(text, tmpdir, res);
 }
 
 /* Writes lines (NULL-terminated) to tmpdir/name. */

@@ -17,6 +17,7 @@
 #include "scenarios/load.h"
 #include "base/xalloc.h"
 #include "sim/time.h"
+#include "tests/run-fixture.h"
 
 /* A request that ends at a given time with a given outcome. */
 struct ending {
@@ -242,28 +243,14 @@ static const char *one_request_text =
 /* The front end on a lone request: server.frontend.request given adds its
  * difference from the calibration's (built-in 2 ms) to TTFT and E2E, and
  * nothing to the engine's time per token. */
-static void run_inline(const char *text, struct cl_results *res)
-{
-    struct cl_scenario scn;
-    struct cl_run_opts opts = {.base_dir = "."};
-    struct sim_diag d;
-
-    sim_diag_init(&d);
-    ck_assert_int_eq(
-        scn_string_load("inline.yaml", text, strlen(text), &scn, &d), 0);
-    ck_assert_int_eq(cl_run(&scn, &opts, res, &d), 0);
-    cl_scenario_fini(&scn);
-    sim_diag_fini(&d);
-}
-
 START_TEST(test_cl_run_frontend_key_replaces_calibration)
 {
     struct cl_results base, fe;
     char *t =
         xasprintf("%sserver: {frontend: {request: 10ms}}\n", one_request_text);
 
-    run_inline(one_request_text, &base);
-    run_inline(t, &fe);
+    run_fixture_text(one_request_text, ".", &base);
+    run_fixture_text(t, ".", &fe);
     ck_assert_double_eq_tol(fe.ttft_ms.mean - base.ttft_ms.mean, 8.0, 1e-6);
     ck_assert_double_eq_tol(fe.e2e_ms.mean - base.e2e_ms.mean, 8.0, 1e-6);
     ck_assert_double_eq_tol(fe.tpot_ms.mean, base.tpot_ms.mean, 1e-9);

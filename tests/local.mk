@@ -48,7 +48,7 @@ dist_dsecsweeps_DATA += scenarios/sweeps/routing.yaml
 # dsec's defaults against real vLLM benchmark runs (skips without them);
 # `make validate` prints the tables docs/validation.md shows.
 TESTS += tests/validate-vllm.sh
-EXTRA_DIST += tests/validate-vllm.sh
+EXTRA_DIST += tests/validate-vllm.sh tests/run-fixture.h
 validate: all tests/vidur-check$(EXEEXT)
 	@echo "## dsec (defaults) against vLLM benchmark runs"
 	@echo
