@@ -248,6 +248,54 @@ static const struct sim_param frontend_rows[] = {
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
+/* uncertainty: a map of scalars (key: standard error, parsed by the key's
+ * own row in check_unc()), a list of correlations and the structural
+ * error. */
+#define UNC(f) offsetof(struct perf_calib_unc, f)
+#define CORR(f) offsetof(struct perf_calib_corr, f)
+#define STRUCT(f) offsetof(struct perf_calib_structural, f)
+
+static const struct sim_param corr_rows[] = {
+    {"a", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "a key with a standard error", CORR(a), NULL, NULL},
+    {"b", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "another key of the same fit", CORR(b), NULL, NULL},
+    {"r", SIM_PT_DOUBLE, SIM_U_NONE, -1, 1, REQ, NULL,
+     "their correlation coefficient", CORR(r), NULL, NULL},
+    SIM_PARAM_END_LIST(struct perf_calib_corr),
+};
+
+static const struct sim_param structural_rows[] = {
+    {"ttft", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 10, 0, NULL,
+     "relative standard deviation of the model's TTFT error",
+     STRUCT(ttft), NULL, NULL},
+    {"tpot", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 10, 0, NULL,
+     "relative standard deviation of the model's per-token time error",
+     STRUCT(tpot), NULL, NULL},
+    {"e2e", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 10, 0, NULL,
+     "relative standard deviation of the model's end-to-end latency error",
+     STRUCT(e2e), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param unc_rows[] = {
+    {"std_errors", SIM_PT_MAP, SIM_U_NONE, 0, PERF_CALIB_MAX_UNC, 0, NULL,
+     "key of this entry -> its standard error, in the key's unit",
+     UNC(std_errors), NULL, NULL},
+    {"correlation", SIM_PT_LIST, SIM_U_NONE, 0, PERF_CALIB_MAX_UNC * 8, 0,
+     NULL, "correlations of keys fitted together (absent pairs: 0)",
+     UNC(correlation), NULL, corr_rows},
+    {"structural", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "the model's own error left in a serving fit's residuals",
+     UNC(structural), NULL, structural_rows},
+    {"fit", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "what was fitted to what", UNC(fit), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+SIM_PARAM_COUNT_AFTER(struct perf_calib_unc, std_errors, nstd_errors);
+SIM_PARAM_COUNT_AFTER(struct perf_calib_unc, correlation, ncorrelation);
+
 const struct sim_param perf_calib_gpu_rows[] = {
     {"gemm", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "GEMM efficiency curve", GPU(gemm), NULL, gemm_rows},
@@ -265,6 +313,9 @@ const struct sim_param perf_calib_gpu_rows[] = {
      "host time per engine iteration", GPU(iteration_overhead_ns), NULL, NULL},
     {"sequence_overhead", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, NULL,
      "host time per sequence in the batch", GPU(seq_overhead_ns), NULL, NULL},
+    {"uncertainty", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "standard errors, correlations and structural error of the values",
+     GPU(unc), NULL, unc_rows},
     SIM_PARAM_END_LIST(struct perf_calib_gpu),
 };
 
@@ -280,6 +331,9 @@ const struct sim_param perf_calib_link_rows[] = {
      "class's NCCL LL per-step latency scaled by alpha, NVLink 0.6 us, "
      "docs/hardware.md)",
      LINK(car_sync_ns), NULL, NULL},
+    {"uncertainty", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "standard errors and correlations of the values (structural: none)",
+     LINK(unc), NULL, unc_rows},
     SIM_PARAM_END_LIST(struct perf_calib_link),
 };
 
@@ -324,6 +378,155 @@ static const struct sim_yaml_seen *entry_at(const struct sim_yaml *y,
     return at;
 }
 
+/* uncertainty.std_errors pairs, parsed later by check_unc(). */
+static void fill_se(void *elem, const char *key, const char *value,
+                    const struct sim_yaml_seen *at)
+{
+    struct perf_calib_se *e = elem;
+
+    e->key = xstrdup(key);
+    e->text = xstrdup(value);
+    e->line = at->vline;
+    e->col = at->vcol;
+    e->se = NAN;
+}
+
+static const struct sim_yaml_ops calib_yaml_ops = {
+    .map_fill = fill_se,
+    .map_size = sizeof(struct perf_calib_se),
+};
+
+/* The index of key among u's standard errors, or -1. */
+static int se_index(const struct perf_calib_unc *u, const char *key)
+{
+    for (int i = 0; i < u->nstd_errors; i++)
+        if (strcmp(u->std_errors[i].key, key) == 0)
+            return i;
+    return -1;
+}
+
+/* The covariance matrix of u (n = u->nstd_errors) into cov. */
+static void unc_covariance(const struct perf_calib_unc *u, double *cov)
+{
+    int n = u->nstd_errors;
+
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            cov[i * n + j] = i == j ? u->std_errors[i].se * u->std_errors[i].se
+                                    : 0.0;
+    for (int c = 0; c < u->ncorrelation; c++) {
+        int i = se_index(u, u->correlation[c].a);
+        int j = se_index(u, u->correlation[c].b);
+        if (i < 0 || j < 0 || i == j)
+            continue;
+        cov[i * n + j] = cov[j * n + i] = u->correlation[c].r *
+                                          u->std_errors[i].se *
+                                          u->std_errors[j].se;
+    }
+}
+
+/* An entry's uncertainty section (path "gpus.NAME" or "links.NAME"): each
+ * standard error names a numeric key that the entry gives and parses by
+ * that key's row (>= 0); each correlation names two such keys, once; the
+ * covariance is positive semidefinite. */
+static void check_unc(struct sim_yaml *y, const char *path, void *entry,
+                      struct perf_calib_unc *u, int link)
+{
+    const struct sim_yaml_seen *at;
+    double cov[PERF_CALIB_MAX_UNC * PERF_CALIB_MAX_UNC];
+    double l[PERF_CALIB_MAX_UNC * PERF_CALIB_MAX_UNC];
+    int bad = 0;
+
+    for (int i = 0; i < u->nstd_errors; i++) {
+        struct perf_calib_se *e = &u->std_errors[i];
+        struct perf_calib_key k;
+        char err[SIM_PARAM_ERRLEN];
+
+        if (perf_calib_key_find(e->key, link, &k) != 0) {
+            sim_yaml_error(y, e->line, e->col,
+                           "%s.uncertainty.std_errors.%s: not a numeric key "
+                           "of a %s entry",
+                           path, e->key, link ? "link" : "GPU");
+            bad = 1;
+            continue;
+        }
+        if (isnan(perf_calib_key_get(&k, entry))) {
+            sim_yaml_error(y, e->line, e->col,
+                           "%s.uncertainty.std_errors.%s: the entry gives no "
+                           "value of %s",
+                           path, e->key, e->key);
+            bad = 1;
+            continue;
+        }
+        {
+            /* Parse with the key's own row, from 0 up, into a scratch
+             * entry of either kind. */
+            union {
+                struct perf_calib_gpu g;
+                struct perf_calib_link l;
+            } scratch;
+            struct sim_param row = *k.row;
+
+            memset(&scratch, 0, sizeof(scratch));
+            row.min = 0;
+            row.flags &= ~(unsigned)SIM_PF_MIN_EXCL;
+            row.max = INFINITY;
+            row.offset = k.offset;
+            if (sim_param_parse(&row, e->text, &scratch, err, sizeof(err)) !=
+                0) {
+                sim_yaml_error(y, e->line, e->col,
+                               "%s.uncertainty.std_errors.%s: %s", path,
+                               e->key, err);
+                bad = 1;
+                continue;
+            }
+            e->se = perf_calib_key_get(&k, &scratch);
+        }
+    }
+    for (int c = 0; c < u->ncorrelation; c++) {
+        const struct perf_calib_corr *r = &u->correlation[c];
+        int i = se_index(u, r->a), j = se_index(u, r->b);
+        const char *which = i < 0 ? r->a : r->b;
+
+        at = sim_yaml_seenf(y, "%s.uncertainty.correlation[%d].%s", path, c,
+                            i < 0 ? "a" : "b");
+        if (i < 0 || j < 0) {
+            sim_yaml_error(y, at ? at->vline : 0, at ? at->vcol : 0,
+                           "%s.uncertainty.correlation[%d]: '%s' has no "
+                           "standard error in std_errors",
+                           path, c, which);
+            bad = 1;
+        } else if (i == j) {
+            sim_yaml_error(y, at ? at->vline : 0, at ? at->vcol : 0,
+                           "%s.uncertainty.correlation[%d]: a key correlates "
+                           "with itself by 1; give pairs of two keys",
+                           path, c);
+            bad = 1;
+        }
+        for (int d = 0; d < c && !bad; d++) {
+            const struct perf_calib_corr *q = &u->correlation[d];
+            if ((strcmp(q->a, r->a) == 0 && strcmp(q->b, r->b) == 0) ||
+                (strcmp(q->a, r->b) == 0 && strcmp(q->b, r->a) == 0)) {
+                sim_yaml_error(y, at ? at->vline : 0, at ? at->vcol : 0,
+                               "%s.uncertainty.correlation[%d]: the pair %s, "
+                               "%s is given twice",
+                               path, c, r->a, r->b);
+                bad = 1;
+            }
+        }
+    }
+    if (bad || u->nstd_errors == 0)
+        return;
+    unc_covariance(u, cov);
+    if (perf_cholesky_psd(cov, u->nstd_errors, l) != 0) {
+        at = sim_yaml_seenf(y, "%s.uncertainty", path);
+        sim_yaml_error(y, at ? at->kline : 0, at ? at->kcol : 0,
+                       "%s.uncertainty: the correlations do not make a "
+                       "covariance matrix (not positive semidefinite)",
+                       path);
+    }
+}
+
 /* What the rows cannot say: GPU and link names are matched ignoring case,
  * so two entries that differ only in case clash; a link entry must name a
  * catalog class; the format must be one this code reads. Reported at the
@@ -361,6 +564,16 @@ static void check_profile(struct sim_yaml *y, const struct perf_calib *cal)
             free(names);
         }
     }
+    for (int i = 0; i < cal->ngpus; i++) {
+        char *path = xasprintf("gpus.%s", cal->gpus[i].name);
+        check_unc(y, path, &cal->gpus[i], &cal->gpus[i].unc, 0);
+        free(path);
+    }
+    for (int i = 0; i < cal->nlinks; i++) {
+        char *path = xasprintf("links.%s", cal->links[i].name);
+        check_unc(y, path, &cal->links[i], &cal->links[i].unc, 1);
+        free(path);
+    }
     if (y->errors == 0 && cal->format != PERF_CALIB_FORMAT &&
         (at = sim_yaml_seen(y, "format")) != NULL)
         sim_yaml_error(y, at->vline, at->vcol,
@@ -377,7 +590,7 @@ int perf_calib_load_string(const char *name, const char *text, size_t len,
 
     memset(out, 0, sizeof(*out));
     memset(&cal, 0, sizeof(cal));
-    sim_yaml_init(&y, name, d, NULL);
+    sim_yaml_init(&y, name, d, &calib_yaml_ops);
     rc = sim_yaml_parse(&y, text, len, PERF_CALIB_MAX_BYTES);
     if (rc == 0) {
         sim_yaml_defaults(root_rows, &cal, "calibration");
@@ -413,6 +626,21 @@ int perf_calib_load(const char *path, struct perf_calib *out,
     return rc;
 }
 
+static void unc_fini(struct perf_calib_unc *u)
+{
+    for (int i = 0; i < u->nstd_errors; i++) {
+        free(u->std_errors[i].key);
+        free(u->std_errors[i].text);
+    }
+    free(u->std_errors);
+    for (int i = 0; i < u->ncorrelation; i++) {
+        free(u->correlation[i].a);
+        free(u->correlation[i].b);
+    }
+    free(u->correlation);
+    free(u->fit);
+}
+
 void perf_calib_fini(struct perf_calib *c)
 {
     if (c == NULL)
@@ -423,13 +651,332 @@ void perf_calib_fini(struct perf_calib *c)
     free(c->host);
     free(c->raw_log);
     free(c->note);
-    for (int i = 0; i < c->ngpus; i++)
+    for (int i = 0; i < c->ngpus; i++) {
         free(c->gpus[i].name);
+        unc_fini(&c->gpus[i].unc);
+    }
     free(c->gpus);
-    for (int i = 0; i < c->nlinks; i++)
+    for (int i = 0; i < c->nlinks; i++) {
         free(c->links[i].name);
+        unc_fini(&c->links[i].unc);
+    }
     free(c->links);
     memset(c, 0, sizeof(*c));
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s != NULL ? xstrdup(s) : NULL;
+}
+
+static void unc_copy(const struct perf_calib_unc *s, struct perf_calib_unc *d)
+{
+    *d = *s;
+    d->fit = dup_or_null(s->fit);
+    d->std_errors = NULL;
+    d->correlation = NULL;
+    if (s->nstd_errors > 0) {
+        d->std_errors = xcalloc((size_t)s->nstd_errors, sizeof(*d->std_errors));
+        for (int i = 0; i < s->nstd_errors; i++) {
+            d->std_errors[i] = s->std_errors[i];
+            d->std_errors[i].key = xstrdup(s->std_errors[i].key);
+            d->std_errors[i].text = dup_or_null(s->std_errors[i].text);
+        }
+    }
+    if (s->ncorrelation > 0) {
+        d->correlation =
+            xcalloc((size_t)s->ncorrelation, sizeof(*d->correlation));
+        for (int i = 0; i < s->ncorrelation; i++) {
+            d->correlation[i].a = xstrdup(s->correlation[i].a);
+            d->correlation[i].b = xstrdup(s->correlation[i].b);
+            d->correlation[i].r = s->correlation[i].r;
+        }
+    }
+}
+
+void perf_calib_copy(const struct perf_calib *src, struct perf_calib *dst)
+{
+    memset(dst, 0, sizeof(*dst));
+    dst->file = dup_or_null(src->file);
+    dst->format = src->format;
+    dst->tool = dup_or_null(src->tool);
+    dst->date = dup_or_null(src->date);
+    dst->host = dup_or_null(src->host);
+    dst->raw_log = dup_or_null(src->raw_log);
+    dst->note = dup_or_null(src->note);
+    dst->ngpus = src->ngpus;
+    dst->nlinks = src->nlinks;
+    if (src->ngpus > 0) {
+        dst->gpus = xcalloc((size_t)src->ngpus, sizeof(*dst->gpus));
+        for (int i = 0; i < src->ngpus; i++) {
+            dst->gpus[i] = src->gpus[i];
+            dst->gpus[i].name = xstrdup(src->gpus[i].name);
+            unc_copy(&src->gpus[i].unc, &dst->gpus[i].unc);
+        }
+    }
+    if (src->nlinks > 0) {
+        dst->links = xcalloc((size_t)src->nlinks, sizeof(*dst->links));
+        for (int i = 0; i < src->nlinks; i++) {
+            dst->links[i] = src->links[i];
+            dst->links[i].name = xstrdup(src->links[i].name);
+            unc_copy(&src->links[i].unc, &dst->links[i].unc);
+        }
+    }
+}
+
+/* ---- keys and distributions ---- */
+
+int perf_calib_key_find(const char *key, int link, struct perf_calib_key *out)
+{
+    const struct sim_param *rows = link ? perf_calib_link_rows
+                                        : perf_calib_gpu_rows;
+    size_t offset = 0;
+    const char *p = key;
+
+    while (rows != NULL) {
+        const char *dot = strchr(p, '.');
+        size_t len = dot != NULL ? (size_t)(dot - p) : strlen(p);
+        const struct sim_param *r = NULL;
+
+        for (const struct sim_param *q = rows; q->key != NULL; q++)
+            if (strlen(q->key) == len && strncmp(q->key, p, len) == 0) {
+                r = q;
+                break;
+            }
+        if (r == NULL)
+            return SIM_ENOTFOUND;
+        offset += r->offset;
+        if (dot == NULL) {
+            if (r->type != SIM_PT_DOUBLE && r->type != SIM_PT_DURATION)
+                return SIM_ENOTFOUND;
+            out->row = r;
+            out->offset = offset;
+            return 0;
+        }
+        if (r->type != SIM_PT_SECTION || r->sub == unc_rows)
+            return SIM_ENOTFOUND;
+        rows = r->sub;
+        p = dot + 1;
+    }
+    return SIM_ENOTFOUND;
+}
+
+double perf_calib_key_get(const struct perf_calib_key *k, const void *entry)
+{
+    const char *at = (const char *)entry + k->offset;
+
+    if (k->row->type == SIM_PT_DURATION) {
+        int64_t ns;
+        memcpy(&ns, at, sizeof(ns));
+        return ns < 0 ? NAN : (double)ns / 1e9;
+    }
+    {
+        double v;
+        memcpy(&v, at, sizeof(v));
+        return v;
+    }
+}
+
+void perf_calib_key_set(const struct perf_calib_key *k, void *entry, double v)
+{
+    char *at = (char *)entry + k->offset;
+
+    if (k->row->type == SIM_PT_DURATION) {
+        int64_t ns = (int64_t)llround(v * 1e9);
+        memcpy(at, &ns, sizeof(ns));
+    } else {
+        memcpy(at, &v, sizeof(v));
+    }
+}
+
+double perf_calib_key_resolved(const struct perf_calib *c, const char *gpu,
+                               const struct perf_calib_key *k)
+{
+    const struct perf_calib_gpu *order[4] = {
+        perf_calib_find_gpu(c, gpu),
+        perf_calib_find_gpu(c, PERF_CALIB_DEFAULT_GPU),
+        perf_calib_find_gpu(&perf_calib_builtin, gpu),
+        perf_calib_find_gpu(&perf_calib_builtin, PERF_CALIB_DEFAULT_GPU),
+    };
+
+    for (int i = 0; i < 4; i++) {
+        double v = order[i] != NULL ? perf_calib_key_get(k, order[i]) : NAN;
+        if (!isnan(v))
+            return v;
+    }
+    return NAN;
+}
+
+int perf_cholesky_psd(const double *a, int n, double *l)
+{
+    double scale = 0.0;
+
+    for (int i = 0; i < n; i++)
+        if (a[i * n + i] > scale)
+            scale = a[i * n + i];
+    memset(l, 0, (size_t)n * (size_t)n * sizeof(*l));
+    for (int j = 0; j < n; j++) {
+        double d = a[j * n + j];
+
+        for (int k = 0; k < j; k++)
+            d -= l[j * n + k] * l[j * n + k];
+        if (d < -1e-10 * scale)
+            return -1;
+        if (d <= 1e-10 * scale) {
+            /* A zero pivot: the column's other entries must vanish too. */
+            for (int i = j + 1; i < n; i++) {
+                double s = a[i * n + j];
+                for (int k = 0; k < j; k++)
+                    s -= l[i * n + k] * l[j * n + k];
+                if (fabs(s) > 1e-8 * scale)
+                    return -1;
+            }
+            continue;
+        }
+        l[j * n + j] = sqrt(d);
+        for (int i = j + 1; i < n; i++) {
+            double s = a[i * n + j];
+            for (int k = 0; k < j; k++)
+                s -= l[i * n + k] * l[j * n + k];
+            l[i * n + j] = s / l[j * n + j];
+        }
+    }
+    return 0;
+}
+
+/* Adds the standard errors of u (an entry of kind link at index entry;
+ * skip: a GPU entry whose values replace u's) to out, with their
+ * covariance block at the block's place. */
+static void dist_add(struct perf_calib_dist *out, const struct perf_calib_unc *u,
+                     int link, int entry, const struct perf_calib_gpu *skip,
+                     const void *values, double *cov)
+{
+    int first = out->n, idx[PERF_CALIB_MAX_UNC];
+
+    for (int i = 0; i < u->nstd_errors; i++) {
+        struct perf_calib_dist_param *p;
+        struct perf_calib_key k;
+
+        idx[i] = -1;
+        if (out->n >= PERF_CALIB_MAX_UNC ||
+            perf_calib_key_find(u->std_errors[i].key, link >= 0, &k) != 0)
+            continue;
+        if (skip != NULL && !isnan(perf_calib_key_get(&k, skip)))
+            continue;
+        p = &out->p[out->n];
+        p->link = link;
+        p->entry = entry;
+        snprintf(p->key, sizeof(p->key), "%s", u->std_errors[i].key);
+        p->k = k;
+        p->mean = perf_calib_key_get(&k, values);
+        p->se = u->std_errors[i].se;
+        idx[i] = out->n++;
+    }
+    (void)first;
+    for (int i = 0; i < u->nstd_errors; i++)
+        if (idx[i] >= 0)
+            cov[idx[i] * PERF_CALIB_MAX_UNC + idx[i]] =
+                u->std_errors[i].se * u->std_errors[i].se;
+    for (int c = 0; c < u->ncorrelation; c++) {
+        int a = se_index(u, u->correlation[c].a);
+        int b = se_index(u, u->correlation[c].b);
+        if (a < 0 || b < 0 || a == b || idx[a] < 0 || idx[b] < 0)
+            continue;
+        cov[idx[a] * PERF_CALIB_MAX_UNC + idx[b]] =
+            cov[idx[b] * PERF_CALIB_MAX_UNC + idx[a]] =
+                u->correlation[c].r * u->std_errors[a].se *
+                u->std_errors[b].se;
+    }
+}
+
+int perf_calib_dist_init(const struct perf_calib *c, const char *gpu,
+                         struct perf_calib_dist *out)
+{
+    static const int M = PERF_CALIB_MAX_UNC;
+    double *cov = xcalloc((size_t)M * (size_t)M, sizeof(*cov));
+    double *a;
+    const struct perf_calib_gpu *kind = perf_calib_find_gpu(c, gpu);
+    const struct perf_calib_gpu *def =
+        perf_calib_find_gpu(c, PERF_CALIB_DEFAULT_GPU);
+
+    memset(out, 0, sizeof(*out));
+    out->structural.ttft = out->structural.tpot = out->structural.e2e = NAN;
+    if (c == NULL) {
+        free(cov);
+        return 0;
+    }
+    if (kind == def)
+        kind = NULL;
+    if (def != NULL)
+        dist_add(out, &def->unc, -1, (int)(def - c->gpus), kind, def, cov);
+    if (kind != NULL)
+        dist_add(out, &kind->unc, -1, (int)(kind - c->gpus), NULL, kind, cov);
+    for (int i = 0; i < c->nlinks; i++)
+        dist_add(out, &c->links[i].unc, i, -1, NULL, &c->links[i], cov);
+    for (int w = 0; w < 2; w++) {
+        const struct perf_calib_gpu *e = w == 0 ? def : kind;
+        if (e == NULL)
+            continue;
+        if (!isnan(e->unc.structural.ttft))
+            out->structural.ttft = e->unc.structural.ttft;
+        if (!isnan(e->unc.structural.tpot))
+            out->structural.tpot = e->unc.structural.tpot;
+        if (!isnan(e->unc.structural.e2e))
+            out->structural.e2e = e->unc.structural.e2e;
+    }
+    /* Compact the covariance to n x n and factor it; each block was
+     * checked at load, so the whole (block-diagonal) matrix factors. */
+    a = xcalloc((size_t)M * (size_t)M, sizeof(*a));
+    for (int i = 0; i < out->n; i++)
+        for (int j = 0; j < out->n; j++)
+            a[i * out->n + j] = cov[i * M + j];
+    if (out->n > 0 && perf_cholesky_psd(a, out->n, out->chol) != 0) {
+        /* Not reachable for a loaded profile; fall back to independence. */
+        memset(out->chol, 0, sizeof(out->chol));
+        for (int i = 0; i < out->n; i++)
+            out->chol[i * out->n + i] = out->p[i].se;
+    }
+    free(a);
+    free(cov);
+    return out->n;
+}
+
+void perf_calib_dist_draw(const struct perf_calib_dist *dist, const double *z,
+                          struct perf_calib *dst)
+{
+    for (int i = 0; i < dist->n; i++) {
+        const struct perf_calib_dist_param *p = &dist->p[i];
+        const struct sim_param *row = p->k.row;
+        double v = p->mean;
+        void *entry;
+
+        for (int j = 0; j <= i; j++)
+            v += dist->chol[i * dist->n + j] * z[j];
+        /* Keep the value inside the key's range (an efficiency in (0, 1],
+         * a time >= 0): a normal tail can leave it. */
+        if (row->type == SIM_PT_DURATION) {
+            if (v < row->min)
+                v = row->min;
+        } else {
+            double lo = row->min, hi = row->max;
+            if ((row->flags & SIM_PF_MIN_EXCL) && v <= lo)
+                v = lo + 1e-6 * (isfinite(hi) ? hi - lo : 1.0);
+            else if (v < lo)
+                v = lo;
+            if (v > hi)
+                v = hi;
+        }
+        if (p->link >= 0) {
+            if (p->link >= dst->nlinks)
+                continue;
+            entry = &dst->links[p->link];
+        } else {
+            if (p->entry < 0 || p->entry >= dst->ngpus)
+                continue;
+            entry = &dst->gpus[p->entry];
+        }
+        perf_calib_key_set(&p->k, entry, v);
+    }
 }
 
 const struct perf_calib_gpu *perf_calib_find_gpu(const struct perf_calib *c,

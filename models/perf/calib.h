@@ -115,6 +115,45 @@ struct perf_calib_frontend {
     int64_t per_output_token_ns;
 };
 
+/* The uncertainty of an entry's values (docs/calibration.md "Uncertainty"):
+ * the standard error of each fitted key, the correlations among keys fitted
+ * together (the covariance of a group is r * se_a * se_b; keys of different
+ * groups are independent), and, from a serving fit, the model's structural
+ * error left in its residuals. */
+#define PERF_CALIB_MAX_UNC 64
+
+/* One uncertainty.std_errors pair: the key (a key of the entry, dotted:
+ * "gemm.hbm_efficiency", "iteration_overhead", "alpha") and its standard
+ * error in the key's plain unit (a fraction, tokens, seconds, B/s). */
+struct perf_calib_se {
+    char *key;  /* owned */
+    char *text; /* as written; owned */
+    int line, col;
+    double se;
+};
+
+/* One uncertainty.correlation element: keys a and b correlate by r. */
+struct perf_calib_corr {
+    char *a, *b; /* owned */
+    double r;
+};
+
+/* Relative standard deviation of the model's own error per metric (a
+ * fraction; NAN when not given), estimated from a serving fit's
+ * cross-validated residuals: prediction intervals widen by it. */
+struct perf_calib_structural {
+    double ttft, tpot, e2e;
+};
+
+struct perf_calib_unc {
+    struct perf_calib_se *std_errors; /* owned */
+    int nstd_errors;
+    struct perf_calib_corr *correlation; /* owned */
+    int ncorrelation;
+    struct perf_calib_structural structural;
+    char *fit; /* free text: what was fitted to what; owned, or NULL */
+};
+
 struct perf_calib_gpu {
     char *name; /* GPU kind, or PERF_CALIB_DEFAULT_GPU; owned */
     struct perf_calib_gemm gemm;
@@ -124,6 +163,7 @@ struct perf_calib_gpu {
     struct perf_calib_frontend frontend;
     int64_t iteration_overhead_ns;
     int64_t seq_overhead_ns;
+    struct perf_calib_unc unc; /* all zero: none */
 };
 
 /* One link entry: replaces the given figures of the catalog class name. */
@@ -133,6 +173,7 @@ struct perf_calib_link {
     double bytes_per_s;
     double efficiency;
     int64_t car_sync_ns; /* custom_allreduce_latency: net_link.car_sync_ns */
+    struct perf_calib_unc unc; /* all zero: none */
 };
 
 /* A loaded profile. Fill with perf_calib_load(), free with
@@ -197,6 +238,77 @@ const struct perf_calib_gpu *perf_calib_find_gpu(const struct perf_calib *c,
  * out->source borrows c->file (or a static string). */
 void perf_calib_resolve(const struct perf_calib *c, const struct gpu_spec *g,
                         struct perf_gpu_calib *out);
+
+/* ---- calibrated keys and their distribution ---- */
+
+/* A key of a GPU entry ("gemm.hbm_efficiency") or of a link entry
+ * ("alpha"): its row (unit, range) and its offset in struct perf_calib_gpu
+ * or struct perf_calib_link. Values are read and written in the row's
+ * plain unit (durations in seconds). */
+struct perf_calib_key {
+    const struct sim_param *row; /* a SIM_PT_DOUBLE or SIM_PT_DURATION row */
+    size_t offset;
+};
+
+/* Finds key in the GPU rows (link 0) or the link rows (link 1). Returns 0,
+ * or SIM_ENOTFOUND for an unknown or non-numeric key. */
+int perf_calib_key_find(const char *key, int link, struct perf_calib_key *out);
+
+/* The value of k in entry (a struct perf_calib_gpu or perf_calib_link), in
+ * the plain unit, or NAN when the entry does not give it. */
+double perf_calib_key_get(const struct perf_calib_key *k, const void *entry);
+
+/* Stores v (plain unit; a duration is rounded to the nanosecond) as k's
+ * value in entry. */
+void perf_calib_key_set(const struct perf_calib_key *k, void *entry, double v);
+
+/* The value of the GPU key k that perf_calib_resolve() would use for the
+ * GPU kind gpu: c's entry for gpu, else c's default entry, else the
+ * built-in ones (c may be NULL). */
+double perf_calib_key_resolved(const struct perf_calib *c, const char *gpu,
+                               const struct perf_calib_key *k);
+
+/* The joint normal distribution of a profile's uncertain values for one GPU
+ * kind: every key with a standard error in c's entry for the kind or in its
+ * default entry (a default key that the kind's entry sets is not used, so
+ * its error is dropped), and in every link entry. */
+struct perf_calib_dist_param {
+    int link;  /* -1: a GPU entry; else the index into c->links */
+    int entry; /* index into c->gpus (link -1) */
+    char key[48];
+    struct perf_calib_key k;
+    double mean, se;
+};
+
+struct perf_calib_dist {
+    int n;
+    struct perf_calib_dist_param p[PERF_CALIB_MAX_UNC];
+    /* Lower-triangular Cholesky factor of the covariance, row-major n x n:
+     * a draw is mean + L z for z standard normal. */
+    double chol[PERF_CALIB_MAX_UNC * PERF_CALIB_MAX_UNC];
+    /* The GPU entry's structural error (the kind's, else the default's). */
+    struct perf_calib_structural structural;
+};
+
+/* Fills out for c and the GPU kind gpu. Returns out->n (0: c carries no
+ * uncertainty for it). c must have been loaded (its matrices checked). */
+int perf_calib_dist_init(const struct perf_calib *c, const char *gpu,
+                         struct perf_calib_dist *out);
+
+/* Writes the draw mean + L z (z: dist->n standard normal values) into dst,
+ * a copy of the profile dist was made from (perf_calib_copy()), each value
+ * kept inside its row's range. */
+void perf_calib_dist_draw(const struct perf_calib_dist *dist, const double *z,
+                          struct perf_calib *dst);
+
+/* Deep copy of src into dst (free with perf_calib_fini()). */
+void perf_calib_copy(const struct perf_calib *src, struct perf_calib *dst);
+
+/* Cholesky factor L (row-major, lower) of the n x n symmetric matrix a,
+ * allowing positive semidefinite matrices (a pivot within a relative 1e-10
+ * of zero gives a zero column). Returns 0, or -1 when a is not positive
+ * semidefinite. */
+int perf_cholesky_psd(const double *a, int n, double *l);
 
 /* The GEMM compute efficiency for m_tokens rows: gemm_eff_max * m / (m +
  * gemm_half_tokens), 0 for m <= 0. */
