@@ -5,7 +5,8 @@
 # come with it), NCCL, ibverbs and MPI; without them `run` exits 3.
 noinst_LTLIBRARIES += calib/libcalib.la
 calib_libcalib_la_SOURCES = calib/cal.h calib/db.c calib/import.c \
-	calib/nls.c calib/fit.c calib/scenario.c calib/scenario.h
+	calib/nls.c calib/fit.c calib/scenario.c calib/scenario.h \
+	calib/fit-serving.c calib/serving.h
 CALIB_LIBS = calib/libcalib.la $(DSEC_LIBS)
 
 bin_PROGRAMS += dsec-calib

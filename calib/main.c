@@ -24,6 +24,7 @@
 #include "base/param.h"
 #include "calib/cal.h"
 #include "calib/scenario.h"
+#include "calib/serving.h"
 #include "models/gpu/gpu.h"
 
 #define DEFAULT_DB "calib.db"
@@ -47,6 +48,9 @@ static const char import_help[] =
 static const char fit_help[] =
     "usage: dsec-calib fit [--db FILE] [--gpu KIND] [--out PROFILE.yaml]\n"
     "                      [--chart DIR] [--date DATE]\n"
+    "       dsec-calib fit --serving [--db FILE] [--gpu KIND] [--out FILE]\n"
+    "                      [--params LIST] [--calibration START.yaml]\n"
+    "                      [--holdout TEXT] [--no-loo] [-j N] [--quiet]\n"
     "Fit the points of one GPU kind (and unlabelled points) by nonlinear\n"
     "least squares: alpha-beta per link and collective, the GEMM efficiency\n"
     "curve, the HBM fraction. Prints each parameter with its standard error\n"
@@ -59,6 +63,21 @@ static const char fit_help[] =
     "                 gnuplot is installed); DIR is created\n"
     "  --date DATE    provenance date (default: the latest date in the\n"
     "                 logs, else \"unknown\"; never the clock)\n"
+    "With --serving, fit the step-time parameters to the imported serving\n"
+    "benchmark runs (dsec-calib import RUN --gpu KIND) by simulating every\n"
+    "run in the loop, minimising the relative errors of the stage means\n"
+    "(TTFT / 0.15, TPOT / 0.05, E2E / 0.05). Reports the values with\n"
+    "standard errors and correlations, the residual per run, and\n"
+    "leave-one-run-out errors, and writes a profile whose uncertainty\n"
+    "section dsec run --uncertainty draws from.\n"
+    "  --params LIST  keys of a GPU entry to fit, comma-separated (default\n"
+    "                 " CAL_SRV_DEFAULT_PARAMS ")\n"
+    "  --calibration FILE  start from this profile (default: built-in)\n"
+    "  --holdout TEXT runs whose source contains TEXT are not fitted, only\n"
+    "                 predicted (cross-model validation)\n"
+    "  --no-loo       skip the leave-one-run-out refits\n"
+    "  -j N, --jobs N simulate the runs on N threads (default 1)\n"
+    "  --quiet        no progress lines on stderr\n"
     "  -h, --help     this text\n";
 
 static const char show_help[] =
@@ -198,27 +217,72 @@ static int cmd_import(int argc, char **argv)
 
 static int cmd_fit(int argc, char **argv)
 {
-    static const struct option lo[] = {{"db", required_argument, NULL, 'd'},
-                                       {"gpu", required_argument, NULL, 'g'},
-                                       {"out", required_argument, NULL, 'o'},
-                                       {"chart", required_argument, NULL, 'c'},
-                                       {"date", required_argument, NULL, 't'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {NULL, 0, NULL, 0}};
+    static const struct option lo[] = {
+        {"db", required_argument, NULL, 'd'},
+        {"gpu", required_argument, NULL, 'g'},
+        {"out", required_argument, NULL, 'o'},
+        {"chart", required_argument, NULL, 'c'},
+        {"date", required_argument, NULL, 't'},
+        {"serving", no_argument, NULL, 's'},
+        {"params", required_argument, NULL, 'p'},
+        {"calibration", required_argument, NULL, 'b'},
+        {"holdout", required_argument, NULL, 'H'},
+        {"no-loo", no_argument, NULL, 'L'},
+        {"jobs", required_argument, NULL, 'j'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     const char *dbp = DEFAULT_DB;
     struct cal_fit_opts o;
+    struct cal_srv_opts so;
     struct sim_diag d;
     sqlite3 *db = NULL;
     struct stat st;
-    int c, rc;
+    int c, rc, serving = 0, serving_only = 0;
 
     memset(&o, 0, sizeof(o));
+    memset(&so, 0, sizeof(so));
     o.report = stdout;
+    so.report = stdout;
+    so.progress = stderr;
+    so.threads = 1;
+    so.loo = 1;
 #ifdef DSEC_GNUPLOT
     o.gnuplot = DSEC_GNUPLOT;
 #endif
-    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hj:", lo, NULL)) != -1) {
         switch (c) {
+        case 's':
+            serving = 1;
+            break;
+        case 'p':
+            so.params = optarg;
+            serving_only = 1;
+            break;
+        case 'b':
+            so.base = optarg;
+            serving_only = 1;
+            break;
+        case 'H':
+            so.holdout = optarg;
+            serving_only = 1;
+            break;
+        case 'L':
+            so.loo = 0;
+            serving_only = 1;
+            break;
+        case 'q':
+            so.progress = NULL;
+            break;
+        case 'j': {
+            char *end;
+            long j = strtol(optarg, &end, 10);
+            if (*end || j < 1 || j > 64)
+                return usage_error("fit", "-j: expected threads, 1 to 64");
+            so.threads = (int)j;
+            serving_only = 1;
+            break;
+        }
         case 'd':
             dbp = optarg;
             break;
@@ -245,6 +309,11 @@ static int cmd_fit(int argc, char **argv)
         return usage_error("fit", "unexpected argument");
     if ((c = check_gpu("fit", o.gpu)) != 0)
         return c;
+    if (serving_only && !serving)
+        return usage_error("fit", "--params, --calibration, --holdout, "
+                                  "--no-loo and -j go with --serving");
+    if (serving && o.chart_dir)
+        return usage_error("fit", "--chart: not with --serving");
     if (o.date && (!*o.date || strpbrk(o.date, "\n\r\"")))
         return usage_error("fit", "--date: expected a date such as "
                                   "2026-11-30");
@@ -263,7 +332,14 @@ static int cmd_fit(int argc, char **argv)
     if (open_db(dbp, &db) != 0)
         return CAL_EXIT_INPUT;
     sim_diag_init(&d);
-    rc = cal_fit_run(db, &o, &d);
+    if (serving) {
+        so.gpu = o.gpu;
+        so.out_yaml = o.out_yaml;
+        so.date = o.date;
+        rc = cal_srv_fit(db, &so, &d);
+    } else {
+        rc = cal_fit_run(db, &o, &d);
+    }
     sim_diag_print(&d, stderr);
     sim_diag_fini(&d);
     sqlite3_close(db);

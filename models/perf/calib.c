@@ -267,8 +267,8 @@ static const struct sim_param corr_rows[] = {
 
 static const struct sim_param structural_rows[] = {
     {"ttft", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 10, 0, NULL,
-     "relative standard deviation of the model's TTFT error",
-     STRUCT(ttft), NULL, NULL},
+     "relative standard deviation of the model's TTFT error", STRUCT(ttft),
+     NULL, NULL},
     {"tpot", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 10, 0, NULL,
      "relative standard deviation of the model's per-token time error",
      STRUCT(tpot), NULL, NULL},
@@ -282,12 +282,12 @@ static const struct sim_param unc_rows[] = {
     {"std_errors", SIM_PT_MAP, SIM_U_NONE, 0, PERF_CALIB_MAX_UNC, 0, NULL,
      "key of this entry -> its standard error, in the key's unit",
      UNC(std_errors), NULL, NULL},
-    {"correlation", SIM_PT_LIST, SIM_U_NONE, 0, PERF_CALIB_MAX_UNC * 8, 0,
-     NULL, "correlations of keys fitted together (absent pairs: 0)",
-     UNC(correlation), NULL, corr_rows},
+    {"correlation", SIM_PT_LIST, SIM_U_NONE, 0, PERF_CALIB_MAX_UNC * 8, 0, NULL,
+     "correlations of keys fitted together (absent pairs: 0)", UNC(correlation),
+     NULL, corr_rows},
     {"structural", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
-     "the model's own error left in a serving fit's residuals",
-     UNC(structural), NULL, structural_rows},
+     "the model's own error left in a serving fit's residuals", UNC(structural),
+     NULL, structural_rows},
     {"fit", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "what was fitted to what", UNC(fit), NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
@@ -412,16 +412,15 @@ static void unc_covariance(const struct perf_calib_unc *u, double *cov)
 
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++)
-            cov[i * n + j] = i == j ? u->std_errors[i].se * u->std_errors[i].se
-                                    : 0.0;
+            cov[i * n + j] =
+                i == j ? u->std_errors[i].se * u->std_errors[i].se : 0.0;
     for (int c = 0; c < u->ncorrelation; c++) {
         int i = se_index(u, u->correlation[c].a);
         int j = se_index(u, u->correlation[c].b);
         if (i < 0 || j < 0 || i == j)
             continue;
-        cov[i * n + j] = cov[j * n + i] = u->correlation[c].r *
-                                          u->std_errors[i].se *
-                                          u->std_errors[j].se;
+        cov[i * n + j] = cov[j * n + i] =
+            u->correlation[c].r * u->std_errors[i].se * u->std_errors[j].se;
     }
 }
 
@@ -475,8 +474,8 @@ static void check_unc(struct sim_yaml *y, const char *path, void *entry,
             if (sim_param_parse(&row, e->text, &scratch, err, sizeof(err)) !=
                 0) {
                 sim_yaml_error(y, e->line, e->col,
-                               "%s.uncertainty.std_errors.%s: %s", path,
-                               e->key, err);
+                               "%s.uncertainty.std_errors.%s: %s", path, e->key,
+                               err);
                 bad = 1;
                 continue;
             }
@@ -724,12 +723,190 @@ void perf_calib_copy(const struct perf_calib *src, struct perf_calib *dst)
     }
 }
 
+/* ---- writer ---- */
+
+static void write_str(FILE *fp, const char *s)
+{
+    fputc('"', fp);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', fp);
+        if (*s == '\n')
+            fputs("\\n", fp);
+        else
+            fputc(*s, fp);
+    }
+    fputc('"', fp);
+}
+
+/* A value of row r in its plain unit, as the loader reads it back. */
+static void write_value(FILE *fp, const struct sim_param *r, double v)
+{
+    if (r->type == SIM_PT_DURATION)
+        fprintf(fp, "%.10gus", v * 1e6);
+    else
+        fprintf(fp, "%.6g", v);
+}
+
+/* Does the struct at base give any value of rows (recursively)? */
+static int rows_given(const struct sim_param *rows, const void *base)
+{
+    for (const struct sim_param *r = rows; r->key != NULL; r++) {
+        struct perf_calib_key k = {.row = r, .offset = r->offset};
+        if (r->type == SIM_PT_SECTION && r->sub != unc_rows &&
+            rows_given(r->sub, (const char *)base + r->offset))
+            return 1;
+        if ((r->type == SIM_PT_DOUBLE || r->type == SIM_PT_DURATION) &&
+            !isnan(perf_calib_key_get(&k, base)))
+            return 1;
+    }
+    return 0;
+}
+
+/* The given keys of rows at base, as flow mappings for sections, one key a
+ * line at indent. */
+static void write_rows(FILE *fp, const struct sim_param *rows, const void *base,
+                       int indent)
+{
+    for (const struct sim_param *r = rows; r->key != NULL; r++) {
+        const void *sub = (const char *)base + r->offset;
+        struct perf_calib_key k = {.row = r, .offset = r->offset};
+
+        if (r->type == SIM_PT_SECTION && r->sub != unc_rows) {
+            int first = 1;
+            if (!rows_given(r->sub, sub))
+                continue;
+            fprintf(fp, "%*s%s: {", indent, "", r->key);
+            for (const struct sim_param *q = r->sub; q->key != NULL; q++) {
+                struct perf_calib_key kq = {.row = q, .offset = q->offset};
+                double v = perf_calib_key_get(&kq, sub);
+                if (isnan(v))
+                    continue;
+                fprintf(fp, "%s%s: ", first ? "" : ", ", q->key);
+                write_value(fp, q, v);
+                first = 0;
+            }
+            fputs("}\n", fp);
+        } else if (r->type == SIM_PT_DOUBLE || r->type == SIM_PT_DURATION) {
+            double v = perf_calib_key_get(&k, base);
+            if (isnan(v))
+                continue;
+            fprintf(fp, "%*s%s: ", indent, "", r->key);
+            write_value(fp, r, v);
+            fputc('\n', fp);
+        }
+    }
+}
+
+static void write_unc(FILE *fp, const struct perf_calib_unc *u, int link,
+                      int indent)
+{
+    const struct perf_calib_structural *st = &u->structural;
+    int has_st = (!isnan(st->ttft) && st->ttft > 0) ||
+                 (!isnan(st->tpot) && st->tpot > 0) ||
+                 (!isnan(st->e2e) && st->e2e > 0);
+
+    if (u->nstd_errors == 0 && !has_st)
+        return;
+    fprintf(fp, "%*suncertainty:\n", indent, "");
+    if (u->fit != NULL) {
+        fprintf(fp, "%*sfit: ", indent + 2, "");
+        write_str(fp, u->fit);
+        fputc('\n', fp);
+    }
+    if (u->nstd_errors > 0) {
+        fprintf(fp, "%*sstd_errors:\n", indent + 2, "");
+        for (int i = 0; i < u->nstd_errors; i++) {
+            struct perf_calib_key k;
+            fprintf(fp, "%*s%s: ", indent + 4, "", u->std_errors[i].key);
+            if (perf_calib_key_find(u->std_errors[i].key, link, &k) == 0)
+                write_value(fp, k.row, u->std_errors[i].se);
+            else
+                fprintf(fp, "%.6g", u->std_errors[i].se);
+            fputc('\n', fp);
+        }
+    }
+    if (u->ncorrelation > 0) {
+        fprintf(fp, "%*scorrelation:\n", indent + 2, "");
+        for (int i = 0; i < u->ncorrelation; i++)
+            fprintf(fp, "%*s- {a: %s, b: %s, r: %.4f}\n", indent + 4, "",
+                    u->correlation[i].a, u->correlation[i].b,
+                    u->correlation[i].r);
+    }
+    if (has_st) {
+        const char *sep = "";
+        fprintf(fp, "%*sstructural: {", indent + 2, "");
+        if (!isnan(st->ttft)) {
+            fprintf(fp, "ttft: %.4f", st->ttft);
+            sep = ", ";
+        }
+        if (!isnan(st->tpot)) {
+            fprintf(fp, "%stpot: %.4f", sep, st->tpot);
+            sep = ", ";
+        }
+        if (!isnan(st->e2e))
+            fprintf(fp, "%se2e: %.4f", sep, st->e2e);
+        fputs("}\n", fp);
+    }
+}
+
+int perf_calib_write(FILE *fp, const struct perf_calib *c)
+{
+    fprintf(fp, "format: %d\nprovenance:\n  tool: ", PERF_CALIB_FORMAT);
+    write_str(fp, c->tool != NULL ? c->tool : "unknown");
+    fputs("\n  date: ", fp);
+    write_str(fp, c->date != NULL ? c->date : "unknown");
+    fputc('\n', fp);
+    if (c->host != NULL) {
+        fputs("  host: ", fp);
+        write_str(fp, c->host);
+        fputc('\n', fp);
+    }
+    if (c->raw_log != NULL) {
+        fputs("  raw_log: ", fp);
+        write_str(fp, c->raw_log);
+        fputc('\n', fp);
+    }
+    if (c->note != NULL) {
+        fputs("  note: ", fp);
+        write_str(fp, c->note);
+        fputc('\n', fp);
+    }
+    if (c->ngpus > 0)
+        fputs("gpus:\n", fp);
+    for (int i = 0; i < c->ngpus; i++) {
+        const struct perf_calib_gpu *e = &c->gpus[i];
+        fprintf(fp, "  %s:", e->name);
+        if (!rows_given(perf_calib_gpu_rows, e) && e->unc.nstd_errors == 0) {
+            fputs(" {}\n", fp);
+            continue;
+        }
+        fputc('\n', fp);
+        write_rows(fp, perf_calib_gpu_rows, e, 4);
+        write_unc(fp, &e->unc, 0, 4);
+    }
+    if (c->nlinks > 0)
+        fputs("links:\n", fp);
+    for (int i = 0; i < c->nlinks; i++) {
+        const struct perf_calib_link *e = &c->links[i];
+        fprintf(fp, "  %s:", e->name);
+        if (!rows_given(perf_calib_link_rows, e) && e->unc.nstd_errors == 0) {
+            fputs(" {}\n", fp);
+            continue;
+        }
+        fputc('\n', fp);
+        write_rows(fp, perf_calib_link_rows, e, 4);
+        write_unc(fp, &e->unc, 1, 4);
+    }
+    return ferror(fp) ? SIM_EIO : 0;
+}
+
 /* ---- keys and distributions ---- */
 
 int perf_calib_key_find(const char *key, int link, struct perf_calib_key *out)
 {
-    const struct sim_param *rows = link ? perf_calib_link_rows
-                                        : perf_calib_gpu_rows;
+    const struct sim_param *rows =
+        link ? perf_calib_link_rows : perf_calib_gpu_rows;
     size_t offset = 0;
     const char *p = key;
 
@@ -847,9 +1024,10 @@ int perf_cholesky_psd(const double *a, int n, double *l)
 /* Adds the standard errors of u (an entry of kind link at index entry;
  * skip: a GPU entry whose values replace u's) to out, with their
  * covariance block at the block's place. */
-static void dist_add(struct perf_calib_dist *out, const struct perf_calib_unc *u,
-                     int link, int entry, const struct perf_calib_gpu *skip,
-                     const void *values, double *cov)
+static void dist_add(struct perf_calib_dist *out,
+                     const struct perf_calib_unc *u, int link, int entry,
+                     const struct perf_calib_gpu *skip, const void *values,
+                     double *cov)
 {
     int first = out->n, idx[PERF_CALIB_MAX_UNC];
 
@@ -884,8 +1062,7 @@ static void dist_add(struct perf_calib_dist *out, const struct perf_calib_unc *u
             continue;
         cov[idx[a] * PERF_CALIB_MAX_UNC + idx[b]] =
             cov[idx[b] * PERF_CALIB_MAX_UNC + idx[a]] =
-                u->correlation[c].r * u->std_errors[a].se *
-                u->std_errors[b].se;
+                u->correlation[c].r * u->std_errors[a].se * u->std_errors[b].se;
     }
 }
 

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "models/gpu/gpu.h"
 #include "models/net/net.h"
@@ -221,6 +222,12 @@ int perf_calib_load(const char *path, struct perf_calib *out,
  * the file name name. */
 int perf_calib_load_string(const char *name, const char *text, size_t len,
                            struct perf_calib *out, struct sim_diag *d);
+
+/* Writes c as a profile that perf_calib_load() reads back to the same
+ * values (doubles to 6 significant digits, durations to the nanosecond):
+ * format, provenance, every GPU and link entry with the keys it gives and
+ * its uncertainty. Returns 0, or SIM_EIO when writing fails. */
+int perf_calib_write(FILE *fp, const struct perf_calib *c);
 
 /* Frees what c owns and zeroes it. NULL is a no-op. */
 void perf_calib_fini(struct perf_calib *c);
