@@ -88,6 +88,14 @@ int cli_layout_nodes(const char *cmd, int gpus, int nodes, int nics,
 int cli_load_scenario(const char *path, struct cl_scenario *scn,
                       struct cl_plan *plan);
 
+/* Replaces s's calibration profile (hardware.calibration or the built-in)
+ * with the profile at path, as dsec CMD --calibration does: the profile
+ * must load and have an entry for every GPU kind s uses (hardware.gpu and
+ * each pool's) or a default entry; otherwise "PATH: error: ..." naming the
+ * kinds it has and the scenario's, and CLI_EXIT_INPUT. Returns 0. */
+int cli_apply_calibration(const char *cmd, struct cl_scenario *s,
+                          const char *path);
+
 struct arch_spec;
 
 /*

@@ -1,5 +1,6 @@
 /* dsec run SCENARIO [--seed N] [--db FILE|--no-db] [--json] [--quiet]
- * [--report DIR] [--trace FILE] [--requests FILE]: load, check, simulate, store
+ * [--report DIR] [--trace FILE] [--requests FILE] [--calibration PROFILE]
+ * [--uncertainty N]: load, check, simulate, store
  * in SQLite (one transaction), print, and with --report write the cost report
  * (dsec report) into DIR. --trace replaces workload.trace.path; a relative FILE
  * is taken from the current directory, not the scenario's. --requests
@@ -16,6 +17,7 @@
 #include "cli/cli.h"
 #include "config.h"
 #include "models/cluster/cluster.h"
+#include "models/cluster/predict.h"
 #include "models/cluster/training.h"
 #include "reports/db.h"
 #include "reports/fmt.h"
@@ -30,7 +32,9 @@
 struct opts {
     const char *file; /* the scenario */
     const char *db_path, *report_dir, *trace_path, *requests_path;
+    const char *calibration; /* --calibration, or NULL */
     int json, quiet, no_db, seed_set, series_replicas;
+    int draws; /* --uncertainty N, 0 for none */
     uint64_t seed;
 };
 
@@ -42,6 +46,7 @@ struct run {
     char *dir_copy;                 /* holds ropts.base_dir */
     struct cl_run_opts ropts;
     int64_t run_id;
+    struct cl_pi pi; /* --uncertainty */
 };
 
 /* Progress on stderr, at most twice a second, only on a terminal. */
@@ -99,6 +104,19 @@ static void print_help(void)
            "it ends in .csv,\n"
            "                   JSON Lines when in .jsonl or .ndjson "
            "(columns: docs/results.md)\n"
+           "  --calibration PROFILE  use this calibration profile instead of "
+           "the scenario's\n"
+           "                   hardware.calibration (it must have an entry "
+           "for the\n"
+           "                   scenario's GPU kind or a default entry)\n"
+           "  --uncertainty N  also run N draws of the calibration's "
+           "uncertain parameters\n"
+           "                   (its standard errors, correlations and "
+           "structural error) on\n"
+           "                   the same seed and print 95 %% prediction "
+           "intervals; the\n"
+           "                   ci95 of the means is seed noise only "
+           "(docs/calibration.md)\n"
            "\nExit status: 0; 1 for a scenario, trace or database error; 2 "
            "for a usage error;\n3 for an internal error.\n");
 }
@@ -118,6 +136,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         {"report", required_argument, NULL, 'r'},
         {"trace", required_argument, NULL, 't'},
         {"requests", required_argument, NULL, 'Q'},
+        {"calibration", required_argument, NULL, 'C'},
+        {"uncertainty", required_argument, NULL, 'U'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -158,6 +178,23 @@ static int parse_args(int argc, char **argv, struct opts *o)
                                        "--trace: expected a file name");
             o->trace_path = optarg;
             break;
+        case 'C':
+            if (optarg[0] == '\0')
+                return cli_usage_error(&cli_cmd_run,
+                                       "--calibration: expected a profile "
+                                       "file");
+            o->calibration = optarg;
+            break;
+        case 'U': {
+            uint64_t n;
+            if (cli_parse_u64(optarg, &n) != 0 || n < 2 || n > CL_PI_MAX_DRAWS)
+                return cli_usage_error(&cli_cmd_run,
+                                       "--uncertainty: expected a number of "
+                                       "draws, 2 to 10000 (20 or more for a "
+                                       "95 % interval)");
+            o->draws = (int)n;
+            break;
+        }
         case 'Q':
             if (rpt_reqfile_format(optarg) < 0)
                 return cli_usage_error(&cli_cmd_run,
@@ -195,6 +232,17 @@ static int load(const struct opts *o, struct run *x)
         return CLI_EXIT_INPUT;
     if (o->seed_set)
         scn->seed = o->seed;
+    if (o->calibration != NULL &&
+        cli_apply_calibration("run", scn, o->calibration) != 0) {
+        cl_scenario_fini(scn);
+        return CLI_EXIT_INPUT;
+    }
+    if (o->draws > 0 && scn->training.gpus > 0 && scn->npools == 0 &&
+        scn->hardware.gpu == NULL) {
+        cl_scenario_fini(scn);
+        return cli_usage_error(&cli_cmd_run, "--uncertainty: the scenario "
+                                             "serves nothing");
+    }
     if (o->trace_path == NULL)
         return CLI_EXIT_OK;
     if (scn->workload.kind != CL_WL_TRACE) {
@@ -216,6 +264,35 @@ static int load(const struct opts *o, struct run *x)
     else
         scn->workload.trace.path = xasprintf("%s/%s", cwd, o->trace_path);
     return CLI_EXIT_OK;
+}
+
+/* Progress of the draws on stderr (a terminal only). */
+static void on_draw(void *ctx, int done, int n)
+{
+    struct sim_progress *p = ctx;
+
+    if (sim_progress_due(p) || done == n)
+        sim_progress_draw(p, "  uncertainty: draw %d of %d   ", done, n);
+}
+
+/* --uncertainty N: the prediction intervals into x->pi. */
+static int predict(const struct opts *o, struct run *x)
+{
+    struct sim_progress prog;
+    struct sim_diag diag;
+    int rc;
+
+    sim_progress_start(
+        &prog, !o->quiet && !o->json && isatty(STDERR_FILENO) ? stderr : NULL,
+        1, 0.5);
+    sim_diag_init(&diag);
+    rc = cl_predict(&x->scn, &x->ropts, o->draws, 0.95, on_draw, &prog, &x->pi,
+                    &diag);
+    sim_progress_clear(&prog);
+    if (rc != 0)
+        sim_diag_print(&diag, stderr);
+    sim_diag_fini(&diag);
+    return rc == 0 ? CLI_EXIT_OK : cli_exit_status(rc);
 }
 
 /* Simulates the serving part, then the training job after it
@@ -277,6 +354,8 @@ static int simulate(const struct opts *o, struct run *x)
     /* prog ends here. */
     x->ropts.progress = NULL;
     x->ropts.progress_ctx = NULL;
+    if (status == CLI_EXIT_OK && o->draws > 0)
+        status = predict(o, x);
     return status;
 }
 
@@ -297,6 +376,7 @@ static int store(const struct opts *o, struct run *x)
     info.scenario_text = x->scn.text;
     info.program_version = PACKAGE_VERSION;
     info.seed = x->scn.seed;
+    info.pi = o->draws > 0 ? &x->pi : NULL;
     sim_diag_init(&diag);
     db = rpt_db_open(o->db_path, &diag);
     if (db == NULL ||
@@ -347,16 +427,22 @@ static void print(const struct opts *o, const struct run *x)
 
     if (!o->json) {
         rpt_summary_print(stdout, &x->res);
+        if (o->draws > 0)
+            rpt_pi_print(stdout, &x->pi, &x->res);
         if (training)
             rpt_train_report_print(stdout, &x->trep);
         return;
     }
     s = o->series_replicas ? rpt_summary_json_replicas(&x->res, 1)
                            : rpt_summary_json(&x->res, 1);
-    obj = training ? json_tokener_parse(s) : NULL;
+    obj = training || o->draws > 0 ? json_tokener_parse(s) : NULL;
     if (obj != NULL) {
-        json_object_object_add(obj, "training",
-                               rpt_train_report_json(&x->trep));
+        if (training)
+            json_object_object_add(obj, "training",
+                                   rpt_train_report_json(&x->trep));
+        if (o->draws > 0)
+            json_object_object_add(obj, "prediction_interval",
+                                   rpt_pi_json(&x->pi));
         rpt_json_print(stdout, obj);
         json_object_put(obj);
     } else {
@@ -395,7 +481,7 @@ const struct cli_entry cli_cmd_run = {
     .name = "run",
     .usage = "SCENARIO.yaml [--seed N] [--db FILE|--no-db] [--json] [--quiet] "
              "[--report DIR] [--trace FILE] [--series-replicas] "
-             "[--requests FILE]",
+             "[--requests FILE] [--calibration PROFILE] [--uncertainty N]",
     .summary = "simulate a scenario, print a summary, store results in SQLite",
     .exec = exec_run,
 };

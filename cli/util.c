@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "models/perf/calib.h"
 #include "models/arch/arch.h"
 #include "models/arch/hf.h"
 #include "models/cluster/cluster.h"
@@ -180,5 +181,61 @@ int cli_layout_nodes(const char *cmd, int gpus, int nodes, int nics,
         /* The catalog class in place of the calibrated one (ib-ndr). */
         s->calib.inter = *li;
     }
+    return 0;
+}
+
+/* Does c calibrate the GPU kind name (its own entry or a default one)? */
+static int calib_covers(const struct perf_calib *c, const char *name)
+{
+    return name == NULL || perf_calib_find_gpu(c, name) != NULL ||
+           perf_calib_find_gpu(c, PERF_CALIB_DEFAULT_GPU) != NULL;
+}
+
+int cli_apply_calibration(const char *cmd, struct cl_scenario *s,
+                          const char *path)
+{
+    struct perf_calib *c = xcalloc(1, sizeof(*c));
+    struct sim_diag d;
+    const char *bad = NULL;
+
+    sim_diag_init(&d);
+    if (perf_calib_load(path, c, &d) != 0) {
+        sim_diag_print(&d, stderr);
+        sim_diag_fini(&d);
+        free(c);
+        fprintf(stderr, "dsec %s: --calibration: cannot use profile '%s'\n",
+                cmd, path);
+        return CLI_EXIT_INPUT;
+    }
+    sim_diag_fini(&d);
+    if (!calib_covers(c, s->hardware.gpu))
+        bad = s->hardware.gpu;
+    for (int i = 0; i < s->npools && bad == NULL; i++)
+        if (!calib_covers(c, s->pools[i].gpu))
+            bad = s->pools[i].gpu;
+    if (bad != NULL) {
+        size_t len = 1;
+        char *kinds;
+        for (int i = 0; i < c->ngpus; i++)
+            len += strlen(c->gpus[i].name) + 2;
+        kinds = xcalloc(len, 1);
+        for (int i = 0; i < c->ngpus; i++) {
+            if (i > 0)
+                strcat(kinds, ", ");
+            strcat(kinds, c->gpus[i].name);
+        }
+        fprintf(stderr,
+                "%s: error: the profile calibrates %s, not %s, which the "
+                "scenario runs on (a profile measured on another GPU kind "
+                "does not apply)\n",
+                path, c->ngpus > 0 ? kinds : "no GPU kind", bad);
+        free(kinds);
+        perf_calib_fini(c);
+        free(c);
+        return CLI_EXIT_INPUT;
+    }
+    perf_calib_fini(s->calib);
+    free(s->calib);
+    s->calib = c;
     return 0;
 }

@@ -56,3 +56,5 @@ tests_check_models_client_LDADD = $(DSEC_TEST_LIBS)
 EXTRA_DIST += tests/data/client
 TESTS += tests/e2e-client.sh
 EXTRA_DIST += tests/e2e-client.sh
+# Prediction intervals from the calibration's uncertainty (issue #17).
+models_libmodels_la_SOURCES += models/cluster/predict.c models/cluster/predict.h

@@ -10,6 +10,8 @@
  * INSERT of a table is put together once per run from its columns. */
 #include "reports/db.h"
 
+#include "models/cluster/predict.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -426,7 +428,8 @@ static int write_run_row(sqlite3 *sql, const struct rpt_run_info *info,
         sql,
         "INSERT INTO runs (started_at, scenario_name, scenario_file, "
         "scenario_text, seed, program_version, wall_s, sim_time_s, status, "
-        "policy) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'ok', ?9)",
+        "policy, calibration, calibration_sha256) VALUES (?1, ?2, ?3, ?4, "
+        "?5, ?6, ?7, ?8, 'ok', ?9, ?10, ?11)",
         -1, &st, NULL);
     if (rc == SQLITE_OK)
         rc = bind_text(st, 1, info->started_at);
@@ -449,6 +452,10 @@ static int write_run_row(sqlite3 *sql, const struct rpt_run_info *info,
         rc = bind_real(st, 8, r->sim_time_s);
     if (rc == SQLITE_OK)
         rc = bind_text(st, 9, r->policy);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 10, r->calibration);
+    if (rc == SQLITE_OK)
+        rc = bind_text(st, 11, r->calibration_sha256);
     if (rc == SQLITE_OK)
         rc = sqlite3_step(st);
     if (rc == SQLITE_DONE) {
@@ -485,6 +492,44 @@ static int write_run_rows(sqlite3 *sql, const struct rpt_run_info *info,
     return rc;
 }
 
+/* The prediction intervals of dsec run --uncertainty, one row a metric. */
+static int write_pi_rows(sqlite3 *sql, int64_t run_id, const struct cl_pi *pi)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(
+        sql,
+        "INSERT INTO prediction_intervals (run_id, metric, level, draws, "
+        "params, structural, lo, hi, median) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+        "?7, ?8, ?9)",
+        -1, &st, NULL);
+
+    for (int m = 0; m < CL_PI_N && rc == SQLITE_OK; m++) {
+        sqlite3_reset(st);
+        rc = sqlite3_bind_int64(st, 1, run_id);
+        if (rc == SQLITE_OK)
+            rc = bind_text(st, 2, cl_pi_json[m]);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_double(st, 3, pi->level);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int(st, 4, pi->n);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int(st, 5, pi->nparams);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int(st, 6, pi->structural);
+        if (rc == SQLITE_OK)
+            rc = bind_real(st, 7, pi->lo[m]);
+        if (rc == SQLITE_OK)
+            rc = bind_real(st, 8, pi->hi[m]);
+        if (rc == SQLITE_OK)
+            rc = bind_real(st, 9, pi->median[m]);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK
+                                                 : sqlite3_errcode(sql);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* Ends a failed transaction. SQLite may have rolled back already (on
  * SQLITE_FULL, IOERR, ...); a failed COMMIT leaves the transaction open. */
 static void rollback(sqlite3 *sql)
@@ -508,6 +553,8 @@ int rpt_db_write_run(struct rpt_db *db, const struct rpt_run_info *info,
     rc = sqlite3_exec(db->sql, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     if (rc == SQLITE_OK)
         rc = write_run_rows(db->sql, info, r, &run_id);
+    if (rc == SQLITE_OK && info->pi != NULL)
+        rc = write_pi_rows(db->sql, run_id, info->pi);
     if (rc == SQLITE_OK)
         rc = sqlite3_exec(db->sql, "COMMIT", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {

@@ -25,6 +25,8 @@ struct rpt_db;
  * start as ISO-8601 UTC ("2025-01-31T12:00:00Z"), which the caller supplies
  * because nothing in the simulator reads the clock. scenario_name NULL falls
  * back to the results' own scenario_name. */
+struct cl_pi;
+
 struct rpt_run_info {
     const char *started_at;
     const char *scenario_name;
@@ -32,6 +34,7 @@ struct rpt_run_info {
     const char *scenario_text;
     const char *program_version;
     uint64_t seed;
+    const struct cl_pi *pi; /* dsec run --uncertainty, or NULL */
 };
 
 /* Opens the results database at path (":memory:" works too), creating the

@@ -10,7 +10,7 @@
 
 /* The schema version this program reads and writes. Raise it whenever
  * reports/schema.sql changes. */
-#define RPT_SCHEMA_VERSION 8
+#define RPT_SCHEMA_VERSION 9
 
 /* The whole of reports/schema.sql as one NUL-terminated string of SQL
  * statements, for sqlite3_exec() on an empty database. Static storage. */

@@ -1,4 +1,4 @@
--- dsec results database, schema version 8.
+-- dsec results database, schema version 9.
 --
 -- One row in runs per simulation run; its scalar metrics in summary (long
 -- format: one row per metric, names as in docs/results.md), its time series
@@ -10,12 +10,12 @@
 -- Changing this file means raising the version in both places below and
 -- RPT_SCHEMA_VERSION in reports/schema.h.
 
-PRAGMA user_version = 8;
+PRAGMA user_version = 9;
 
 CREATE TABLE meta (
     schema_version INTEGER NOT NULL
 );
-INSERT INTO meta (schema_version) VALUES (8);
+INSERT INTO meta (schema_version) VALUES (9);
 
 CREATE TABLE runs (
     id INTEGER PRIMARY KEY,
@@ -28,7 +28,9 @@ CREATE TABLE runs (
     wall_s REAL,
     sim_time_s REAL,
     status TEXT NOT NULL,           -- 'ok': written whole, in one transaction
-    policy TEXT                     -- scaling policy; NULL for a static cluster
+    policy TEXT,                    -- scaling policy; NULL for a static cluster
+    calibration TEXT,               -- the calibration profile's path, or 'built-in defaults'
+    calibration_sha256 TEXT         -- SHA-256 of the profile's text; NULL for the built-in
 );
 
 CREATE TABLE summary (
@@ -247,4 +249,17 @@ CREATE TABLE sweep_values (
     PRIMARY KEY (sweep_id, point_key, path),
     FOREIGN KEY (sweep_id, point_key)
         REFERENCES sweep_points (sweep_id, point_key) ON DELETE CASCADE
+);
+
+-- dsec run --uncertainty N: the prediction interval of each metric from N
+-- draws of the calibration's uncertain parameters (docs/calibration.md).
+CREATE TABLE prediction_intervals (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    metric TEXT NOT NULL,           -- e2e_ms_mean, ttft_ms_p99, cost_usd, ...
+    level REAL NOT NULL,            -- 0.95
+    draws INTEGER NOT NULL,
+    params INTEGER NOT NULL,        -- uncertain parameters drawn
+    structural INTEGER NOT NULL,    -- 1: the profile's structural error added
+    lo REAL, hi REAL, median REAL,  -- NULL where the metric is undefined
+    PRIMARY KEY (run_id, metric)
 );

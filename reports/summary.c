@@ -9,6 +9,8 @@
  * value. */
 #include "reports/summary.h"
 
+#include "models/cluster/predict.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +176,11 @@ void rpt_summary_print(FILE *fp, const struct cl_results *r)
             "replicas", r->replicas_min,
             num(b[0], sizeof(b[0]), 2, r->replicas_mean), r->replicas_max,
             (unsigned long long)r->scale_events, r->gpus_per_replica);
+    if (r->calibration != NULL)
+        fprintf(fp, "%-16s%s%s%s%s\n", "calibration", r->calibration,
+                r->calibration_sha256 ? " (sha256 " : "",
+                r->calibration_sha256 ? r->calibration_sha256 : "",
+                r->calibration_sha256 ? ")" : "");
     if (r->policy != NULL || r->failures > 0)
         fprintf(fp,
                 "%-16spolicy %s; %llu cold starts, %llu failures, "
@@ -361,4 +368,52 @@ char *rpt_summary_json(const struct cl_results *r, int pretty)
 char *rpt_summary_json_replicas(const struct cl_results *r, int pretty)
 {
     return jstring(jsummary(r, 1), pretty);
+}
+
+void rpt_pi_print(FILE *fp, const struct cl_pi *pi, const struct cl_results *r)
+{
+    char b[4][32];
+
+    fprintf(fp,
+            "\nprediction intervals (%.0f %%, %d draws of %d calibrated "
+            "parameters%s,\non the run's seed; the ci95 above is seed noise "
+            "only, these are the calibration's uncertainty):\n",
+            100 * pi->level, pi->n, pi->nparams,
+            pi->structural ? " and the profile's structural error" : "");
+    fprintf(fp, "  %-16s %12s %12s %27s\n", "", "this run", "median",
+            "interval");
+    for (int m = 0; m < CL_PI_N; m++) {
+        double v = cl_pi_value(r, (enum cl_pi_metric)m);
+        int d = m == CL_PI_SLO ? 4 : 2;
+        if (isnan(pi->lo[m]) && isnan(v))
+            continue;
+        fprintf(fp, "  %-16s %12s %12s   [%s, %s] %s\n", cl_pi_text[m],
+                num(b[0], sizeof(b[0]), d, v),
+                num(b[1], sizeof(b[1]), d, pi->median[m]),
+                num(b[2], sizeof(b[2]), d, pi->lo[m]),
+                num(b[3], sizeof(b[3]), d, pi->hi[m]), cl_pi_unit[m]);
+    }
+}
+
+struct json_object *rpt_pi_json(const struct cl_pi *pi)
+{
+    struct json_object *o = json_object_new_object();
+
+    json_object_object_add(o, "level", json_object_new_double(pi->level));
+    json_object_object_add(o, "n", json_object_new_int(pi->n));
+    json_object_object_add(o, "params", json_object_new_int(pi->nparams));
+    json_object_object_add(o, "structural",
+                           json_object_new_boolean(pi->structural));
+    for (int m = 0; m < CL_PI_N; m++) {
+        struct json_object *a;
+        if (isnan(pi->lo[m])) {
+            json_object_object_add(o, cl_pi_json[m], NULL);
+            continue;
+        }
+        a = json_object_new_array();
+        json_object_array_add(a, rpt_json_double(pi->lo[m], RPT_JSON_SHORTEST));
+        json_object_array_add(a, rpt_json_double(pi->hi[m], RPT_JSON_SHORTEST));
+        json_object_object_add(o, cl_pi_json[m], a);
+    }
+    return o;
 }

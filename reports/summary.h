@@ -33,4 +33,16 @@ char *rpt_summary_json(const struct cl_results *r, int pretty);
  * made by the same code. The caller frees the string with free(). */
 char *rpt_summary_json_replicas(const struct cl_results *r, int pretty);
 
+struct cl_pi;
+
+/* The prediction intervals of dsec run --uncertainty under the summary of
+ * r (the run at the profile's values): one row per metric with the run's
+ * value, the draws' median and the interval, and a line that says what
+ * the interval holds and that the ci95 above is seed noise. */
+void rpt_pi_print(FILE *fp, const struct cl_pi *pi, const struct cl_results *r);
+
+/* The "prediction_interval" object: level, n, params, structural, and
+ * per metric [lo, hi] (null where undefined). The caller owns it. */
+struct json_object *rpt_pi_json(const struct cl_pi *pi);
+
 #endif /* RPT_SUMMARY_H */

@@ -1182,6 +1182,12 @@ int cl__world_close(struct cl_world *w, struct cl_results *out)
     out->failures = w->failures;
     out->recovery_s_mean =
         w->recoveries ? w->recovery_s_sum / (double)w->recoveries : NAN;
+    out->calibration = xstrdup(w->scn->calib != NULL && w->scn->calib->file
+                                   ? w->scn->calib->file
+                                   : "built-in defaults");
+    out->calibration_sha256 = w->scn->calib != NULL && w->scn->calib->sha256[0]
+                                  ? xstrdup(w->scn->calib->sha256)
+                                  : NULL;
     out->policy = !w->elastic   ? NULL
                   : w->external ? xstrdup("external")
                                 : xstrdup(w->policy->name);

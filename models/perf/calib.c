@@ -52,6 +52,7 @@
 #include "models/perf/calib.h"
 
 #include <math.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -580,6 +581,19 @@ static void check_profile(struct sim_yaml *y, const struct perf_calib *cal)
                        PERF_CALIB_FORMAT);
 }
 
+/* The SHA-256 of len bytes as 64 hex digits (OpenSSL's libcrypto). */
+static void sha256_hex(const char *text, size_t len, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+
+    out[0] = '\0';
+    if (EVP_Digest(text, len, md, &n, EVP_sha256(), NULL) != 1 || n != 32)
+        return;
+    for (unsigned int i = 0; i < n; i++)
+        snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
 int perf_calib_load_string(const char *name, const char *text, size_t len,
                            struct perf_calib *out, struct sim_diag *d)
 {
@@ -605,6 +619,7 @@ int perf_calib_load_string(const char *name, const char *text, size_t len,
         return rc;
     }
     cal.file = xstrdup(name);
+    sha256_hex(text, len, cal.sha256);
     *out = cal;
     return 0;
 }
@@ -697,6 +712,7 @@ void perf_calib_copy(const struct perf_calib *src, struct perf_calib *dst)
 {
     memset(dst, 0, sizeof(*dst));
     dst->file = dup_or_null(src->file);
+    memcpy(dst->sha256, src->sha256, sizeof(dst->sha256));
     dst->format = src->format;
     dst->tool = dup_or_null(src->tool);
     dst->date = dup_or_null(src->date);

@@ -181,6 +181,9 @@ struct perf_calib_link {
  * perf_calib_fini(). */
 struct perf_calib {
     char *file; /* the path it was read from; owned */
+    /* SHA-256 of the text it was loaded from, 64 hex digits ("" for the
+     * built-in profile and for profiles made in memory). */
+    char sha256[65];
     int format;
     /* Provenance: the tool and version that wrote it, the date (ISO 8601),
      * the host measured, its raw log file and a free note; tool and date
