@@ -2,8 +2,10 @@
  * The calibration suite's CPU half (dsec-calib import, fit, show): raw
  * measurement points read from the logs of the standard tools (nccl-tests,
  * perftest, nvbandwidth, cuda-samples bandwidthTest) and of dsec-calib run,
- * kept in an SQLite database, and the least-squares fits that turn them
- * into a calibration profile (docs/calibration.md, docs/step-time.md).
+ * serving benchmark results (inference-perf, vllm bench serve, GuideLLM)
+ * with the scenarios that reproduce them, kept in an SQLite database, and
+ * the least-squares fits that turn them into a calibration profile
+ * (docs/calibration.md, docs/step-time.md).
  * Units: sizes in bytes, times in microseconds, bandwidths in GB/s (10^9
  * B/s) as the tools print them. Single-threaded; every function that can
  * fail returns 0 or a negative SIM_E* code and reports to a struct
@@ -13,6 +15,7 @@
 #define CAL_CAL_H
 
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "base/diag.h"
@@ -75,6 +78,77 @@ int cal_import_file(sqlite3 *db, const char *path, const char *gpu,
                     const char *node, int *npoints, const char **tool,
                     struct sim_diag *d);
 
+/* One serving benchmark run, a row of table serving_runs. Strings are
+ * borrowed for the duration of a call. */
+struct cal_serving_run {
+    const char *source;       /* the input as given; a GuideLLM benchmark:
+                                 PATH#N, N its 0-based index */
+    const char *format;       /* "inference-perf", "vllm-bench", "guidellm" */
+    const char *gpu;          /* GPU catalog name, lower case */
+    const char *model;        /* the served model as the run names it, or
+                                 NULL */
+    const char *scenario;     /* the dsec scenario (YAML) of the run */
+    const char *model_config; /* the HF config.json text, or NULL */
+};
+
+/* One load stage of a serving run, a row of table serving_stages. Counts
+ * of -1 and numbers that are NAN are unknown (NULL in the database). */
+struct cal_serving_stage {
+    int stage;            /* 0-based */
+    int64_t requests;     /* sent */
+    int64_t failures;     /* failed, timed out or errored */
+    double rate_per_s;    /* offered rate; NAN unbounded or closed */
+    double output_tokens; /* generated tokens per request */
+    double ttft_mean_ms, ttft_p99_ms;
+    double tpot_mean_ms; /* per-token time of a request */
+    double itl_mean_ms;  /* the tool's inter-token latency */
+    double e2e_mean_ms, e2e_p99_ms;
+    double requests_per_s; /* successful requests per second */
+};
+
+/* Inserts run r; *id receives its serving_runs.id. Returns 0 or SIM_EDB
+ * (message in d, against r->source). */
+int cal_db_insert_run(sqlite3 *db, const struct cal_serving_run *r, int64_t *id,
+                      struct sim_diag *d);
+
+/* Inserts stage st of run (a serving_runs.id). file names the input in a
+ * message. Returns 0 or SIM_EDB. */
+int cal_db_insert_stage(sqlite3 *db, int64_t run,
+                        const struct cal_serving_stage *st, const char *file,
+                        struct sim_diag *d);
+
+/* Options of cal_import_serving(); borrowed. */
+struct cal_serving_opts {
+    const char *gpu;          /* GPU catalog name (checked); NULL is an error
+                                 for every input, the results not naming it */
+    const char *model_config; /* HF config.json or its folder, or NULL */
+    const char *timeout;      /* the client's time-out as given, or NULL */
+};
+
+/* Whether path is to be read as serving benchmark results rather than as
+ * a microbenchmark log: a folder, or a file whose first byte other than
+ * white space is '{' (JSON). */
+int cal_serving_detect(const char *path);
+
+/*
+ * Imports the serving benchmark results at path: an inference-perf
+ * experiment folder or its results/ folder, a vllm bench serve result JSON
+ * or a GuideLLM report JSON, detected from the content (docs/calibration.md
+ * "Serving benchmark results"). Each run becomes a row of serving_runs
+ * (its scenario converted as dsec-calib scenario does, with model.hf_config
+ * "config.json" when o->model_config is given, and that file's text) and
+ * one row of serving_stages per load stage, all in one transaction: on any
+ * error nothing of path is inserted. On success one line per run,
+ * "SOURCE: FORMAT, N stages, gpu KIND", goes to out and *nruns receives
+ * the number of runs (0 on failure). Errors are "path: error: KEY: ..."
+ * (JSON has no positions beyond syntax errors' LINE:COL); notes of the
+ * conversion are added to d as well. Returns 0, SIM_EIO, SIM_EPARSE,
+ * SIM_EINVAL or SIM_EDB.
+ */
+int cal_import_serving(sqlite3 *db, const char *path,
+                       const struct cal_serving_opts *o, FILE *out, int *nruns,
+                       struct sim_diag *d);
+
 /* Result of one least-squares fit: nparams values with standard errors
  * (square root of the covariance diagonal scaled by the residual
  * variance), R^2 of the weighted fit, the number of points. */
@@ -134,8 +208,8 @@ struct cal_fit_opts {
 int cal_fit_run(sqlite3 *db, const struct cal_fit_opts *opts,
                 struct sim_diag *d);
 
-/* Prints the points and fits of db, grouped, to fp. Returns 0 or
- * SIM_EDB. */
+/* Prints the points and fits of db, grouped, then the serving runs and
+ * their stages, to fp. Returns 0 or SIM_EDB. */
 int cal_show(sqlite3 *db, FILE *fp, struct sim_diag *d);
 
 /* dsec-calib run: argc/argv after "run". Returns an exit code

@@ -5,8 +5,9 @@
 # come with it), NCCL, ibverbs and MPI; without them `run` exits 3.
 noinst_LTLIBRARIES += calib/libcalib.la
 calib_libcalib_la_SOURCES = calib/cal.h calib/db.c calib/import.c \
-	calib/nls.c calib/fit.c calib/scenario.c calib/scenario.h \
-	calib/fit-serving.c calib/serving.h
+	calib/import-serving.c calib/nls.c calib/fit.c calib/scenario.c \
+	calib/scenario.h calib/scenario-int.h calib/fit-serving.c \
+	calib/serving.h
 CALIB_LIBS = calib/libcalib.la $(DSEC_LIBS)
 
 bin_PROGRAMS += dsec-calib
@@ -54,7 +55,7 @@ EXTRA_DIST += calib/cuda/stream.cu calib/run-on-device.sh
 # synthetic data, the profile round trip, and dsec-calib end to end.
 check_PROGRAMS += tests/check_calib_import tests/check_calib_fit
 TESTS += tests/check_calib_import tests/check_calib_fit tests/e2e-calib.sh \
-	tests/e2e-calib-scenario.sh
+	tests/e2e-calib-scenario.sh tests/e2e-calib-serving.sh
 tests_check_calib_import_SOURCES = tests/check_calib_import.c
 tests_check_calib_import_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_calib_import_LDADD = $(CALIB_LIBS) $(CHECK_LIBS)
@@ -62,4 +63,5 @@ tests_check_calib_fit_SOURCES = tests/check_calib_fit.c
 tests_check_calib_fit_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_calib_fit_LDADD = $(CALIB_LIBS) $(CHECK_LIBS)
 EXTRA_DIST += tests/e2e-calib.sh tests/data/calib \
-	tests/e2e-calib-scenario.sh tests/data/calib-scenario
+	tests/e2e-calib-scenario.sh tests/data/calib-scenario \
+	tests/e2e-calib-serving.sh tests/data/calib-serving

@@ -1,6 +1,7 @@
 /* dsec-calib: the calibration suite's command line (docs/calibration.md).
  *
- *   dsec-calib import [--db FILE] [--gpu KIND] [--node LABEL] LOG...
+ *   dsec-calib import [--db FILE] [--gpu KIND] [--node LABEL]
+ *                     [--model-config FILE] [--timeout DUR] INPUT...
  *   dsec-calib fit [--db FILE] [--gpu KIND] [--out PROFILE] [--chart DIR]
  *                  [--date DATE]
  *   dsec-calib show [--db FILE]
@@ -30,19 +31,33 @@
 #define DEFAULT_DB "calib.db"
 
 static const char import_help[] =
-    "usage: dsec-calib import [--db FILE] [--gpu KIND] [--node LABEL] "
-    "LOG...\n"
-    "Read the text logs of nccl-tests (all_reduce_perf, all_gather_perf,\n"
-    "reduce_scatter_perf, alltoall_perf, sendrecv_perf, ...), perftest\n"
-    "(ib_write_bw, ib_write_lat, ...), nvbandwidth, cuda-samples\n"
-    "bandwidthTest (quick, range, shmoo, --csv) and dsec-calib run; the tool\n"
-    "is detected from the text. Every row becomes a point in the database,\n"
-    "one transaction per log: a log with an error adds nothing.\n"
+    "usage: dsec-calib import [--db FILE] [--gpu KIND] [--node LABEL]\n"
+    "                         [--model-config FILE] [--timeout DUR] "
+    "INPUT...\n"
+    "Read measurements into the database, one transaction per input: an\n"
+    "input with an error adds nothing. Each INPUT is detected from its\n"
+    "content:\n"
+    "  - a text log of nccl-tests (all_reduce_perf, all_gather_perf, ...),\n"
+    "    perftest (ib_write_bw, ib_write_lat, ...), nvbandwidth, cuda-samples\n"
+    "    bandwidthTest (quick, range, shmoo, --csv) or dsec-calib run: every\n"
+    "    row becomes a point;\n"
+    "  - serving benchmark results: an inference-perf experiment folder (or\n"
+    "    its results/ folder), a vllm bench serve result JSON (--save-result)\n"
+    "    or a GuideLLM report JSON (--output-path), each benchmark of it one\n"
+    "    run: each run is stored with the dsec scenario that reproduces it\n"
+    "    and its measured latencies per load stage.\n"
     "  --db FILE      SQLite database (default " DEFAULT_DB ", created)\n"
     "  --gpu KIND     label the points with a GPU kind of dsec's catalog\n"
-    "                 (h100, h200, ...); fit selects points by it\n"
+    "                 (h100, h200, ...); fit selects points by it; required\n"
+    "                 for serving results, which do not record the GPU\n"
     "  --node LABEL   label the points with a host (default: the host the\n"
     "                 log names, if any)\n"
+    "  --model-config FILE  serving results: the model's Hugging Face\n"
+    "                 config.json (or its folder), stored with each run;\n"
+    "                 without it the scenario names the run's model by\n"
+    "                 deploy.model_path\n"
+    "  --timeout DUR  serving results: the client's time-out in the scenario\n"
+    "                 (as for dsec-calib scenario)\n"
     "  -h, --help     this text\n";
 
 static const char fit_help[] =
@@ -115,7 +130,8 @@ static void usage(FILE *fp)
           "  run      run the microbenchmarks on this node's GPUs (CUDA,\n"
           "           cuBLAS, NCCL, ibverbs; MPI across nodes)\n"
           "  import   read logs of nccl-tests, perftest, nvbandwidth,\n"
-          "           bandwidthTest or dsec-calib run into the database\n"
+          "           bandwidthTest or dsec-calib run, and inference-perf,\n"
+          "           vllm bench or GuideLLM results, into the database\n"
           "  fit      fit the models and write a calibration profile\n"
           "  show     print what the database holds\n"
           "  scenario print the scenario of an inference-perf or vllm bench\n"
@@ -148,6 +164,29 @@ static int check_gpu(const char *cmd, const char *gpu)
     return 0;
 }
 
+/* Checks a --timeout argument: a duration > 0 that can be written into a
+ * scenario as it is. Returns 0 or the usage error's exit code. */
+static int check_timeout(const char *cmd, const char *timeout)
+{
+    char err[SIM_PARAM_ERRLEN];
+    int64_t ns;
+    char *why;
+    int rc;
+
+    if (timeout == NULL)
+        return 0;
+    if (sim_duration_parse(timeout, SIM_U_SECONDS, &ns, err, sizeof(err)) ==
+            0 &&
+        ns > 0 && !strpbrk(timeout, "\n\r#\"'{}[],:"))
+        return 0;
+    why = xasprintf("--timeout: expected a duration > 0 such as 300s or "
+                    "10min, got '%s'",
+                    timeout);
+    rc = usage_error(cmd, why);
+    free(why);
+    return rc;
+}
+
 static int open_db(const char *path, sqlite3 **db)
 {
     struct sim_diag d;
@@ -162,15 +201,20 @@ static int open_db(const char *path, sqlite3 **db)
 
 static int cmd_import(int argc, char **argv)
 {
-    static const struct option lo[] = {{"db", required_argument, NULL, 'd'},
-                                       {"gpu", required_argument, NULL, 'g'},
-                                       {"node", required_argument, NULL, 'n'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {NULL, 0, NULL, 0}};
+    static const struct option lo[] = {
+        {"db", required_argument, NULL, 'd'},
+        {"gpu", required_argument, NULL, 'g'},
+        {"node", required_argument, NULL, 'n'},
+        {"model-config", required_argument, NULL, 'm'},
+        {"timeout", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     const char *dbp = DEFAULT_DB, *gpu = NULL, *node = NULL;
+    struct cal_serving_opts so;
     sqlite3 *db = NULL;
-    int c, status = 0, total = 0;
+    int c, status = 0, total = 0, runs = 0, nlogs = 0, nserving = 0;
 
+    memset(&so, 0, sizeof(so));
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         switch (c) {
         case 'd':
@@ -182,6 +226,12 @@ static int cmd_import(int argc, char **argv)
         case 'n':
             node = optarg;
             break;
+        case 'm':
+            so.model_config = optarg;
+            break;
+        case 't':
+            so.timeout = optarg;
+            break;
         case 'h':
             fputs(import_help, stdout);
             return 0;
@@ -190,9 +240,14 @@ static int cmd_import(int argc, char **argv)
         }
     }
     if (optind >= argc)
-        return usage_error("import", "no log files given");
+        return usage_error("import", "no input given");
     if ((c = check_gpu("import", gpu)) != 0)
         return c;
+    if ((c = check_timeout("import", so.timeout)) != 0)
+        return c;
+    /* Serving runs are labelled with the catalog's own (lower-case) name;
+     * points keep the label as given, as fit selects them. */
+    so.gpu = gpu ? gpu_find(gpu)->name : NULL;
     if (open_db(dbp, &db) != 0)
         return CAL_EXIT_INPUT;
     for (int i = optind; i < argc; i++) {
@@ -201,7 +256,16 @@ static int cmd_import(int argc, char **argv)
         int n = 0;
 
         sim_diag_init(&d);
-        if (cal_import_file(db, argv[i], gpu, node, &n, &tool, &d) != 0) {
+        if (cal_serving_detect(argv[i])) {
+            nserving++;
+            if (cal_import_serving(db, argv[i], &so, stdout, &n, &d) != 0)
+                status = CAL_EXIT_INPUT;
+            runs += n;
+            /* Notes of the conversion too (settings the run ignored). */
+            fflush(stdout);
+            sim_diag_print(&d, stderr);
+        } else if (nlogs++, cal_import_file(db, argv[i], gpu, node, &n, &tool,
+                                            &d) != 0) {
             sim_diag_print(&d, stderr);
             status = CAL_EXIT_INPUT;
         } else {
@@ -210,7 +274,10 @@ static int cmd_import(int argc, char **argv)
         }
         sim_diag_fini(&d);
     }
-    printf("%d points into %s\n", total, dbp);
+    if (nlogs > 0)
+        printf("%d points into %s\n", total, dbp);
+    if (nserving > 0)
+        printf("%d serving run%s into %s\n", runs, runs == 1 ? "" : "s", dbp);
     sqlite3_close(db);
     return status;
 }
@@ -426,21 +493,8 @@ static int cmd_scenario(int argc, char **argv)
                                        "records the GPU");
     if ((c = check_gpu("scenario", o.gpu)) != 0)
         return c;
-    if (o.timeout != NULL) {
-        char err[SIM_PARAM_ERRLEN];
-        int64_t ns;
-
-        if (sim_duration_parse(o.timeout, SIM_U_SECONDS, &ns, err,
-                               sizeof(err)) != 0 ||
-            ns <= 0 || strpbrk(o.timeout, "\n\r#\"'{}[],:")) {
-            char *why = xasprintf("--timeout: expected a duration > 0 such as "
-                                  "300s or 10min, got '%s'",
-                                  o.timeout);
-            rc = usage_error("scenario", why);
-            free(why);
-            return rc;
-        }
-    }
+    if ((c = check_timeout("scenario", o.timeout)) != 0)
+        return c;
     sim_diag_init(&d);
     rc = cal_scenario_convert(argv[optind], &o, stdout, &d);
     sim_diag_print(&d, stderr);

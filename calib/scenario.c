@@ -23,11 +23,23 @@
  *   max_concurrency, and with --save-detailed the per-request input_lens
  *   and output_lens; the dataset options are recorded only when given as
  *   --metadata KEY=VALUE (strings). Its requests time out after the
- *   6 h of AIOHTTP_TIMEOUT (vllm benchmarks/lib/endpoint_request_func.py). */
+ *   6 h of AIOHTTP_TIMEOUT (vllm benchmarks/lib/endpoint_request_func.py).
+ * - GuideLLM v0.3 reports (guidellm benchmark --output-path, for dsec-calib
+ *   import only) record per benchmark its scheduling strategy
+ *   (args.strategy: type_, rate, streams, max_concurrency), the --data it
+ *   was given (request_loader.data: synthetic prompt_tokens, output_tokens,
+ *   their _stdev, _min, _max, prefix_tokens), the served model
+ *   (worker.backend_model) and the request counts (request_totals). When
+ *   it is given output_tokens its OpenAI backend sends max_tokens with
+ *   ignore_eos, so the lengths are exact; its default request timeout is
+ *   5 min (settings.request_timeout), which the report does not record.
+ *   Written from GuideLLM's format as known, not checked against a report
+ *   of a real run. */
 /* realpath() is XSI; -D_POSIX_C_SOURCE alone hides it. */
 #define _XOPEN_SOURCE 700
 
 #include "calib/scenario.h"
+#include "calib/scenario-int.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -61,14 +73,14 @@
 /* ---- small helpers ---- */
 
 /* A value read from a file: not given (0), given (1), or in error (-1). */
-enum { ABSENT = 0, GIVEN = 1, BAD = -1 };
+enum { ABSENT = CAL__ABSENT, GIVEN = CAL__GIVEN, BAD = CAL__BAD };
 
 /* Flags of the number readers. */
 enum {
-    N_REQ = 1,    /* missing is an error */
-    N_INT = 2,    /* an integer */
-    N_POS = 4,    /* > 0 */
-    N_NONNEG = 8, /* >= 0 */
+    N_REQ = CAL__N_REQ,      /* missing is an error */
+    N_INT = CAL__N_INT,      /* an integer */
+    N_POS = CAL__N_POS,      /* > 0 */
+    N_NONNEG = CAL__N_NONNEG /* >= 0 */
 };
 
 static int file_kind(const char *path)
@@ -900,7 +912,8 @@ static void ip_write(FILE *o, const struct ip_run *r,
  * profile_path (owned, NULL or absent files allowed). */
 static int ip_convert(char *name, char *cfg_path, char *exp_path,
                       char *profile_path, const struct cal_scn_opts *opt,
-                      const char *hf, FILE *out, struct sim_diag *d)
+                      const char *hf, FILE *out, struct cal__scn_info *info,
+                      struct sim_diag *d)
 {
     struct yfile cf, ef, pf;
     struct ip_run *r = xcalloc(1, sizeof(*r));
@@ -944,11 +957,19 @@ static int ip_convert(char *name, char *cfg_path, char *exp_path,
     }
     if (rc == 0) {
         if (hf == NULL)
-            sim_diag_add(d, SIM_SEV_NOTE, NULL, 0, 0,
+            sim_diag_add(d, SIM_SEV_NOTE, cfg_path, 0, 0,
                          "no --model-config: the scenario names the model by "
                          "deploy.model_path '%s', which dsec must know",
                          r->model);
         ip_write(out, r, opt, hf, have_exp);
+        info->model = r->model ? xstrdup(r->model) : NULL;
+        info->nstages = r->nstages;
+        memcpy(info->rate_per_s, r->rate, sizeof(r->rate));
+        /* With ignore_eos the server generates what was asked: the output
+         * length, or the output distribution's mean. */
+        if (r->ignore_eos == 1)
+            info->output_tokens =
+                r->data == IP_SHARED_PREFIX ? r->sp[4] : r->outd.v[2];
     }
     if (have_exp)
         yfile_close(&ef);
@@ -981,7 +1002,7 @@ static void json_syntax(struct sim_diag *d, const char *path, const char *buf,
     sim_diag_error(d, path, line, col, "json: %s", msg);
 }
 
-static json_object *json_read(const char *path, struct sim_diag *d)
+json_object *cal__json_read(const char *path, struct sim_diag *d)
 {
     struct json_tokener *tok;
     enum json_tokener_error err;
@@ -1031,15 +1052,50 @@ static json_object *json_read(const char *path, struct sim_diag *d)
     return root;
 }
 
-/* The number at key: a JSON number, or a string holding one (what
- * --metadata KEY=VALUE records). "inf" is accepted when inf_ok. */
-static int jnum(json_object *root, const char *key, const char *path, int flags,
-                int inf_ok, double *out, struct sim_diag *d)
+json_object *cal__jget(json_object *obj, const char *key)
 {
-    json_object *v;
+    const char *p = key;
+
+    while (obj != NULL && *p != '\0') {
+        size_t n = strcspn(p, ".[");
+
+        if (n > 0) {
+            json_object *v = NULL;
+            char name[128];
+
+            if (n >= sizeof(name) ||
+                !json_object_is_type(obj, json_type_object))
+                return NULL;
+            memcpy(name, p, n);
+            name[n] = '\0';
+            if (!json_object_object_get_ex(obj, name, &v))
+                return NULL;
+            obj = v;
+            p += n;
+        } else if (*p == '[') {
+            char *end;
+            long i = strtol(p + 1, &end, 10);
+
+            if (*end != ']' || i < 0 ||
+                !json_object_is_type(obj, json_type_array) ||
+                (size_t)i >= json_object_array_length(obj))
+                return NULL;
+            obj = json_object_array_get_idx(obj, (size_t)i);
+            p = end + 1;
+        } else {
+            p++; /* the '.' between two steps */
+        }
+    }
+    return obj;
+}
+
+/* cal__jnum() of the value v (NULL: absent), named key in messages. */
+static int jnum_at(json_object *v, const char *key, const char *path, int flags,
+                   int inf_ok, double *out, struct sim_diag *d)
+{
     double x;
 
-    if (!json_object_object_get_ex(root, key, &v) || v == NULL) {
+    if (v == NULL) {
         if (flags & N_REQ)
             sim_diag_error(d, path, 0, 0, "%s: missing; expected %s", key,
                            flags & N_INT ? "an integer" : "a number");
@@ -1081,6 +1137,12 @@ static int jnum(json_object *root, const char *key, const char *path, int flags,
     }
     *out = x;
     return GIVEN;
+}
+
+int cal__jnum(json_object *root, const char *key, const char *path, int flags,
+              int inf_ok, double *out, struct sim_diag *d)
+{
+    return jnum_at(cal__jget(root, key), key, path, flags, inf_ok, out, d);
 }
 
 /* Mean, min and max of the token counts of array key. vllm bench records
@@ -1147,11 +1209,28 @@ static double cover_ratio(double len, double min, double max)
     return ceil(r * 1e4 - 1e-9) / 1e4;
 }
 
-static int vb_convert(const char *path, char *name,
-                      const struct cal_scn_opts *opt, const char *hf, FILE *o,
-                      struct sim_diag *d)
+/* Writes the cluster, server and metrics lines of a run that does not
+ * record the server's settings (vllm bench, GuideLLM). */
+static void unrecorded_server(FILE *o)
 {
-    json_object *root = json_read(path, d), *v;
+    emit(o, "one vLLM server", "cluster: {replicas: 1}");
+    fprintf(o, "server:\n");
+    emit(o, NULL,
+         "  # max_num_seqs, max_num_batched_tokens, max_model_len "
+         "not recorded: dsec's defaults");
+    emit(o, "vLLM's default (V1 engine)", "  prefix_caching: true");
+    emit(o, "vLLM's default", "  block_tokens: 16");
+    emit(o, "vLLM's default", "  gpu_memory_utilization: 0.9");
+    emit(o, "benchmarks report every request", "metrics: {warmup_fraction: 0}");
+}
+
+/* Converts the vllm bench result at path; given, when not NULL, is its
+ * parsed JSON (borrowed), else the file is read here. */
+static int vb_convert(const char *path, json_object *given, char *name,
+                      const struct cal_scn_opts *opt, const char *hf, FILE *o,
+                      struct cal__scn_info *info, struct sim_diag *d)
+{
+    json_object *root = given ? given : cal__json_read(path, d), *v;
     double np = NAN, rate = NAN, burst = NAN, conc = NAN, inl = NAN, outl = NAN,
            ratio = NAN, x;
     double imean = NAN, imin = NAN, imax = NAN, omean = NAN, omin = NAN,
@@ -1165,16 +1244,16 @@ static int vb_convert(const char *path, char *name,
         free(name);
         return SIM_EPARSE;
     }
-    jnum(root, "num_prompts", path, N_REQ | N_INT | N_POS, 0, &np, d);
+    cal__jnum(root, "num_prompts", path, N_REQ | N_INT | N_POS, 0, &np, d);
     if (!json_object_object_get_ex(root, "request_rate", &v) || v == NULL)
         sim_diag_error(d, path, 0, 0,
                        "request_rate: missing; expected a rate or \"inf\" "
                        "(is this a vllm bench serve --save-result file?)");
     else
-        jnum(root, "request_rate", path, N_POS, 1, &rate, d);
-    if (jnum(root, "burstiness", path, N_POS, 0, &burst, d) == ABSENT)
+        cal__jnum(root, "request_rate", path, N_POS, 1, &rate, d);
+    if (cal__jnum(root, "burstiness", path, N_POS, 0, &burst, d) == ABSENT)
         burst = 1;
-    jnum(root, "max_concurrency", path, N_INT | N_POS, 0, &conc, d);
+    cal__jnum(root, "max_concurrency", path, N_INT | N_POS, 0, &conc, d);
     if (json_object_object_get_ex(root, "model_id", &v) &&
         json_object_is_type(v, json_type_string))
         model = json_object_get_string(v);
@@ -1190,18 +1269,18 @@ static int vb_convert(const char *path, char *name,
         sim_diag_error(d, path, 0, 0,
                        "ramp_up_strategy: a ramped request rate is "
                        "unsupported; dsec's vllm_bench workload has one rate");
-    if (jnum(root, "random_prefix_len", path, N_INT | N_NONNEG, 0, &x, d) ==
-            GIVEN &&
+    if (cal__jnum(root, "random_prefix_len", path, N_INT | N_NONNEG, 0, &x,
+                  d) == GIVEN &&
         x > 0)
         sim_diag_error(d, path, 0, 0,
                        "random_prefix_len: a shared random prefix is "
                        "unsupported");
-    in_meta = jnum(root, "random_input_len", path, N_INT | N_POS, 0, &inl, d) ==
-              GIVEN;
-    out_meta = jnum(root, "random_output_len", path, N_INT | N_POS, 0, &outl,
-                    d) == GIVEN;
-    have_ratio =
-        jnum(root, "random_range_ratio", path, N_NONNEG, 0, &ratio, d) == GIVEN;
+    in_meta = cal__jnum(root, "random_input_len", path, N_INT | N_POS, 0, &inl,
+                        d) == GIVEN;
+    out_meta = cal__jnum(root, "random_output_len", path, N_INT | N_POS, 0,
+                         &outl, d) == GIVEN;
+    have_ratio = cal__jnum(root, "random_range_ratio", path, N_NONNEG, 0,
+                           &ratio, d) == GIVEN;
     if (have_ratio && ratio >= 1)
         sim_diag_error(d, path, 0, 0,
                        "random_range_ratio: %g out of range [0, 1)", ratio);
@@ -1251,7 +1330,7 @@ static int vb_convert(const char *path, char *name,
         goto out;
     }
     if (hf == NULL)
-        sim_diag_add(d, SIM_SEV_NOTE, NULL, 0, 0,
+        sim_diag_add(d, SIM_SEV_NOTE, path, 0, 0,
                      "no --model-config: the scenario names the model by "
                      "deploy.model_path '%s', which dsec must know",
                      model);
@@ -1285,15 +1364,7 @@ static int vb_convert(const char *path, char *name,
         emit(o, NULL,
              "# deploy: tensor parallelism not recorded: dsec "
              "derives it");
-    emit(o, "one vLLM server", "cluster: {replicas: 1}");
-    fprintf(o, "server:\n");
-    emit(o, NULL,
-         "  # max_num_seqs, max_num_batched_tokens, max_model_len "
-         "not recorded: dsec's defaults");
-    emit(o, "vLLM's default (V1 engine)", "  prefix_caching: true");
-    emit(o, "vLLM's default", "  block_tokens: 16");
-    emit(o, "vLLM's default", "  gpu_memory_utilization: 0.9");
-    emit(o, "benchmarks report every request", "metrics: {warmup_fraction: 0}");
+    unrecorded_server(o);
     fprintf(o, "workload:\n  vllm_bench:\n");
     emit(o, NULL, "    num_prompts: %s", fnum(a, np));
     emit(o, NULL, "    request_rate: %s", isinf(rate) ? "inf" : fnum(a, rate));
@@ -1329,13 +1400,17 @@ static int vb_convert(const char *path, char *name,
              VB_TIMEOUT);
     free(qn);
     free(qm);
+    info->model = model ? xstrdup(model) : NULL;
+    info->nstages = 1;
+    info->rate_per_s[0] = isinf(rate) ? NAN : rate;
+    /* Fixed only when --metadata says so: random_range_ratio 0. */
+    info->output_tokens = out_meta && have_ratio && ratio == 0 ? outl : NAN;
 out:
-    json_object_put(root);
+    if (given == NULL)
+        json_object_put(root);
     free(name);
     return rc;
 }
-
-/* ---- the dispatcher ---- */
 
 /* name with a trailing ".json" removed. Caller frees. */
 static char *strip_json(char *name)
@@ -1347,11 +1422,452 @@ static char *strip_json(char *name)
     return name;
 }
 
+/* ---- GuideLLM ---- */
+
+/* GuideLLM's request timeout when GUIDELLM__REQUEST_TIMEOUT is not set
+ * (its settings.request_timeout, 5 min); the report does not record it. */
+#define GL_TIMEOUT "300s"
+
+/* GuideLLM's constant rate sends at even gaps. workload.vllm_bench's most
+ * regular gaps are those of its largest burstiness (the parameter row's
+ * bound): gamma gaps with a CV of 1/sqrt(1e6) = 0.001. */
+#define GL_CONSTANT_BURSTINESS "1000000"
+
+/* The scheduling strategies (args.strategy.type_) of GuideLLM v0.3. */
+enum gl_kind { GL_SYNC, GL_CONCURRENT, GL_THROUGHPUT, GL_CONSTANT, GL_POISSON };
+static const char *const gl_kinds[] = {
+    "synchronous", "concurrent", "throughput", "constant", "poisson", NULL};
+
+/* The keys of GuideLLM's synthetic data config (SyntheticDatasetConfig). */
+static const char *const gl_data_keys[] = {"prefix_tokens",
+                                           "prompt_tokens",
+                                           "prompt_tokens_stdev",
+                                           "prompt_tokens_min",
+                                           "prompt_tokens_max",
+                                           "output_tokens",
+                                           "output_tokens_stdev",
+                                           "output_tokens_min",
+                                           "output_tokens_max",
+                                           "samples",
+                                           "source",
+                                           NULL};
+
+/* "benchmarks[index].rest" into key (256 bytes). */
+static const char *gl_key(char *key, int index, const char *rest)
+{
+    snprintf(key, 256, "benchmarks[%d].%s", index, rest);
+    return key;
+}
+
+int cal__guidellm_counts(json_object *report, int index, const char *path,
+                         double *ok, double *errored, double *incomplete,
+                         struct sim_diag *d)
+{
+    static const char *const where[] = {"request_totals",
+                                        "run_stats.requests_made"};
+    double *out[3] = {ok, errored, incomplete};
+    static const char *const names[3] = {"successful", "errored", "incomplete"};
+    char key[256], k2[300];
+    int bad = 0;
+
+    for (int w = 0; w < 2; w++) {
+        gl_key(key, index, where[w]);
+        if (!json_object_is_type(cal__jget(report, key), json_type_object))
+            continue;
+        for (int i = 0; i < 3; i++) {
+            snprintf(k2, sizeof(k2), "%s.%s", key, names[i]);
+            bad |= cal__jnum(report, k2, path, N_REQ | N_INT | N_NONNEG, 0,
+                             out[i], d) != GIVEN;
+        }
+        return bad ? SIM_EINVAL : 0;
+    }
+    sim_diag_error(d, path, 0, 0,
+                   "%s: missing; expected the counts of successful, errored "
+                   "and incomplete requests (or run_stats.requests_made)",
+                   gl_key(key, index, "request_totals"));
+    return SIM_EINVAL;
+}
+
+/* The synthetic data config of benchmark index: request_loader.data as an
+ * object, or as the string --data took: JSON text, or KEY=VALUE pairs
+ * separated by commas. Returns a new object (caller puts) or NULL with
+ * the error in d. */
+static json_object *gl_data(json_object *report, int index, const char *path,
+                            struct sim_diag *d)
+{
+    char key[256];
+    json_object *v =
+        cal__jget(report, gl_key(key, index, "request_loader.data"));
+    json_object *o;
+    const char *s;
+    char *copy, *save = NULL;
+
+    if (v == NULL) {
+        sim_diag_error(d, path, 0, 0,
+                       "%s: missing; expected GuideLLM's synthetic data "
+                       "config (prompt_tokens=N,output_tokens=N)",
+                       key);
+        return NULL;
+    }
+    if (json_object_is_type(v, json_type_object))
+        return json_object_get(v);
+    if (!json_object_is_type(v, json_type_string)) {
+        sim_diag_error(d, path, 0, 0,
+                       "%s: expected synthetic data as a string or object, "
+                       "got %s",
+                       key, json_type_to_name(json_object_get_type(v)));
+        return NULL;
+    }
+    s = json_object_get_string(v);
+    while (*s == ' ')
+        s++;
+    if (*s == '{') {
+        o = json_tokener_parse(s);
+        if (o == NULL || !json_object_is_type(o, json_type_object)) {
+            json_object_put(o);
+            sim_diag_error(d, path, 0, 0, "%s: not a JSON object: '%s'", key,
+                           s);
+            return NULL;
+        }
+        return o;
+    }
+    o = json_object_new_object();
+    copy = xstrdup(s);
+    for (char *t = strtok_r(copy, ",", &save); t != NULL;
+         t = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(t, '='), *end;
+        double x;
+
+        if (eq == NULL || eq == t) {
+            sim_diag_error(d, path, 0, 0,
+                           "%s: '%s' is not synthetic data (KEY=VALUE pairs "
+                           "such as prompt_tokens=256,output_tokens=128); "
+                           "the lengths of a dataset file or hub dataset are "
+                           "not known",
+                           key, s);
+            json_object_put(o);
+            o = NULL;
+            break;
+        }
+        *eq = '\0';
+        errno = 0;
+        x = strtod(eq + 1, &end);
+        if (end != eq + 1 && *end == '\0' && errno == 0)
+            json_object_object_add(o, t, json_object_new_double(x));
+        else
+            json_object_object_add(o, t, json_object_new_string(eq + 1));
+    }
+    free(copy);
+    return o;
+}
+
+/* A length of the data config: NAME_tokens (mean or value), its stdev,
+ * min and max (NAN when not given). */
+struct gl_len {
+    double tokens, sd, min, max;
+};
+
+/* Reads the NAME_tokens keys of data (named where) into l. */
+static void gl_len_read(json_object *data, const char *where, const char *name,
+                        const char *path, struct gl_len *l, struct sim_diag *d)
+{
+    static const char *const sfx[4] = {"", "_stdev", "_min", "_max"};
+    static const int flags[4] = {N_REQ | N_INT | N_POS, N_NONNEG, N_INT | N_POS,
+                                 N_INT | N_POS};
+    double *out[4] = {&l->tokens, &l->sd, &l->min, &l->max};
+
+    l->tokens = l->sd = l->min = l->max = NAN;
+    for (int i = 0; i < 4; i++) {
+        char k[64], full[320];
+
+        snprintf(k, sizeof(k), "%s_tokens%s", name, sfx[i]);
+        snprintf(full, sizeof(full), "%s.%s", where, k);
+        jnum_at(cal__jget(data, k), full, path, flags[i], 0, out[i], d);
+    }
+    if (!isnan(l->min) && !isnan(l->max) && l->min > l->max)
+        sim_diag_error(d, path, 0, 0,
+                       "%s.%s_tokens_min: %g more than %s_max %g", where, name,
+                       l->min, name, l->max);
+}
+
+/* Whether l is one length: no spread. */
+static int gl_fixed(const struct gl_len *l)
+{
+    return isnan(l->sd) || l->sd == 0;
+}
+
+/* Writes "    KEY: {dist: ...}" for dataset lengths. */
+static void gl_len_write(FILE *o, const char *key, const char *src,
+                         const struct gl_len *l)
+{
+    char a[40], b[40], c[40];
+
+    if (gl_fixed(l)) {
+        emit(o, src, "    %s: {dist: fixed, value: %s}", key,
+             fnum(a, l->tokens));
+    } else if (!isnan(l->max)) {
+        emit(o, "approximation: GuideLLM draws a normal clipped to [min, max]",
+             "    %s: {dist: lognormal, mean: %s, sd: %s, max: %s}", key,
+             fnum(a, l->tokens), fnum(b, l->sd), fnum(c, l->max));
+    } else {
+        emit(o, "approximation: GuideLLM draws a normal of this mean and sd",
+             "    %s: {dist: lognormal, mean: %s, sd: %s}", key,
+             fnum(a, l->tokens), fnum(b, l->sd));
+    }
+}
+
+static int gl_convert(const char *path, json_object *report, int index,
+                      char *name, const struct cal_scn_opts *opt,
+                      const char *hf, FILE *o, struct cal__scn_info *info,
+                      struct sim_diag *d)
+{
+    char key[320], a[40], b[40], where[256];
+    json_object *data = NULL, *v;
+    const char *type = NULL, *model = NULL;
+    double ok = NAN, err = NAN, inc = NAN, rate = NAN, conc = NAN, n,
+           prefix = 0;
+    struct gl_len in, out;
+    int kind = -1, burst = 0, rc = 0;
+    char *qn = NULL, *qm = NULL, *label = NULL;
+
+    gl_key(key, index, "args.strategy");
+    if (!json_object_is_type(cal__jget(report, key), json_type_object)) {
+        sim_diag_error(d, path, 0, 0,
+                       "%s: missing; expected the benchmark's scheduling "
+                       "strategy (a GuideLLM v0.3 report)",
+                       key);
+        rc = SIM_EINVAL;
+        goto out;
+    }
+    v = cal__jget(report, gl_key(key, index, "args.strategy.type_"));
+    if (v == NULL || !json_object_is_type(v, json_type_string)) {
+        sim_diag_error(d, path, 0, 0,
+                       "%s: missing; expected synchronous, concurrent, "
+                       "throughput, constant or poisson",
+                       key);
+    } else {
+        type = json_object_get_string(v);
+        for (int i = 0; gl_kinds[i] != NULL; i++)
+            if (strcmp(type, gl_kinds[i]) == 0)
+                kind = i;
+        if (kind < 0)
+            sim_diag_error(d, path, 0, 0,
+                           "%s: '%s' unsupported; valid: synchronous, "
+                           "concurrent, throughput, constant, poisson",
+                           key, type);
+    }
+    if (kind == GL_CONCURRENT)
+        cal__jnum(report, gl_key(key, index, "args.strategy.streams"), path,
+                  N_REQ | N_INT | N_POS, 0, &conc, d);
+    if (kind == GL_CONSTANT || kind == GL_POISSON) {
+        cal__jnum(report, gl_key(key, index, "args.strategy.rate"), path,
+                  N_REQ | N_POS, 0, &rate, d);
+        v = cal__jget(report,
+                      gl_key(key, index, "args.strategy.initial_burst"));
+        burst = v != NULL && json_object_is_type(v, json_type_boolean) &&
+                json_object_get_boolean(v);
+    }
+    if (kind == GL_THROUGHPUT || kind == GL_CONSTANT || kind == GL_POISSON)
+        cal__jnum(report, gl_key(key, index, "args.strategy.max_concurrency"),
+                  path, N_INT | N_POS, 0, &conc, d);
+    if (kind == GL_SYNC)
+        conc = 1;
+    if (cal__guidellm_counts(report, index, path, &ok, &err, &inc, d) == 0 &&
+        ok + err + inc < 1)
+        sim_diag_error(d, path, 0, 0, "%s: no request was sent",
+                       gl_key(key, index, "request_totals"));
+    data = gl_data(report, index, path, d);
+    gl_key(where, index, "request_loader.data");
+    in.tokens = out.tokens = NAN;
+    if (data != NULL) {
+        json_object_object_foreach(data, k, val)
+        {
+            int known = 0;
+
+            (void)val;
+            for (int i = 0; gl_data_keys[i] != NULL; i++)
+                known |= strcmp(k, gl_data_keys[i]) == 0;
+            if (!known)
+                sim_diag_error(d, path, 0, 0,
+                               "%s.%s: unsupported setting; known: "
+                               "prefix_tokens, prompt_tokens, "
+                               "prompt_tokens_stdev, prompt_tokens_min, "
+                               "prompt_tokens_max, output_tokens, "
+                               "output_tokens_stdev, output_tokens_min, "
+                               "output_tokens_max, samples, source",
+                               where, k);
+        }
+        gl_len_read(data, where, "prompt", path, &in, d);
+        gl_len_read(data, where, "output", path, &out, d);
+        snprintf(key, sizeof(key), "%s.prefix_tokens", where);
+        jnum_at(cal__jget(data, "prefix_tokens"), key, path, N_INT | N_NONNEG,
+                0, &prefix, d);
+        if (prefix > 0 && (!gl_fixed(&in) || !gl_fixed(&out)))
+            sim_diag_error(d, path, 0, 0,
+                           "%s: a shared prefix with spread lengths is "
+                           "unsupported; dsec's vllm_bench has a prefix only "
+                           "with its random dataset (fixed lengths here)",
+                           key);
+    }
+    v = cal__jget(report, gl_key(key, index, "worker.backend_model"));
+    if (v != NULL && json_object_is_type(v, json_type_string))
+        model = json_object_get_string(v);
+    if (sim_diag_errors(d) > 0) {
+        rc = SIM_EINVAL;
+        goto out;
+    }
+    if (hf == NULL && model == NULL) {
+        sim_diag_error(d, path, 0, 0,
+                       "%s: missing, and no --model-config: the run names no "
+                       "model",
+                       gl_key(key, index, "worker.backend_model"));
+        rc = SIM_EINVAL;
+        goto out;
+    }
+    if (hf == NULL)
+        sim_diag_add(d, SIM_SEV_NOTE, path, 0, 0,
+                     "no --model-config: the scenario names the model by "
+                     "deploy.model_path '%s', which dsec must know",
+                     model);
+    if (burst)
+        sim_diag_add(d, SIM_SEV_NOTE, path, 0, 0,
+                     "%s: GuideLLM's initial burst is not modelled; the "
+                     "scenario's arrivals keep the rate from the start",
+                     gl_key(key, index, "args.strategy.initial_burst"));
+    if (!gl_fixed(&in) || !gl_fixed(&out))
+        sim_diag_add(d, SIM_SEV_NOTE, path, 0, 0,
+                     "%s: GuideLLM draws the lengths from a normal clipped "
+                     "to [min, max]; the scenario has lognormals of the same "
+                     "mean and sd (capped at max)",
+                     where);
+    qm = xstrdup(name);
+    label = xasprintf("%s-%d", strip_json(qm), index);
+    free(qm);
+    qn = yq(label);
+    qm = model ? yq(model) : NULL;
+    fprintf(o,
+            "# Converted by dsec-calib import from benchmark %d (%s) of the\n"
+            "# GuideLLM report %s. The report records the load, not the\n"
+            "# server's settings: those are vLLM's or dsec's defaults.\n"
+            "# The comments say where each value came from.\n",
+            index, type, name);
+    emit(o, NULL, "name: %s", qn);
+    emit(o, NULL, "seed: 1");
+    if (hf != NULL) {
+        char *q = yq(hf), *c;
+
+        c = model ? xasprintf("--model-config; the run served %s "
+                              "(worker.backend_model)",
+                              model)
+                  : xstrdup("--model-config");
+        emit(o, c, "model: {hf_config: %s}", q);
+        free(c);
+        free(q);
+    }
+    emit(o, "--gpu (GuideLLM does not record the GPU)", "hardware: {gpu: %s}",
+         opt->gpu);
+    if (hf == NULL)
+        emit(o,
+             "worker.backend_model; tensor parallelism not recorded: dsec "
+             "derives it",
+             "deploy: {model_path: %s}", qm);
+    else
+        emit(o, NULL,
+             "# deploy: tensor parallelism not recorded: dsec "
+             "derives it");
+    unrecorded_server(o);
+    fprintf(o, "workload:\n  vllm_bench:\n");
+    n = ok + err + inc;
+    emit(o, "request_totals: successful + errored + incomplete",
+         "    num_prompts: %s", fnum(a, n));
+    switch (kind) {
+    case GL_SYNC:
+        emit(o,
+             "synchronous: one request at a time, each sent when the "
+             "last ended",
+             "    request_rate: inf");
+        emit(o, NULL, "    max_concurrency: 1");
+        break;
+    case GL_CONCURRENT:
+        emit(o,
+             "concurrent: a fixed number of streams, each sending its "
+             "next request when the last ended",
+             "    request_rate: inf");
+        emit(o, "args.strategy.streams", "    max_concurrency: %s",
+             fnum(a, conc));
+        break;
+    case GL_THROUGHPUT:
+        emit(o, "throughput: every request at once", "    request_rate: inf");
+        if (conc > 0)
+            emit(o, "args.strategy.max_concurrency", "    max_concurrency: %s",
+                 fnum(a, conc));
+        break;
+    default:
+        emit(o, "args.strategy.rate", "    request_rate: %s", fnum(a, rate));
+        if (kind == GL_CONSTANT)
+            emit(o,
+                 "constant: even gaps; dsec's most regular gamma gaps "
+                 "(CV 0.001)",
+                 "    burstiness: %s", GL_CONSTANT_BURSTINESS);
+        else
+            emit(o, "poisson: exponential gaps", "    burstiness: 1");
+        if (conc > 0)
+            emit(o, "args.strategy.max_concurrency", "    max_concurrency: %s",
+                 fnum(a, conc));
+        break;
+    }
+    if (gl_fixed(&in) && gl_fixed(&out)) {
+        emit(o, "request_loader.data: fixed lengths", "    dataset: random");
+        emit(o, "request_loader.data prompt_tokens", "    random_input_len: %s",
+             fnum(a, in.tokens));
+        emit(o, "request_loader.data output_tokens",
+             "    random_output_len: %s", fnum(b, out.tokens));
+        emit(o, "no stdev: every request alike", "    random_range_ratio: 0");
+        if (prefix > 0)
+            emit(o, "request_loader.data prefix_tokens",
+                 "    random_prefix_len: %s", fnum(a, prefix));
+    } else {
+        emit(o, "request_loader.data: lengths with a spread",
+             "    dataset: lengths");
+        gl_len_write(o, "prompt_tokens", "request_loader.data prompt_tokens",
+                     &in);
+        gl_len_write(o, "output_tokens", "request_loader.data output_tokens",
+                     &out);
+    }
+    emit(o,
+         "GuideLLM asks for exactly output_tokens (max_tokens with "
+         "ignore_eos)",
+         "    ignore_eos: true");
+    fprintf(o, "  client:\n");
+    if (opt->timeout != NULL)
+        emit(o, "--timeout", "    timeout: %s", opt->timeout);
+    else
+        emit(o,
+             "assumed: GuideLLM's default request timeout (300 s); the "
+             "report does not record it",
+             "    timeout: %s", GL_TIMEOUT);
+    info->model = model ? xstrdup(model) : NULL;
+    info->nstages = 1;
+    info->rate_per_s[0] =
+        kind == GL_CONSTANT || kind == GL_POISSON ? rate : NAN;
+    info->output_tokens = gl_fixed(&out) ? out.tokens : NAN;
+out:
+    json_object_put(data);
+    free(qn);
+    free(qm);
+    free(label);
+    free(name);
+    return rc;
+}
+
+/* ---- the dispatcher ---- */
+
 /* Converts the inference-perf folder run: an experiment folder (holding
  * results/config.yaml) or its results/ folder (holding config.yaml, with
  * exp-config.yaml and profile.yaml one level up). */
 static int folder_convert(const char *run, const struct cal_scn_opts *o,
-                          const char *hf, FILE *mem, struct sim_diag *d)
+                          const char *hf, FILE *mem, struct cal__scn_info *info,
+                          struct sim_diag *d)
 {
     char *dir = xstrdup(run), *p, *up, *name, *slash;
     size_t n = strlen(dir);
@@ -1364,7 +1880,7 @@ static int folder_convert(const char *run, const struct cal_scn_opts *o,
         name = real_basename(dir);
         rc = ip_convert(name ? name : xstrdup(dir), p,
                         xasprintf("%s/exp-config.yaml", dir),
-                        xasprintf("%s/profile.yaml", dir), o, hf, mem, d);
+                        xasprintf("%s/profile.yaml", dir), o, hf, mem, info, d);
         free(dir);
         return rc;
     }
@@ -1392,63 +1908,135 @@ static int folder_convert(const char *run, const struct cal_scn_opts *o,
     name = real_basename(up);
     rc = ip_convert(name ? name : xstrdup(up), p,
                     xasprintf("%s/exp-config.yaml", up),
-                    xasprintf("%s/profile.yaml", up), o, hf, mem, d);
+                    xasprintf("%s/profile.yaml", up), o, hf, mem, info, d);
     free(up);
     free(dir);
     return rc;
 }
 
-int cal_scenario_convert(const char *run, const struct cal_scn_opts *o,
-                         FILE *out, struct sim_diag *d)
+/* Checks the --model-config of o and sets *hf to the text written as
+ * model.hf_config (caller frees; NULL without one). Returns 0 or
+ * SIM_EINVAL. */
+static int model_hf(const struct cal_scn_opts *o, char **hf, struct sim_diag *d)
 {
-    char *buf = NULL, *hf = NULL;
+    struct arch_spec *a = NULL;
+    char why[512];
+
+    *hf = NULL;
+    if (o->model_config == NULL)
+        return 0;
+    if (arch_hf_load(o->model_config, &a, why, sizeof(why)) != 0) {
+        /* why is "FILE[:LINE:COL]: error: WHAT". */
+        char *e = strstr(why, ": error: ");
+
+        if (e != NULL) {
+            *e = '\0';
+            sim_diag_error(d, why, 0, 0, "--model-config: %s", e + 9);
+        } else {
+            sim_diag_error(d, o->model_config, 0, 0, "--model-config: %s", why);
+        }
+        return SIM_EINVAL;
+    }
+    arch_hf_free(a);
+    if (o->model_config_name != NULL) {
+        *hf = xstrdup(o->model_config_name);
+        return 0;
+    }
+    /* Absolute, so the scenario works wherever it is saved (the loader
+     * reads hf_config relative to the scenario file). */
+    *hf = realpath(o->model_config, NULL);
+    if (*hf == NULL)
+        *hf = xstrdup(o->model_config);
+    return 0;
+}
+
+/* One input to convert: an inference-perf folder ('d'), a vllm bench
+ * result file ('f', root its JSON or NULL) or benchmark index of a
+ * GuideLLM report ('g', root the report). */
+struct conv {
+    int kind;
+    const char *run;
+    json_object *root;
+    int index;
+};
+
+/* Converts c into a memory stream and copies it to out when the whole
+ * input converted. info is cleared first. */
+static int convert(const struct conv *c, const struct cal_scn_opts *o,
+                   FILE *out, struct cal__scn_info *info, struct sim_diag *d)
+{
+    char *buf = NULL, *hf = NULL, *name;
     size_t len = 0;
     FILE *mem;
-    int kind = file_kind(run), rc;
+    int rc;
 
-    if (kind == 0) {
-        sim_diag_error(d, run, 0, 0, "cannot open: %s", strerror(errno));
-        return SIM_EIO;
-    }
-    if (o->model_config != NULL) {
-        struct arch_spec *a = NULL;
-        char why[512];
-
-        if (arch_hf_load(o->model_config, &a, why, sizeof(why)) != 0) {
-            /* why is "FILE[:LINE:COL]: error: WHAT". */
-            char *e = strstr(why, ": error: ");
-
-            if (e != NULL) {
-                *e = '\0';
-                sim_diag_error(d, why, 0, 0, "--model-config: %s", e + 9);
-            } else {
-                sim_diag_error(d, o->model_config, 0, 0, "--model-config: %s",
-                               why);
-            }
-            return SIM_EINVAL;
-        }
-        arch_hf_free(a);
-        /* Absolute, so the scenario works wherever it is saved (the
-         * loader reads hf_config relative to the scenario file). */
-        hf = realpath(o->model_config, NULL);
-        if (hf == NULL)
-            hf = xstrdup(o->model_config);
-    }
+    memset(info, 0, sizeof(*info));
+    info->output_tokens = NAN;
+    rc = model_hf(o, &hf, d);
+    if (rc != 0)
+        return rc;
     mem = open_memstream(&buf, &len);
     if (mem == NULL)
         sim_fatal("open_memstream: %s", strerror(errno));
-    if (kind == 'f') {
-        char *name = real_basename(run);
-
-        rc = vb_convert(run, strip_json(name ? name : xstrdup(run)), o, hf, mem,
-                        d);
-    } else {
-        rc = folder_convert(run, o, hf, mem, d);
+    switch (c->kind) {
+    case 'f':
+        name = real_basename(c->run);
+        rc = vb_convert(c->run, c->root,
+                        strip_json(name ? name : xstrdup(c->run)), o, hf, mem,
+                        info, d);
+        break;
+    case 'g':
+        name = real_basename(c->run);
+        rc = gl_convert(c->run, c->root, c->index,
+                        name ? name : xstrdup(c->run), o, hf, mem, info, d);
+        break;
+    default:
+        rc = folder_convert(c->run, o, hf, mem, info, d);
+        break;
     }
     fclose(mem);
     if (rc == 0)
         fwrite(buf, 1, len, out);
     free(buf);
     free(hf);
+    return rc;
+}
+
+void cal__scn_info_fini(struct cal__scn_info *info)
+{
+    free(info->model);
+    memset(info, 0, sizeof(*info));
+}
+
+int cal__scenario_convert(const char *run, json_object *root,
+                          const struct cal_scn_opts *o, FILE *out,
+                          struct cal__scn_info *info, struct sim_diag *d)
+{
+    struct conv c = {file_kind(run), run, root, 0};
+
+    memset(info, 0, sizeof(*info));
+    if (c.kind == 0) {
+        sim_diag_error(d, run, 0, 0, "cannot open: %s", strerror(errno));
+        return SIM_EIO;
+    }
+    return convert(&c, o, out, info, d);
+}
+
+int cal__scenario_guidellm(const char *path, json_object *report, int index,
+                           const struct cal_scn_opts *o, FILE *out,
+                           struct cal__scn_info *info, struct sim_diag *d)
+{
+    struct conv c = {'g', path, report, index};
+
+    return convert(&c, o, out, info, d);
+}
+
+int cal_scenario_convert(const char *run, const struct cal_scn_opts *o,
+                         FILE *out, struct sim_diag *d)
+{
+    struct cal__scn_info info;
+    int rc = cal__scenario_convert(run, NULL, o, out, &info, d);
+
+    cal__scn_info_fini(&info);
     return rc;
 }

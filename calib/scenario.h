@@ -7,7 +7,8 @@
  * result JSON (--save-result, with or without --save-detailed). The
  * scenario is YAML whose comments say where each value came from and what
  * was assumed. Nothing is written unless the whole input converts. No
- * state; single-threaded.
+ * state; single-threaded. dsec-calib import uses the same conversions,
+ * and one for GuideLLM reports, through calib/scenario-int.h.
  */
 #ifndef CAL_SCENARIO_H
 #define CAL_SCENARIO_H
@@ -31,6 +32,9 @@ struct cal_scn_opts {
     const char *model_config; /* --model-config: a config.json or its dir */
     const char *gpu;          /* --gpu: a GPU catalog name, already checked */
     const char *timeout;      /* --timeout: a duration as given, checked */
+    const char *model_config_name; /* written as model.hf_config instead of
+                                      model_config's absolute path (dsec-calib
+                                      import: "config.json"), or NULL */
 };
 
 /*
