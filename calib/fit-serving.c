@@ -67,6 +67,8 @@ struct param {
 
 struct ctx {
     const struct cal_srv_opts *o;
+    sqlite3 *db;
+    sqlite3_stmt *err_ins; /* INSERT INTO serving_errors, or NULL */
     struct sim_diag *d;
     FILE *rep;
     const struct gpu_spec *g;
@@ -523,6 +525,14 @@ static int unidentifiable(const struct ctx *c, const struct fit *f, char *why,
             return j;
         }
     for (int j = 0; j < c->np; j++)
+        if (sqrt(f->cov[j][j]) > CAL_SRV_MAX_REL_SE) {
+            snprintf(why, len,
+                     "%s is not identifiable from these runs: its standard "
+                     "error is %.0f %% of its value",
+                     c->p[j].key, 100 * sqrt(f->cov[j][j]));
+            return j;
+        }
+    for (int j = 0; j < c->np; j++)
         for (int k = j + 1; k < c->np; k++) {
             double r = f->cov[j][k] / sqrt(f->cov[j][j] * f->cov[k][k]);
             if (fabs(r) > 0.99) {
@@ -543,9 +553,31 @@ static void print_errors(struct ctx *c, const struct run *r, const char *tag,
                          double sum_abs[NMETRIC], int cnt[NMETRIC],
                          double sum_sq[NMETRIC])
 {
+    size_t len = strlen(r->source);
+    /* The end of a long path names the run. */
+    const char *name = len > 44 ? r->source + len - 44 : r->source;
+    const char *kind = strcmp(tag, "cv ") == 0   ? "cv"
+                       : strcmp(tag, "ho ") == 0 ? "holdout"
+                       : strcmp(tag, "st ") == 0 ? "start"
+                                                 : "fit";
+
     for (int s = 0; s < r->nst; s++) {
         const struct stage *t = &r->st[s];
-        fprintf(c->rep, "  %-44.44s %2d %s", r->source, t->stage, tag);
+        fprintf(c->rep, "  %-44.44s %2d %s", name, t->stage, tag);
+        if (c->err_ins != NULL && t->used && r->rc == 0) {
+            sqlite3_reset(c->err_ins);
+            sqlite3_bind_int64(c->err_ins, 1, r->id);
+            sqlite3_bind_int(c->err_ins, 2, t->stage);
+            sqlite3_bind_text(c->err_ins, 3, kind, -1, SQLITE_STATIC);
+            for (int m = 0; m < NMETRIC; m++) {
+                double e = r->sim[s][m] / t->meas[m] - 1.0;
+                if (isfinite(e))
+                    sqlite3_bind_double(c->err_ins, 4 + m, e);
+                else
+                    sqlite3_bind_null(c->err_ins, 4 + m);
+            }
+            sqlite3_step(c->err_ins);
+        }
         if (!t->used) {
             fprintf(c->rep,
                     "  overloaded (%d of %d failed, or served < %.0f %% of "
@@ -936,6 +968,21 @@ int cal_srv_fit(sqlite3 *db, const struct cal_srv_opts *o, struct sim_diag *d)
     rc = setup(&c, db);
     if (rc == 0)
         rc = read_runs(&c, db);
+    /* The signed errors of this fit, for scripts (docs/calibration.md):
+     * the table holds the latest fit's. */
+    c.db = db;
+    if (rc == 0 &&
+        (sqlite3_exec(db,
+                      "CREATE TABLE IF NOT EXISTS serving_errors (run INTEGER"
+                      " NOT NULL, stage INTEGER NOT NULL, kind TEXT NOT NULL,"
+                      " ttft REAL, tpot REAL, e2e REAL);"
+                      "DELETE FROM serving_errors;",
+                      NULL, NULL, NULL) != SQLITE_OK ||
+         sqlite3_prepare_v2(db,
+                            "INSERT INTO serving_errors VALUES (?1, ?2, ?3, "
+                            "?4, ?5, ?6)",
+                            -1, &c.err_ins, NULL) != SQLITE_OK))
+        rc = db_fail(&c, db);
     if (rc == 0 && c.nruns == 0) {
         sim_diag_error(d, NULL, 0, 0,
                        "no serving runs for GPU kind '%s' (import benchmark "
@@ -985,7 +1032,7 @@ int cal_srv_fit(sqlite3 *db, const struct cal_srv_opts *o, struct sim_diag *d)
     print_header(&c, "start (signed errors, simulated / measured - 1):");
     for (int i = 0; i < c.nruns; i++)
         if (c.runs[i].fit_in)
-            print_errors(&c, &c.runs[i], "   ", sabs, cnt, ssq);
+            print_errors(&c, &c.runs[i], "st ", sabs, cnt, ssq);
     print_mae(&c, "start", sabs, cnt);
 refit:
     rc = solve(&c, x0, &full, 0);
@@ -1080,7 +1127,7 @@ refit:
         print_header(&c, "held out (predicted with the fit):");
         for (int i = 0; i < c.nruns; i++)
             if (c.runs[i].holdout)
-                print_errors(&c, &c.runs[i], "   ", habs, hcnt, hsq);
+                print_errors(&c, &c.runs[i], "ho ", habs, hcnt, hsq);
         print_mae(&c, "held out", habs, hcnt);
     }
     /* Leave one run out: refit without it, predict it. */
@@ -1209,6 +1256,7 @@ out:
         free(r->sim);
     }
     free(c.runs);
+    sqlite3_finalize(c.err_ins);
     rmdir(c.tmp);
     perf_calib_fini(&c.base);
     perf_calib_fini(&c.cand);

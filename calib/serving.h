@@ -30,6 +30,10 @@
     "gemm.hbm_efficiency,attention.hbm_efficiency,gemm.efficiency_max,"        \
     "iteration_overhead,frontend.request"
 
+/* A parameter whose relative standard error exceeds this is not
+ * identifiable from the runs (the data barely constrain it). */
+#define CAL_SRV_MAX_REL_SE 0.5
+
 /* Tolerances that scale the relative errors (serving.h comment). */
 #define CAL_SRV_TOL_TTFT 0.15
 #define CAL_SRV_TOL_TPOT 0.05

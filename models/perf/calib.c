@@ -1082,6 +1082,13 @@ static void dist_add(struct perf_calib_dist *out,
     }
 }
 
+/* The scale that makes a parameter's error relative: its mean when
+ * positive (a log-normal draw), else 1 (a normal one, for a value of 0). */
+static double rel_scale(const struct perf_calib_dist_param *p)
+{
+    return p->mean > 0 ? p->mean : 1.0;
+}
+
 int perf_calib_dist_init(const struct perf_calib *c, const char *gpu,
                          struct perf_calib_dist *out)
 {
@@ -1117,17 +1124,19 @@ int perf_calib_dist_init(const struct perf_calib *c, const char *gpu,
         if (!isnan(e->unc.structural.e2e))
             out->structural.e2e = e->unc.structural.e2e;
     }
-    /* Compact the covariance to n x n and factor it; each block was
-     * checked at load, so the whole (block-diagonal) matrix factors. */
+    /* Compact the covariance to n x n, relative to the means (the draws
+     * are log-normal, perf_calib_dist_draw()), and factor it; each block
+     * was checked at load, so the whole (block-diagonal) matrix factors. */
     a = xcalloc((size_t)M * (size_t)M, sizeof(*a));
     for (int i = 0; i < out->n; i++)
         for (int j = 0; j < out->n; j++)
-            a[i * out->n + j] = cov[i * M + j];
+            a[i * out->n + j] = cov[i * M + j] /
+                                (rel_scale(&out->p[i]) * rel_scale(&out->p[j]));
     if (out->n > 0 && perf_cholesky_psd(a, out->n, out->chol) != 0) {
         /* Not reachable for a loaded profile; fall back to independence. */
         memset(out->chol, 0, sizeof(out->chol));
         for (int i = 0; i < out->n; i++)
-            out->chol[i * out->n + i] = out->p[i].se;
+            out->chol[i * out->n + i] = out->p[i].se / rel_scale(&out->p[i]);
     }
     free(a);
     free(cov);
@@ -1140,11 +1149,15 @@ void perf_calib_dist_draw(const struct perf_calib_dist *dist, const double *z,
     for (int i = 0; i < dist->n; i++) {
         const struct perf_calib_dist_param *p = &dist->p[i];
         const struct sim_param *row = p->k.row;
-        double v = p->mean;
+        double u = 0, v;
         void *entry;
 
         for (int j = 0; j <= i; j++)
-            v += dist->chol[i * dist->n + j] * z[j];
+            u += dist->chol[i * dist->n + j] * z[j];
+        /* Log-normal around a positive mean, with the stated relative
+         * error (a normal one for small errors; positive values stay
+         * positive); normal around 0. */
+        v = p->mean > 0 ? p->mean * exp(u) : u;
         /* Keep the value inside the key's range (an efficiency in (0, 1],
          * a time >= 0): a normal tail can leave it. */
         if (row->type == SIM_PT_DURATION) {

@@ -293,8 +293,10 @@ struct perf_calib_dist_param {
 struct perf_calib_dist {
     int n;
     struct perf_calib_dist_param p[PERF_CALIB_MAX_UNC];
-    /* Lower-triangular Cholesky factor of the covariance, row-major n x n:
-     * a draw is mean + L z for z standard normal. */
+    /* Lower-triangular Cholesky factor of the relative covariance
+     * (cov_ij / (mean_i mean_j) for positive means), row-major n x n: a
+     * draw is mean * exp((L z)_i) for z standard normal, log-normal with
+     * the stated relative errors (mean + (L z)_i for a mean of 0). */
     double chol[PERF_CALIB_MAX_UNC * PERF_CALIB_MAX_UNC];
     /* The GPU entry's structural error (the kind's, else the default's). */
     struct perf_calib_structural structural;
@@ -305,7 +307,7 @@ struct perf_calib_dist {
 int perf_calib_dist_init(const struct perf_calib *c, const char *gpu,
                          struct perf_calib_dist *out);
 
-/* Writes the draw mean + L z (z: dist->n standard normal values) into dst,
+/* Writes the draw mean * exp(L z) (z: dist->n standard normal values) into dst,
  * a copy of the profile dist was made from (perf_calib_copy()), each value
  * kept inside its row's range. */
 void perf_calib_dist_draw(const struct perf_calib_dist *dist, const double *z,
