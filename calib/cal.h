@@ -151,17 +151,25 @@ int cal_import_serving(sqlite3 *db, const char *path,
 
 /* Result of one least-squares fit: nparams values with standard errors
  * (square root of the covariance diagonal scaled by the residual
- * variance), R^2 of the weighted fit, the number of points. */
+ * variance), their covariance scaled alike (cov[i][i] = se[i]^2; the rows
+ * and columns of fixed parameters are 0), R^2 of the weighted fit, the
+ * number of points. Units are those of p (cal_fit_alpha_beta() converts
+ * its covariance to GB/s with the values). */
 #define CAL_FIT_MAXP 4
 struct cal_fit {
     int np;
     double p[CAL_FIT_MAXP];
     double se[CAL_FIT_MAXP];
+    double cov[CAL_FIT_MAXP][CAL_FIT_MAXP];
     int fixed[CAL_FIT_MAXP]; /* 1: held at its start value */
     double r2;
     double chisq;
     int npoints;
 };
+
+/* The correlation of parameters i and j of f, cov[i][j] / (se[i] se[j]),
+ * within [-1, 1]; 0 when either is fixed or has no error. */
+double cal_fit_corr(const struct cal_fit *f, int i, int j);
 
 /* Hockney fit t_us = alpha_us + x_bytes / (B_gbps * 1e3), minimising the
  * relative residuals (t_model - t) / t so that small and large messages

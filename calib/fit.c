@@ -22,6 +22,7 @@
  *   and the kernel time of dsec's GEMM cost (cal_fit_gemm()).
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,13 +74,42 @@ static void series_free(struct series *s)
     memset(s, 0, sizeof(*s));
 }
 
-/* A link figure proposed for the profile. */
+/* A link figure proposed for the profile, with the errors of the fit it
+ * came from (NAN when not measured or not fitted). */
 struct link_prop {
     int set;
-    int rank;        /* lower wins */
-    double alpha_us; /* per step; NAN when not measured */
-    double gbps;     /* achieved, per direction; NAN when not measured */
+    int rank;            /* lower wins */
+    double alpha_us;     /* per step, clamped at 0; NAN when not measured */
+    double alpha_fit_us; /* per step before the clamp */
+    double se_alpha_us;
+    double gbps; /* achieved, per direction; NAN when not measured */
+    double se_gbps;
+    double r; /* correlation of alpha and gbps (one fit), else 0 */
     char from[160];
+    char fit[240]; /* the source for uncertainty.fit: group, points */
+};
+
+/* The standard errors and correlations of one profile entry as written:
+ * keys of the entry, errors in plain units (fractions, tokens, seconds,
+ * B/s), correlations rounded as written. */
+#define UNC_MAXK 8
+enum unc_unit { UNC_PLAIN, UNC_US, UNC_GBPS };
+struct unc_out {
+    int n;
+    const char *key[UNC_MAXK]; /* static */
+    double se[UNC_MAXK];
+    enum unc_unit unit[UNC_MAXK];
+    double r[UNC_MAXK][UNC_MAXK]; /* 0: independent */
+    char fit[640];
+};
+
+/* A link entry as written; name NULL when it is not. */
+struct link_out {
+    const char *name; /* catalog class, static */
+    int has_alpha, has_b, over;
+    double alpha_us, gbps, efficiency;
+    char comment[400];
+    struct unc_out unc;
 };
 
 struct ctx {
@@ -90,10 +120,14 @@ struct ctx {
     int nfits;
     struct link_prop intra, inter, inter_alpha, pcie;
     int have_gemm, gemm_mem_free, have_hbm, hbm_rank;
-    struct cal_fit gemm;
+    struct cal_fit gemm, hbm;
     double hbm_frac, hbm_kernel_us;
-    char hbm_from[160];
+    char hbm_from[160], gemm_fit[240], hbm_fit[240];
     FILE *rep;
+    /* What write_profile() wrote, for verify_profile(). */
+    struct unc_out gpu_unc;
+    struct link_out links[3];
+    int nlinks;
 };
 
 static int store(struct ctx *c, const char *kind, const char *subject,
@@ -133,6 +167,20 @@ static int store(struct ctx *c, const char *kind, const char *subject,
     }
     c->nfits++;
     return 0;
+}
+
+/* Appends to the string buf of size bytes, truncating. */
+__attribute__((format(printf, 3, 4))) static void
+appendf(char *buf, size_t size, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    va_list ap;
+
+    if (len + 1 >= size)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, size - len, fmt, ap);
+    va_end(ap);
 }
 
 /* "all_reduce_perf out-of-place 8r 1h" -> "all_reduce_perf-out-of-place-8r-1h"
@@ -233,16 +281,44 @@ static int fit_ab(struct ctx *c, const char *kind, const char *subject,
     return rc;
 }
 
-static void propose(struct link_prop *l, int rank, double alpha_us, double gbps,
-                    const char *from)
+/* An empty proposal: nothing measured. */
+static void prop_clear(struct link_prop *l)
+{
+    memset(l, 0, sizeof(*l));
+    l->alpha_us = l->alpha_fit_us = l->se_alpha_us = NAN;
+    l->gbps = l->se_gbps = NAN;
+}
+
+/* The link figure of alpha-beta fit f of group from: when use_alpha, the
+ * alpha (f's alpha - off_us) / div, clamped at 0; when use_b, the
+ * bandwidth f's B / bdiv; their errors scaled alike (a shift and positive
+ * scales keep the correlation). fit names the group and its points. */
+static void prop_from_fit(struct link_prop *l, const struct cal_fit *f,
+                          const char *from, const char *fit, int use_alpha,
+                          double off_us, double div, int use_b, double bdiv)
+{
+    prop_clear(l);
+    snprintf(l->from, sizeof(l->from), "%s", from);
+    snprintf(l->fit, sizeof(l->fit), "%s", fit);
+    if (use_alpha) {
+        l->alpha_fit_us = (f->p[0] - off_us) / div;
+        l->alpha_us = l->alpha_fit_us > 0 ? l->alpha_fit_us : 0;
+        l->se_alpha_us = f->se[0] / div;
+    }
+    if (use_b) {
+        l->gbps = f->p[1] / bdiv;
+        l->se_gbps = f->se[1] / bdiv;
+    }
+    l->r = use_alpha && use_b ? cal_fit_corr(f, 0, 1) : 0;
+}
+
+static void propose(struct link_prop *l, int rank, const struct link_prop *cand)
 {
     if (l->set && l->rank <= rank)
         return;
+    *l = *cand;
     l->set = 1;
     l->rank = rank;
-    l->alpha_us = alpha_us;
-    l->gbps = gbps;
-    snprintf(l->from, sizeof(l->from), "%s", from);
 }
 
 static enum net_coll coll_of(const char *bench, int *steps_mul, int *ok)
@@ -329,19 +405,29 @@ static int fit_nccl(struct ctx *c)
             if (rc == 0 && strcmp(op, "out-of-place") == 0 && p >= 2) {
                 int prio = 10;
                 int steps = mul * (p - 1);
-                double a = fit.p[0] - NET_NCCL_BASE_NS / 1e3;
+                double base_us = NET_NCCL_BASE_NS / 1e3;
+                struct link_prop cand;
+                char note[240];
 
                 for (int j = 0; coll_order[j]; j++)
                     if (strcmp(coll_order[j], bench) == 0)
                         prio = j;
-                a = a > 0 ? a : 0;
+                snprintf(note, sizeof(note),
+                         "nccl-tests %s, %d points; per-step alpha = (alpha "
+                         "- %g us)",
+                         key, fit.npoints, base_us);
                 if (steps > 0)
-                    a /= steps;
+                    appendf(note, sizeof(note), " / %d", steps);
+                if (hosts > 1)
+                    appendf(note, sizeof(note), "; bandwidth per NIC = B / %g",
+                            (double)p / hosts);
+                prop_from_fit(&cand, &fit, key, note, 1, base_us,
+                              steps > 0 ? steps : 1, 1,
+                              hosts <= 1 ? 1 : (double)p / hosts);
                 if (hosts <= 1)
-                    propose(&c->intra, prio * 100 - p, a, fit.p[1], key);
+                    propose(&c->intra, prio * 100 - p, &cand);
                 else
-                    propose(&c->inter, 1000 + prio * 100 - p, a,
-                            fit.p[1] / ((double)p / hosts), key);
+                    propose(&c->inter, 1000 + prio * 100 - p, &cand);
             }
             rc = 0;
             ser.len = 0;
@@ -405,17 +491,28 @@ static int fit_simple(struct ctx *c)
             if (rc < 0)
                 break;
             if (rc == 0) {
+                struct link_prop cand;
+                char note[240];
+
+                snprintf(note, sizeof(note), "%s, %d points", key, fit.npoints);
                 if (strcmp(bench, "ib_write_lat") == 0 ||
-                    strcmp(bench, "ib_send_lat") == 0)
-                    propose(&c->inter_alpha, 0, fit.p[0], NAN, key);
-                else if (strncmp(bench, "ib_", 3) == 0 && strstr(bench, "_bw"))
-                    propose(&c->inter, 0, NAN, fit.p[1], key);
-                else if (strcmp(op, "h2d") == 0)
-                    propose(&c->pcie, 0, fit.p[0], fit.p[1], key);
-                else if (strcmp(op, "d2h") == 0)
-                    propose(&c->pcie, 1, fit.p[0], fit.p[1], key);
-                else if (strcmp(op, "p2p") == 0)
-                    propose(&c->intra, 5000, NAN, fit.p[1], key);
+                    strcmp(bench, "ib_send_lat") == 0) {
+                    prop_from_fit(&cand, &fit, key, note, 1, 0, 1, 0, 1);
+                    propose(&c->inter_alpha, 0, &cand);
+                } else if (strncmp(bench, "ib_", 3) == 0 &&
+                           strstr(bench, "_bw")) {
+                    prop_from_fit(&cand, &fit, key, note, 0, 0, 1, 1, 1);
+                    propose(&c->inter, 0, &cand);
+                } else if (strcmp(op, "h2d") == 0 || strcmp(op, "d2h") == 0) {
+                    /* A negative alpha stays negative here: such an
+                     * alpha is not written (write_link()). */
+                    prop_from_fit(&cand, &fit, key, note, 1, 0, 1, 1, 1);
+                    cand.alpha_us = cand.alpha_fit_us;
+                    propose(&c->pcie, strcmp(op, "h2d") == 0 ? 0 : 1, &cand);
+                } else if (strcmp(op, "p2p") == 0) {
+                    prop_from_fit(&cand, &fit, key, note, 0, 0, 1, 1, 1);
+                    propose(&c->intra, 5000, &cand);
+                }
                 if (hbm) {
                     double frac = fit.p[1] * 1e9 / c->g->hbm_bytes_per_s;
 
@@ -427,7 +524,9 @@ static int fit_simple(struct ctx *c)
                         c->hbm_rank = hrank;
                         c->hbm_frac = frac;
                         c->hbm_kernel_us = fit.p[0] > 0 ? fit.p[0] : 0;
+                        c->hbm = fit;
                         snprintf(c->hbm_from, sizeof(c->hbm_from), "%s", key);
+                        snprintf(c->hbm_fit, sizeof(c->hbm_fit), "%s", note);
                     }
                 }
             }
@@ -468,6 +567,7 @@ static int fit_nvbandwidth(struct ctx *c)
         double mean = sqlite3_column_double(s, 2);
         int n = sqlite3_column_int(s, 5);
         char key[160];
+        struct link_prop cand;
 
         snprintf(key, sizeof(key), "nvbandwidth %s", bench);
         fprintf(c->rep,
@@ -481,13 +581,18 @@ static int fit_nvbandwidth(struct ctx *c)
                    lat ? "us" : "GB/s", NAN, n);
         if (lat)
             continue;
+        /* One size, so no fit and no standard error. */
+        prop_clear(&cand);
+        cand.gbps = mean;
+        snprintf(cand.from, sizeof(cand.from), "%s", key);
+        snprintf(cand.fit, sizeof(cand.fit), "%s, %d cells", key, n);
         if (strstr(bench, "host_to_device_memcpy_ce"))
-            propose(&c->pcie, 10, NAN, mean, key);
+            propose(&c->pcie, 10, &cand);
         else if (strstr(bench, "device_to_host_memcpy_ce"))
-            propose(&c->pcie, 11, NAN, mean, key);
+            propose(&c->pcie, 11, &cand);
         else if (strncmp(bench, "device_to_device_memcpy_", 24) == 0 &&
                  !strstr(bench, "bidirectional"))
-            propose(&c->intra, 4000, NAN, mean, key);
+            propose(&c->intra, 4000, &cand);
     }
     sqlite3_finalize(s);
     return rc;
@@ -593,7 +698,11 @@ static int fit_gemms(struct ctx *c)
                     c->gemm = f;
                     /* Written when fitted, or held at the measured HBM
                      * stream fraction; not when held at the default. */
-                    c->gemm_mem_free = !f.fixed[2] || c->have_hbm;
+                    c->gemm_mem_free =
+                        !f.fixed[2] ||
+                        (c->have_hbm && c->hbm_frac > 0 && c->hbm_frac <= 1);
+                    snprintf(c->gemm_fit, sizeof(c->gemm_fit), "%s, %d shapes",
+                             subject, f.npoints);
                 }
             }
             ser.len = 0;
@@ -641,51 +750,343 @@ static double clamp01(double v)
     return v > 1 ? 1 : v;
 }
 
-/* Writes one link entry; nominal is the class's catalog bandwidth (B/s). */
-static void write_link(FILE *fp, const char *cls, const struct link_prop *l,
-                       const struct link_prop *alpha, double nominal)
+/* ---- uncertainty ---------------------------------------------------- */
+
+/* Adds key with its standard error (plain unit) to u. Returns its index,
+ * or -1 when there is no error to give (NAN). */
+static int unc_add(struct unc_out *u, const char *key, double se,
+                   enum unc_unit unit)
 {
-    double a = alpha && alpha->set ? alpha->alpha_us : l->alpha_us;
-    int have_b = l->set && isfinite(l->gbps) && l->gbps > 0;
+    if (!(isfinite(se) && se >= 0) || !SIM_ALWAYS(u->n < UNC_MAXK))
+        return -1;
+    u->key[u->n] = key;
+    u->se[u->n] = se;
+    u->unit[u->n] = unit;
+    return u->n++;
+}
 
-    if (!have_b && !(isfinite(a) && a >= 0))
+/* Sets the correlation of keys i and j (indices of unc_add(), -1 ignored),
+ * rounded to the 6 decimals written. */
+static void unc_corr(struct unc_out *u, int i, int j, double r)
+{
+    if (i < 0 || j < 0 || i == j)
         return;
-    fprintf(fp, "  %s: {", cls);
-    if (isfinite(a) && a >= 0)
-        fprintf(fp, "alpha: %.4fus%s", a, have_b ? ", " : "");
-    if (have_b) {
-        double e = l->gbps * 1e9 / nominal;
+    r = round(r * 1e6) / 1e6;
+    u->r[i][j] = u->r[j][i] = r > 1 ? 1 : r < -1 ? -1 : r;
+}
 
+/* The standard error of key i of u as the loader reads it back
+ * (durations to the nanosecond). */
+static double unc_se_loaded(const struct unc_out *u, int i)
+{
+    return u->unit[i] == UNC_US ? round(u->se[i] * 1e9) / 1e9 : u->se[i];
+}
+
+/* What is written must load: the loader checks that each entry's
+ * covariance, as it reads it, is positive semidefinite
+ * (perf_cholesky_psd()). Two things can fail that check, and each is
+ * repaired and reported:
+ * - rounding: each correlation moves by up to 5e-7 as written, which
+ *   matters only for a nearly singular fit; the correlations are then
+ *   shrunk towards 0 by the smallest of a few factors that passes;
+ * - scale: the check's zero-pivot tolerance is relative to the largest
+ *   variance of the entry, so a key whose variance is below 1e-10 of it
+ *   (a kernel time of 0.1 us, 1e-14 s^2, beside half_tokens, 20 tokens^2)
+ *   reads as exactly known, and any correlation it has as an error;
+ *   TODO(#17): such a key's correlations are left out (smallest variance
+ *   first) until the check is made scale-free (on the correlation
+ *   matrix). */
+static void unc_psd(struct ctx *c, const char *entry, struct unc_out *u)
+{
+    static const double shrink[] = {1 - 1e-6, 1 - 1e-5, 1 - 1e-4, 1 - 1e-3,
+                                    0.99,     0.9,      0};
+    double a[UNC_MAXK * UNC_MAXK], l[UNC_MAXK * UNC_MAXK];
+    double r0[UNC_MAXK][UNC_MAXK];
+    int n = u->n, ns = 0;
+
+    memcpy(r0, u->r, sizeof(r0));
+    for (;;) {
+        int drop = -1;
+
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                a[i * n + j] = i == j ? 1 : u->r[i][j];
+        if (perf_cholesky_psd(a, n, l) != 0 &&
+            ns < (int)(sizeof(shrink) / sizeof(shrink[0]))) {
+            for (int i = 0; i < n; i++)
+                for (int j = i + 1; j < n; j++)
+                    unc_corr(u, i, j, r0[i][j] * shrink[ns]);
+            fprintf(c->rep,
+                    "profile: %s: the fit is nearly singular; its "
+                    "correlations are shrunk by %g to stay positive "
+                    "semidefinite as written\n",
+                    entry, shrink[ns]);
+            ns++;
+            continue;
+        }
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                a[i * n + j] = (i == j ? 1 : u->r[i][j]) * unc_se_loaded(u, i) *
+                               unc_se_loaded(u, j);
+        if (perf_cholesky_psd(a, n, l) == 0)
+            return;
+        for (int i = 0; i < n; i++) {
+            int corr = 0;
+            for (int j = 0; j < n; j++)
+                corr |= i != j && u->r[i][j] != 0;
+            if (corr && (drop < 0 || a[i * n + i] < a[drop * n + drop]))
+                drop = i;
+        }
+        if (!SIM_ALWAYS(drop >= 0))
+            return;
+        {
+            double rmax = 0;
+            for (int j = 0; j < n; j++)
+                if (fabs(u->r[drop][j]) > fabs(rmax))
+                    rmax = u->r[drop][j];
+            fprintf(c->rep,
+                    "profile: %s: the correlations of %s (largest %.3f) are "
+                    "left out: its variance, %.3g%s, is below what the "
+                    "profile loader's check resolves beside the others'\n",
+                    entry, u->key[drop], rmax, a[drop * n + drop],
+                    u->unit[drop] == UNC_US     ? " s^2"
+                    : u->unit[drop] == UNC_GBPS ? " (B/s)^2"
+                                                : "");
+        }
+        for (int j = 0; j < n; j++)
+            u->r[drop][j] = u->r[j][drop] = r0[drop][j] = r0[j][drop] = 0;
+    }
+}
+
+static void unc_write(FILE *fp, const struct unc_out *u, int indent)
+{
+    int first = 1;
+
+    if (u->n == 0)
+        return;
+    fprintf(fp, "%*suncertainty:\n%*sfit: ", indent, "", indent + 2, "");
+    yaml_str(fp, u->fit);
+    fprintf(fp, "\n%*sstd_errors:\n", indent + 2, "");
+    for (int i = 0; i < u->n; i++) {
+        fprintf(fp, "%*s%s: ", indent + 4, "", u->key[i]);
+        /* Durations to the nanosecond, the profile's resolution; others
+         * to 8 digits, so that they load back within 1e-7. */
+        if (u->unit[i] == UNC_US)
+            fprintf(fp, "%.3fus\n", u->se[i] * 1e6);
+        else if (u->unit[i] == UNC_GBPS)
+            fprintf(fp, "%.8gGB/s\n", u->se[i] / 1e9);
+        else
+            fprintf(fp, "%.8g\n", u->se[i]);
+    }
+    for (int i = 0; i < u->n; i++)
+        for (int j = i + 1; j < u->n; j++) {
+            if (u->r[i][j] == 0)
+                continue;
+            if (first)
+                fprintf(fp, "%*scorrelation:\n", indent + 2, "");
+            first = 0;
+            fprintf(fp, "%*s- {a: %s, b: %s, r: %.6f}\n", indent + 4, "",
+                    u->key[i], u->key[j], u->r[i][j]);
+        }
+}
+
+/* Reports a value that the profile gives clamped to the model's range,
+ * keeping the fit's standard error (the scale of the estimate's doubt
+ * around the bound it reached). */
+static void report_clamp(struct ctx *c, const char *key, double fit,
+                         double written, const char *unit)
+{
+    if (fit == written)
+        return;
+    fprintf(c->rep,
+            "profile: %s: fitted %.4g%s, written clamped to %g%s; its "
+            "standard error is the fit's\n",
+            key, fit, unit, written, unit);
+}
+
+/* The uncertainty of the GPU entry: the GEMM fit's free parameters with
+ * their correlations; the elementwise HBM fraction B / H and kernel time
+ * alpha of the HBM fit, correlated as B and alpha; a GEMM HBM fraction held
+ * at the stream fraction is that same value (its error, correlation 1). */
+static void plan_gpu(struct ctx *c, struct unc_out *u)
+{
+    static const char *const keys[] = {
+        "gemm.efficiency_max", "gemm.half_tokens", "gemm.hbm_efficiency",
+        "gemm.kernel_time"};
+    const struct cal_fit *f = &c->gemm, *h = &c->hbm;
+    int have_elem = c->have_hbm && c->hbm_frac > 0;
+    int gi[4] = {-1, -1, -1, -1};
+    double se_frac = h->se[1] * 1e9 / c->g->hbm_bytes_per_s;
+
+    memset(u, 0, sizeof(*u));
+    if (c->have_gemm) {
+        report_clamp(c, "gemm.efficiency_max", f->p[0], clamp01(f->p[0]), "");
+        report_clamp(c, "gemm.half_tokens", f->p[1], f->p[1] > 0 ? f->p[1] : 0,
+                     " tokens");
+        if (c->gemm_mem_free && !f->fixed[2])
+            report_clamp(c, "gemm.hbm_efficiency", f->p[2], clamp01(f->p[2]),
+                         "");
+        report_clamp(c, "gemm.kernel_time", f->p[3], f->p[3] > 0 ? f->p[3] : 0,
+                     " us");
+        for (int j = 0; j < 4; j++) {
+            if (f->fixed[j])
+                continue;
+            gi[j] = unc_add(u, keys[j], j == 3 ? f->se[j] * 1e-6 : f->se[j],
+                            j == 3 ? UNC_US : UNC_PLAIN);
+        }
+        if (f->fixed[2] && c->gemm_mem_free && have_elem)
+            gi[2] = unc_add(u, keys[2], se_frac, UNC_PLAIN);
+        for (int i = 0; i < 4; i++)
+            for (int j = i + 1; j < 4; j++)
+                unc_corr(u, gi[i], gi[j], cal_fit_corr(f, i, j));
+    }
+    if (have_elem) {
+        int eh = unc_add(u, "elementwise.hbm_efficiency", se_frac, UNC_PLAIN);
+        int ek = unc_add(u, "elementwise.kernel_time", h->se[0] * 1e-6, UNC_US);
+
+        report_clamp(c, "elementwise.hbm_efficiency", c->hbm_frac,
+                     clamp01(c->hbm_frac), "");
+        report_clamp(c, "elementwise.kernel_time", h->p[0], c->hbm_kernel_us,
+                     " us");
+        unc_corr(u, eh, ek, cal_fit_corr(h, 0, 1));
+        if (c->have_gemm && c->gemm.fixed[2] && c->gemm_mem_free) {
+            unc_corr(u, gi[2], eh, 1);
+            unc_corr(u, gi[2], ek, cal_fit_corr(h, 0, 1));
+        }
+    }
+    snprintf(u->fit, sizeof(u->fit), "dsec-calib %s fit:", PACKAGE_VERSION);
+    if (c->have_gemm)
+        appendf(u->fit, sizeof(u->fit), " %s (gemm)", c->gemm_fit);
+    if (have_elem)
+        appendf(u->fit, sizeof(u->fit), "%s %s (elementwise%s)",
+                c->have_gemm ? ";" : "", c->hbm_fit,
+                gi[2] >= 0 && c->gemm.fixed[2]
+                    ? "; gemm.hbm_efficiency is held at it"
+                    : "");
+    unc_psd(c, c->g->name, u);
+}
+
+/* What the profile gives for link class cls (nominal bandwidth B/s) from
+ * proposal l, its alpha from proposal alpha when set: the per-step alpha,
+ * the bandwidth as the nominal rate times an efficiency (or, measured above
+ * the nominal rate, the measured rate with efficiency 1), their errors in
+ * those units (se(B) / nominal for the efficiency) and their correlation
+ * when they come from one fit. */
+static void plan_link(struct ctx *c, struct link_out *o, const char *cls,
+                      const struct link_prop *l, const struct link_prop *alpha,
+                      double nominal)
+{
+    const struct link_prop *ap = alpha && alpha->set ? alpha : l;
+    int ia = -1, ib = -1;
+
+    memset(o, 0, sizeof(*o));
+    o->alpha_us = ap->alpha_us;
+    o->has_alpha = isfinite(o->alpha_us) && o->alpha_us >= 0;
+    o->has_b = l->set && isfinite(l->gbps) && l->gbps > 0;
+    if (!o->has_b && !o->has_alpha)
+        return;
+    o->name = cls;
+    if (o->has_alpha) {
+        char key[64];
+        snprintf(key, sizeof(key), "links.%s.alpha", cls);
+        report_clamp(c, key, ap->alpha_fit_us, o->alpha_us, " us");
+        ia = unc_add(&o->unc, "alpha", ap->se_alpha_us * 1e-6, UNC_US);
+    } else if (ap->set && isfinite(ap->alpha_us)) {
+        fprintf(c->rep,
+                "profile: links.%s.alpha: fitted %.4g us is negative: not "
+                "written\n",
+                cls, ap->alpha_us);
+    }
+    if (o->has_b) {
+        o->efficiency = l->gbps * 1e9 / nominal;
         /* NVLS and in-network reduction can beat the wire rate (FACTS.md
          * §2.3, §3.3): then the measured figure is the bandwidth. */
-        if (e > 1)
-            fprintf(fp, "bandwidth: %.3fGB/s, efficiency: 1", l->gbps);
-        else
-            fprintf(fp, "bandwidth: %.3fGB/s, efficiency: %.4f", nominal / 1e9,
-                    e);
+        o->over = o->efficiency > 1;
+        o->gbps = o->over ? l->gbps : nominal / 1e9;
+        if (o->over) {
+            fprintf(c->rep,
+                    "profile: links.%s: measured %.2f GB/s is above the "
+                    "nominal %.2f GB/s: written as the bandwidth with "
+                    "efficiency 1, the standard error on the bandwidth\n",
+                    cls, l->gbps, nominal / 1e9);
+            o->efficiency = 1;
+            ib = unc_add(&o->unc, "bandwidth", l->se_gbps * 1e9, UNC_GBPS);
+        } else {
+            ib = unc_add(&o->unc, "efficiency", l->se_gbps * 1e9 / nominal,
+                         UNC_PLAIN);
+        }
     }
-    fprintf(fp, "}  # from %s", l->set ? l->from : (alpha ? alpha->from : "-"));
+    if (ap == l)
+        unc_corr(&o->unc, ia, ib, l->r);
+    snprintf(o->comment, sizeof(o->comment), "from %s",
+             l->set ? l->from : ap->from);
     if (alpha && alpha->set && l->set)
-        fprintf(fp, "; alpha from %s", alpha->from);
-    fputc('\n', fp);
+        appendf(o->comment, sizeof(o->comment), "; alpha from %s", alpha->from);
+    if (ap != l && o->has_alpha && o->has_b)
+        snprintf(o->unc.fit, sizeof(o->unc.fit),
+                 "dsec-calib %s fit: %s (bandwidth); %s (alpha)",
+                 PACKAGE_VERSION, l->fit, ap->fit);
+    else
+        snprintf(o->unc.fit, sizeof(o->unc.fit), "dsec-calib %s fit: %s",
+                 PACKAGE_VERSION, o->has_b ? l->fit : ap->fit);
+    {
+        char entry[64];
+        snprintf(entry, sizeof(entry), "links.%s", cls);
+        unc_psd(c, entry, &o->unc);
+    }
+}
+
+static void write_link(FILE *fp, const struct link_out *o)
+{
+    fprintf(fp, "  %s:  # %s\n", o->name, o->comment);
+    if (o->has_alpha)
+        fprintf(fp, "    alpha: %.4fus\n", o->alpha_us);
+    if (o->has_b) {
+        fprintf(fp, "    bandwidth: %.3fGB/s\n", o->gbps);
+        if (o->over)
+            fputs("    efficiency: 1\n", fp);
+        else
+            fprintf(fp, "    efficiency: %.4f\n", o->efficiency);
+    }
+    unc_write(fp, &o->unc, 4);
+}
+
+/* Fills c->gpu_unc and c->links with what the profile gives. */
+static void plan_profile(struct ctx *c)
+{
+    const struct net_link *inter = net_link_find(PERF_CALIB_INTER_LINK);
+    char pcie_name[16];
+    const struct net_link *pcie;
+    struct net_link intra;
+
+    gpu_intra_link(c->g, &intra);
+    snprintf(pcie_name, sizeof(pcie_name), "pcie%d", c->g->pcie_gen);
+    pcie = net_link_find(pcie_name);
+    plan_gpu(c, &c->gpu_unc);
+    c->nlinks = 0;
+    if (c->intra.set && intra.name)
+        plan_link(c, &c->links[c->nlinks++], intra.name, &c->intra, NULL,
+                  intra.bytes_per_s);
+    if ((c->inter.set || c->inter_alpha.set) && inter)
+        plan_link(c, &c->links[c->nlinks++], inter->name, &c->inter,
+                  &c->inter_alpha, inter->bytes_per_s);
+    if (c->pcie.set && pcie &&
+        (!intra.name || strcmp(pcie->name, intra.name) != 0))
+        plan_link(c, &c->links[c->nlinks++], pcie->name, &c->pcie, NULL,
+                  pcie->bytes_per_s);
 }
 
 static int write_profile(struct ctx *c, const char *path)
 {
     FILE *fp = fopen(path, "w");
     char *date, *host, *files, *tools;
-    const struct net_link *inter = net_link_find(PERF_CALIB_INTER_LINK);
-    char pcie_name[16];
-    const struct net_link *pcie;
-    struct net_link intra;
+    int any_link = 0;
 
     if (!fp) {
         sim_diag_error(c->d, path, 0, 0, "cannot write profile");
         return SIM_EIO;
     }
-    gpu_intra_link(c->g, &intra);
-    snprintf(pcie_name, sizeof(pcie_name), "pcie%d", c->g->pcie_gen);
-    pcie = net_link_find(pcie_name);
+    plan_profile(c);
     date = c->o->date
                ? xstrdup(c->o->date)
                : query1(c, "SELECT max(date) FROM points WHERE" GPU_WHERE);
@@ -699,8 +1100,9 @@ static int write_profile(struct ctx *c, const char *path)
             "# dsec calibration profile fitted by dsec-calib fit "
             "(docs/calibration.md).\n"
             "# Least squares (GSL gsl_multifit_nlinear) on the raw points of "
-            "the files below;\n# standard errors and R^2 are in the fit "
-            "report and the database's fits table.\n"
+            "the files below;\n# standard errors and correlations are under "
+            "each entry's uncertainty, R^2 in\n# the fit report and the "
+            "database's fits table.\n"
             "format: 1\nprovenance:\n  tool: dsec-calib %s\n  date: ",
             PACKAGE_VERSION);
     yaml_str(fp, date[0] ? date : "unknown");
@@ -720,8 +1122,8 @@ static int write_profile(struct ctx *c, const char *path)
     if (c->have_gemm) {
         const struct cal_fit *f = &c->gemm;
 
-        fprintf(fp, "    gemm:\n      efficiency_max: %.4f\n",
-                clamp01(f->p[0]));
+        fprintf(fp, "    gemm:  # from %s\n      efficiency_max: %.4f\n",
+                c->gemm_fit, clamp01(f->p[0]));
         fprintf(fp, "      half_tokens: %.2f\n", f->p[1] > 0 ? f->p[1] : 0);
         if (c->gemm_mem_free)
             fprintf(fp, "      hbm_efficiency: %.4f\n", clamp01(f->p[2]));
@@ -735,16 +1137,14 @@ static int write_profile(struct ctx *c, const char *path)
     }
     if (!c->have_gemm && !(c->have_hbm && c->hbm_frac > 0))
         fputs("    {}\n", fp);
-    if (c->intra.set || c->inter.set || c->inter_alpha.set || c->pcie.set) {
-        fputs("links:\n", fp);
-        if (c->intra.set && intra.name)
-            write_link(fp, intra.name, &c->intra, NULL, intra.bytes_per_s);
-        if ((c->inter.set || c->inter_alpha.set) && inter)
-            write_link(fp, inter->name, &c->inter, &c->inter_alpha,
-                       inter->bytes_per_s);
-        if (c->pcie.set && pcie &&
-            (!intra.name || strcmp(pcie->name, intra.name) != 0))
-            write_link(fp, pcie->name, &c->pcie, NULL, pcie->bytes_per_s);
+    unc_write(fp, &c->gpu_unc, 4);
+    for (int i = 0; i < c->nlinks; i++) {
+        if (!c->links[i].name)
+            continue;
+        if (!any_link)
+            fputs("links:\n", fp);
+        any_link = 1;
+        write_link(fp, &c->links[i]);
     }
     free(date);
     free(host);
@@ -757,13 +1157,77 @@ static int write_profile(struct ctx *c, const char *path)
     return 0;
 }
 
+/* Compares the uncertainty the loader read for entry (u, NULL when the
+ * entry is missing) with what was written (w): the same keys, standard
+ * errors equal (durations to the nanosecond the profile holds, others to
+ * 1e-6 relative) and the same correlations. Prints each difference and
+ * returns their number. */
+static int unc_check(struct ctx *c, const char *entry, const struct unc_out *w,
+                     const struct perf_calib_unc *u)
+{
+    int bad = 0, npairs = 0;
+
+    if (w->n == 0)
+        return 0;
+    if (!u || u->nstd_errors != w->n) {
+        fprintf(c->rep, "profile: %s: %d standard errors loaded, %d written\n",
+                entry, u ? u->nstd_errors : 0, w->n);
+        return 1;
+    }
+    for (int i = 0; i < w->n; i++) {
+        const struct perf_calib_se *e = NULL;
+        double tol = w->unit[i] == UNC_US ? 0.5e-9 + 1e-12 : 1e-6 * w->se[i];
+
+        for (int k = 0; k < u->nstd_errors; k++)
+            if (strcmp(u->std_errors[k].key, w->key[i]) == 0)
+                e = &u->std_errors[k];
+        if (!e || !(fabs(e->se - w->se[i]) <= tol)) {
+            fprintf(c->rep,
+                    "profile: %s.uncertainty.std_errors.%s: loaded %.9g, "
+                    "fitted %.9g\n",
+                    entry, w->key[i], e ? e->se : NAN, w->se[i]);
+            bad++;
+        }
+    }
+    for (int i = 0; i < w->n; i++)
+        for (int j = i + 1; j < w->n; j++) {
+            double got = 0;
+
+            for (int k = 0; k < u->ncorrelation; k++) {
+                const struct perf_calib_corr *r = &u->correlation[k];
+                if ((strcmp(r->a, w->key[i]) == 0 &&
+                     strcmp(r->b, w->key[j]) == 0) ||
+                    (strcmp(r->a, w->key[j]) == 0 &&
+                     strcmp(r->b, w->key[i]) == 0))
+                    got = r->r;
+            }
+            npairs += w->r[i][j] != 0;
+            if (!(fabs(got - w->r[i][j]) <= 1e-9)) {
+                fprintf(c->rep,
+                        "profile: %s: correlation of %s and %s loaded %g, "
+                        "written %g\n",
+                        entry, w->key[i], w->key[j], got, w->r[i][j]);
+                bad++;
+            }
+        }
+    if (npairs != u->ncorrelation) {
+        fprintf(c->rep, "profile: %s: %d correlations loaded, %d written\n",
+                entry, u->ncorrelation, npairs);
+        bad++;
+    }
+    return bad;
+}
+
 /* Loads the written profile with dsec's own loader and compares what it
- * resolves for the GPU with the fit. */
+ * resolves for the GPU, and each entry's standard errors and correlations,
+ * with the fit. */
 static int verify_profile(struct ctx *c, const char *path)
 {
     struct perf_calib prof;
     struct perf_gpu_calib r;
-    int rc = perf_calib_load(path, &prof, c->d), bad = 0;
+    const struct perf_calib_gpu *ge;
+    int rc = perf_calib_load(path, &prof, c->d), bad = 0, nse, ncorr;
+    char entry[64];
 
     if (rc != 0) {
         sim_diag_error(c->d, path, 0, 0,
@@ -782,18 +1246,38 @@ static int verify_profile(struct ctx *c, const char *path)
     if (c->intra.set && isfinite(c->intra.gbps))
         bad |= fabs(r.intra.efficiency * r.intra.bytes_per_s / 1e9 -
                     c->intra.gbps) > 1e-3 * c->intra.gbps;
+    ge = perf_calib_find_gpu(&prof, c->g->name);
+    snprintf(entry, sizeof(entry), "gpus.%s", c->g->name);
+    bad |= unc_check(c, entry, &c->gpu_unc, ge ? &ge->unc : NULL) != 0;
+    nse = c->gpu_unc.n;
+    ncorr = ge ? ge->unc.ncorrelation : 0;
+    for (int i = 0; i < c->nlinks; i++) {
+        const struct link_out *o = &c->links[i];
+        const struct perf_calib_link *le = NULL;
+
+        if (!o->name)
+            continue;
+        for (int k = 0; k < prof.nlinks; k++)
+            if (strcmp(prof.links[k].name, o->name) == 0)
+                le = &prof.links[k];
+        snprintf(entry, sizeof(entry), "links.%s", o->name);
+        bad |= unc_check(c, entry, &o->unc, le ? &le->unc : NULL) != 0;
+        nse += o->unc.n;
+        ncorr += le ? le->unc.ncorrelation : 0;
+    }
     fprintf(c->rep,
             "profile %s: loaded back with perf_calib_load: %s\n"
             "  %s: gemm eta_max %.4f, M_half %.1f, HBM %.4f, kernel %.2f us;"
             " elementwise HBM %.4f;\n  intra %s %.1f GB/s x %.3f, alpha %.3f"
-            " us; inter %s %.1f GB/s x %.3f, alpha %.3f us\n",
+            " us; inter %s %.1f GB/s x %.3f, alpha %.3f us;\n"
+            "  uncertainty: %d standard errors, %d correlations\n",
             path, bad ? "MISMATCH" : "ok", c->g->name, r.gemm_eff_max,
             r.gemm_half_tokens, r.gemm_eff_memory, r.gemm_kernel_ns / 1e3,
             r.elem_eff_memory, r.intra.name ? r.intra.name : "-",
             r.intra.bytes_per_s / 1e9, r.intra.efficiency,
             r.intra.alpha_ns / 1e3, r.inter.name ? r.inter.name : "-",
             r.inter.bytes_per_s / 1e9, r.inter.efficiency,
-            r.inter.alpha_ns / 1e3);
+            r.inter.alpha_ns / 1e3, nse, ncorr);
     perf_calib_fini(&prof);
     if (bad) {
         sim_diag_error(c->d, path, 0, 0,
@@ -815,7 +1299,10 @@ int cal_fit_run(sqlite3 *db, const struct cal_fit_opts *opts,
     c.o = opts;
     c.d = d;
     c.rep = opts->report;
-    c.intra.alpha_us = c.inter.alpha_us = NAN;
+    prop_clear(&c.intra);
+    prop_clear(&c.inter);
+    prop_clear(&c.inter_alpha);
+    prop_clear(&c.pcie);
     if (opts->gpu) {
         gname = xstrdup(opts->gpu);
     } else {

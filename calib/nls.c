@@ -5,7 +5,9 @@
  * decide alone. Standard errors are the square roots of the diagonal of
  * (J^T J)^-1 scaled by chi^2 / (n - p), the usual estimate when the
  * measurement error is unknown (GSL manual, "Nonlinear Least-Squares
- * Fitting", covariance of the best fit parameters). */
+ * Fitting", covariance of the best fit parameters); the whole scaled
+ * covariance is kept, so that the profile can carry the correlations of
+ * parameters fitted together. */
 #include <math.h>
 #include <string.h>
 
@@ -125,9 +127,13 @@ static int solve(model_fn f, const void *data, const double *t, int n, int np,
         out->p[j] = pb.p[j];
         out->fixed[j] = fixed[j];
     }
+    for (int i = 0; i < pb.nfree; i++)
+        for (int j = 0; j < pb.nfree; j++)
+            out->cov[pb.map[i]][pb.map[j]] =
+                chisq / (n - pb.nfree) *
+                gsl_matrix_get(covar, (size_t)i, (size_t)j);
     for (int j = 0; j < pb.nfree; j++)
-        out->se[pb.map[j]] = sqrt(chisq / (n - pb.nfree) *
-                                  gsl_matrix_get(covar, (size_t)j, (size_t)j));
+        out->se[pb.map[j]] = sqrt(out->cov[pb.map[j]][pb.map[j]]);
     gsl_matrix_free(covar);
     gsl_multifit_nlinear_free(w);
     /* R^2 of the times themselves (not of the relative residuals), so it
@@ -145,6 +151,18 @@ static int solve(model_fn f, const void *data, const double *t, int n, int np,
         if (!isfinite(out->p[j]) || !isfinite(out->se[j]))
             return SIM_EINVAL;
     return 0;
+}
+
+double cal_fit_corr(const struct cal_fit *f, int i, int j)
+{
+    double den = f->se[i] * f->se[j], r;
+
+    if (f->fixed[i] || f->fixed[j] || !(den > 0))
+        return 0;
+    if (i == j)
+        return 1;
+    r = f->cov[i][j] / den;
+    return r > 1 ? 1 : r < -1 ? -1 : r;
 }
 
 /* ---- alpha-beta ---------------------------------------------------- */
@@ -196,10 +214,14 @@ int cal_fit_alpha_beta(const double *x_bytes, const double *t_us, int n,
         return rc;
     if (!(out->p[1] > 0))
         return SIM_EINVAL;
-    /* Report B in GB/s: B = 1000 / G, se by the delta method. */
-    double G = out->p[1], seG = out->se[1];
+    /* Report B in GB/s: B = 1000 / G, its error and covariance by the
+     * delta method (dB/dG = -1000 / G^2, so alpha and B correlate with
+     * the opposite sign of alpha and G). */
+    double G = out->p[1], dB = -1e3 / (G * G);
     out->p[1] = 1e3 / G;
-    out->se[1] = 1e3 * seG / (G * G);
+    out->se[1] = fabs(dB) * out->se[1];
+    out->cov[0][1] = out->cov[1][0] = dB * out->cov[0][1];
+    out->cov[1][1] = dB * dB * out->cov[1][1];
     return 0;
 }
 

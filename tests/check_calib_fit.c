@@ -1,7 +1,8 @@
 /* Check suite for calib/nls.c and calib/fit.c: the fits recover known
  * parameters from synthetic data with Gaussian noise (GSL, fixed seed)
- * within a few standard errors, and the profile they write loads back with
- * perf_calib_load() to the same numbers. */
+ * within a few standard errors, their covariances match the spread of
+ * repeated fits, and the profile they write loads back with
+ * perf_calib_load() to the same numbers and standard errors. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -63,6 +64,72 @@ START_TEST(test_cal_fit_alpha_beta_recovers)
     near(f.p[0], f.se[0], 24.0, 3);
     near(f.p[1], f.se[1], 370.0, 3);
     ck_assert(f.r2 > 0.99 && f.r2 <= 1);
+}
+END_TEST
+
+/* Empirical standard deviations and correlation of parameters 0 and 1 of
+ * nrep fits, against the fits' mean standard errors and correlation. */
+struct spread {
+    double sum[2], sq[2], cross, se[2], r;
+    int n;
+};
+
+static void spread_add(struct spread *s, const struct cal_fit *f)
+{
+    for (int j = 0; j < 2; j++) {
+        s->sum[j] += f->p[j];
+        s->sq[j] += f->p[j] * f->p[j];
+        s->se[j] += f->se[j];
+    }
+    s->cross += f->p[0] * f->p[1];
+    s->r += cal_fit_corr(f, 0, 1);
+    s->n++;
+}
+
+static void spread_check(const struct spread *s)
+{
+    double m[2], sd[2], r;
+
+    for (int j = 0; j < 2; j++) {
+        m[j] = s->sum[j] / s->n;
+        sd[j] = sqrt(s->sq[j] / s->n - m[j] * m[j]);
+        /* 1000 fits: the empirical sd is within about 2.2 % (1 sigma). */
+        ck_assert_msg(fabs(sd[j] / (s->se[j] / s->n) - 1) < 0.1,
+                      "parameter %d: spread %g, mean standard error %g", j,
+                      sd[j], s->se[j] / s->n);
+    }
+    r = (s->cross / s->n - m[0] * m[1]) / (sd[0] * sd[1]);
+    ck_assert_msg(fabs(r - s->r / s->n) < 0.08,
+                  "correlation: of the fits %g, reported %g", r, s->r / s->n);
+}
+
+START_TEST(test_cal_fit_alpha_beta_covariance)
+{
+    /* A PCIe copy, 4 KiB .. 1 GiB by 4: 9 us, 55 GB/s. The covariance of
+     * alpha and B (converted from alpha and 1/B by the delta method) is
+     * the spread of 1000 fits to fresh noise. */
+    double x[10], t[10];
+    struct spread sp;
+    struct cal_fit f;
+    int n = 0;
+
+    memset(&sp, 0, sizeof(sp));
+    for (double s = 4096; s <= 1073741824.0; s *= 4)
+        x[n++] = s;
+    for (int rep = 0; rep < 1000; rep++) {
+        for (int i = 0; i < n; i++)
+            t[i] = noisy(9.0 + x[i] / (55.0 * 1e3));
+        ck_assert_int_eq(cal_fit_alpha_beta(x, t, n, &f), 0);
+        for (int i = 0; i < 2; i++) {
+            ck_assert(fabs(f.cov[i][i] - f.se[i] * f.se[i]) <=
+                      1e-12 * f.cov[i][i]);
+            ck_assert(f.cov[0][1] == f.cov[1][0]);
+        }
+        spread_add(&sp, &f);
+    }
+    spread_check(&sp);
+    /* A larger alpha goes with a larger B when fitting the same times. */
+    ck_assert(sp.r / sp.n > 0.1);
 }
 END_TEST
 
@@ -131,6 +198,41 @@ START_TEST(test_cal_fit_gemm_holds_memory)
     ck_assert(f.p[2] == 0.8);
     near(f.p[0], f.se[0], 0.7, 3);
     near(f.p[1], f.se[1], 100, 3);
+    /* The held parameter has no error and no covariance. */
+    for (int j = 0; j < 4; j++) {
+        ck_assert(f.cov[2][j] == 0 && f.cov[j][2] == 0);
+        ck_assert(cal_fit_corr(&f, 2, j) == 0);
+    }
+    ck_assert(f.se[2] == 0);
+}
+END_TEST
+
+START_TEST(test_cal_fit_gemm_covariance)
+{
+    /* The spread of efficiency_max and half_tokens over 1000 fits of
+     * compute-bound shapes (HBM held) against their reported errors. */
+    const double truth[4] = {0.75, 80, 0.8, 4};
+    double m[16], n[16], k[16], t[16];
+    struct spread sp;
+    struct cal_fit f;
+
+    memset(&sp, 0, sizeof(sp));
+    for (int i = 0; i < 16; i++) {
+        m[i] = 64 << (i % 8);
+        n[i] = i < 8 ? 8192 : 28672;
+        k[i] = 8192;
+    }
+    for (int rep = 0; rep < 1000; rep++) {
+        for (int i = 0; i < 16; i++)
+            t[i] = noisy(cal_gemm_model_us(truth, m[i], n[i], k[i], 2, 989.4e12,
+                                           4.8e12));
+        ck_assert_int_eq(
+            cal_fit_gemm(m, n, k, t, 16, 2, 989.4e12, 4.8e12, 1, 0.8, &f), 0);
+        spread_add(&sp, &f);
+    }
+    spread_check(&sp);
+    /* A higher asymptote goes with a slower rise. */
+    ck_assert(sp.r / sp.n > 0.3);
 }
 END_TEST
 
@@ -178,6 +280,97 @@ static double fitted(sqlite3 *db, const char *subject_like, const char *param)
         v = sqlite3_column_double(s, 0);
     sqlite3_finalize(s);
     return v;
+}
+
+/* The stderr column of the fits table for a subject and parameter. */
+static double fitted_se(sqlite3 *db, const char *subject_like,
+                        const char *param)
+{
+    sqlite3_stmt *s = NULL;
+    double v = NAN;
+
+    ck_assert_int_eq(sqlite3_prepare_v2(db,
+                                        "SELECT stderr FROM fits WHERE subject"
+                                        " LIKE ?1 AND param = ?2",
+                                        -1, &s, NULL),
+                     SQLITE_OK);
+    sqlite3_bind_text(s, 1, subject_like, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, param, -1, SQLITE_STATIC);
+    if (sqlite3_step(s) == SQLITE_ROW &&
+        sqlite3_column_type(s, 0) != SQLITE_NULL)
+        v = sqlite3_column_double(s, 0);
+    sqlite3_finalize(s);
+    return v;
+}
+
+/* The loaded standard error of key in u (plain unit), or NAN. */
+static double loaded_se(const struct perf_calib_unc *u, const char *key)
+{
+    for (int i = 0; i < u->nstd_errors; i++)
+        if (strcmp(u->std_errors[i].key, key) == 0)
+            return u->std_errors[i].se;
+    return NAN;
+}
+
+/* The loaded correlation of keys a and b in u, or NAN. */
+static double loaded_r(const struct perf_calib_unc *u, const char *a,
+                       const char *b)
+{
+    for (int i = 0; i < u->ncorrelation; i++) {
+        const struct perf_calib_corr *r = &u->correlation[i];
+        if ((strcmp(r->a, a) == 0 && strcmp(r->b, b) == 0) ||
+            (strcmp(r->a, b) == 0 && strcmp(r->b, a) == 0))
+            return r->r;
+    }
+    return NAN;
+}
+
+/* A loaded standard error equals the fitted one: to 1e-6 relative, or for
+ * a duration (seconds) to the nanosecond the profile holds. */
+static void same_se(const struct perf_calib_unc *u, const char *key,
+                    double want, int duration)
+{
+    double got = loaded_se(u, key);
+    double tol = duration ? 0.5e-9 + 1e-15 : 1e-6 * want;
+
+    ck_assert_msg(want > 0 && fabs(got - want) <= tol,
+                  "%s: standard error %.9g loaded, %.9g fitted", key, got,
+                  want);
+}
+
+/* Every correlation of u lies in [-1, 1] between two keys with errors,
+ * and the entry has a fit note. */
+static void sane_unc(const struct perf_calib_unc *u)
+{
+    ck_assert_ptr_nonnull(u->fit);
+    ck_assert_int_eq(strncmp(u->fit, "dsec-calib ", 11), 0);
+    for (int i = 0; i < u->ncorrelation; i++) {
+        const struct perf_calib_corr *r = &u->correlation[i];
+        ck_assert(r->r >= -1 && r->r <= 1);
+        ck_assert(!isnan(loaded_se(u, r->a)) && !isnan(loaded_se(u, r->b)));
+    }
+}
+
+/* The link entry name of c, or NULL. */
+static const struct perf_calib_link *link_of(const struct perf_calib *c,
+                                             const char *name)
+{
+    for (int i = 0; i < c->nlinks; i++)
+        if (strcmp(c->links[i].name, name) == 0)
+            return &c->links[i];
+    return NULL;
+}
+
+/* The whole report file at path (caller frees). */
+static char *slurp(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    char *buf = xcalloc(1 << 16, 1);
+
+    ck_assert_ptr_nonnull(fp);
+    ck_assert(fread(buf, 1, (1 << 16) - 1, fp) > 0);
+    fclose(fp);
+    return buf;
 }
 
 START_TEST(test_cal_fit_run_profile_round_trip)
@@ -274,6 +467,66 @@ START_TEST(test_cal_fit_run_profile_round_trip)
     ck_assert(fabs(r.intra.alpha_ns / 1e3 -
                    (fitted(db, "all_reduce_perf%", "alpha") - 14.0) / 14) <
               1e-3);
+    /* The standard errors of every fitted key, in the profile's units:
+     * fractions, tokens, seconds; the link's efficiency is B / nominal, so
+     * its error is se(B) / nominal, and the per-step alpha's se(alpha) /
+     * 14 steps. */
+    {
+        const struct perf_calib_gpu *ge = perf_calib_find_gpu(&prof, "h200");
+        const struct perf_calib_link *le = link_of(&prof, "nvlink4");
+        const struct perf_calib_unc *u;
+        double nominal = net_link_find("nvlink4")->bytes_per_s;
+
+        ck_assert_ptr_nonnull(ge);
+        ck_assert_ptr_nonnull(le);
+        u = &ge->unc;
+        sane_unc(u);
+        ck_assert_int_eq(u->nstd_errors, 6);
+        same_se(u, "gemm.efficiency_max",
+                fitted_se(db, "gemm bf16", "efficiency_max"), 0);
+        same_se(u, "gemm.half_tokens",
+                fitted_se(db, "gemm bf16", "half_tokens"), 0);
+        same_se(u, "gemm.kernel_time",
+                fitted_se(db, "gemm bf16", "kernel_time") * 1e-6, 1);
+        same_se(u, "elementwise.hbm_efficiency",
+                fitted_se(db, "%hbm copy", "bandwidth") * 1e9 /
+                    g->hbm_bytes_per_s,
+                0);
+        same_se(u, "elementwise.kernel_time",
+                fitted_se(db, "%hbm copy", "alpha") * 1e-6, 1);
+        /* One GEMM shape family: the fit holds the HBM fraction at the
+         * copy's (no error in the fits table), so the profile's
+         * gemm.hbm_efficiency is that value, with its error and
+         * correlation 1; the GEMM's free keys correlate among themselves,
+         * not with the copy's. */
+        ck_assert(isnan(fitted_se(db, "gemm bf16", "hbm_efficiency")));
+        same_se(u, "gemm.hbm_efficiency",
+                loaded_se(u, "elementwise.hbm_efficiency"), 0);
+        ck_assert(loaded_r(u, "gemm.hbm_efficiency",
+                           "elementwise.hbm_efficiency") == 1);
+        ck_assert(
+            loaded_r(u, "gemm.hbm_efficiency", "elementwise.kernel_time") ==
+            loaded_r(u, "elementwise.hbm_efficiency",
+                     "elementwise.kernel_time"));
+        ck_assert(!isnan(loaded_r(u, "elementwise.hbm_efficiency",
+                                  "elementwise.kernel_time")));
+        ck_assert(loaded_r(u, "gemm.efficiency_max", "gemm.half_tokens") > 0);
+        ck_assert(
+            isnan(loaded_r(u, "gemm.hbm_efficiency", "gemm.half_tokens")));
+        ck_assert(isnan(
+            loaded_r(u, "gemm.efficiency_max", "elementwise.hbm_efficiency")));
+        ck_assert_ptr_nonnull(strstr(u->fit, "gemm.hbm_efficiency is held"));
+        u = &le->unc;
+        sane_unc(u);
+        ck_assert_int_eq(u->nstd_errors, 2);
+        same_se(u, "efficiency",
+                fitted_se(db, "all_reduce_perf%", "bandwidth") * 1e9 / nominal,
+                0);
+        same_se(u, "alpha", fitted_se(db, "all_reduce_perf%", "alpha") / 14e6,
+                1);
+        ck_assert_ptr_nonnull(strstr(u->fit, "nccl-tests all_reduce_perf"));
+        ck_assert_ptr_nonnull(strstr(u->fit, ", 11 points"));
+    }
     perf_calib_fini(&prof);
     sqlite3_close(db);
     sim_diag_fini(&d);
@@ -282,6 +535,238 @@ START_TEST(test_cal_fit_run_profile_round_trip)
     free(cmd);
     free(yaml);
     free(rep_path);
+}
+END_TEST
+
+/* Fits the points of db for h200 into DIR/p.yaml with the report in
+ * DIR/report.txt, and loads the profile into prof. Returns the report
+ * (caller frees). */
+static char *fit_and_load(sqlite3 *db, const char *dir, struct perf_calib *prof)
+{
+    char *yaml = xasprintf("%s/p.yaml", dir);
+    char *rep_path = xasprintf("%s/report.txt", dir), *text;
+    struct cal_fit_opts o;
+    struct sim_diag d;
+    FILE *rep;
+
+    sim_diag_init(&d);
+    memset(&o, 0, sizeof(o));
+    o.gpu = "h200";
+    o.out_yaml = yaml;
+    rep = fopen(rep_path, "w");
+    ck_assert_ptr_nonnull(rep);
+    o.report = rep;
+    ck_assert_int_eq(cal_fit_run(db, &o, &d), 0);
+    fclose(rep);
+    ck_assert_int_eq(sim_diag_errors(&d), 0);
+    ck_assert_int_eq(perf_calib_load(yaml, prof, &d), 0);
+    text = slurp(rep_path);
+    sim_diag_fini(&d);
+    free(yaml);
+    free(rep_path);
+    return text;
+}
+
+static void rm_dir(const char *dir)
+{
+    char *cmd = xasprintf("rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    free(cmd);
+}
+
+START_TEST(test_cal_fit_run_profile_clamped)
+{
+    /* An HBM stream above the datasheet peak with a negative alpha (5000
+     * GB/s over 4800, -1 us), and an all-reduce faster than the wire with
+     * an alpha under NCCL's 14 us base latency (480 GB/s bus bandwidth
+     * over NVLink4's 450, 10 us): the profile gives 1, 0, the measured
+     * bandwidth with efficiency 1 and a per-step alpha of 0, the report
+     * says so, and the errors are the fits'. */
+    char dir[] = "/tmp/check_calib_fit_XXXXXX", *text;
+    const struct gpu_spec *g = gpu_find("h200");
+    struct perf_calib prof;
+    struct perf_gpu_calib r;
+    struct cal_point p;
+    struct sim_diag d;
+    sqlite3 *db = NULL;
+    const struct perf_calib_link *le;
+    const struct perf_calib_gpu *ge;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    sim_diag_init(&d);
+    ck_assert_int_eq(cal_db_open(":memory:", &db, &d), 0);
+    for (double s = 1 << 20; s <= 4294967296.0; s *= 4) {
+        cal_point_clear(&p);
+        p.tool = "dsec-calib";
+        p.file = "synthetic";
+        p.benchmark = "hbm";
+        p.op = "copy";
+        p.size_bytes = 2 * s;
+        p.time_us = noisy(-1 + 2 * s / (5000.0 * 1e3));
+        p.gpu = "h200";
+        add(db, &p);
+    }
+    for (double s = 1024; s <= 1073741824.0; s *= 4) {
+        double f = 2.0 * 7 / 8, tt = noisy(10.0 + s * f / (480.0 * 1e3));
+
+        cal_point_clear(&p);
+        p.tool = "nccl-tests";
+        p.file = "synthetic";
+        p.benchmark = "all_reduce_perf";
+        p.op = "out-of-place";
+        p.ranks = 8;
+        p.hosts = 1;
+        p.size_bytes = s;
+        p.time_us = tt;
+        p.algbw_gbps = s / (tt * 1e3);
+        p.busbw_gbps = p.algbw_gbps * f;
+        p.gpu = "h200";
+        add(db, &p);
+    }
+    text = fit_and_load(db, dir, &prof);
+    ck_assert_msg(strstr(text, "profile: elementwise.hbm_efficiency: fitted "
+                               "1.03") != NULL &&
+                      strstr(text, "written clamped to 1; its standard "
+                                   "error is the fit's") != NULL,
+                  "%s", text);
+    ck_assert_ptr_nonnull(strstr(text, "profile: elementwise.kernel_time: "
+                                       "fitted -0.9"));
+    ck_assert_ptr_nonnull(strstr(text, "profile: links.nvlink4.alpha: fitted "
+                                       "-0.2"));
+    ck_assert_ptr_nonnull(
+        strstr(text, "is above the nominal 450.00 GB/s: written as the "
+                     "bandwidth with efficiency 1"));
+    perf_calib_resolve(&prof, g, &r);
+    ck_assert(r.elem_eff_memory == 1 && r.elem_kernel_ns == 0);
+    ck_assert(r.intra.efficiency == 1 && r.intra.alpha_ns == 0);
+    ck_assert(fabs(r.intra.bytes_per_s / 1e9 -
+                   fitted(db, "all_reduce_perf%", "bandwidth")) < 1e-3);
+    ge = perf_calib_find_gpu(&prof, "h200");
+    ck_assert_ptr_nonnull(ge);
+    sane_unc(&ge->unc);
+    same_se(&ge->unc, "elementwise.hbm_efficiency",
+            fitted_se(db, "%hbm copy", "bandwidth") * 1e9 / g->hbm_bytes_per_s,
+            0);
+    same_se(&ge->unc, "elementwise.kernel_time",
+            fitted_se(db, "%hbm copy", "alpha") * 1e-6, 1);
+    le = link_of(&prof, "nvlink4");
+    ck_assert_ptr_nonnull(le);
+    sane_unc(&le->unc);
+    ck_assert_int_eq(le->unc.nstd_errors, 2);
+    /* Above the nominal rate the error is on the bandwidth (B/s), and the
+     * efficiency of 1 is exact. */
+    same_se(&le->unc, "bandwidth",
+            fitted_se(db, "all_reduce_perf%", "bandwidth") * 1e9, 0);
+    same_se(&le->unc, "alpha",
+            fitted_se(db, "all_reduce_perf%", "alpha") / 14e6, 1);
+    ck_assert(isnan(loaded_se(&le->unc, "efficiency")));
+    free(text);
+    perf_calib_fini(&prof);
+    sqlite3_close(db);
+    sim_diag_fini(&d);
+    rm_dir(dir);
+}
+END_TEST
+
+START_TEST(test_cal_fit_run_profile_free_hbm)
+{
+    /* Four Llama-3.1-8B projections, 1..8192 tokens (decode shapes are
+     * memory-bound): the GEMM's HBM fraction is fitted, so all four GEMM
+     * keys carry the GEMM fit's errors and correlations, independent of
+     * the HBM copy's. */
+    static const double nk[4][2] = {
+        {6144, 4096}, {4096, 4096}, {28672, 4096}, {4096, 14336}};
+    static const char *const keys[] = {"efficiency_max", "half_tokens",
+                                       "hbm_efficiency", "kernel_time"};
+    const double truth[4] = {0.78, 60, 0.85, 5};
+    char dir[] = "/tmp/check_calib_fit_XXXXXX", *text;
+    const struct gpu_spec *g = gpu_find("h200");
+    struct perf_calib prof;
+    struct cal_point p;
+    struct sim_diag d;
+    sqlite3 *db = NULL;
+    const struct perf_calib_gpu *ge;
+    const struct perf_calib_unc *u;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    sim_diag_init(&d);
+    ck_assert_int_eq(cal_db_open(":memory:", &db, &d), 0);
+    for (int i = 0; i < 4; i++)
+        for (double mm = 1; mm <= 8192; mm *= 2) {
+            cal_point_clear(&p);
+            p.tool = "dsec-calib";
+            p.file = "synthetic";
+            p.benchmark = "gemm";
+            p.op = "gemm";
+            p.dtype = "bf16";
+            p.m = mm;
+            p.n = nk[i][0];
+            p.k = nk[i][1];
+            p.time_us = noisy(cal_gemm_model_us(
+                truth, mm, p.n, p.k, 2, g->flops_bf16, g->hbm_bytes_per_s));
+            p.gpu = "h200";
+            add(db, &p);
+        }
+    for (double s = 1 << 20; s <= 4294967296.0; s *= 4) {
+        cal_point_clear(&p);
+        p.tool = "dsec-calib";
+        p.file = "synthetic";
+        p.benchmark = "hbm";
+        p.op = "copy";
+        p.size_bytes = 2 * s;
+        p.time_us = noisy(3 + 2 * s / (4100.0 * 1e3));
+        p.gpu = "h200";
+        add(db, &p);
+    }
+    text = fit_and_load(db, dir, &prof);
+    ck_assert_msg(strstr(text, "(held)") == NULL, "%s", text);
+    ge = perf_calib_find_gpu(&prof, "h200");
+    ck_assert_ptr_nonnull(ge);
+    u = &ge->unc;
+    sane_unc(u);
+    ck_assert_int_eq(u->nstd_errors, 6);
+    for (int j = 0; j < 4; j++) {
+        char key[64];
+
+        snprintf(key, sizeof(key), "gemm.%s", keys[j]);
+        same_se(u, key,
+                fitted_se(db, "gemm bf16", keys[j]) * (j == 3 ? 1e-6 : 1),
+                j == 3);
+        ck_assert(isnan(loaded_r(u, key, "elementwise.hbm_efficiency")));
+    }
+    ck_assert(!isnan(loaded_r(u, "gemm.hbm_efficiency", "gemm.half_tokens")));
+    ck_assert(!isnan(loaded_r(u, "gemm.efficiency_max", "gemm.half_tokens")));
+    ck_assert_ptr_null(strstr(u->fit, "held"));
+    ck_assert_ptr_nonnull(strstr(u->fit, "gemm bf16, 56 shapes (gemm)"));
+    free(text);
+    perf_calib_fini(&prof);
+    sqlite3_close(db);
+    sim_diag_fini(&d);
+    rm_dir(dir);
+}
+END_TEST
+
+START_TEST(test_perf_calib_load_without_uncertainty)
+{
+    /* A profile written before uncertainty existed still loads, with no
+     * errors and nothing to draw. */
+    static const char text[] =
+        "format: 1\nprovenance: {tool: dsec-calib 0.1.0, date: 2026-11-28}\n"
+        "gpus:\n  h200:\n    gemm: {efficiency_max: 0.7855, kernel_time: "
+        "4.945us}\nlinks:\n  nvlink4: {alpha: 0.7090us, bandwidth: "
+        "450.000GB/s, efficiency: 0.8290}  # from all_reduce_perf\n";
+    static struct perf_calib_dist dist;
+    struct perf_calib prof;
+    struct sim_diag d;
+
+    sim_diag_init(&d);
+    ck_assert_int_eq(
+        perf_calib_load_string("old.yaml", text, strlen(text), &prof, &d), 0);
+    ck_assert_int_eq(perf_calib_find_gpu(&prof, "h200")->unc.nstd_errors, 0);
+    ck_assert_int_eq(link_of(&prof, "nvlink4")->unc.nstd_errors, 0);
+    ck_assert_int_eq(perf_calib_dist_init(&prof, "h200", &dist), 0);
+    perf_calib_fini(&prof);
+    sim_diag_fini(&d);
 }
 END_TEST
 
@@ -314,11 +799,16 @@ static Suite *fit_suite(void)
 
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_cal_fit_alpha_beta_recovers);
+    tcase_add_test(tc, test_cal_fit_alpha_beta_covariance);
     tcase_add_test(tc, test_cal_fit_alpha_beta_rejects);
     tcase_add_test(tc, test_cal_fit_gemm_recovers);
     tcase_add_test(tc, test_cal_fit_gemm_holds_memory);
+    tcase_add_test(tc, test_cal_fit_gemm_covariance);
     tcase_add_test(tc, test_cal_fit_gemm_out_of_range);
     tcase_add_test(tc, test_cal_fit_run_profile_round_trip);
+    tcase_add_test(tc, test_cal_fit_run_profile_clamped);
+    tcase_add_test(tc, test_cal_fit_run_profile_free_hbm);
+    tcase_add_test(tc, test_perf_calib_load_without_uncertainty);
     tcase_add_test(tc, test_cal_fit_run_no_points);
     suite_add_tcase(s, tc);
     return s;

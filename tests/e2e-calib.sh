@@ -1,7 +1,8 @@
 #!/bin/sh
 # End-to-end tests of dsec-calib (calib/, docs/calibration.md), printing
 # TAP: import the recorded logs of tests/data/calib, fit, write the
-# profile, then run dsec with it and check that the prediction moved; bad
+# profile with its uncertainty (standard errors and correlations), then
+# run dsec with it and check that the prediction moved; bad
 # logs and bad options; `run` without a GPU exits 3 with the reason (the
 # device tests' SKIP path). Run by `make check` (top_srcdir, top_builddir
 # and DSEC set by the harness) or by hand from the build directory.
@@ -15,7 +16,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..12"
+echo "1..14"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -83,7 +84,45 @@ grep -q 'efficiency_max .*(se ' "$tmp/fit" || st=1
 grep -q 'R^2 0\.99' "$tmp/fit" || st=1
 ok "fit reports parameters with standard errors and R^2, profile loads" $st
 
-# 6. The fit recovers the fixtures' generating parameters (make-fixtures.py:
+# 6. The profile carries the fits' uncertainty: per entry a fit note,
+# standard errors for the fitted keys (the GEMM's four, the elementwise
+# two; each link's alpha and efficiency), correlations within [-1, 1]; the
+# GEMM's efficiency_max error is the report's. (check_calib_fit compares
+# every error with the fits table to 1e-6.)
+st=0
+[ "$(grep -c '^      fit: "dsec-calib ' "$tmp/p.yaml")" -eq 4 ] || st=1
+[ "$(grep -c '^        gemm\.[a-z_]*: [0-9]' "$tmp/p.yaml")" -eq 4 ] || st=1
+[ "$(grep -c '^        elementwise\.[a-z_]*: [0-9]' "$tmp/p.yaml")" -eq 2 ] || st=1
+[ "$(grep -c '^        alpha: [0-9.]*us$' "$tmp/p.yaml")" -eq 3 ] || st=1
+[ "$(grep -c '^        efficiency: [0-9.e-]*$' "$tmp/p.yaml")" -eq 3 ] || st=1
+sed -n 's/.*, r: \([-0-9.]*\)}$/\1/p' "$tmp/p.yaml" >"$tmp/r"
+awk '{ n++; if ($1 < -1 || $1 > 1) bad = 1 } END { printf "# %d correlations\n", n; exit bad || n < 1 }' "$tmp/r" || st=1
+se_p=$(sed -n 's/^        gemm\.efficiency_max: //p' "$tmp/p.yaml")
+se_r=$(sed -n 's/^ *efficiency_max .*(se \([0-9.e-]*\)).*/\1/p' "$tmp/fit")
+awk -v a="$se_p" -v b="$se_r" 'BEGIN { printf "# se(efficiency_max) %s in the profile, %s in the report\n", a, b;
+    exit !(a > 0 && b > 0 && a / b < 1.005 && b / a < 1.005) }' || st=1
+grep -q '^  uncertainty: 12 standard errors, [0-9]* correlations$' "$tmp/fit" || st=1
+[ $st -eq 0 ] || show "$tmp/p.yaml"
+ok "profile: uncertainty with standard errors and correlations of the fits" $st
+
+# 7. A profile without the uncertainty sections (as written before them)
+# still loads, and predicts the same: the errors do not move the values.
+awk '/^ *uncertainty:$/ { skip = index($0, "u"); next }
+    skip && (match($0, /[^ ]/) > skip) { next } { skip = 0; print }' \
+    "$tmp/p.yaml" >"$tmp/p-old.yaml"
+st=0
+! grep -q '^ *\(uncertainty\|std_errors\|correlation\):' "$tmp/p-old.yaml" || st=1
+"$dsec" step llama-3.1-8b --gpu h200 --decode-seqs 64 --context 2048 --json \
+    --calibration "$tmp/p.yaml" >"$tmp/u1.json" 2>&1 || st=1
+"$dsec" step llama-3.1-8b --gpu h200 --decode-seqs 64 --context 2048 --json \
+    --calibration "$tmp/p-old.yaml" >"$tmp/u0.json" 2>&1 || st=1
+a=$(json_num "$tmp/u1.json" total_ns)
+b=$(json_num "$tmp/u0.json" total_ns)
+[ -n "$a" ] && [ "$a" = "$b" ] || st=1
+[ $st -eq 0 ] || show "$tmp/u0.json" "$tmp/u1.json"
+ok "a profile without uncertainty loads and predicts the same" $st
+
+# 8. The fit recovers the fixtures' generating parameters (make-fixtures.py:
 # eta_max 0.78, NVLink all-reduce 370 GB/s, HBM copy 4080 GB/s) within 3 %.
 em=$(sed -n 's/^ *efficiency_max: //p' "$tmp/p.yaml")
 bw=$(grep -A1 'all_reduce_perf out-of-place 8 ranks 1 host' "$tmp/fit" |
@@ -92,14 +131,14 @@ awk -v e="$em" -v b="$bw" 'BEGIN { printf "# eta_max %s, all-reduce busbw %s GB/
     exit !(e > 0.78 * 0.97 && e < 0.78 * 1.03 && b > 370 * 0.97 && b < 370 * 1.03) }'
 ok "fit recovers the generating parameters of the fixtures" $?
 
-# 7. Provenance from the logs, never the clock; --date overrides.
+# 9. Provenance from the logs, never the clock; --date overrides.
 grep -q 'date: "2026-11-28"' "$tmp/p.yaml" && grep -q 'tool: dsec-calib' "$tmp/p.yaml"
 st=$?
 "$calib" fit --db "$tmp/c.db" --gpu h200 --out "$tmp/p2.yaml" --date 2027-01-02 >/dev/null 2>&1 || st=1
 grep -q 'date: "2027-01-02"' "$tmp/p2.yaml" || st=1
 ok "profile provenance: the logs' date, or --date" $st
 
-# 8. Charts: data and gnuplot scripts always, PNG when gnuplot exists.
+# 10. Charts: data and gnuplot scripts always, PNG when gnuplot exists.
 st=0
 [ -s "$tmp/charts/gemm-bf16.dat" ] && [ -s "$tmp/charts/gemm-bf16.gp" ] || st=1
 if command -v gnuplot >/dev/null 2>&1; then
@@ -107,7 +146,7 @@ if command -v gnuplot >/dev/null 2>&1; then
 fi
 ok "measured-vs-fitted charts" $st
 
-# 9. dsec step moves with the profile: a prefill of 2048 tokens of
+# 11. dsec step moves with the profile: a prefill of 2048 tokens of
 # Llama-3.1-8B on one H200 with the built-in defaults and with the fitted
 # profile (eta_max 0.786 vs 0.74, so faster).
 "$dsec" step llama-3.1-8b --gpu h200 --prefill-tokens 2048 --json >"$tmp/s0.json" 2>&1
@@ -126,7 +165,7 @@ else
 fi
 ok "dsec step: the fitted profile changes the predicted step time" $st
 
-# 10. dsec run of a small scenario with hardware.calibration: it runs, and
+# 12. dsec run of a small scenario with hardware.calibration: it runs, and
 # the mean TPOT differs from the run on the built-in defaults.
 cat >"$tmp/s.yaml" <<EOF
 name: calib-e2e
@@ -155,13 +194,13 @@ else
 fi
 ok "dsec run with hardware.calibration runs and its results move" $st
 
-# 11. show prints the points and fits.
+# 13. show prints the points and fits.
 "$calib" show --db "$tmp/c.db" >"$tmp/show" 2>&1
 st=$?
 grep -q 'all_reduce_perf' "$tmp/show" && grep -q 'efficiency_max' "$tmp/show" || st=1
 ok "show lists points and fits" $st
 
-# 12. run: without a GPU (or without CUDA compiled in) exit 3 and say so;
+# 14. run: without a GPU (or without CUDA compiled in) exit 3 and say so;
 # with a GPU, a quick HBM sweep must produce points.
 # The CUDA runtime keeps allocations until exit by design: no LSan here.
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
