@@ -1002,39 +1002,65 @@ double perf_calib_key_resolved(const struct perf_calib *c, const char *gpu,
 
 int perf_cholesky_psd(const double *a, int n, double *l)
 {
-    double scale = 0.0;
+    /* Factored as the correlation matrix R = D^-1 A D^-1 (D the standard
+     * deviations), L = D L_R: the tolerances below are then free of the
+     * keys' units, which differ by many orders of magnitude (a kernel
+     * time's variance in s^2 beside half_tokens' in tokens^2). A key with
+     * variance 0 must have no covariance. */
+    double *d = xcalloc((size_t)n, sizeof(*d));
+    double *r = xcalloc((size_t)n * (size_t)n, sizeof(*r));
+    int rc = 0;
 
-    for (int i = 0; i < n; i++)
-        if (a[i * n + i] > scale)
-            scale = a[i * n + i];
     memset(l, 0, (size_t)n * (size_t)n * sizeof(*l));
-    for (int j = 0; j < n; j++) {
-        double d = a[j * n + j];
+    for (int i = 0; i < n && rc == 0; i++) {
+        if (a[i * n + i] < 0)
+            rc = -1;
+        else
+            d[i] = sqrt(a[i * n + i]);
+    }
+    for (int i = 0; i < n && rc == 0; i++)
+        for (int j = 0; j < n && rc == 0; j++) {
+            if (i == j)
+                r[i * n + j] = d[i] > 0 ? 1 : 0;
+            else if (d[i] > 0 && d[j] > 0)
+                r[i * n + j] = a[i * n + j] / (d[i] * d[j]);
+            else if (a[i * n + j] != 0)
+                rc = -1;
+        }
+    for (int j = 0; j < n && rc == 0; j++) {
+        double p = r[j * n + j];
 
         for (int k = 0; k < j; k++)
-            d -= l[j * n + k] * l[j * n + k];
-        if (d < -1e-10 * scale)
-            return -1;
-        if (d <= 1e-10 * scale) {
+            p -= l[j * n + k] * l[j * n + k];
+        if (p < -1e-10) {
+            rc = -1;
+            break;
+        }
+        if (p <= 1e-10) {
             /* A zero pivot: the column's other entries must vanish too. */
             for (int i = j + 1; i < n; i++) {
-                double s = a[i * n + j];
+                double s = r[i * n + j];
                 for (int k = 0; k < j; k++)
                     s -= l[i * n + k] * l[j * n + k];
-                if (fabs(s) > 1e-8 * scale)
-                    return -1;
+                if (fabs(s) > 1e-8)
+                    rc = -1;
             }
             continue;
         }
-        l[j * n + j] = sqrt(d);
+        l[j * n + j] = sqrt(p);
         for (int i = j + 1; i < n; i++) {
-            double s = a[i * n + j];
+            double s = r[i * n + j];
             for (int k = 0; k < j; k++)
                 s -= l[i * n + k] * l[j * n + k];
             l[i * n + j] = s / l[j * n + j];
         }
     }
-    return 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j <= i; j++)
+            l[i * n + j] = rc == 0 ? l[i * n + j] * d[i] : 0;
+    free(d);
+    free(r);
+    return rc;
 }
 
 /* Adds the standard errors of u (an entry of kind link at index entry;
