@@ -54,6 +54,8 @@ EXTRA_DIST += calib/cuda/stream.cu calib/run-on-device.sh
 # Tests: the parsers on recorded logs in the tools' formats, the fits on
 # synthetic data, the profile round trip, and dsec-calib end to end.
 check_PROGRAMS += tests/check_calib_import tests/check_calib_fit
+TESTS += tests/e2e-calib-uncertainty.sh
+EXTRA_DIST += tests/e2e-calib-uncertainty.sh
 TESTS += tests/check_calib_import tests/check_calib_fit tests/e2e-calib.sh \
 	tests/e2e-calib-scenario.sh tests/e2e-calib-serving.sh
 tests_check_calib_import_SOURCES = tests/check_calib_import.c

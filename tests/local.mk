@@ -47,13 +47,19 @@ dist_dsecsweeps_DATA += scenarios/sweeps/routing.yaml
 
 # dsec's defaults against real vLLM benchmark runs (skips without them);
 # `make validate` prints the tables docs/validation.md shows.
-TESTS += tests/validate-vllm.sh
-EXTRA_DIST += tests/validate-vllm.sh tests/run-fixture.h
+TESTS += tests/validate-vllm.sh tests/validate-calib.sh
+EXTRA_DIST += tests/validate-vllm.sh tests/validate-calib.sh \
+	tests/run-fixture.h
 validate: all tests/vidur-check$(EXEEXT)
 	@echo "## dsec (defaults) against vLLM benchmark runs"
 	@echo
 	@top_srcdir=$(top_srcdir) top_builddir=$(top_builddir) \
 	    $(SHELL) $(top_srcdir)/tests/validate-vllm.sh --markdown
+	@echo
+	@echo "## dsec calibrated from serving runs"
+	@echo
+	@top_srcdir=$(top_srcdir) top_builddir=$(top_builddir) \
+	    $(SHELL) $(top_srcdir)/tests/validate-calib.sh --markdown
 	@echo
 	@echo "## dsec's operator costs against Vidur's A100 timings"
 	@echo
