@@ -272,7 +272,7 @@
     X(policy, STR, "policy", NULL, NULL, "",                                   \
       "the scaling policy; NULL for a static cluster")                         \
     X(calibration, STR, "calibration", "calibration", NULL, "",                \
-      "the calibration profile's path, or \"built-in defaults\"")             \
+      "the calibration profile's path, or \"built-in defaults\"")              \
     X(calibration_sha256, STR, "calibration_sha256", "calibration_sha256",     \
       NULL, "", "SHA-256 of the profile's text; NULL for the built-in")        \
     X(cold_starts, U64, "cold_starts", "cold_starts", NULL, "replicas",        \

@@ -440,7 +440,6 @@ static void check_unc(struct sim_yaml *y, const char *path, void *entry,
     for (int i = 0; i < u->nstd_errors; i++) {
         struct perf_calib_se *e = &u->std_errors[i];
         struct perf_calib_key k;
-        char err[SIM_PARAM_ERRLEN];
 
         if (perf_calib_key_find(e->key, link, &k) != 0) {
             sim_yaml_error(y, e->line, e->col,
@@ -461,11 +460,16 @@ static void check_unc(struct sim_yaml *y, const char *path, void *entry,
         {
             /* Parse with the key's own row, from 0 up, into a scratch
              * entry of either kind. */
+            /* Both entry kinds fit in it (cppcheck: members used only
+             * through the offset). */
             union {
-                struct perf_calib_gpu g;
-                struct perf_calib_link l;
+                struct perf_calib_gpu
+                    g; /* cppcheck-suppress unusedStructMember */
+                struct perf_calib_link
+                    l; /* cppcheck-suppress unusedStructMember */
             } scratch;
             struct sim_param row = *k.row;
+            char err[SIM_PARAM_ERRLEN];
 
             memset(&scratch, 0, sizeof(scratch));
             row.min = 0;
@@ -1071,7 +1075,7 @@ static void dist_add(struct perf_calib_dist *out,
                      const struct perf_calib_gpu *skip, const void *values,
                      double *cov)
 {
-    int first = out->n, idx[PERF_CALIB_MAX_UNC];
+    int idx[PERF_CALIB_MAX_UNC] = {0};
 
     for (int i = 0; i < u->nstd_errors; i++) {
         struct perf_calib_dist_param *p;
@@ -1092,7 +1096,6 @@ static void dist_add(struct perf_calib_dist *out,
         p->se = u->std_errors[i].se;
         idx[i] = out->n++;
     }
-    (void)first;
     for (int i = 0; i < u->nstd_errors; i++)
         if (idx[i] >= 0)
             cov[idx[i] * PERF_CALIB_MAX_UNC + idx[i]] =
