@@ -8,6 +8,7 @@
  * (parse_args), run (prepare, simulate, store, plot), print. */
 #include <errno.h>
 #include <getopt.h>
+#include <json-c/json.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdlib.h>
@@ -17,9 +18,12 @@
 #include "cli/cli.h"
 #include "config.h"
 #include "models/cluster/cluster.h"
+#include "models/cluster/predict.h"
 #include "reports/compare.h"
 #include "reports/db.h"
+#include "reports/fmt.h"
 #include "reports/gnuplot.h"
+#include "reports/summary.h"
 #include "scenarios/load.h"
 #include "base/errors.h"
 #include "base/progress.h"
@@ -38,7 +42,9 @@ struct pol_arg {
 struct opts {
     const char *file; /* the scenario */
     const char *db_path, *png;
+    const char *calibration; /* --calibration, or NULL */
     int json, quiet, no_db, seed_set, nreps, npols;
+    int draws; /* --uncertainty N, 0 for none */
     uint64_t seed;
     struct pol_arg pols[RPT_CMP_MAX_POLICIES];
 };
@@ -49,6 +55,7 @@ struct run {
     int loaded;
     struct cl_policy saved; /* the file's own policy, restored at the end */
     struct cl_results *res; /* [npols][nreps] */
+    struct cl_pi *pi;       /* [npols] with --uncertainty, else NULL */
     struct rpt_cmp *cmp;
     struct rpt_db *db;
     char *dir_copy;
@@ -165,6 +172,17 @@ static void print_help(void)
            "                       one line per policy (needs gnuplot)\n"
            "  -q, --quiet          print nothing on success (no progress, "
            "no table)\n"
+           "  --calibration PROFILE  use this calibration profile (as dsec "
+           "run does)\n"
+           "  --uncertainty N      per policy, N draws of the calibration's "
+           "uncertain\n"
+           "                       parameters at the first replication's "
+           "seed: 95 %% prediction\n"
+           "                       intervals of cost, SLO attainment and "
+           "latencies (the t\n"
+           "                       intervals are seed noise only; the same "
+           "draws for every\n"
+           "                       policy)\n"
            "\nExit status: 0; 1 for a scenario or database error or a "
            "failed run; 2 for a\nusage error (an unknown policy or "
            "parameter); 3 for an internal error.\n");
@@ -190,6 +208,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         {"json", no_argument, NULL, 'j'},
         {"plot", required_argument, NULL, 'P'},
         {"quiet", no_argument, NULL, 'q'},
+        {"calibration", required_argument, NULL, 'C'},
+        {"uncertainty", required_argument, NULL, 'U'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -246,6 +266,20 @@ static int parse_args(int argc, char **argv, struct opts *o)
             break;
         case 'q':
             o->quiet = 1;
+            break;
+        case 'C':
+            if (optarg[0] == '\0')
+                return cli_usage_error(&cli_cmd_compare,
+                                       "--calibration: expected a profile "
+                                       "file");
+            o->calibration = optarg;
+            break;
+        case 'U':
+            if (cli_parse_u64(optarg, &v) != 0 || v < 2 || v > CL_PI_MAX_DRAWS)
+                return cli_usage_error(&cli_cmd_compare,
+                                       "--uncertainty: expected a number of "
+                                       "draws, 2 to 10000");
+            o->draws = (int)v;
             break;
         case 'h':
             print_help();
@@ -321,6 +355,9 @@ static int prepare(struct opts *o, struct run *x)
         return status;
     if (!o->seed_set)
         o->seed = x->scn.seed;
+    if (o->calibration != NULL &&
+        cli_apply_calibration("compare", &x->scn, o->calibration) != 0)
+        return CLI_EXIT_INPUT;
     if (!o->no_db) {
         sim_diag_init(&diag);
         x->db = rpt_db_open(o->db_path, &diag);
@@ -385,6 +422,30 @@ static int simulate(const struct opts *o, struct run *x)
         }
     }
     sim_progress_clear(&prog.line);
+    /* --uncertainty: every policy on the first replication's seed, so all
+     * see the same parameter draws (cl_predict seeds them from it). */
+    if (status == CLI_EXIT_OK && o->draws > 0) {
+        x->pi = xcalloc((size_t)o->npols, sizeof(*x->pi));
+        ropts.progress = NULL;
+        ropts.progress_ctx = NULL;
+        for (int p = 0; p < o->npols && status == CLI_EXIT_OK; p++) {
+            if (!o->quiet && !o->json && isatty(STDERR_FILENO))
+                fprintf(stderr, "\r  uncertainty: policy %s, %d draws   ",
+                        o->pols[p].arg, o->draws);
+            use_policy(&x->scn, &o->pols[p]);
+            x->scn.seed = o->seed;
+            sim_diag_init(&diag);
+            rc = cl_predict(&x->scn, &ropts, o->draws, 0.95, NULL, NULL,
+                            &x->pi[p], &diag);
+            if (rc != 0) {
+                sim_diag_print(&diag, stderr);
+                status = cli_exit_status(rc);
+            }
+            sim_diag_fini(&diag);
+        }
+        if (!o->quiet && !o->json && isatty(STDERR_FILENO))
+            fputs("\r\033[K", stderr);
+    }
     return status;
 }
 
@@ -407,6 +468,8 @@ static int store(const struct opts *o, struct run *x)
     sim_diag_init(&diag);
     for (int i = 0; i < np * nr && rc == 0; i++) {
         info.seed = x->res[i].seed;
+        /* A policy's intervals go with its first replication's run. */
+        info.pi = x->pi != NULL && i % nr == 0 ? &x->pi[i / nr] : NULL;
         rc = rpt_db_write_run(x->db, &info, &x->res[i], &ids[i], &diag);
     }
     if (rc == 0)
@@ -460,21 +523,72 @@ static void run_fini(const struct opts *o, struct run *x)
         for (int i = 0; i < o->npols * o->nreps; i++)
             cl_results_fini(&x->res[i]);
     free(x->res);
+    free(x->pi);
     free(x->dir_copy);
 }
 
 /* ---- print ---- */
 
+/* The intervals of --uncertainty, one row per policy. */
+static void print_pi(const struct opts *o, const struct run *x)
+{
+    static const enum cl_pi_metric cols[] = {
+        CL_PI_COST, CL_PI_SLO, CL_PI_TTFT_P99, CL_PI_TPOT_P99, CL_PI_E2E_MEAN};
+
+    printf("\nprediction intervals (95 %%, %d draws of the calibration's "
+           "%d uncertain parameters%s, seed %llu;\nthe t intervals above "
+           "are seed noise, these the calibration's uncertainty; the same "
+           "draws for every policy):\n",
+           x->pi[0].n, x->pi[0].nparams,
+           x->pi[0].structural ? " and its structural error" : "",
+           (unsigned long long)o->seed);
+    printf("  %-24s", "policy");
+    for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+        printf(" %24s", cl_pi_text[cols[c]]);
+    printf("\n");
+    for (int p = 0; p < o->npols; p++) {
+        printf("  %-24.24s", o->pols[p].arg);
+        for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++) {
+            char cell[64];
+            double lo = x->pi[p].lo[cols[c]], hi = x->pi[p].hi[cols[c]];
+            if (isnan(lo))
+                snprintf(cell, sizeof(cell), "n/a");
+            else if (cols[c] == CL_PI_SLO)
+                snprintf(cell, sizeof(cell), "[%.4f, %.4f]", lo, hi);
+            else
+                snprintf(cell, sizeof(cell), "[%.4g, %.4g]", lo, hi);
+            printf(" %24s", cell);
+        }
+        printf("\n");
+    }
+}
+
 static void print(const struct opts *o, const struct run *x)
 {
     if (o->json) {
         char *s = rpt_cmp_json(x->cmp, 1);
+        json_object *obj = x->pi != NULL ? json_tokener_parse(s) : NULL;
 
-        printf("%s\n", s);
+        if (obj != NULL) {
+            json_object *a = json_object_new_array();
+            for (int p = 0; p < o->npols; p++) {
+                json_object *e = rpt_pi_json(&x->pi[p]);
+                json_object_object_add(e, "policy",
+                                       json_object_new_string(o->pols[p].arg));
+                json_object_array_add(a, e);
+            }
+            json_object_object_add(obj, "prediction_intervals", a);
+            rpt_json_print(stdout, obj);
+            json_object_put(obj);
+        } else {
+            printf("%s\n", s);
+        }
         free(s);
         return;
     }
     rpt_cmp_print(stdout, x->cmp);
+    if (x->pi != NULL)
+        print_pi(o, x);
     if (o->png != NULL)
         printf("chart: %s\n", o->png);
 }
@@ -509,7 +623,8 @@ const struct cli_entry cli_cmd_compare = {
     .name = "compare",
     .usage = "SCENARIO.yaml --policy NAME[:key=value,...] [--policy ...] "
              "[--replications N] [--seed S] [--db FILE|--no-db] [--json] "
-             "[--plot FILE.png] [--quiet]",
+             "[--plot FILE.png] [--quiet] [--calibration PROFILE] "
+             "[--uncertainty N]",
     .summary = "compare scaling policies over replications, with "
                "confidence intervals",
     .exec = exec_compare,

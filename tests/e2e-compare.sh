@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..10"
+echo "1..12"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -106,5 +106,34 @@ ok "non-elastic scenario: exit 1 with why" $st
 $dsec compare "$f" --no-db >/dev/null 2>&1
 [ $? -eq 2 ]
 ok "no --policy is a usage error (exit 2)" $?
+
+# --calibration and --uncertainty: per policy, intervals of the same draws;
+# their rows in the database.
+cat >"$tmp/unc.yaml" <<'EOF'
+format: 1
+provenance: {tool: e2e-compare, date: 2026-12-02}
+gpus:
+  h100:
+    gemm: {hbm_efficiency: 0.8}
+    frontend: {request: 5ms}
+    uncertainty:
+      std_errors: {gemm.hbm_efficiency: 0.02, frontend.request: 1ms}
+      structural: {ttft: 0.05, tpot: 0.02, e2e: 0.02}
+EOF
+$dsec compare "$f" $pols --replications 2 --db "$tmp/u.db" --json \
+    --calibration "$tmp/unc.yaml" --uncertainty 8 >"$tmp/u.json" 2>"$tmp/err"
+st=$?
+if [ $st -eq 0 ] && jq -e '(.prediction_intervals | length) == 2 and
+    ([.prediction_intervals[] | .n == 8 and .params == 2 and
+      .cost_usd[0] <= .cost_usd[1]] | all)' "$tmp/u.json" >/dev/null; then
+    st=0
+else
+    st=1
+    show "$tmp/err"
+fi
+ok "--uncertainty: prediction intervals per policy in --json" $st
+rows=$(sqlite3 "$tmp/u.db" "SELECT count(DISTINCT run_id) FROM prediction_intervals" 2>/dev/null)
+[ "$rows" = 2 ]
+ok "--uncertainty: each policy's first run holds its intervals ($rows)" $?
 
 [ "$fails" -eq 0 ]

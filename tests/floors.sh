@@ -26,7 +26,7 @@ sweep: base sim models reports scenarios sweep
 plan: base sim models reports scenarios sweep plan
 twin: base sim models twin
 scaler: base models/policy scaler
-calib: base models/arch models/gpu models/net models/perf calib
+calib: base sim models scenarios calib
 cli: base models reports scenarios sweep plan twin cli
 bench: base sim models reports scenarios sweep'
 
