@@ -600,6 +600,15 @@ static int simulate(const struct opts *o, struct run *x)
     eo.interrupts = &interrupts;
     eo.program_version = PACKAGE_VERSION;
     eo.mpi = x->mpi;
+    if (x->mpi != NULL && x->spec->uncertainty > 0) {
+        sim_diag_fini(&diag);
+        fprintf(stderr,
+                "%s: error: uncertainty: the draws are not run on "
+                "other MPI ranks yet; run the sweep without MPI "
+                "(--no-mpi)\n",
+                x->spec->file);
+        return CLI_EXIT_INPUT;
+    }
     rc = swp_exec(x->spec, x->db, &eo, &x->st, &diag);
     x->served = 1;
     sim_diag_print(&diag, stderr);

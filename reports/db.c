@@ -715,6 +715,8 @@ int rpt_db_write_sweep_point(struct rpt_db *db,
     rc = sqlite3_exec(db->sql, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     if (rc == SQLITE_OK && r != NULL)
         rc = write_run_rows(db->sql, info, r, &run_id);
+    if (rc == SQLITE_OK && r != NULL && info->pi != NULL)
+        rc = write_pi_rows(db->sql, run_id, info->pi);
     if (rc == SQLITE_OK)
         rc = write_point_rows(db->sql, pt, run_id);
     if (rc == SQLITE_OK)

@@ -100,7 +100,8 @@ static void utc_stamp(char *buf, size_t len, int64_t unix_s)
 /* Writes one point: with its run, or infeasible (r NULL). Returns 0, or
  * SIM_EDB. */
 static int record(struct ex *x, size_t i, const struct cl_results *r,
-                  int64_t started_unix, const char *message)
+                  const struct cl_pi *pi, int64_t started_unix,
+                  const char *message)
 {
     const struct swp_spec *s = x->s;
     const struct swp_point *p = &s->points[i];
@@ -131,6 +132,7 @@ static int record(struct ex *x, size_t i, const struct cl_results *r,
     info.scenario_text = p->text;
     info.program_version = x->o->program_version;
     info.seed = p->seed;
+    info.pi = pi;
     rc = rpt_db_write_sweep_point(x->db, &pt, r ? &info : NULL, r, NULL, x->d);
     free(paths);
     free(values);
@@ -159,9 +161,10 @@ static int take(struct ex *x, struct swp_done *done)
         return 0;
     x->finished++;
     if (done->rc == 0) {
-        rc = record(x, i, &done->res, done->started_unix, NULL);
+        rc = record(x, i, &done->res, done->has_pi ? &done->pi : NULL,
+                    done->started_unix, NULL);
     } else if (done->rc == SIM_EINFEASIBLE) {
-        rc = record(x, i, NULL, done->started_unix, done->message);
+        rc = record(x, i, NULL, NULL, done->started_unix, done->message);
     } else {
         sim_progress_clear(&x->bar);
         sim_diag_error(x->d, x->s->file, 0, 0, "point %s failed: %s",
@@ -225,7 +228,8 @@ int swp_exec(const struct swp_spec *s, struct rpt_db *db,
         if (x.recorded[i])
             continue;
         if (s->points[i].infeasible)
-            rc = record(&x, i, NULL, (int64_t)time(NULL), s->points[i].message);
+            rc = record(&x, i, NULL, NULL, (int64_t)time(NULL),
+                        s->points[i].message);
         else
             x.todo[x.ntodo++] = i;
     }
@@ -273,8 +277,9 @@ int swp_exec(const struct swp_spec *s, struct rpt_db *db,
         while (pool != NULL && !stopping && x.next < x.ntodo &&
                swp_pool_pending(pool) < backlog) {
             size_t i = x.todo[x.next++];
-            swp_pool_submit(pool, (long)i, s->scenario_file, s->points[i].text,
-                            s->base_dir);
+            swp_pool_submit_draws(pool, (long)i, s->scenario_file,
+                                  s->points[i].text, s->base_dir,
+                                  s->uncertainty);
         }
 #ifdef HAVE_MPI
         if (o->mpi != NULL) {

@@ -22,6 +22,7 @@
 struct job {
     struct job *next;
     long id;
+    int draws;
     const char *file;
     const char *text;
     const char *base_dir;
@@ -70,6 +71,12 @@ static char *diag_text(const struct sim_diag *d, const char *fallback)
 void swp_run_text(long id, const char *file, const char *text,
                   const char *base_dir, struct swp_done *out)
 {
+    swp_run_text_draws(id, file, text, base_dir, 0, out);
+}
+
+void swp_run_text_draws(long id, const char *file, const char *text,
+                        const char *base_dir, int draws, struct swp_done *out)
+{
     struct cl_scenario scn;
     struct cl_run_opts opts = {0};
     struct sim_diag d;
@@ -86,6 +93,12 @@ void swp_run_text(long id, const char *file, const char *text,
     if (rc == 0) {
         opts.base_dir = base_dir;
         rc = cl_run(&scn, &opts, &out->res, &d);
+        if (rc == 0 && draws > 0) {
+            rc = cl_predict(&scn, &opts, draws, 0.95, NULL, NULL, &out->pi, &d);
+            out->has_pi = rc == 0;
+            if (rc != 0)
+                cl_results_fini(&out->res);
+        }
     }
     out->wall_s = now_s() - t0;
     out->rc = rc;
@@ -132,7 +145,8 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&p->mu);
 
         f = xcalloc(1, sizeof(*f));
-        swp_run_text(j->id, j->file, j->text, j->base_dir, &f->done);
+        swp_run_text_draws(j->id, j->file, j->text, j->base_dir, j->draws,
+                           &f->done);
         free(j);
 
         pthread_mutex_lock(&p->mu);
@@ -182,9 +196,16 @@ struct swp_pool *swp_pool_new(int nthreads)
 void swp_pool_submit(struct swp_pool *p, long id, const char *file,
                      const char *text, const char *base_dir)
 {
+    swp_pool_submit_draws(p, id, file, text, base_dir, 0);
+}
+
+void swp_pool_submit_draws(struct swp_pool *p, long id, const char *file,
+                           const char *text, const char *base_dir, int draws)
+{
     struct job *j = xcalloc(1, sizeof(*j));
 
     j->id = id;
+    j->draws = draws;
     j->file = file;
     j->text = text;
     j->base_dir = base_dir;

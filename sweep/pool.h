@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "models/cluster/predict.h"
 #include "models/cluster/results.h"
 
 struct swp_pool;
@@ -28,6 +29,8 @@ struct swp_done {
                               events_per_s set */
     double wall_s;         /* load, check and simulation */
     int64_t started_unix;  /* wall-clock start, seconds since 1970 */
+    int has_pi;            /* the job asked for draws and they ran */
+    struct cl_pi pi;       /* has_pi: the prediction intervals */
 };
 
 /* Runs one scenario text as `dsec run` does: scn_scenario_open() of the
@@ -37,6 +40,12 @@ struct swp_done {
  * Reentrant: touches nothing but its arguments. */
 void swp_run_text(long id, const char *file, const char *text,
                   const char *base_dir, struct swp_done *out);
+
+/* As swp_run_text(), then, when draws > 0, cl_predict() with that many
+ * draws of the scenario's calibration uncertainty into out->pi (a failure
+ * of the draws fails the job). */
+void swp_run_text_draws(long id, const char *file, const char *text,
+                        const char *base_dir, int draws, struct swp_done *out);
 
 /* Frees what d owns and zeroes it. NULL is a no-op. */
 void swp_done_fini(struct swp_done *d);
@@ -49,6 +58,10 @@ struct swp_pool *swp_pool_new(int nthreads);
  * result has been taken or the job cancelled. */
 void swp_pool_submit(struct swp_pool *p, long id, const char *file,
                      const char *text, const char *base_dir);
+
+/* As swp_pool_submit(), the job run by swp_run_text_draws(). */
+void swp_pool_submit_draws(struct swp_pool *p, long id, const char *file,
+                           const char *text, const char *base_dir, int draws);
 
 /* Takes the oldest finished job into *out (which the caller frees with
  * swp_done_fini()), waiting at most timeout_ms milliseconds (0: do not

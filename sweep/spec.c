@@ -9,6 +9,8 @@
  * only for points with diagnostics. */
 #include "sweep/spec.h"
 
+#include "models/cluster/predict.h"
+
 #include <libgen.h>
 #include <math.h>
 #include <stdio.h>
@@ -77,6 +79,7 @@ struct ld {
 
     char *name;
     int replications; /* as given; 0 when not */
+    int uncertainty;  /* as given; 0 when not */
     struct axis axes[SWP_MAX_AXES];
     int naxes;
     struct xpoint *xp;
@@ -466,6 +469,10 @@ static const struct sim_param sweep_rows[] = {
      seed_rows},
     {"set", SIM_PT_MAP, SIM_U_NONE, -INFINITY, INFINITY, 0, NULL,
      "key path -> value, applied to every point", 0, NULL, NULL},
+    {"uncertainty", SIM_PT_INT, SIM_U_NONE, 2, CL_PI_MAX_DRAWS, 0, NULL,
+     "draws of the calibration's uncertainty per point: 95 % prediction "
+     "intervals in the prediction_intervals table (docs/sweep.md)",
+     offsetof(struct ld, uncertainty), NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -478,7 +485,7 @@ static int take_key(struct sim_yaml *y, const struct sim_param *p,
     struct ld *l = base;
 
     (void)path;
-    if (strcmp(p->key, "name") == 0)
+    if (strcmp(p->key, "name") == 0 || strcmp(p->key, "uncertainty") == 0)
         return 0;
     if (strcmp(p->key, "replications") == 0 || strcmp(p->key, "seeds") == 0) {
         if (l->seed_mode != 0) {
@@ -1407,6 +1414,7 @@ struct swp_spec *swp_spec_load_string(const char *file, const char *text,
     s = xcalloc(1, sizeof(*s));
     s->file = xstrdup(file);
     s->name = l.name ? xstrdup(l.name) : default_name(file);
+    s->uncertainty = l.uncertainty > 0 ? l.uncertainty : 0;
     s->text = xstrndup(text, len);
     h = fnv1a(0xcbf29ce484222325ull, "dsec sweep 1", 12);
     h = fnv1a(h, text, len);

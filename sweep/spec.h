@@ -54,7 +54,8 @@ struct swp_spec {
     int ncolumns;
     struct swp_point *points;
     size_t npoints;
-    size_t *by_key; /* indexes of points sorted by key */
+    size_t *by_key;  /* indexes of points sorted by key */
+    int uncertainty; /* `uncertainty: N`: draws per point, 0 for none */
 };
 
 /* Reads the sweep file at path, expands and checks every point. Returns a

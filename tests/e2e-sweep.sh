@@ -17,7 +17,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..17"
+echo "1..18"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -307,5 +307,32 @@ done
 $dsec help sweep >"$tmp/h2" 2>&1 && cmp -s "$tmp/h" "$tmp/h2" || st=1
 [ $st -ne 0 ] && show "$tmp/h"
 ok "dsec sweep --help lists every option (and dsec help sweep)" $st
+
+# 18: uncertainty: N draws per point, their intervals in the database.
+cat >"$tmp/unc.yaml" <<'EOF'
+format: 1
+provenance: {tool: e2e-sweep, date: 2026-12-02}
+gpus:
+  h100:
+    gemm: {hbm_efficiency: 0.8}
+    uncertainty:
+      std_errors: {gemm.hbm_efficiency: 0.02}
+EOF
+cat >"$tmp/swu.yaml" <<EOF
+base: $(cd "$srcdir/scenarios" && pwd)/llama-70b-h100.yaml
+set:
+  workload.synthetic.duration: 1min
+  hardware.calibration: $tmp/unc.yaml
+axes:
+  deploy.tp: [4, 8]
+uncertainty: 4
+EOF
+$dsec sweep "$tmp/swu.yaml" --db "$tmp/swu.db" -j 2 --no-mpi --quiet \
+    >"$tmp/out" 2>"$tmp/err"
+st=$?
+rows=$(sqlite3 "$tmp/swu.db" "SELECT count(*) FROM prediction_intervals
+    WHERE draws = 4 AND params = 1 AND lo <= hi" 2>/dev/null)
+[ $st -eq 0 ] && [ "$rows" = 24 ] || { st=1; show "$tmp/err"; }
+ok "uncertainty: each point's intervals in the database ($rows rows)" $st
 
 [ "$fails" -eq 0 ]
