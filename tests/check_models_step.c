@@ -880,6 +880,161 @@ static void same_double(double a, double b, const char *what)
     ck_assert_msg((isnan(a) && isnan(b)) || a == b, "%s: %g vs %g", what, a, b);
 }
 
+/* A profile's uncertainty: the errors of bad sections, named and placed. */
+START_TEST(test_perf_calib_uncertainty_errors)
+{
+    char *m;
+
+    m = load_error(PROV "gpus:\n"
+                        "  h100:\n"
+                        "    gemm: {hbm_efficiency: 0.8}\n"
+                        "    uncertainty:\n"
+                        "      std_errors: {iteration_overhead: 9us}\n",
+                   SIM_EINVAL);
+    ck_assert_str_eq(m, "x.yaml:7:40: error: gpus.h100.uncertainty.std_errors."
+                        "iteration_overhead: the entry gives no value of "
+                        "iteration_overhead");
+    free(m);
+    m = load_error(PROV "gpus:\n"
+                        "  h100:\n"
+                        "    gemm: {hbm_efficiency: 0.8}\n"
+                        "    uncertainty:\n"
+                        "      std_errors: {gemm.speed: 1}\n",
+                   SIM_EINVAL);
+    ck_assert_str_eq(m, "x.yaml:7:32: error: gpus.h100.uncertainty.std_errors."
+                        "gemm.speed: not a numeric key of a GPU entry");
+    free(m);
+    m = load_error(PROV "gpus:\n"
+                        "  h100:\n"
+                        "    gemm: {hbm_efficiency: 0.8}\n"
+                        "    uncertainty:\n"
+                        "      std_errors: {gemm.hbm_efficiency: -0.1}\n",
+                   SIM_EINVAL);
+    ck_assert_str_eq(m, "x.yaml:7:41: error: gpus.h100.uncertainty.std_errors."
+                        "gemm.hbm_efficiency: -0.1 out of range [0, inf)");
+    free(m);
+    /* Three keys pairwise correlated by -0.9 make no covariance. */
+    m = load_error(PROV "gpus:\n"
+                        "  h100:\n"
+                        "    gemm: {hbm_efficiency: 0.8, efficiency_max: 0.7}\n"
+                        "    iteration_overhead: 100us\n"
+                        "    uncertainty:\n"
+                        "      std_errors: {gemm.hbm_efficiency: 0.01,\n"
+                        "        gemm.efficiency_max: 0.01,\n"
+                        "        iteration_overhead: 5us}\n"
+                        "      correlation:\n"
+                        "        - {a: gemm.hbm_efficiency, b: "
+                        "gemm.efficiency_max, r: -0.9}\n"
+                        "        - {a: gemm.hbm_efficiency, b: "
+                        "iteration_overhead, r: -0.9}\n"
+                        "        - {a: gemm.efficiency_max, b: "
+                        "iteration_overhead, r: -0.9}\n",
+                   SIM_EINVAL);
+    ck_assert_str_eq(m, "x.yaml:7:5: error: gpus.h100.uncertainty: the "
+                        "correlations do not make a covariance matrix (not "
+                        "positive semidefinite)");
+    free(m);
+    m = load_error(PROV "gpus:\n"
+                        "  h100:\n"
+                        "    gemm: {hbm_efficiency: 0.8}\n"
+                        "    uncertainty:\n"
+                        "      std_errors: {gemm.hbm_efficiency: 0.01}\n"
+                        "      correlation:\n"
+                        "        - {a: gemm.hbm_efficiency, b: nothing, r: "
+                        "0.1}\n",
+                   SIM_EINVAL);
+    ck_assert_str_eq(m, "x.yaml:9:39: error: gpus.h100.uncertainty."
+                        "correlation[0]: 'nothing' has no standard error in "
+                        "std_errors");
+    free(m);
+}
+END_TEST
+
+/* Draws follow the stated errors and correlation (log-normal: for small
+ * relative errors, mean and sd as given), for keys of any unit; the
+ * profile round-trips through perf_calib_write() with its uncertainty. */
+START_TEST(test_perf_calib_dist_draws_and_writes)
+{
+    static const char text[] = PROV
+        "gpus:\n"
+        "  h100:\n"
+        "    gemm: {hbm_efficiency: 0.8}\n"
+        "    iteration_overhead: 100us\n"
+        "    uncertainty:\n"
+        "      std_errors: {gemm.hbm_efficiency: 0.008,\n"
+        "        iteration_overhead: 2us}\n"
+        "      correlation:\n"
+        "        - {a: gemm.hbm_efficiency, b: iteration_overhead, r: 0.6}\n"
+        "      structural: {ttft: 0.1}\n";
+    struct perf_calib c, back;
+    struct perf_calib_dist *dist = xmalloc(sizeof(*dist));
+    struct sim_diag d;
+    struct perf_calib_key kh, ko;
+    double s[2] = {0}, ss[2] = {0}, sxy = 0;
+    const int n = 20000;
+    unsigned long long state = 12345;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp;
+
+    sim_diag_init(&d);
+    ck_assert_int_eq(
+        perf_calib_load_string("u.yaml", text, strlen(text), &c, &d), 0);
+    ck_assert_int_eq(perf_calib_dist_init(&c, "h100", dist), 2);
+    ck_assert(fabs(dist->structural.ttft - 0.1) < 1e-12);
+    ck_assert(isnan(dist->structural.tpot));
+    ck_assert_int_eq(perf_calib_key_find("gemm.hbm_efficiency", 0, &kh), 0);
+    ck_assert_int_eq(perf_calib_key_find("iteration_overhead", 0, &ko), 0);
+    for (int i = 0; i < n; i++) {
+        struct perf_calib draw;
+        double z[2], v[2];
+        /* Box-Muller on a fixed LCG: reproducible normals. */
+        for (int j = 0; j < 2; j++) {
+            double u1, u2;
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            u1 = ((double)(state >> 11) + 0.5) / 9007199254740992.0;
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            u2 = ((double)(state >> 11) + 0.5) / 9007199254740992.0;
+            z[j] = sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
+        }
+        perf_calib_copy(&c, &draw);
+        perf_calib_dist_draw(dist, z, &draw);
+        v[0] = perf_calib_key_get(&kh, &draw.gpus[0]);
+        v[1] = perf_calib_key_get(&ko, &draw.gpus[0]) * 1e6; /* us */
+        for (int j = 0; j < 2; j++) {
+            s[j] += v[j];
+            ss[j] += v[j] * v[j];
+        }
+        sxy += v[0] * v[1];
+        perf_calib_fini(&draw);
+    }
+    {
+        double m0 = s[0] / n, m1 = s[1] / n;
+        double sd0 = sqrt(ss[0] / n - m0 * m0), sd1 = sqrt(ss[1] / n - m1 * m1);
+        double r = (sxy / n - m0 * m1) / (sd0 * sd1);
+        ck_assert_msg(fabs(m0 - 0.8) < 0.001, "mean %g", m0);
+        ck_assert_msg(fabs(sd0 - 0.008) < 0.0005, "sd %g", sd0);
+        ck_assert_msg(fabs(m1 - 100) < 0.1, "mean %g us", m1);
+        ck_assert_msg(fabs(sd1 - 2) < 0.1, "sd %g us", sd1);
+        ck_assert_msg(fabs(r - 0.6) < 0.03, "r %g", r);
+    }
+    fp = open_memstream(&buf, &len);
+    ck_assert_int_eq(perf_calib_write(fp, &c), 0);
+    fclose(fp);
+    ck_assert_int_eq(perf_calib_load_string("w.yaml", buf, len, &back, &d), 0);
+    ck_assert_int_eq(back.gpus[0].unc.nstd_errors, 2);
+    ck_assert(fabs(back.gpus[0].unc.std_errors[1].se - 2e-6) < 1e-12);
+    ck_assert_int_eq(back.gpus[0].unc.ncorrelation, 1);
+    ck_assert(fabs(back.gpus[0].unc.correlation[0].r - 0.6) < 1e-9);
+    ck_assert_str_eq(back.sha256[0] ? "set" : "", "set");
+    free(buf);
+    free(dist);
+    perf_calib_fini(&back);
+    perf_calib_fini(&c);
+    sim_diag_fini(&d);
+}
+END_TEST
+
 START_TEST(test_perf_calib_shipped_file_is_the_builtin)
 {
     /* models/perf/calibration-default.yaml documents the defaults: it
@@ -973,6 +1128,8 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_perf_calib_load_other_errors);
     tcase_add_test(tc, test_perf_calib_load_missing_file);
     tcase_add_test(tc, test_perf_calib_shipped_file_is_the_builtin);
+    tcase_add_test(tc, test_perf_calib_uncertainty_errors);
+    tcase_add_test(tc, test_perf_calib_dist_draws_and_writes);
     suite_add_tcase(s, tc);
 
     return s;
