@@ -33,7 +33,7 @@ ok() { # status description
         fails=$((fails + 1))
     fi
 }
-echo "1..14"
+echo "1..15"
 
 # The truth: a profile the "real" system follows.
 cat >"$tmp/true.yaml" <<'EOF'
@@ -116,6 +116,15 @@ v=$(get "$tmp/all.db" frontend.request value)
 se=$(get "$tmp/all.db" frontend.request stderr)
 within "$v" 0.005 "$se"
 ok $? "frontend.request $v s +- $se recovers 5 ms within 3 standard errors"
+
+# The same fit on two threads: the same numbers (each run is simulated
+# alone, on its own seed).
+cp "$tmp/base.db" "$tmp/j2.db"
+"$calib" fit --serving --db "$tmp/j2.db" --gpu h100 --quiet --no-loo -j 2 \
+    --params gemm.hbm_efficiency,frontend.request >/dev/null 2>&1
+[ "$(sqlite3 "$tmp/all.db" "SELECT param, value, stderr FROM fits ORDER BY param")" = \
+    "$(sqlite3 "$tmp/j2.db" "SELECT param, value, stderr FROM fits ORDER BY param")" ]
+ok $? "-j 2 gives the fit of one thread"
 
 # Fewer runs, wider errors.
 cp "$tmp/base.db" "$tmp/two.db"
