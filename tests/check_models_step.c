@@ -1035,6 +1035,42 @@ START_TEST(test_perf_calib_dist_draws_and_writes)
 }
 END_TEST
 
+/* Several GPU kinds: each kind's own errors once, and a default key only
+ * while some kind still uses it. */
+START_TEST(test_perf_calib_dist_kinds)
+{
+    static const char text[] =
+        PROV "gpus:\n"
+             "  default:\n"
+             "    iteration_overhead: 150us\n"
+             "    uncertainty: {std_errors: {iteration_overhead: 20us}}\n"
+             "  h100:\n"
+             "    gemm: {hbm_efficiency: 0.8}\n"
+             "    uncertainty: {std_errors: {gemm.hbm_efficiency: 0.02}}\n"
+             "  h200:\n"
+             "    gemm: {hbm_efficiency: 0.82}\n"
+             "    iteration_overhead: 140us\n"
+             "    uncertainty: {std_errors: {gemm.hbm_efficiency: 0.03,\n"
+             "      iteration_overhead: 10us}}\n";
+    const char *both[] = {"h100", "h200", "h100"};
+    const char *h200[] = {"h200"};
+    struct perf_calib c;
+    struct perf_calib_dist *dist = xmalloc(sizeof(*dist));
+    struct sim_diag d;
+
+    sim_diag_init(&d);
+    ck_assert_int_eq(
+        perf_calib_load_string("k.yaml", text, strlen(text), &c, &d), 0);
+    ck_assert_int_eq(perf_calib_dist_init_kinds(&c, both, 3, dist), 4);
+    ck_assert_int_eq(perf_calib_dist_init_kinds(&c, h200, 1, dist), 2);
+    ck_assert_int_eq(perf_calib_dist_init(&c, "h100", dist), 2);
+    ck_assert_int_eq(perf_calib_dist_init(&c, "a100", dist), 1);
+    free(dist);
+    perf_calib_fini(&c);
+    sim_diag_fini(&d);
+}
+END_TEST
+
 START_TEST(test_perf_calib_shipped_file_is_the_builtin)
 {
     /* models/perf/calibration-default.yaml documents the defaults: it
@@ -1130,6 +1166,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_perf_calib_shipped_file_is_the_builtin);
     tcase_add_test(tc, test_perf_calib_uncertainty_errors);
     tcase_add_test(tc, test_perf_calib_dist_draws_and_writes);
+    tcase_add_test(tc, test_perf_calib_dist_kinds);
     suite_add_tcase(s, tc);
 
     return s;

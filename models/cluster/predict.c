@@ -60,13 +60,27 @@ double cl_pi_value(const struct cl_results *r, enum cl_pi_metric m)
     return NAN;
 }
 
-/* The GPU kind whose calibration is drawn: the first pool's, else
- * hardware.gpu. */
-static const char *drawn_gpu(const struct cl_scenario *s)
+/* The GPU kinds whose calibration is drawn: every pool's (a pool without
+ * its own is hardware.gpu's), or hardware.gpu's; the first pool's first.
+ * Returns their number (kinds holds at most CL_PI_MAX_KINDS). */
+#define CL_PI_MAX_KINDS 64
+static int drawn_gpus(const struct cl_scenario *s, const char **kinds)
 {
-    if (s->npools > 0 && s->pools[0].gpu != NULL)
-        return s->pools[0].gpu;
-    return s->hardware.gpu;
+    int n = 0;
+
+    for (int i = 0; i <= s->npools && n < CL_PI_MAX_KINDS; i++) {
+        const char *g = i < s->npools && s->pools[i].gpu != NULL
+                            ? s->pools[i].gpu
+                            : s->hardware.gpu;
+        int dup = 0;
+        if (i == s->npools && n > 0)
+            break; /* pools named every kind */
+        for (int j = 0; j < n && g != NULL; j++)
+            dup |= strcmp(kinds[j], g) == 0;
+        if (g != NULL && !dup)
+            kinds[n++] = g;
+    }
+    return n;
 }
 
 int cl_predict(struct cl_scenario *s, const struct cl_run_opts *ro, int n,
@@ -75,7 +89,8 @@ int cl_predict(struct cl_scenario *s, const struct cl_run_opts *ro, int n,
 {
     struct perf_calib *orig = s->calib;
     struct perf_calib_dist *dist;
-    const char *gpu = drawn_gpu(s);
+    const char *kinds[CL_PI_MAX_KINDS];
+    int nkinds = drawn_gpus(s, kinds);
     double sigma[3];
     double *vals;
     gsl_rng *rng;
@@ -100,7 +115,7 @@ int cl_predict(struct cl_scenario *s, const struct cl_run_opts *ro, int n,
         return SIM_EINVAL;
     }
     dist = xmalloc(sizeof(*dist));
-    perf_calib_dist_init(orig, gpu, dist);
+    perf_calib_dist_init_kinds(orig, kinds, nkinds, dist);
     sigma[0] = isnan(dist->structural.ttft) ? 0 : dist->structural.ttft;
     sigma[1] = isnan(dist->structural.tpot) ? 0 : dist->structural.tpot;
     sigma[2] = isnan(dist->structural.e2e) ? 0 : dist->structural.e2e;
@@ -108,10 +123,11 @@ int cl_predict(struct cl_scenario *s, const struct cl_run_opts *ro, int n,
     if (dist->n == 0 && !nst) {
         sim_diag_error(d, orig->file, 0, 0,
                        "--uncertainty: the profile carries no uncertainty "
-                       "for GPU kind '%s' (no uncertainty.std_errors in its "
-                       "entry, its default entry or its links); fit it with "
-                       "dsec-calib fit or fit --serving",
-                       gpu != NULL ? gpu : "?");
+                       "for GPU kind '%s'%s (no uncertainty.std_errors in "
+                       "its entry, its default entry or its links); fit it "
+                       "with dsec-calib fit or fit --serving",
+                       nkinds > 0 ? kinds[0] : "?",
+                       nkinds > 1 ? " or the scenario's other kinds" : "");
         free(dist);
         return SIM_EINVAL;
     }

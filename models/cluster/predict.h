@@ -60,8 +60,9 @@ typedef void (*cl_pi_progress_fn)(void *ctx, int done, int n);
 
 /*
  * Runs s n times (2 <= n <= CL_PI_MAX_DRAWS) with parameters drawn from the
- * uncertainty of s->calib for the GPU kind of s's first pool (hardware.gpu
- * when there are no pools), and fills out with the central level interval
+ * uncertainty of s->calib for the GPU kinds of s's pools (hardware.gpu when
+ * there are no pools; perf_calib_dist_init_kinds(): the structural error
+ * is the first pool's kind's), and fills out with the central level interval
  * of each metric. s->calib is replaced during each run and restored.
  * Returns 0; SIM_EINVAL when s has no calibration profile or it carries
  * no uncertainty for that kind (the message says so) or n is out of

@@ -1072,8 +1072,8 @@ int perf_cholesky_psd(const double *a, int n, double *l)
  * covariance block at the block's place. */
 static void dist_add(struct perf_calib_dist *out,
                      const struct perf_calib_unc *u, int link, int entry,
-                     const struct perf_calib_gpu *skip, const void *values,
-                     double *cov)
+                     const struct perf_calib_gpu *const *kinds, int nkinds,
+                     const void *values, double *cov)
 {
     int idx[PERF_CALIB_MAX_UNC] = {0};
 
@@ -1085,8 +1085,16 @@ static void dist_add(struct perf_calib_dist *out,
         if (out->n >= PERF_CALIB_MAX_UNC ||
             perf_calib_key_find(u->std_errors[i].key, link >= 0, &k) != 0)
             continue;
-        if (skip != NULL && !isnan(perf_calib_key_get(&k, skip)))
-            continue;
+        /* A default key that every kind's own entry replaces is not
+         * used by any of them. */
+        if (nkinds > 0) {
+            int used = 0;
+            for (int j = 0; j < nkinds && !used; j++)
+                used =
+                    kinds[j] == NULL || isnan(perf_calib_key_get(&k, kinds[j]));
+            if (!used)
+                continue;
+        }
         p = &out->p[out->n];
         p->link = link;
         p->entry = entry;
@@ -1121,29 +1129,52 @@ static double rel_scale(const struct perf_calib_dist_param *p)
 int perf_calib_dist_init(const struct perf_calib *c, const char *gpu,
                          struct perf_calib_dist *out)
 {
+    return perf_calib_dist_init_kinds(c, &gpu, 1, out);
+}
+
+int perf_calib_dist_init_kinds(const struct perf_calib *c,
+                               const char *const *gpus, int ngpus,
+                               struct perf_calib_dist *out)
+{
     static const int M = PERF_CALIB_MAX_UNC;
     double *cov = xcalloc((size_t)M * (size_t)M, sizeof(*cov));
     double *a;
-    const struct perf_calib_gpu *kind = perf_calib_find_gpu(c, gpu);
     const struct perf_calib_gpu *def =
         perf_calib_find_gpu(c, PERF_CALIB_DEFAULT_GPU);
+    const struct perf_calib_gpu **kinds =
+        xcalloc((size_t)(ngpus > 0 ? ngpus : 1), sizeof(*kinds));
+    int nk = 0;
 
     memset(out, 0, sizeof(*out));
     out->structural.ttft = out->structural.tpot = out->structural.e2e = NAN;
     if (c == NULL) {
+        free(kinds);
         free(cov);
         return 0;
     }
-    if (kind == def)
-        kind = NULL;
+    /* The kinds' own entries, once each (NULL: the kind has none). */
+    for (int i = 0; i < ngpus; i++) {
+        const struct perf_calib_gpu *e = perf_calib_find_gpu(c, gpus[i]);
+        int dup = 0;
+        if (e == def)
+            e = NULL;
+        for (int j = 0; j < nk && e != NULL; j++)
+            dup |= kinds[j] == e;
+        if (!dup)
+            kinds[nk++] = e;
+    }
     if (def != NULL)
-        dist_add(out, &def->unc, -1, (int)(def - c->gpus), kind, def, cov);
-    if (kind != NULL)
-        dist_add(out, &kind->unc, -1, (int)(kind - c->gpus), NULL, kind, cov);
+        dist_add(out, &def->unc, -1, (int)(def - c->gpus), kinds, nk, def, cov);
+    for (int i = 0; i < nk; i++)
+        if (kinds[i] != NULL)
+            dist_add(out, &kinds[i]->unc, -1, (int)(kinds[i] - c->gpus), NULL,
+                     0, kinds[i], cov);
     for (int i = 0; i < c->nlinks; i++)
-        dist_add(out, &c->links[i].unc, i, -1, NULL, &c->links[i], cov);
+        dist_add(out, &c->links[i].unc, i, -1, NULL, 0, &c->links[i], cov);
+    /* The structural error: the first kind's, else the default's. */
     for (int w = 0; w < 2; w++) {
-        const struct perf_calib_gpu *e = w == 0 ? def : kind;
+        const struct perf_calib_gpu *e =
+            w == 0 ? def : (nk > 0 ? kinds[0] : NULL);
         if (e == NULL)
             continue;
         if (!isnan(e->unc.structural.ttft))
@@ -1153,6 +1184,7 @@ int perf_calib_dist_init(const struct perf_calib *c, const char *gpu,
         if (!isnan(e->unc.structural.e2e))
             out->structural.e2e = e->unc.structural.e2e;
     }
+    free(kinds);
     /* Compact the covariance to n x n, relative to the means (the draws
      * are log-normal, perf_calib_dist_draw()), and factor it; each block
      * was checked at load, so the whole (block-diagonal) matrix factors. */

@@ -307,6 +307,14 @@ struct perf_calib_dist {
 int perf_calib_dist_init(const struct perf_calib *c, const char *gpu,
                          struct perf_calib_dist *out);
 
+/* As perf_calib_dist_init() for the ngpus GPU kinds of a scenario's pools:
+ * every kind's own entry once, and the default entry's keys that at least
+ * one kind uses; the structural error is the first kind's (else the
+ * default entry's). */
+int perf_calib_dist_init_kinds(const struct perf_calib *c,
+                               const char *const *gpus, int ngpus,
+                               struct perf_calib_dist *out);
+
 /* Writes the draw mean * exp(L z) (z: dist->n standard normal values) into dst,
  * a copy of the profile dist was made from (perf_calib_copy()), each value
  * kept inside its row's range. */
