@@ -2,6 +2,7 @@
  * with. */
 #include <gsl/gsl_version.h>
 #include <json-c/json_c_version.h>
+#include <openssl/crypto.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,17 +15,19 @@ static int exec_version(int argc, char **argv)
 {
     if (argc > 1 &&
         (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("usage: dsec version\n\n%s: the dsec version, then the "
-               "versions of\nGSL, SQLite, libyaml and json-c it was built "
-               "with.\n",
-               cli_cmd_version.summary);
+        printf(
+            "usage: dsec version\n\n%s: the dsec version, then the "
+            "versions of\nGSL, SQLite, libyaml, json-c and OpenSSL's libcrypto "
+            "it was built with.\n",
+            cli_cmd_version.summary);
         return CLI_EXIT_OK;
     }
     if (argc > 1)
         return cli_usage_error(&cli_cmd_version, "takes no arguments");
     printf("dsec %s\n", PACKAGE_VERSION);
-    printf("built with GSL %s, SQLite %s, libyaml %s, json-c %s\n", GSL_VERSION,
-           sqlite3_libversion(), yaml_get_version_string(), json_c_version());
+    printf("built with GSL %s, SQLite %s, libyaml %s, json-c %s, %s\n",
+           GSL_VERSION, sqlite3_libversion(), yaml_get_version_string(),
+           json_c_version(), OpenSSL_version(OPENSSL_VERSION));
     return CLI_EXIT_OK;
 }
 
