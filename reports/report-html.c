@@ -159,6 +159,8 @@ int rpt__write_html(const struct rpt_report *rep, FILE *fp,
     const char *kname[64];
     double khours[64], kcost[64];
     int n = rpt__headline(rep, lines), ns = state_rows(r, st), nk;
+    char title[64], note[RPT__NOTE_LEN];
+    int has_pi = rpt__pi_title(r, title, sizeof(title));
 
     fprintf(fp, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
                 "<meta charset=\"utf-8\">\n<title>dsec cost report: ");
@@ -187,12 +189,35 @@ int rpt__write_html(const struct rpt_report *rep, FILE *fp,
                 ". Baseline: run %lld, the same workload and seed on a "
                 "static cluster sized for the peak.",
                 (long long)rep->baseline->id);
+    rpt__calib_note(rep, note, sizeof(note));
+    if (note[0] != '\0') {
+        fprintf(fp, " <span id=\"calibration\">");
+        rpt_html_escape(fp, note);
+        fprintf(fp, "</span>");
+    }
     fprintf(fp, "</p>\n<h2>Headline</h2>\n<table id=\"headline\">\n"
-                "<tr><th>figure</th><th>value</th><th>unit</th></tr>\n");
-    for (int i = 0; i < n; i++)
-        fprintf(fp, "<tr><td>%s</td><td class=\"n\">%s</td><td>%s</td></tr>\n",
-                lines[i].label, lines[i].text, lines[i].unit);
-    fprintf(fp, "</table>\n<h2>Charts</h2>\n");
+                "<tr><th>figure</th><th>value</th>");
+    if (has_pi)
+        fprintf(fp, "<th>%s</th>", title);
+    fprintf(fp, "<th>unit</th></tr>\n");
+    for (int i = 0; i < n; i++) {
+        fprintf(fp, "<tr><td>%s</td><td class=\"n\">%s</td>", lines[i].label,
+                lines[i].text);
+        if (has_pi && !isnan(lines[i].lo))
+            fprintf(fp, "<td class=\"n pi\">%s&#8211;%s</td>", lines[i].lo_text,
+                    lines[i].hi_text);
+        else if (has_pi)
+            fprintf(fp, "<td></td>");
+        fprintf(fp, "<td>%s</td></tr>\n", lines[i].unit);
+    }
+    fprintf(fp, "</table>\n");
+    if (has_pi) {
+        rpt__pi_note(r, note, sizeof(note));
+        fprintf(fp, "<p class=\"note\" id=\"prediction-interval\">");
+        rpt_html_escape(fp, note);
+        fprintf(fp, "</p>\n");
+    }
+    fprintf(fp, "<h2>Charts</h2>\n");
     if (chart_note != NULL) {
         fprintf(fp, "<p class=\"note\"><strong>");
         rpt_html_escape(fp, chart_note);
@@ -279,7 +304,8 @@ int rpt__write_md(const struct rpt_report *rep, FILE *fp,
     struct rpt__line lines[RPT__MAX_LINES];
     struct state_row st[CL_GS_COUNT + 2];
     int n = rpt__headline(rep, lines), ns = state_rows(r, st);
-    char b1[64], b2[64], b3[64], b4[64];
+    char b1[64], b2[64], b3[64], b4[64], title[64], note[RPT__NOTE_LEN];
+    int has_pi = rpt__pi_title(r, title, sizeof(title));
 
     fprintf(fp, "# Cost report: ");
     rpt__md_text(fp, r->scenario_name);
@@ -291,10 +317,33 @@ int rpt__write_md(const struct rpt_report *rep, FILE *fp,
     else if (rep->baseline != NULL)
         fprintf(fp, "; baseline: run %lld (static, sized for the peak)",
                 (long long)rep->baseline->id);
-    fprintf(fp, ".\n\n| figure | value | unit |\n| --- | ---: | --- |\n");
-    for (int i = 0; i < n; i++)
-        fprintf(fp, "| %s | %s | %s |\n", lines[i].label, lines[i].text,
-                lines[i].unit);
+    fprintf(fp, ".\n\n");
+    rpt__calib_note(rep, note, sizeof(note));
+    if (note[0] != '\0') {
+        rpt__md_text(fp, note);
+        fprintf(fp, "\n\n");
+    }
+    if (has_pi)
+        fprintf(fp,
+                "| figure | value | %s | unit |\n"
+                "| --- | ---: | ---: | --- |\n",
+                title);
+    else
+        fprintf(fp, "| figure | value | unit |\n| --- | ---: | --- |\n");
+    for (int i = 0; i < n; i++) {
+        fprintf(fp, "| %s | %s |", lines[i].label, lines[i].text);
+        if (has_pi && !isnan(lines[i].lo))
+            fprintf(fp, " %s-%s |", lines[i].lo_text, lines[i].hi_text);
+        else if (has_pi)
+            fprintf(fp, "  |");
+        fprintf(fp, " %s |\n", lines[i].unit);
+    }
+    if (has_pi) {
+        rpt__pi_note(r, note, sizeof(note));
+        fprintf(fp, "\n");
+        rpt__md_text(fp, note);
+        fprintf(fp, "\n");
+    }
     fprintf(fp, "\n## Pools\n\n| pool | GPU | USD/GPU-h | GPU-h held | "
                 "GPU-h paid | cost (USD) |\n| --- | --- | ---: | ---: | ---: "
                 "| ---: |\n");
@@ -375,10 +424,12 @@ int rpt__write_csv(const struct rpt_report *rep, const char *out_dir,
     char *path;
     FILE *fp;
 
-    /* CRLF line ends, as RFC 4180 says. */
+    /* CRLF line ends, as RFC 4180 says. The intervals' columns go last,
+     * so that a reader of the four columns of a run without intervals
+     * reads a run with them too. */
     fp = csv_open(out_dir, "headline.csv", &path);
     if (fp != NULL) {
-        fprintf(fp, "metric,value,unit,label\r\n");
+        fprintf(fp, "metric,value,unit,label%s\r\n", r->pi ? ",lo,hi" : "");
         for (int i = 0; i < n; i++) {
             fprintf(fp, "%s,", lines[i].key);
             rpt__csv_num(fp, lines[i].value);
@@ -386,10 +437,43 @@ int rpt__write_csv(const struct rpt_report *rep, const char *out_dir,
             rpt_csv_field(fp, lines[i].unit);
             fprintf(fp, ",");
             rpt_csv_field(fp, lines[i].label);
+            if (r->pi != NULL) {
+                fprintf(fp, ",");
+                rpt__csv_num(fp, lines[i].lo);
+                fprintf(fp, ",");
+                rpt__csv_num(fp, lines[i].hi);
+            }
             fprintf(fp, "\r\n");
         }
     }
     rc |= csv_close(fp, path, d);
+
+    /* The table prediction_intervals as stored, beside the run's value of
+     * each metric (its summary, in the interval's unit). */
+    if (r->pi != NULL) {
+        fp = csv_open(out_dir, "prediction_intervals.csv", &path);
+        if (fp != NULL) {
+            fprintf(fp, "run_id,metric,unit,value,lo,hi,median,level,draws,"
+                        "params,structural\r\n");
+            for (int m = 0; m < CL_PI_N; m++) {
+                fprintf(fp, "%lld,%s,", (long long)r->id, cl_pi_json[m]);
+                rpt_csv_field(fp, cl_pi_unit[m]);
+                fprintf(fp, ",");
+                rpt__csv_num(fp, rpt__pi_value(r, (enum cl_pi_metric)m));
+                fprintf(fp, ",");
+                rpt__csv_num(fp, r->pi->lo[m]);
+                fprintf(fp, ",");
+                rpt__csv_num(fp, r->pi->hi[m]);
+                fprintf(fp, ",");
+                rpt__csv_num(fp, r->pi->median[m]);
+                fprintf(fp, ",");
+                rpt__csv_num(fp, r->pi->level);
+                fprintf(fp, ",%d,%d,%d\r\n", r->pi->n, r->pi->nparams,
+                        r->pi->structural);
+            }
+        }
+        rc |= csv_close(fp, path, d);
+    }
 
     fp = csv_open(out_dir, "pools.csv", &path);
     if (fp != NULL) {

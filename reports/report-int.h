@@ -8,23 +8,57 @@
 
 #include <stdio.h>
 
+#include "models/cluster/predict.h"
 #include "reports/report.h"
 
 /* Most headline rows. */
-#define RPT__MAX_LINES 24
+#define RPT__MAX_LINES 32
 
 /* One headline figure: key for CSV, label for people, value and its text
- * ("n/a" when NAN). */
+ * ("n/a" when NAN); and its prediction interval [lo, hi] (NAN when the
+ * figure has none) with their texts (empty then). */
 struct rpt__line {
     const char *key;
     const char *label;
     const char *unit;
     double value;
     char text[64];
+    double lo, hi;
+    char lo_text[64], hi_text[64];
 };
 
-/* Fills out (RPT__MAX_LINES rows) with the headline; returns the count. */
+/* Fills out (RPT__MAX_LINES rows) with the headline; returns the count.
+ * A run with prediction intervals (rep->run->pi) gets the latency and
+ * throughput figures too, and lo/hi on every figure that has an interval:
+ * the run's own, or for the cost per day, per month and per 1M tokens the
+ * cost's interval scaled as the cost is. */
 int rpt__headline(const struct rpt_report *rep, struct rpt__line *out);
+
+/* Room for rpt__pi_note() and rpt__calib_note(): two paths of 4096 bytes
+ * and the sentences around them. */
+#define RPT__NOTE_LEN (2 * 4096 + 512)
+
+/* Writes into buf (len bytes) the sentence that says what the run's
+ * prediction intervals are: how many draws of how many parameters, with
+ * or without the structural error, against the seed noise (ci95) of the
+ * latency means. Plain text, for the writers to escape. Empty when the run
+ * has no intervals. */
+void rpt__pi_note(const struct rpt_run *r, char *buf, size_t len);
+
+/* Writes into buf the calibration provenance of the run ("Calibration:
+ * PROFILE, SHA-256 HEX"), and a warning when the baseline was simulated
+ * with another calibration; plain text. Empty when the run used no
+ * profile (the built-in defaults, or a database from before the
+ * column). */
+void rpt__calib_note(const struct rpt_report *rep, char *buf, size_t len);
+
+/* The run's value of interval metric m, from its summary (the run at the
+ * profile's values, in cl_pi_unit[m]); NAN when absent. */
+double rpt__pi_value(const struct rpt_run *r, enum cl_pi_metric m);
+
+/* Writes into buf the column title of r's intervals ("95 % interval").
+ * Returns 1, or 0 (buf empty) when r has none. */
+int rpt__pi_title(const struct rpt_run *r, char *buf, size_t len);
 
 /* A chart drawn into the output directory. */
 struct rpt__chart {
@@ -84,6 +118,9 @@ int rpt__write_html(const struct rpt_report *rep, FILE *fp,
                     const struct rpt__chart *charts, const char *chart_note);
 int rpt__write_md(const struct rpt_report *rep, FILE *fp,
                   const struct rpt__chart *charts, const char *chart_note);
+/* Writes headline.csv (with lo and hi columns when the run has
+ * intervals), pools.csv, states.csv, timeseries.csv, replicas.csv and, for
+ * a run with intervals, prediction_intervals.csv into out_dir. */
 int rpt__write_csv(const struct rpt_report *rep, const char *out_dir,
                    struct sim_diag *d);
 int rpt__write_pdf(const struct rpt_report *rep, const char *path,

@@ -5,7 +5,8 @@
  * Debian package (libcairo2-dev), needs no browser at run time and gives
  * the same bytes layout on every machine. Text from the database is
  * printed with bytes outside ASCII replaced by '?', since the toy API
- * rejects malformed UTF-8. */
+ * rejects malformed UTF-8; the long notes are broken into lines at
+ * spaces. */
 #include "config.h"
 #include <math.h>
 #include <stdlib.h>
@@ -70,6 +71,39 @@ static void row(struct pdf *p, const char *const *cells, const double *x, int n,
         text_at(p, MARGIN + x[i], cells[i], 9, bold);
 }
 
+/* The widest a character of the sans-serif face is on average, in font
+ * sizes (digits and capitals; measured on the PDF of a report). */
+#define CHAR_W 0.58
+
+/* Writes s as lines broken at spaces, each as long as the page's text
+ * width holds at size points (CHAR_W): the toy text API does not wrap,
+ * and the notes are long. */
+static void para(struct pdf *p, const char *s, double size)
+{
+    size_t wrap = (size_t)((PAGE_W - 2 * MARGIN) / (CHAR_W * size));
+    char buf[256];
+
+    if (wrap >= sizeof(buf))
+        wrap = sizeof(buf) - 1;
+    while (*s != '\0') {
+        size_t n = strlen(s), cut = n;
+
+        if (n > wrap) {
+            cut = wrap;
+            while (cut > 0 && s[cut] != ' ')
+                cut--;
+            if (cut == 0)
+                cut = wrap;
+        }
+        memcpy(buf, s, cut);
+        buf[cut] = '\0';
+        line(p, buf, size, 0);
+        s += cut;
+        while (*s == ' ')
+            s++;
+    }
+}
+
 static void image(struct pdf *p, const char *path, const char *title)
 {
     cairo_surface_t *img = cairo_image_surface_create_from_png(path);
@@ -106,7 +140,8 @@ int rpt__write_pdf(const struct rpt_report *rep, const char *path,
     cairo_surface_t *surf = cairo_pdf_surface_create(path, PAGE_W, PAGE_H);
     struct pdf p = {NULL, MARGIN};
     cairo_status_t st;
-    char buf[512];
+    char buf[512], title[64], note[RPT__NOTE_LEN];
+    int has_pi = rpt__pi_title(r, title, sizeof(title));
 
     p.cr = cairo_create(surf);
     cairo_set_source_rgb(p.cr, 0, 0, 0);
@@ -127,9 +162,11 @@ int rpt__write_pdf(const struct rpt_report *rep, const char *path,
                  (long long)rep->baseline->id);
         line(&p, buf, 9, 0);
     }
+    rpt__calib_note(rep, note, sizeof(note));
+    para(&p, note, 9);
     p.y += 8;
     line(&p, "Headline", 13, 1);
-    {
+    if (!has_pi) {
         static const double x[] = {0, 260, 360};
         const char *hdr[] = {"figure", "value", "unit"};
         row(&p, hdr, x, 3, 1);
@@ -137,6 +174,22 @@ int rpt__write_pdf(const struct rpt_report *rep, const char *path,
             const char *c[] = {lines[i].label, lines[i].text, lines[i].unit};
             row(&p, c, x, 3, 0);
         }
+    } else {
+        static const double x[] = {0, 185, 265, 420};
+        const char *hdr[] = {"figure", "value", title, "unit"};
+        row(&p, hdr, x, 4, 1);
+        for (int i = 0; i < n; i++) {
+            char pi[140] = "";
+            const char *c[] = {lines[i].label, lines[i].text, pi,
+                               lines[i].unit};
+            if (!isnan(lines[i].lo))
+                snprintf(pi, sizeof(pi), "%s-%s", lines[i].lo_text,
+                         lines[i].hi_text);
+            row(&p, c, x, 4, 0);
+        }
+        p.y += 4;
+        rpt__pi_note(r, note, sizeof(note));
+        para(&p, note, 8);
     }
     p.y += 8;
     line(&p, "Pools", 13, 1);

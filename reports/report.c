@@ -5,7 +5,9 @@
  * metrics are looked up under the names the lists give them, so the
  * reader cannot drift from the writer. The database is opened per call
  * (read-only for reads), as a report reads a few thousand rows once; the
- * cost of re-opening is a millisecond. */
+ * cost of re-opening is a millisecond. The newer parts of a run (runs'
+ * calibration columns, prediction_intervals) are read where they exist,
+ * so that an older database still reports. */
 #include "reports/report.h"
 
 #include "config.h"
@@ -303,6 +305,76 @@ static int load_notes(sqlite3 *sql, struct rpt_run *r)
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/* runs.calibration and calibration_sha256 (a database from before the
+ * columns has neither: both stay NULL). */
+static int load_calibration(sqlite3 *sql, struct rpt_run *r)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(sql,
+                                "SELECT calibration, calibration_sha256 "
+                                "FROM runs WHERE id = ?1",
+                                -1, &st, NULL);
+
+    if (rc != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return SQLITE_OK;
+    }
+    rc = sqlite3_bind_int64(st, 1, r->id);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        r->calibration = col_text(st, 0);
+        r->calibration_sha256 = col_text(st, 1);
+        rc = SQLITE_DONE;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* prediction_intervals rows, by metric name (cl_pi_json). Every row of a
+ * run was written from one cl_pi, so level, draws, params and structural
+ * are taken from the first; a name this dsec does not know is skipped. A
+ * database without the table has no intervals. */
+static int load_pi(sqlite3 *sql, struct rpt_run *r)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(sql,
+                                "SELECT metric, level, draws, params, "
+                                "structural, lo, hi, median FROM "
+                                "prediction_intervals WHERE run_id = ?1 "
+                                "ORDER BY metric",
+                                -1, &st, NULL);
+
+    if (rc != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return SQLITE_OK;
+    }
+    rc = sqlite3_bind_int64(st, 1, r->id);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        int m = 0;
+
+        rc = SQLITE_OK;
+        while (m < CL_PI_N &&
+               (name == NULL || strcmp(cl_pi_json[m], name) != 0))
+            m++;
+        if (m == CL_PI_N)
+            continue;
+        if (r->pi == NULL) {
+            r->pi = xcalloc(1, sizeof(*r->pi));
+            r->pi->level = col_real(st, 1);
+            r->pi->n = sqlite3_column_int(st, 2);
+            r->pi->nparams = sqlite3_column_int(st, 3);
+            r->pi->structural = sqlite3_column_int(st, 4);
+            for (int k = 0; k < CL_PI_N; k++)
+                r->pi->lo[k] = r->pi->hi[k] = r->pi->median[k] = NAN;
+        }
+        r->pi->lo[m] = col_real(st, 5);
+        r->pi->hi[m] = col_real(st, 6);
+        r->pi->median[m] = col_real(st, 7);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 struct rpt_run *rpt_run_load(const char *db_path, int64_t run_id,
                              struct sim_diag *d)
 {
@@ -334,6 +406,10 @@ struct rpt_run *rpt_run_load(const char *db_path, int64_t run_id,
         rc = load_replica_series(sql, r);
     if (rc == SQLITE_OK)
         rc = load_notes(sql, r);
+    if (rc == SQLITE_OK)
+        rc = load_calibration(sql, r);
+    if (rc == SQLITE_OK)
+        rc = load_pi(sql, r);
     if (rc != SQLITE_OK) {
         sim_diag_error(d, db_path, 0, 0, "cannot read run %lld: %s",
                        (long long)run_id, sqlite3_errmsg(sql));
@@ -383,6 +459,9 @@ void rpt_run_free(struct rpt_run *r)
     for (int i = 0; i < r->nnotes; i++)
         free(r->notes[i]);
     free(r->notes);
+    free(r->calibration);
+    free(r->calibration_sha256);
+    free(r->pi);
     free(r);
 }
 
@@ -615,14 +694,52 @@ const char *rpt__no_chart_reason(int ndrawn, int nwanted,
     return NULL;
 }
 
+/* The summary value of statistic stat ("mean", "ci95", "p99") of the
+ * latency field f; NAN when absent. */
+static double latency_value(const struct rpt_run *run,
+                            const struct cl_rfield *f, const char *stat)
+{
+    for (int sub = 0; sub < cl_rfield_nsub(f); sub++)
+        if (strcmp(cl_rfield_sub_name(f, sub), stat) == 0)
+            return run_value(run, f, sub);
+    return NAN;
+}
+
+/* Sets the interval of l to [lo, hi] (nothing when either is NAN), in
+ * text with prec decimals, or up to PI_EXTRA_PREC more where prec prints
+ * two different bounds the same: an interval narrower than the value's
+ * last digit still shows its width. */
+#define PI_EXTRA_PREC 4
+static void line_pi(struct rpt__line *l, double lo, double hi, int prec)
+{
+    if (isnan(lo) || isnan(hi))
+        return;
+    l->lo = lo;
+    l->hi = hi;
+    for (int p = prec; p <= prec + PI_EXTRA_PREC; p++) {
+        rpt__fmt(l->lo_text, sizeof(l->lo_text), lo, p);
+        rpt__fmt(l->hi_text, sizeof(l->hi_text), hi, p);
+        if (lo == hi || strcmp(l->lo_text, l->hi_text) != 0)
+            break;
+    }
+}
+
 int rpt__headline(const struct rpt_report *rep, struct rpt__line *out)
 {
+    static const double nan_pi[CL_PI_N] = {
+#define PI_NAN(e, json, text, unit) NAN,
+        CL_PI_METRICS(PI_NAN)
+#undef PI_NAN
+    };
+    const struct rpt_run *r = rep->run;
+    const struct rpt_run *base = rep->self_baseline ? r : rep->baseline;
+    const double *lo = r->pi ? r->pi->lo : nan_pi;
+    const double *hi = r->pi ? r->pi->hi : nan_pi;
     struct rpt_acct a, b;
-    const struct rpt_run *base = rep->self_baseline ? rep->run : rep->baseline;
     double sav_usd = NAN, sav_pct = NAN, base_cost = NAN, base_slo = NAN;
     int n = 0;
 
-    rpt_acct_compute(rep->run, &a);
+    rpt_acct_compute(r, &a);
     if (base != NULL) {
         rpt_acct_compute(base, &b);
         base_cost = b.cost_usd;
@@ -631,30 +748,73 @@ int rpt__headline(const struct rpt_report *rep, struct rpt__line *out)
     }
 #define LINE(k, l, u, v, p)                                                    \
     do {                                                                       \
+        memset(&out[n], 0, sizeof(out[n]));                                    \
         out[n].key = (k);                                                      \
         out[n].label = (l);                                                    \
         out[n].unit = (u);                                                     \
         out[n].value = (v);                                                    \
+        out[n].lo = out[n].hi = NAN;                                           \
         rpt__fmt(out[n].text, sizeof(out[n].text), (v), (p));                  \
         n++;                                                                   \
     } while (0)
-    LINE("cost_usd", "Total cost", "USD", a.cost_usd, 2);
+    /* A figure with an interval: [plo, phi] at the figure's precision. */
+#define LINE_PI(k, l, u, v, p, plo, phi)                                       \
+    do {                                                                       \
+        LINE(k, l, u, v, p);                                                   \
+        line_pi(&out[n - 1], (plo), (phi), (p));                               \
+    } while (0)
+    /* The figures derived from the cost scale its interval as they scale
+     * the cost (tokens and simulated time are the run's). */
+    LINE_PI("cost_usd", "Total cost", "USD", a.cost_usd, 2, lo[CL_PI_COST],
+            hi[CL_PI_COST]);
     LINE("static_cost_usd", "Static cluster sized for the peak", "USD",
          base_cost, 2);
     LINE("savings_usd", "Savings vs static", "USD", sav_usd, 2);
     LINE("savings_pct", "Savings vs static", "%", sav_pct, 1);
-    LINE("cost_per_m_input_tokens_usd", "Cost per 1M input tokens", "USD",
-         a.cost_per_m_input_usd, 4);
-    LINE("cost_per_m_output_tokens_usd", "Cost per 1M output tokens", "USD",
-         a.cost_per_m_output_usd, 4);
-    LINE("cost_per_day_usd", "Cost per day", "USD", a.cost_per_day_usd, 2);
-    LINE("cost_per_month_usd", "Projected per month (30 days)", "USD",
-         a.cost_per_month_usd, 2);
-    LINE("slo_attainment_pct", "SLO attainment, elastic", "%",
-         100 * a.slo_attainment, 2);
+    LINE_PI("cost_per_m_input_tokens_usd", "Cost per 1M input tokens", "USD",
+            a.cost_per_m_input_usd, 4, per(lo[CL_PI_COST], a.input_tokens, 1e6),
+            per(hi[CL_PI_COST], a.input_tokens, 1e6));
+    LINE_PI("cost_per_m_output_tokens_usd", "Cost per 1M output tokens", "USD",
+            a.cost_per_m_output_usd, 4,
+            per(lo[CL_PI_COST], a.output_tokens, 1e6),
+            per(hi[CL_PI_COST], a.output_tokens, 1e6));
+    LINE_PI("cost_per_day_usd", "Cost per day", "USD", a.cost_per_day_usd, 2,
+            per(lo[CL_PI_COST], a.sim_time_s, 86400.0),
+            per(hi[CL_PI_COST], a.sim_time_s, 86400.0));
+    LINE_PI("cost_per_month_usd", "Projected per month (30 days)", "USD",
+            a.cost_per_month_usd, 2,
+            per(lo[CL_PI_COST], a.sim_time_s, 86400.0) * RPT_DAYS_PER_MONTH,
+            per(hi[CL_PI_COST], a.sim_time_s, 86400.0) * RPT_DAYS_PER_MONTH);
+    LINE_PI("slo_attainment_pct", "SLO attainment, elastic", "%",
+            100 * a.slo_attainment, 2, 100 * lo[CL_PI_SLO],
+            100 * hi[CL_PI_SLO]);
     LINE("static_slo_attainment_pct", "SLO attainment, static", "%",
          100 * base_slo, 2);
-    LINE("gpu_hours", "GPU-hours held", "GPU-h", a.gpu_hours, 2);
+    if (r->pi != NULL) {
+        /* Only a run with intervals shows the latencies: the report of
+         * any other run stays as it was. Keys are the intervals' metric
+         * names. */
+        static const struct {
+            enum cl_pi_metric m;
+            const char *label;
+        } lat[] = {
+            {CL_PI_TTFT_MEAN, "TTFT mean"},
+            {CL_PI_TTFT_P99, "TTFT p99"},
+            {CL_PI_TPOT_MEAN, "TPOT mean"},
+            {CL_PI_TPOT_P99, "TPOT p99"},
+            {CL_PI_ITL_MEAN, "ITL mean"},
+            {CL_PI_ITL_P99, "ITL p99"},
+            {CL_PI_E2E_MEAN, "E2E latency mean"},
+            {CL_PI_E2E_P99, "E2E latency p99"},
+            {CL_PI_THROUGHPUT, "Output throughput"},
+        };
+
+        for (size_t i = 0; i < sizeof(lat) / sizeof(lat[0]); i++)
+            LINE_PI(cl_pi_json[lat[i].m], lat[i].label, cl_pi_unit[lat[i].m],
+                    rpt__pi_value(r, lat[i].m), 2, lo[lat[i].m], hi[lat[i].m]);
+    }
+    LINE_PI("gpu_hours", "GPU-hours held", "GPU-h", a.gpu_hours, 2,
+            lo[CL_PI_GPU_HOURS], hi[CL_PI_GPU_HOURS]);
     LINE("gpu_hours_paid", "GPU-hours paid", "GPU-h", a.gpu_hours_paid, 2);
     LINE("idle_gpu_hours", "Idle GPU-hours", "GPU-h",
          a.gpu_hours_by_state[CL_GS_IDLE], 2);
@@ -665,8 +825,109 @@ int rpt__headline(const struct rpt_report *rep, struct rpt__line *out)
     LINE("input_tokens", "Input tokens", "tokens", a.input_tokens, 0);
     LINE("output_tokens", "Output tokens", "tokens", a.output_tokens, 0);
     LINE("sim_time_h", "Simulated time", "h", a.sim_time_s / 3600, 2);
+#undef LINE_PI
 #undef LINE
     return n;
+}
+
+double rpt__pi_value(const struct rpt_run *r, enum cl_pi_metric m)
+{
+    /* As cl_pi_value() reads the results, from their summary metrics. */
+    switch (m) {
+    case CL_PI_E2E_MEAN:
+        return latency_value(r, CL_RESULTS_FIELD(e2e_ms), "mean");
+    case CL_PI_E2E_P99:
+        return latency_value(r, CL_RESULTS_FIELD(e2e_ms), "p99");
+    case CL_PI_TTFT_MEAN:
+        return latency_value(r, CL_RESULTS_FIELD(ttft_ms), "mean");
+    case CL_PI_TTFT_P99:
+        return latency_value(r, CL_RESULTS_FIELD(ttft_ms), "p99");
+    case CL_PI_TPOT_MEAN:
+        return latency_value(r, CL_RESULTS_FIELD(tpot_ms), "mean");
+    case CL_PI_TPOT_P99:
+        return latency_value(r, CL_RESULTS_FIELD(tpot_ms), "p99");
+    case CL_PI_ITL_MEAN:
+        return latency_value(r, CL_RESULTS_FIELD(itl_ms), "mean");
+    case CL_PI_ITL_P99:
+        return latency_value(r, CL_RESULTS_FIELD(itl_ms), "p99");
+    case CL_PI_THROUGHPUT:
+        return run_value(r, CL_RESULTS_FIELD(throughput_tokens_per_s), 0);
+    case CL_PI_GPU_HOURS:
+        return run_value(r, CL_RESULTS_FIELD(gpu_hours), 0);
+    case CL_PI_COST:
+        return run_value(r, CL_RESULTS_FIELD(cost_usd), 0);
+    case CL_PI_SLO:
+        return run_value(r, CL_RESULTS_FIELD(slo_attainment), 0);
+    case CL_PI_N:
+        break;
+    }
+    return NAN;
+}
+
+int rpt__pi_title(const struct rpt_run *r, char *buf, size_t len)
+{
+    if (r->pi == NULL) {
+        snprintf(buf, len, "%s", "");
+        return 0;
+    }
+    snprintf(buf, len, "%g %% interval", 100 * r->pi->level);
+    return 1;
+}
+
+void rpt__pi_note(const struct rpt_run *r, char *buf, size_t len)
+{
+    const struct cl_pi *pi = r->pi;
+    char lvl[32], ci[3][64];
+    const struct cl_rfield *f[3] = {CL_RESULTS_FIELD(ttft_ms),
+                                    CL_RESULTS_FIELD(tpot_ms),
+                                    CL_RESULTS_FIELD(e2e_ms)};
+
+    if (pi == NULL) {
+        snprintf(buf, len, "%s", "");
+        return;
+    }
+    snprintf(lvl, sizeof(lvl), "%g %%", 100 * pi->level);
+    for (int i = 0; i < 3; i++)
+        rpt__fmt(ci[i], sizeof(ci[i]), latency_value(r, f[i], "ci95"), 2);
+    snprintf(buf, len,
+             "The %s intervals are prediction intervals: the central %s of "
+             "%d runs of this scenario on its seed, each with a draw of the "
+             "calibration's %d uncertain parameter%s%s. Throughput, "
+             "GPU-hours, cost and SLO attainment carry the parameters' "
+             "uncertainty only; cost per day, per month and per 1M tokens "
+             "scale the cost's interval. They are not the ci95 of dsec "
+             "run's summary, which is seed noise only (batch means over "
+             "this run: TTFT mean +/- %s ms, TPOT mean +/- %s ms, E2E mean "
+             "+/- %s ms).",
+             lvl, lvl, pi->n, pi->nparams, pi->nparams == 1 ? "" : "s",
+             pi->structural ? ", and the latencies multiplied by the profile's "
+                              "structural error"
+                            : " (the profile has no structural error)",
+             ci[0], ci[1], ci[2]);
+}
+
+void rpt__calib_note(const struct rpt_report *rep, char *buf, size_t len)
+{
+    const struct rpt_run *r = rep->run, *b = rep->baseline;
+    int n;
+
+    if (r->calibration == NULL || r->calibration_sha256 == NULL) {
+        snprintf(buf, len, "%s", "");
+        return;
+    }
+    n = snprintf(buf, len, "Calibration: %s, SHA-256 %s.", r->calibration,
+                 r->calibration_sha256);
+    /* The baseline is simulated from the stored scenario, which does not
+     * hold a profile given by dsec run --calibration. */
+    if (n >= 0 && (size_t)n < len && b != NULL && b->calibration != NULL &&
+        (b->calibration_sha256 == NULL ||
+         strcmp(b->calibration_sha256, r->calibration_sha256) != 0))
+        snprintf(buf + n, len - (size_t)n,
+                 " The static baseline (run %lld) was simulated with %s, "
+                 "not this profile: the savings compare two calibrations.",
+                 (long long)b->id,
+                 b->calibration_sha256 == NULL ? "the built-in defaults"
+                                               : b->calibration);
 }
 
 int rpt__mkdir_p(const char *dir)

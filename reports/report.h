@@ -5,6 +5,9 @@
  * whether used or not, cost per 1M tokens, per day and per 30-day month,
  * savings against the baseline) and writes it as HTML (one self-contained
  * file, charts embedded), PDF (cairo), CSV (one file per table) or Markdown.
+ * A run of dsec run --uncertainty shows each headline figure's prediction
+ * interval (table prediction_intervals) beside it; a run with a calibration
+ * profile names it and its SHA-256.
  * Charts are PNG files drawn by gnuplot at run time; without gnuplot the
  * report is written without them and says so. Money is USD, time seconds
  * or hours as the names say, NAN means "not defined" and prints as "n/a".
@@ -20,6 +23,8 @@
 #include "models/cluster/results.h"
 #include "reports/compare.h"
 #include "base/diag.h"
+
+struct cl_pi;
 
 /* Days in the projected month. */
 #define RPT_DAYS_PER_MONTH 30
@@ -91,6 +96,15 @@ struct rpt_run {
     size_t nreplicas;
     char **notes;
     int nnotes;
+    /* runs.calibration: the calibration profile's path as given, or
+     * "built-in defaults"; NULL in a database from before the column. */
+    char *calibration;
+    char *calibration_sha256; /* NULL for the built-in defaults */
+    /* The prediction intervals of dsec run --uncertainty (table
+     * prediction_intervals, by enum cl_pi_metric of
+     * models/cluster/predict.h; NAN for a metric without a row or with
+     * NULL bounds). NULL when the run has no rows. */
+    struct cl_pi *pi;
 };
 
 /* The figures of one run (rpt_acct_compute). */

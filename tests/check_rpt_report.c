@@ -2,8 +2,10 @@
  * database (runs written with rpt_db_write_run from hand-made cl_results
  * with pools, read back with rpt_run_load), every listed result field
  * through the database and back, the savings arithmetic, the baseline
- * link, HTML escaping and CSV quoting. Money figures are chosen so
- * that every expected value is exact in binary or checked to 1e-9. */
+ * link, HTML escaping and CSV quoting, and the prediction intervals of
+ * dsec run --uncertainty in the headline and the writers. Money figures
+ * are chosen so that every expected value is exact in binary or checked
+ * to 1e-9. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,8 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
+#include "models/cluster/predict.h"
 #include "models/cluster/results.h"
 #include "reports/db.h"
+#include "reports/report-int.h"
 #include "reports/report.h"
 #include "base/errors.h"
 #include "base/xalloc.h"
@@ -100,7 +106,9 @@ static void elastic(struct cl_results *r)
     p->cost_usd = 40;
 }
 
-static int64_t write_run(struct cl_results *r)
+/* Writes r (and pi, which may be NULL, as its prediction intervals) as a
+ * run; frees r. Returns the run's id. */
+static int64_t write_run_pi(struct cl_results *r, const struct cl_pi *pi)
 {
     struct rpt_db *db = rpt_db_open(db_path, &diag);
     struct rpt_run_info info = {0};
@@ -110,10 +118,16 @@ static int64_t write_run(struct cl_results *r)
     info.started_at = "2026-01-01T00:00:00Z";
     info.scenario_text = "name: hand\n";
     info.seed = 3;
+    info.pi = pi;
     ck_assert_int_eq(rpt_db_write_run(db, &info, r, &id, &diag), 0);
     rpt_db_close(db);
     cl_results_fini(r);
     return id;
+}
+
+static int64_t write_run(struct cl_results *r)
+{
+    return write_run_pi(r, NULL);
 }
 
 static void near(double got, double want)
@@ -481,6 +495,332 @@ START_TEST(test_rpt_cmp_report_html_rows)
 }
 END_TEST
 
+/* The elastic run with a calibration profile and latencies, and its
+ * intervals: 20 draws of 3 parameters with the structural error; cost
+ * 128..144 USD, GPU-hours 48..52, SLO attainment 0.9..1, TTFT mean
+ * 90..110 ms; no ITL (NULL bounds, as for an abstract engine). */
+static int64_t write_pi_run(void)
+{
+    struct cl_results r;
+    struct cl_pi pi;
+
+    elastic(&r);
+    r.calibration = xstrdup("h100_serving.yaml");
+    r.calibration_sha256 = xstrdup("ab12");
+    r.ttft_ms.mean = 100;
+    r.ttft_ms.ci95 = 1.5;
+    r.ttft_ms.p99 = 250;
+    r.throughput_tokens_per_s = 11.5;
+    r.itl_ms.mean = NAN;
+    memset(&pi, 0, sizeof(pi));
+    pi.n = 20;
+    pi.level = 0.95;
+    pi.nparams = 3;
+    pi.structural = 1;
+    for (int m = 0; m < CL_PI_N; m++)
+        pi.lo[m] = pi.hi[m] = pi.median[m] = NAN;
+    pi.lo[CL_PI_COST] = 128;
+    pi.hi[CL_PI_COST] = 144;
+    pi.median[CL_PI_COST] = 136;
+    pi.lo[CL_PI_GPU_HOURS] = 48;
+    pi.hi[CL_PI_GPU_HOURS] = 52;
+    pi.lo[CL_PI_SLO] = 0.9;
+    pi.hi[CL_PI_SLO] = 1;
+    pi.lo[CL_PI_TTFT_MEAN] = 90;
+    pi.hi[CL_PI_TTFT_MEAN] = 110;
+    pi.lo[CL_PI_THROUGHPUT] = 11.25;
+    pi.hi[CL_PI_THROUGHPUT] = 11.75;
+    return write_run_pi(&r, &pi);
+}
+
+/* The headline line with key k, or NULL. */
+static const struct rpt__line *find_line(const struct rpt__line *l, int n,
+                                         const char *k)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(l[i].key, k) == 0)
+            return &l[i];
+    return NULL;
+}
+
+START_TEST(test_rpt_run_load_prediction_intervals)
+{
+    struct rpt_run *run = rpt_run_load(db_path, write_pi_run(), &diag);
+
+    ck_assert_ptr_nonnull(run);
+    ck_assert_ptr_nonnull(run->pi);
+    ck_assert_int_eq(run->pi->n, 20);
+    ck_assert_int_eq(run->pi->nparams, 3);
+    ck_assert_int_eq(run->pi->structural, 1);
+    near(run->pi->level, 0.95);
+    near(run->pi->lo[CL_PI_COST], 128);
+    near(run->pi->hi[CL_PI_COST], 144);
+    near(run->pi->median[CL_PI_COST], 136);
+    ck_assert(isnan(run->pi->lo[CL_PI_ITL_MEAN]));
+    ck_assert_str_eq(run->calibration, "h100_serving.yaml");
+    ck_assert_str_eq(run->calibration_sha256, "ab12");
+    near(rpt__pi_value(run, CL_PI_TTFT_MEAN), 100);
+    near(rpt__pi_value(run, CL_PI_TTFT_P99), 250);
+    near(rpt__pi_value(run, CL_PI_COST), 136);
+    near(rpt__pi_value(run, CL_PI_THROUGHPUT), 11.5);
+    rpt_run_free(run);
+}
+END_TEST
+
+/* Each figure with an interval gets it, the cost's figures scaled as the
+ * cost is (136 USD in 12 h is 272 a day: 128..144 is 256..288 a day); the
+ * latencies appear only with intervals. */
+START_TEST(test_rpt_headline_intervals)
+{
+    struct rpt_report rep = {0};
+    struct rpt__line l[RPT__MAX_LINES];
+    const struct rpt__line *x;
+    struct cl_results r;
+    int n, nplain;
+
+    elastic(&r);
+    rep.run = rpt_run_load(db_path, write_run(&r), &diag);
+    rep.self_baseline = 1;
+    ck_assert_ptr_nonnull(rep.run);
+    ck_assert_ptr_null(rep.run->pi);
+    nplain = rpt__headline(&rep, l);
+    ck_assert_int_eq(nplain, 18);
+    for (int i = 0; i < nplain; i++) {
+        ck_assert(isnan(l[i].lo) && isnan(l[i].hi));
+        ck_assert_str_eq(l[i].lo_text, "");
+    }
+    ck_assert_ptr_null(find_line(l, nplain, "ttft_ms_mean"));
+    rpt_report_fini(&rep);
+
+    rep.run = rpt_run_load(db_path, write_pi_run(), &diag);
+    rep.self_baseline = 1;
+    n = rpt__headline(&rep, l);
+    ck_assert_int_eq(n, nplain + 9);
+    ck_assert_int_le(n, RPT__MAX_LINES);
+    x = find_line(l, n, "cost_usd");
+    near(x->lo, 128);
+    near(x->hi, 144);
+    ck_assert_str_eq(x->lo_text, "128.00");
+    ck_assert_str_eq(x->hi_text, "144.00");
+    x = find_line(l, n, "cost_per_day_usd");
+    near(x->lo, 256);
+    near(x->hi, 288);
+    x = find_line(l, n, "cost_per_month_usd");
+    near(x->lo, 256 * 30);
+    near(x->hi, 288 * 30);
+    ck_assert_str_eq(x->hi_text, "8,640.00");
+    x = find_line(l, n, "cost_per_m_output_tokens_usd");
+    near(x->lo, 128 / 0.5);
+    near(x->hi, 144 / 0.5);
+    x = find_line(l, n, "slo_attainment_pct");
+    near(x->lo, 90);
+    near(x->hi, 100);
+    x = find_line(l, n, "gpu_hours");
+    near(x->lo, 48);
+    x = find_line(l, n, "ttft_ms_mean");
+    near(x->value, 100);
+    near(x->lo, 90);
+    near(x->hi, 110);
+    /* 11.25..11.75 prints as 11.25-11.75 at two decimals. */
+    x = find_line(l, n, "throughput_tokens_per_s");
+    ck_assert_str_eq(x->lo_text, "11.25");
+    /* No interval for the baseline's figures, the tokens or ITL. */
+    ck_assert(isnan(find_line(l, n, "static_cost_usd")->lo));
+    ck_assert(isnan(find_line(l, n, "input_tokens")->lo));
+    ck_assert(isnan(find_line(l, n, "itl_ms_mean")->lo));
+    rpt_report_fini(&rep);
+}
+END_TEST
+
+/* Reads the whole file at path; caller frees. */
+static char *slurp(const char *path)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = fopen(path, "r");
+
+    ck_assert_msg(fp != NULL, "cannot open %s", path);
+    ck_assert_int_eq(getdelim(&buf, &len, '\0', fp) > 0, 1);
+    fclose(fp);
+    return buf;
+}
+
+/* Writes rep as fmt into dir; returns the main file's text. */
+static char *write_report(const struct rpt_report *rep, enum rpt_format fmt,
+                          const char *dir)
+{
+    char *written = NULL, *text;
+
+    ck_assert_int_eq(rpt_report_write(rep, fmt, dir, NULL, &written, &diag), 0);
+    text = slurp(written);
+    free(written);
+    return text;
+}
+
+/* Removes dir and the files a report without charts leaves in it. */
+static void remove_report(const char *dir)
+{
+    static const char *const files[] = {
+        "report.html",  "report.md",  "headline.csv",
+        "pools.csv",    "states.csv", "timeseries.csv",
+        "replicas.csv", "report.pdf", "prediction_intervals.csv"};
+    char path[4400];
+
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+START_TEST(test_rpt_report_write_intervals)
+{
+    struct rpt_report rep = {0};
+    char dir[4200], path[4400], *s;
+
+    snprintf(dir, sizeof(dir), "%s.pi", db_path);
+    rep.run = rpt_run_load(db_path, write_pi_run(), &diag);
+    rep.self_baseline = 1;
+    ck_assert_ptr_nonnull(rep.run);
+
+    s = write_report(&rep, RPT_FMT_HTML, dir);
+    ck_assert_ptr_nonnull(strstr(s, "<th>95 % interval</th>"));
+    ck_assert_ptr_nonnull(
+        strstr(s, "<tr><td>Total cost</td><td class=\"n\">136.00</td>"
+                  "<td class=\"n pi\">128.00&#8211;144.00</td>"));
+    ck_assert_ptr_nonnull(strstr(s, "id=\"prediction-interval\""));
+    ck_assert_ptr_nonnull(strstr(s, "of 20 runs"));
+    ck_assert_ptr_nonnull(strstr(s, "3 uncertain parameters"));
+    ck_assert_ptr_nonnull(strstr(s, "structural error"));
+    ck_assert_ptr_nonnull(strstr(s, "TTFT mean +/- 1.50 ms"));
+    ck_assert_ptr_nonnull(
+        strstr(s, "Calibration: h100_serving.yaml, SHA-256 ab12."));
+    free(s);
+
+    s = write_report(&rep, RPT_FMT_MD, dir);
+    ck_assert_ptr_nonnull(strstr(s, "| figure | value | 95 % interval | "
+                                    "unit |\n| --- | ---: | ---: | --- |\n"));
+    ck_assert_ptr_nonnull(
+        strstr(s, "| Total cost | 136.00 | 128.00-144.00 | USD |\n"));
+    ck_assert_ptr_nonnull(strstr(s, "| Input tokens | 2,000,000 |  | tokens"));
+    ck_assert_ptr_nonnull(strstr(s, "Calibration: h100\\_serving.yaml"));
+    free(s);
+
+    s = write_report(&rep, RPT_FMT_CSV, dir);
+    ck_assert_ptr_nonnull(strstr(s, "metric,value,unit,label,lo,hi\r\n"));
+    ck_assert_ptr_nonnull(strstr(s, "cost_usd,136,USD,Total cost,128,144\r\n"));
+    ck_assert_ptr_nonnull(strstr(s, "input_tokens,2000000,tokens,Input "
+                                    "tokens,,\r\n"));
+    free(s);
+    snprintf(path, sizeof(path), "%s/prediction_intervals.csv", dir);
+    s = slurp(path);
+    ck_assert_ptr_nonnull(strstr(s, "run_id,metric,unit,value,lo,hi,median,"
+                                    "level,draws,params,structural\r\n"));
+    ck_assert_ptr_nonnull(
+        strstr(s, ",cost_usd,USD,136,128,144,136,0.94999999999999996,20,3,"
+                  "1\r\n"));
+    ck_assert_ptr_nonnull(strstr(s, ",itl_ms_mean,ms,,,,,"));
+    free(s);
+    ck_assert_int_eq(sim_diag_errors(&diag), 0);
+    remove_report(dir);
+    rpt_report_fini(&rep);
+}
+END_TEST
+
+/* A run without intervals: no interval column, note or file; a run
+ * without a profile names none. */
+START_TEST(test_rpt_report_write_no_intervals)
+{
+    struct rpt_report rep = {0};
+    struct cl_results r;
+    char dir[4200], path[4400], *s;
+
+    snprintf(dir, sizeof(dir), "%s.plain", db_path);
+    elastic(&r);
+    rep.run = rpt_run_load(db_path, write_run(&r), &diag);
+    rep.self_baseline = 1;
+    ck_assert_ptr_nonnull(rep.run);
+    s = write_report(&rep, RPT_FMT_HTML, dir);
+    ck_assert_ptr_nonnull(strstr(s, "<tr><th>figure</th><th>value</th>"
+                                    "<th>unit</th></tr>"));
+    ck_assert_ptr_null(strstr(s, "interval"));
+    ck_assert_ptr_null(strstr(s, "Calibration"));
+    free(s);
+    s = write_report(&rep, RPT_FMT_MD, dir);
+    ck_assert_ptr_nonnull(strstr(s, "| figure | value | unit |\n"));
+    ck_assert_ptr_null(strstr(s, "interval"));
+    free(s);
+    s = write_report(&rep, RPT_FMT_CSV, dir);
+    ck_assert_ptr_nonnull(strstr(s, "metric,value,unit,label\r\n"));
+    ck_assert_ptr_nonnull(strstr(s, "cost_usd,136,USD,Total cost\r\n"));
+    free(s);
+    snprintf(path, sizeof(path), "%s/prediction_intervals.csv", dir);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    remove_report(dir);
+    rpt_report_fini(&rep);
+}
+END_TEST
+
+/* A database from before the calibration columns and the intervals
+ * table still loads: no profile, no intervals. */
+START_TEST(test_rpt_run_load_old_database)
+{
+    int64_t id = write_pi_run();
+    struct rpt_run *run;
+    sqlite3 *sql = NULL;
+
+    ck_assert_int_eq(sqlite3_open(db_path, &sql), SQLITE_OK);
+    ck_assert_int_eq(
+        sqlite3_exec(sql,
+                     "ALTER TABLE runs RENAME COLUMN calibration TO old_a; "
+                     "ALTER TABLE runs RENAME COLUMN calibration_sha256 TO "
+                     "old_b; DROP TABLE prediction_intervals",
+                     NULL, NULL, NULL),
+        SQLITE_OK);
+    sqlite3_close(sql);
+    run = rpt_run_load(db_path, id, &diag);
+    ck_assert_ptr_nonnull(run);
+    ck_assert_ptr_null(run->pi);
+    ck_assert_ptr_null(run->calibration);
+    ck_assert_ptr_null(run->calibration_sha256);
+    near(rpt_run_metric(run, "cost_usd"), 136);
+    rpt_run_free(run);
+}
+END_TEST
+
+/* The baseline of a run with a profile is simulated from the stored
+ * scenario, so at the built-in defaults: the note says so. */
+START_TEST(test_rpt_calib_note_baseline)
+{
+    struct rpt_report rep = {0};
+    struct cl_results r;
+    char note[RPT__NOTE_LEN];
+
+    elastic(&r);
+    r.calibration = xstrdup("built-in defaults");
+    rep.baseline = rpt_run_load(db_path, write_run(&r), &diag);
+    rep.run = rpt_run_load(db_path, write_pi_run(), &diag);
+    ck_assert_ptr_nonnull(rep.baseline);
+    ck_assert_ptr_nonnull(rep.run);
+    rpt__calib_note(&rep, note, sizeof(note));
+    ck_assert_msg(strstr(note, "Calibration: h100_serving.yaml, SHA-256 "
+                               "ab12. The static baseline (run 1) was "
+                               "simulated with the built-in defaults") != NULL,
+                  "got %s", note);
+    /* The same profile on both: no warning. */
+    free(rep.baseline->calibration_sha256);
+    rep.baseline->calibration_sha256 = xstrdup("ab12");
+    rpt__calib_note(&rep, note, sizeof(note));
+    ck_assert_str_eq(note, "Calibration: h100_serving.yaml, SHA-256 ab12.");
+    /* No profile (built-in, or an old database): nothing. */
+    free(rep.run->calibration_sha256);
+    rep.run->calibration_sha256 = NULL;
+    rpt__calib_note(&rep, note, sizeof(note));
+    ck_assert_str_eq(note, "");
+    rpt_report_fini(&rep);
+}
+END_TEST
+
 /* Runs fn on s into a string; caller frees. */
 static char *capture(void (*fn)(FILE *, const char *), const char *s)
 {
@@ -554,6 +894,15 @@ static Suite *rpt_report_suite(void)
     tcase_add_test(tc, test_rpt_run_load_every_field_round_trips);
     tcase_add_test(tc, test_rpt_cmp_report_table);
     tcase_add_test(tc, test_rpt_cmp_report_html_rows);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("intervals");
+    tcase_add_checked_fixture(tc, db_setup, db_teardown);
+    tcase_add_test(tc, test_rpt_run_load_prediction_intervals);
+    tcase_add_test(tc, test_rpt_headline_intervals);
+    tcase_add_test(tc, test_rpt_report_write_intervals);
+    tcase_add_test(tc, test_rpt_report_write_no_intervals);
+    tcase_add_test(tc, test_rpt_run_load_old_database);
+    tcase_add_test(tc, test_rpt_calib_note_baseline);
     suite_add_tcase(s, tc);
     tc = tcase_create("text");
     tcase_add_test(tc, test_rpt_savings_arithmetic);

@@ -7,6 +7,9 @@
 # checks that need them are skipped, with the reason, when this dsec lacks
 # them. DSEC_GNUPLOT=/nonexistent checks the report without charts; the
 # comparison report runs on tests/data/e2e/compare-small.yaml. The HTML is opened in headless Chromium when `chromium` is installed.
+# A run with --calibration and --uncertainty is reported with the 95 %
+# intervals of its headline figures (html, md, csv, pdf) and its profile;
+# the run without shows none.
 set -u
 srcdir=${top_srcdir:-.}
 dsec=${DSEC:-./dsec}
@@ -14,7 +17,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..20"
+echo "1..29"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -134,6 +137,105 @@ if command -v chromium >/dev/null 2>&1; then
     ok "headless chromium loads the html (DOM has the headline table)" $?
 else
     skip "headless chromium loads the html" "chromium is not installed (optional: CI installs it, quickstart does not)"
+fi
+
+# No intervals without --uncertainty: the report is as it always was.
+! grep -q 'interval' "$out/report.html" &&
+    grep -q '<tr><th>figure</th><th>value</th><th>unit</th></tr>' "$out/report.html" &&
+    grep -q '^| figure | value | unit |$' "$out/report.md" &&
+    [ "$(head -1 "$out/headline.csv" | tr -d '\r')" = "metric,value,unit,label" ] &&
+    [ ! -e "$out/prediction_intervals.csv" ] && ! grep -q 'Calibration' "$out/report.md"
+ok "without --uncertainty: no interval column, note or file" $?
+
+# --uncertainty: a hand-written profile with standard errors and a
+# structural error, 10 draws.
+cat >"$tmp/p.yaml" <<'EOF'
+format: 1
+provenance: {tool: e2e-report, date: 2026-12-02}
+gpus:
+  h100:
+    gemm: {hbm_efficiency: 0.8}
+    frontend: {request: 5ms}
+    uncertainty:
+      std_errors: {gemm.hbm_efficiency: 0.02, frontend.request: 1ms}
+      structural: {ttft: 0.05, tpot: 0.02, e2e: 0.02}
+EOF
+pdb=$tmp/pi.db
+pout=$tmp/pi
+$dsec run "$f" --calibration "$tmp/p.yaml" --uncertainty 10 --db "$pdb" \
+    --quiet >/dev/null 2>"$tmp/err.pi"
+[ $? -eq 0 ] &&
+    [ "$(sqlite3 "$pdb" "SELECT count(*) FROM prediction_intervals")" -eq 12 ]
+ok "dsec run --uncertainty 10 stores the intervals" $? || show "$tmp/err.pi"
+for fmt in html pdf csv md; do
+    $dsec report --latest --db "$pdb" --format $fmt --out "$pout" \
+        >/dev/null 2>"$tmp/err.pi.$fmt"
+    echo $? >"$tmp/st.pi.$fmt"
+done
+pirun=$(sqlite3 "$pdb" "SELECT id FROM runs WHERE policy IS NOT NULL")
+pi() { # pi METRIC lo|hi
+    sqlite3 "$pdb" "SELECT printf('%.17g', $2) FROM prediction_intervals WHERE run_id = $pirun AND metric = '$1'"
+}
+# fmt2 V: V with two decimals, as the report prints a latency.
+fmt2() { awk -v v="$1" 'BEGIN { printf "%.2f", v }'; }
+sha=$(sha256sum "$tmp/p.yaml" | cut -d' ' -f1)
+
+h=$pout/report.html
+[ "$(cat "$tmp/st.pi.html")" -eq 0 ] &&
+    grep -q '<th>95 % interval</th>' "$h" &&
+    grep -q '<tr><td>Total cost</td><td class="n">[0-9.,]*</td><td class="n pi">[0-9.,]*&#8211;[0-9.,]*</td><td>USD</td></tr>' "$h" &&
+    grep -q "<tr><td>TTFT mean</td><td class=\"n\">[0-9.,]*</td><td class=\"n pi\">$(fmt2 "$(pi ttft_ms_mean lo)")&#8211;$(fmt2 "$(pi ttft_ms_mean hi)")</td><td>ms</td></tr>" "$h" &&
+    grep -q '<p class="note" id="prediction-interval">The 95 % intervals are prediction intervals: the central 95 % of 10 runs .* 2 uncertain parameters, and the latencies multiplied by the profile&#39;s structural error\..*seed noise only .*TTFT mean +/- [0-9.]* ms' "$h"
+ok "html: intervals beside the headline figures, and what they are" $?
+[ "$(cat "$tmp/st.pi.html")" -eq 0 ] || show "$tmp/err.pi.html"
+
+grep -q "Calibration: $tmp/p.yaml, SHA-256 $sha\. The static baseline (run [0-9]*) was simulated with the built-in defaults" "$h"
+ok "html: the profile's path and SHA-256 (sha256sum's), the baseline's calibration" $?
+
+grep -q '^| figure | value | 95 % interval | unit |$' "$pout/report.md" &&
+    grep -q '^| Total cost | [0-9.,]* | [0-9.,]*-[0-9.,]* | USD |$' "$pout/report.md" &&
+    grep -q '^| GPU-hours paid | [0-9.,]* |  | GPU-h |$' "$pout/report.md" &&
+    grep -q '^The 95 % intervals are prediction intervals' "$pout/report.md"
+ok "markdown: an interval column and the sentence" $?
+
+hcsv() { awk -F, -v k="$1" -v c="$2" '$1 == k { sub(/\r$/, ""); print $c }' "$pout/headline.csv"; }
+sec=$(sqlite3 "$pdb" "SELECT value FROM summary WHERE run_id = $pirun AND metric = 'sim_time_s'")
+[ "$(head -1 "$pout/headline.csv" | tr -d '\r')" = "metric,value,unit,label,lo,hi" ] &&
+    near "$(hcsv cost_usd 5)" "$(pi cost_usd lo)" &&
+    near "$(hcsv cost_usd 6)" "$(pi cost_usd hi)" &&
+    near "$(hcsv e2e_ms_p99 6)" "$(pi e2e_ms_p99 hi)" &&
+    near "$(hcsv cost_per_day_usd 5)" "$(awk -v c="$(pi cost_usd lo)" -v s="$sec" 'BEGIN { printf "%.17g", c / s * 86400 }')" &&
+    [ -z "$(hcsv input_tokens 5)" ]
+ok "csv: headline lo, hi columns equal the database's (cost per day scaled)" $?
+
+[ "$(($(wc -l <"$pout/prediction_intervals.csv") - 1))" -eq 12 ] &&
+    near "$(awk -F, '$2 == "ttft_ms_p99" { print $6 }' "$pout/prediction_intervals.csv")" "$(pi ttft_ms_p99 hi)"
+ok "csv: prediction_intervals.csv holds the table's 12 rows" $?
+
+if [ "$(cat "$tmp/st.pi.pdf")" -eq 2 ] && grep -q 'without cairo' "$tmp/err.pi.pdf"; then
+    skip "pdf with intervals" "dsec built without cairo"
+elif command -v pdftotext >/dev/null 2>&1; then
+    pdftotext "$pout/report.pdf" "$tmp/pi.txt" &&
+        grep -q '95 % interval' "$tmp/pi.txt" && grep -q 'SHA-256' "$tmp/pi.txt"
+    ok "pdf with intervals: the column and the profile (pdftotext)" $?
+else
+    [ "$(head -c 4 "$pout/report.pdf")" = "%PDF" ]
+    ok "pdf with intervals is written (no pdftotext to read it back)" $?
+fi
+
+if command -v chromium >/dev/null 2>&1; then
+    prof=$(mktemp -d)
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
+        --no-first-run --disable-background-networking \
+        --disable-component-update --disable-sync --user-data-dir="$prof" \
+        --dump-dom "file://$h" >"$tmp/pidom" 2>"$tmp/chromium.err"
+    st=$?
+    rm -rf "$prof"
+    [ $st -eq 0 ] && grep -q '<th>95 % interval</th>' "$tmp/pidom" &&
+        grep -q 'id="prediction-interval"' "$tmp/pidom"
+    ok "headless chromium loads the html with intervals" $?
+else
+    skip "headless chromium loads the html with intervals" "chromium is not installed (optional: CI installs it, quickstart does not)"
 fi
 
 # Without gnuplot (DSEC_GNUPLOT names no program): still a report, no <img>,
