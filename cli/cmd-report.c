@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "models/perf/calib.h"
 #include "config.h"
 #include "models/cluster/cluster.h"
 #include "reports/db.h"
@@ -184,6 +185,40 @@ static void make_static(struct cl_scenario *s, int replicas,
         s->hardware.price_usd_per_gpu_hour = pool0->price_usd_per_gpu_hour;
 }
 
+/* The baseline runs on the calibration the run used: a profile given by
+ * dsec run --calibration is not in the stored scenario, so it is loaded
+ * again from the run's path when its SHA-256 still matches; otherwise a
+ * note says the baseline keeps the scenario's own calibration. */
+static void use_run_calibration(const struct rpt_run *run,
+                                struct cl_scenario *scn)
+{
+    struct perf_calib *c;
+    struct sim_diag diag;
+
+    if (run->calibration_sha256 == NULL || run->calibration == NULL)
+        return;
+    if (scn->calib != NULL &&
+        strcmp(scn->calib->sha256, run->calibration_sha256) == 0)
+        return;
+    c = xcalloc(1, sizeof(*c));
+    sim_diag_init(&diag);
+    if (perf_calib_load(run->calibration, c, &diag) != 0 ||
+        strcmp(c->sha256, run->calibration_sha256) != 0) {
+        fprintf(stderr,
+                "dsec report: note: run %lld used the calibration profile "
+                "%s (sha256 %s), which is gone or has changed; the static "
+                "baseline uses the scenario's own calibration\n",
+                (long long)run->id, run->calibration, run->calibration_sha256);
+        perf_calib_fini(c);
+        free(c);
+    } else {
+        perf_calib_fini(scn->calib);
+        free(scn->calib);
+        scn->calib = c;
+    }
+    sim_diag_fini(&diag);
+}
+
 /* Loads the stored scenario and takes its targets into rep. Returns 0 or
  * an exit status. */
 static int load_scenario(const struct rpt_run *run, struct cl_scenario *scn,
@@ -206,6 +241,7 @@ static int load_scenario(const struct rpt_run *run, struct cl_scenario *scn,
     sim_diag_fini(&diag);
     if (rc != 0)
         return CLI_EXIT_INPUT;
+    use_run_calibration(run, scn);
     rep->target_tpot_ms = scn->cluster.target_latency_ns > 0
                               ? (double)scn->cluster.target_latency_ns / 1e6
                               : NAN;
