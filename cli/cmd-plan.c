@@ -1,14 +1,17 @@
 /* dsec plan SCENARIO [--gpus LIST] [--dtypes LIST] [--policies LIST]
  * [--budget $/h] [--max-gpus N] [--attainment F] [--headroom F] [--beyond N]
- * [--replications R] [--duration D] [-j N] [--json] [--chart FILE.png]
- * [--save-scenario FILE] [--db FILE] [--verbose] [--quiet]: search GPU kind
- * x layout x size x policy for the cheapest configuration that meets the
- * scenario's SLO (plan/plan.h, docs/plan.md), and print what was pruned,
- * every configuration simulated, the Pareto frontier of cost against
- * latency and the chosen configuration as the keys to set. Standard output
- * depends on the inputs alone; the wall time goes to stderr. Parse
- * (parse_args), run (search), print (print, then the chart and the saved
- * scenario). */
+ * [--replications R] [--duration D] [--calibration PROFILE]
+ * [--uncertainty N [--uncertainty-configs K] [--robust]] [-j N] [--json]
+ * [--chart FILE.png] [--save-scenario FILE] [--db FILE] [--verbose]
+ * [--quiet]: search GPU kind x layout x size x policy for the cheapest
+ * configuration that meets the scenario's SLO (plan/plan.h, docs/plan.md),
+ * and print what was pruned, every configuration simulated, the Pareto
+ * frontier of cost against latency, with --uncertainty the prediction
+ * intervals of the cheapest that met it, and the chosen configuration (with
+ * --robust, by the pessimistic end of its intervals) as the keys to set.
+ * Standard output depends on the inputs alone; the wall time goes to
+ * stderr. Parse (parse_args), run (search), print (print, then the chart
+ * and the saved scenario). */
 #include <getopt.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -22,6 +25,7 @@
 #include "reports/db.h"
 #include "reports/fmt.h"
 #include "reports/gnuplot.h"
+#include "reports/summary.h"
 #include "base/errors.h"
 #include "base/param.h"
 #include "base/xalloc.h"
@@ -95,6 +99,26 @@ static const char *usage_text =
     "(default 1)\n"
     "  --duration D         set the workload's duration to D (e.g. 30min) "
     "in every run\n"
+    "  --calibration PROFILE\n"
+    "                       price every candidate with this calibration "
+    "profile;\n"
+    "                       without --gpus, search the GPU kinds it "
+    "calibrates\n"
+    "  --uncertainty N      run the cheapest configurations that meet the "
+    "SLO through\n"
+    "                       N draws of the calibration's uncertainty (2 to "
+    "10000; 20\n"
+    "                       or more for a 95 % interval): intervals of "
+    "cost, SLO\n"
+    "                       attainment and p99 latencies\n"
+    "  --uncertainty-configs K\n"
+    "                       how many of the cheapest (default 5)\n"
+    "  --robust             choose by the pessimistic end: the lowest upper "
+    "end of\n"
+    "                       the cost interval among those whose SLO "
+    "attainment\n"
+    "                       interval stays at or above the target (needs\n"
+    "                       --uncertainty)\n"
     "  -j, --jobs N         worker threads (default: online CPUs)\n"
     "  --json               print one JSON object instead of the tables\n"
     "  --chart FILE.png     draw the frontier with gnuplot\n"
@@ -158,6 +182,12 @@ static void lpad(const char *s, int w)
     printf("%s%*s", s, w - cols(s) > 0 ? w - cols(s) : 0, "");
 }
 
+/* --uncertainty-configs, or its default. */
+static int pi_configs(const struct plan *p)
+{
+    return p->opts.pi_configs > 0 ? p->opts.pi_configs : PLAN_PI_CONFIGS;
+}
+
 static void print_header(const struct plan *p)
 {
     const struct cl_slo *slo = &p->scn.slo;
@@ -208,6 +238,14 @@ static void print_header(const struct plan *p)
            (unsigned long long)p->scn.seed);
     if (p->duration_key != NULL)
         printf("; %s %s", p->duration_key, p->opts.duration);
+    if (p->scn.calib != NULL && p->scn.calib->file != NULL)
+        printf("; calibration %s", p->scn.calib->file);
+    if (p->opts.draws > 0)
+        printf("; uncertainty: %d draws for each of the %d cheapest that "
+               "meet the slo%s",
+               p->opts.draws, pi_configs(p),
+               p->opts.robust ? ", chosen by the pessimistic end (robust)"
+                              : "");
     printf("\n\n");
 }
 
@@ -523,26 +561,178 @@ static void print_frontier(const struct plan *p, const size_t *idx, size_t n)
     printf("\n");
 }
 
+/* Columns of the interval table; the first PI_NLEFT are text. */
+enum {
+    PI_RANK,
+    PI_GPU,
+    PI_LAYOUT,
+    PI_DTYPE,
+    PI_REPLICAS,
+    PI_GPUS,
+    PI_POLICY,
+    PI_COST,
+    PI_SLO,
+    PI_TTFT,
+    PI_TPOT,
+    PI_E2E,
+    PI_HOLDS,
+    PI_NK,
+    PI_NLEFT = PI_COST,
+};
+
+static const char *const pi_heads[PI_NK] = {
+    "rank",        "gpu",        "layout", "dtype", "replicas",
+    "gpus",        "policy",     "cost $", "SLO %", "TTFT p99 ms",
+    "TPOT p99 ms", "E2E p99 ms", "holds",
+};
+
+/* "[lo, hi]" of metric m times scale, or "n/a". */
+static void pi_col(char *buf, size_t len, const struct cl_pi *pi, int m,
+                   double scale, int prec)
+{
+    if (isnan(pi->lo[m]))
+        snprintf(buf, len, "n/a");
+    else
+        snprintf(buf, len, "[%.*f, %.*f]", prec, pi->lo[m] * scale, prec,
+                 pi->hi[m] * scale);
+}
+
+static void pi_cells(const struct plan *p, size_t row, char cell[PI_NK][80])
+{
+    const struct plan_config *c = &p->configs[p->pi_order[row]];
+    const struct plan_layout *l = &p->layouts[c->layout];
+
+    if (p->opts.robust && !c->holds)
+        snprintf(cell[PI_RANK], 80, "-");
+    else
+        snprintf(cell[PI_RANK], 80, "%zu", row + 1);
+    snprintf(cell[PI_GPU], 80, "%s", l->gpu->name);
+    plan_layout_name(l, cell[PI_LAYOUT], 80);
+    snprintf(cell[PI_DTYPE], 80, "%s", perf_dtype_name(l->weight_dtype));
+    if (p->elastic)
+        snprintf(cell[PI_REPLICAS], 80, "%d-%d", c->min_replicas, c->replicas);
+    else
+        snprintf(cell[PI_REPLICAS], 80, "%d", c->replicas);
+    gpus_col(p, c, cell[PI_GPUS], 80);
+    snprintf(cell[PI_POLICY], 80, "%s", policy_col(c));
+    pi_col(cell[PI_COST], 80, c->pi, CL_PI_COST, 1, 2);
+    pi_col(cell[PI_SLO], 80, c->pi, CL_PI_SLO, 100, 2);
+    pi_col(cell[PI_TTFT], 80, c->pi, CL_PI_TTFT_P99, 1, 2);
+    pi_col(cell[PI_TPOT], 80, c->pi, CL_PI_TPOT_P99, 1, 2);
+    pi_col(cell[PI_E2E], 80, c->pi, CL_PI_E2E_P99, 1, 0);
+    snprintf(cell[PI_HOLDS], 80, "%s", c->holds ? "yes" : "no");
+}
+
+static void print_pi_cell(const char *s, int k, int w)
+{
+    printf("  ");
+    if (k < PI_NLEFT)
+        lpad(s, w);
+    else
+        rpad(s, w);
+}
+
+/* --uncertainty: the configurations with intervals, in p->pi_order. */
+static void print_intervals(const struct plan *p)
+{
+    int w[PI_NK];
+    char cell[PI_NK][80];
+
+    if (p->opts.draws <= 0)
+        return;
+    printf("prediction intervals (95 %%) of the %zu cheapest configurations "
+           "that met the slo: %d draws each of the calibration's uncertain "
+           "parameters (and its structural error where the profile gives "
+           "one), on the seed of the first replication; they are the "
+           "calibration's uncertainty, while the ± of the table above is "
+           "seed noise (replications)",
+           p->npi, p->opts.draws);
+    if (p->opts.robust)
+        printf("; ranked by the upper end of the cost interval among those "
+               "whose slo attainment interval holds >= %g%% (robust)",
+               100 * p->attainment);
+    printf(":\n");
+    if (p->npi == 0) {
+        printf("  none: no configuration met the slo\n\n");
+        return;
+    }
+    for (int k = 0; k < PI_NK; k++)
+        w[k] = cols(pi_heads[k]);
+    for (size_t r = 0; r < p->npi; r++) {
+        pi_cells(p, r, cell);
+        for (int k = 0; k < PI_NK; k++)
+            if (cols(cell[k]) > w[k])
+                w[k] = cols(cell[k]);
+    }
+    for (int k = 0; k < PI_NK; k++)
+        if (k != PI_POLICY || p->elastic)
+            print_pi_cell(pi_heads[k], k, w[k]);
+    printf("\n");
+    for (size_t r = 0; r < p->npi; r++) {
+        pi_cells(p, r, cell);
+        for (int k = 0; k < PI_NK; k++)
+            if (k != PI_POLICY || p->elastic)
+                print_pi_cell(cell[k], k, w[k]);
+        printf("\n");
+    }
+    printf("(holds: the lower end of the slo attainment interval is at least "
+           "the target)\n\n");
+}
+
 static void print_chosen(const struct plan *p)
 {
     const struct plan_config *c;
     char buf[256], *ov;
 
+    const char *how = p->opts.robust ? "chosen (robust)" : "chosen";
+
+    if (p->chosen < 0 && p->opts.robust && p->cheapest >= 0) {
+        describe(p, &p->configs[p->cheapest], buf, sizeof(buf));
+        printf("%s: none; the slo attainment interval of none of the %zu "
+               "cheapest that met the slo holds >= %g%% (the cheapest on "
+               "the plan's own values: %s)\n",
+               how, p->npi, 100 * p->attainment, buf);
+        return;
+    }
     if (p->chosen < 0) {
-        printf("chosen: none; no configuration simulated met the slo\n");
+        printf("%s: none; no configuration simulated met the slo\n", how);
         return;
     }
     c = &p->configs[p->chosen];
     describe(p, c, buf, sizeof(buf));
-    printf("chosen: %s: $%.2f (%.2f GPU-hours), p99 TTFT %.2f ms, p99 TPOT "
+    printf("%s: %s: $%.2f (%.2f GPU-hours), p99 TTFT %.2f ms, p99 TPOT "
            "%.2f ms, slo attainment %.2f%% >= %g%%\n",
-           buf, c->m[PLAN_M_COST].mean, c->m[PLAN_M_GPU_HOURS].mean,
+           how, buf, c->m[PLAN_M_COST].mean, c->m[PLAN_M_GPU_HOURS].mean,
            c->m[PLAN_M_TTFT_P99].mean, c->m[PLAN_M_TPOT_P99].mean,
            100 * c->m[PLAN_M_ATTAINMENT].mean, 100 * p->attainment);
+    if (c->pi != NULL)
+        printf("  within the calibration's uncertainty (95 %%): cost "
+               "$%.2f to $%.2f, slo attainment %.2f%% to %.2f%%%s\n",
+               c->pi->lo[CL_PI_COST], c->pi->hi[CL_PI_COST],
+               100 * c->pi->lo[CL_PI_SLO], 100 * c->pi->hi[CL_PI_SLO],
+               p->opts.robust ? "; ranked by the upper end of cost" : "");
+    if (p->opts.robust && p->cheapest >= 0 && p->cheapest != p->chosen) {
+        const struct plan_config *k = &p->configs[p->cheapest];
+        describe(p, k, buf, sizeof(buf));
+        if (k->pi != NULL && !k->holds)
+            printf("  the cheapest on the plan's own values, %s ($%.2f), "
+                   "is not robust: its slo attainment interval falls to "
+                   "%.2f%%\n",
+                   buf, k->m[PLAN_M_COST].mean, 100 * k->pi->lo[CL_PI_SLO]);
+        else if (k->pi != NULL)
+            printf("  the cheapest on the plan's own values, %s ($%.2f), "
+                   "costs up to $%.2f\n",
+                   buf, k->m[PLAN_M_COST].mean, k->pi->hi[CL_PI_COST]);
+    }
     ov = plan_config_overrides(p, (size_t)p->chosen, "  ");
     printf("keys to set in %s (a sweep's set: takes them as they are):\n%s",
            p->scenario_file, ov);
     free(ov);
+    if (p->opts.calibration != NULL)
+        printf("priced with the calibration profile %s (dsec run "
+               "--calibration %s prices the scenario with these keys the "
+               "same way)\n",
+               p->opts.calibration, p->opts.calibration);
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -667,6 +857,12 @@ static struct json_object *json_config(const struct plan *p, size_t i)
     }
     json_object_object_add(o, "meets", json_object_new_boolean(c->meets));
     json_object_object_add(o, "frontier", json_object_new_boolean(c->frontier));
+    if (p->opts.draws > 0) {
+        json_object_object_add(o, "prediction_interval",
+                               c->pi ? rpt_pi_json(c->pi) : NULL);
+        json_object_object_add(
+            o, "holds", c->pi ? json_object_new_boolean(c->holds) : NULL);
+    }
     json_object_object_add(o, "overrides", json_overrides(p, i));
     return o;
 }
@@ -676,7 +872,7 @@ static void print_json(const struct plan *p, const size_t *idx, size_t n)
     struct json_object *o = json_object_new_object();
     struct json_object *x, *arr;
     const struct plan_counts *k = &p->counts;
-    long chosen_row = -1;
+    long chosen_row = -1, cheapest_row = -1;
 
     json_object_object_add(o, "scenario", json_object_new_string(p->scn.name));
     json_object_object_add(o, "scenario_file",
@@ -749,6 +945,19 @@ static void print_json(const struct plan *p, const size_t *idx, size_t n)
     json_object_object_add(
         x, "duration",
         p->opts.duration ? json_object_new_string(p->opts.duration) : NULL);
+    /* Only when used: the plans pinned by tests/pin-results.sh print
+     * what they printed before these options. */
+    if (p->scn.calib != NULL && p->scn.calib->file != NULL)
+        json_object_object_add(x, "calibration",
+                               json_object_new_string(p->scn.calib->file));
+    if (p->opts.draws > 0) {
+        json_object_object_add(x, "uncertainty",
+                               json_object_new_int(p->opts.draws));
+        json_object_object_add(x, "uncertainty_configs",
+                               json_object_new_int(pi_configs(p)));
+        json_object_object_add(x, "robust",
+                               json_object_new_boolean(p->opts.robust));
+    }
     json_object_object_add(o, "search", x);
     arr = json_object_new_array();
     for (size_t i = 0; i < p->nlayouts; i++)
@@ -773,8 +982,28 @@ static void print_json(const struct plan *p, const size_t *idx, size_t n)
         json_object_array_add(arr, json_config(p, idx[r]));
         if ((long)idx[r] == p->chosen)
             chosen_row = (long)r;
+        if ((long)idx[r] == p->cheapest)
+            cheapest_row = (long)r;
     }
     json_object_object_add(o, "configurations", arr);
+    if (p->opts.draws > 0) {
+        x = json_object_new_object();
+        json_object_object_add(x, "draws", json_object_new_int(p->opts.draws));
+        json_object_object_add(
+            x, "level", rpt_json_double(PLAN_PI_LEVEL, RPT_JSON_SHORTEST));
+        json_object_object_add(x, "ranked_by",
+                               json_object_new_string(p->opts.robust
+                                                          ? "cost_usd_hi"
+                                                          : "cost_usd"));
+        arr = json_object_new_array();
+        for (size_t q = 0; q < p->npi; q++)
+            for (size_t r = 0; r < n; r++)
+                if (idx[r] == p->pi_order[q])
+                    json_object_array_add(arr,
+                                          json_object_new_int64((int64_t)r));
+        json_object_object_add(x, "order", arr);
+        json_object_object_add(o, "uncertainty", x);
+    }
     arr = json_object_new_array();
     for (size_t r = 0; r < n; r++)
         if (p->configs[idx[r]].frontier)
@@ -783,6 +1012,14 @@ static void print_json(const struct plan *p, const size_t *idx, size_t n)
     json_object_object_add(o, "chosen",
                            chosen_row >= 0 ? json_object_new_int64(chosen_row)
                                            : NULL);
+    if (p->opts.draws > 0) {
+        json_object_object_add(
+            o, "chosen_by",
+            json_object_new_string(p->opts.robust ? "robust" : "cost"));
+        json_object_object_add(
+            o, "cheapest",
+            cheapest_row >= 0 ? json_object_new_int64(cheapest_row) : NULL);
+    }
     rpt_json_print(stdout, o);
     json_object_put(o);
 }
@@ -807,8 +1044,12 @@ static int save_scenario(const struct plan *p, const char *path)
         return -1;
     }
     fprintf(fp,
-            "# Written by dsec plan %s: the cheapest configuration "
-            "that met the slo.\n",
+            p->opts.robust
+                ? "# Written by dsec plan --robust %s: of the configurations "
+                  "that met the slo, the one\n# with the lowest upper end of "
+                  "the cost interval whose slo attainment interval held.\n"
+                : "# Written by dsec plan %s: the cheapest configuration "
+                  "that met the slo.\n",
             p->scenario_file);
     fputs(plan_config_text(p, (size_t)p->chosen), fp);
     if (ferror(fp))
@@ -881,6 +1122,10 @@ static int parse_args(int argc, char **argv, struct args *a)
         O_DB,
         O_VERBOSE,
         O_QUIET,
+        O_CALIB,
+        O_UNCERT,
+        O_UNCERT_K,
+        O_ROBUST,
     };
     static const struct option longopts[] = {
         {"gpus", required_argument, NULL, O_GPUS},
@@ -893,6 +1138,10 @@ static int parse_args(int argc, char **argv, struct args *a)
         {"beyond", required_argument, NULL, O_BEYOND},
         {"replications", required_argument, NULL, O_REPS},
         {"duration", required_argument, NULL, O_DURATION},
+        {"calibration", required_argument, NULL, O_CALIB},
+        {"uncertainty", required_argument, NULL, O_UNCERT},
+        {"uncertainty-configs", required_argument, NULL, O_UNCERT_K},
+        {"robust", no_argument, NULL, O_ROBUST},
         {"jobs", required_argument, NULL, 'j'},
         {"json", no_argument, NULL, O_JSON},
         {"chart", required_argument, NULL, O_CHART},
@@ -1005,6 +1254,36 @@ static int parse_args(int argc, char **argv, struct args *a)
         case O_DURATION:
             a->o.duration = optarg;
             break;
+        case O_CALIB:
+            if (optarg[0] == '\0')
+                return cli_usage_error(&cli_cmd_plan,
+                                       "--calibration: expected a profile "
+                                       "file");
+            a->o.calibration = optarg;
+            break;
+        case O_UNCERT:
+            if (parse_number("--uncertainty", optarg, 2, CL_PI_MAX_DRAWS, &v) !=
+                0)
+                return CLI_EXIT_USAGE;
+            if (v != floor(v))
+                return cli_usage_error(&cli_cmd_plan,
+                                       "--uncertainty: expected a number of "
+                                       "draws, 2 to 10000 (20 or more for a "
+                                       "95 % interval)");
+            a->o.draws = (int)v;
+            break;
+        case O_UNCERT_K:
+            if (parse_number("--uncertainty-configs", optarg, 1, 1000, &v) != 0)
+                return CLI_EXIT_USAGE;
+            if (v != floor(v))
+                return cli_usage_error(&cli_cmd_plan,
+                                       "--uncertainty-configs: expected a "
+                                       "whole number of configurations");
+            a->o.pi_configs = (int)v;
+            break;
+        case O_ROBUST:
+            a->o.robust = 1;
+            break;
         case 'j':
             if (parse_number("-j", optarg, 1, 4096, &v) != 0 || v != floor(v))
                 return cli_usage_error(&cli_cmd_plan,
@@ -1039,6 +1318,14 @@ static int parse_args(int argc, char **argv, struct args *a)
     }
     if (optind != argc - 1)
         return cli_usage_error(&cli_cmd_plan, "expected one scenario file");
+    if (a->o.robust && a->o.draws == 0)
+        return cli_usage_error(&cli_cmd_plan,
+                               "--robust ranks by the pessimistic end of the "
+                               "prediction intervals; it needs --uncertainty "
+                               "N");
+    if (a->o.pi_configs > 0 && a->o.draws == 0)
+        return cli_usage_error(&cli_cmd_plan,
+                               "--uncertainty-configs needs --uncertainty N");
     if (a->jobs < 0) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         a->jobs = cpus < 1 ? 1 : cpus;
@@ -1079,7 +1366,16 @@ static int search(const char *file, const struct args *a, struct plan **p)
     sim_diag_print(&d, stderr);
     sim_diag_fini(&d);
     rpt_db_close(ro.db);
-    return rc != 0 ? CLI_EXIT_INPUT : CLI_EXIT_OK;
+    if (rc != 0)
+        return CLI_EXIT_INPUT;
+    if (a->o.draws == 0)
+        return CLI_EXIT_OK;
+    /* The draws are not recorded in --db: they are not sweep points. */
+    sim_diag_init(&d);
+    rc = plan_predict(*p, ro.jobs, ro.log, ro.bar, &d);
+    sim_diag_print(&d, stderr);
+    sim_diag_fini(&d);
+    return rc != 0 ? cli_exit_status(rc) : CLI_EXIT_OK;
 }
 
 /* Prints the plan (text or JSON) and the wall time on stderr, then says
@@ -1098,6 +1394,7 @@ static int print(const struct plan *p, const struct args *a)
         print_counts(p);
         print_configs(p, idx, n);
         print_frontier(p, idx, n);
+        print_intervals(p);
         print_chosen(p);
     }
     free(idx);
@@ -1105,11 +1402,21 @@ static int print(const struct plan *p, const struct args *a)
     if (!a->quiet && !a->json)
         fprintf(stderr,
                 "dsec plan: %zu simulations in %.1f s of wall time on %ld "
-                "threads\n",
-                p->counts.runs, p->wall_s, a->jobs);
+                "threads%s",
+                p->counts.runs, p->wall_s, a->jobs, p->npi > 0 ? "" : "\n");
+    if (!a->quiet && !a->json && p->npi > 0)
+        fprintf(stderr, ", then %zu draws for --uncertainty\n",
+                p->npi * (size_t)p->opts.draws);
     if (p->counts.failed > 0)
         status = CLI_EXIT_INPUT;
-    if (p->chosen < 0) {
+    if (p->chosen < 0 && p->cheapest >= 0) {
+        fprintf(stderr,
+                "dsec plan: no configuration's slo attainment interval holds "
+                ">= %g%% (--robust); try a larger --uncertainty-configs or "
+                "--beyond, or a looser slo\n",
+                100 * p->attainment);
+        status = CLI_EXIT_INPUT;
+    } else if (p->chosen < 0) {
         fprintf(stderr,
                 "dsec plan: no configuration met the slo (attainment >= "
                 "%g%%); try more --gpus or --dtypes, a larger --headroom, "
@@ -1149,6 +1456,8 @@ const struct cli_entry cli_cmd_plan = {
     .usage = "SCENARIO [--gpus LIST] [--dtypes LIST] [--policies LIST] "
              "[--budget PRICE] [--max-gpus N] [--attainment F] "
              "[--headroom F] [--beyond N] [--replications R] [--duration D] "
+             "[--calibration PROFILE] [--uncertainty N "
+             "[--uncertainty-configs K] [--robust]] "
              "[-j N] [--json] [--chart FILE.png] [--save-scenario FILE] "
              "[--db FILE] [--verbose] [--quiet]",
     .summary = "find the cheapest configuration that meets the slo; the "

@@ -13,10 +13,15 @@
  * until one meets the SLO (and `beyond` sizes more). Results are means over
  * replications with seeds seed, seed + 1, ...; which runs are made and
  * what they give depend on the inputs alone, never on the number of threads
- * or the order in which runs finish. A struct plan owns everything it
- * points to (GPU specs are borrowed from the catalog or its scenario) and
- * is used by one thread. Costs are US dollars, latencies milliseconds, as
- * in struct cl_results. The wall clock is read for progress only.
+ * or the order in which runs finish. With --uncertainty, plan_predict()
+ * then runs the cheapest configurations that met the SLO through
+ * cl_predict() (models/cluster/predict.h) for prediction intervals of the
+ * calibration's uncertainty, and --robust chooses by their pessimistic
+ * end. A struct plan owns everything it points to (GPU specs are borrowed
+ * from the catalog or its scenario) and is used by one thread (the worker
+ * threads of plan_run() and plan_predict() only read it). Costs are US
+ * dollars, latencies milliseconds, as in struct cl_results. The wall clock
+ * is read for progress only.
  */
 #ifndef PLAN_PLAN_H
 #define PLAN_PLAN_H
@@ -27,6 +32,7 @@
 
 #include "models/arch/arch.h"
 #include "models/cluster/config.h"
+#include "models/cluster/predict.h"
 #include "models/gpu/gpu.h"
 #include "models/perf/roofline.h"
 #include "base/diag.h"
@@ -48,6 +54,14 @@ struct swp_spec;
 
 /* Most configurations (before replications) one plan may hold. */
 #define PLAN_MAX_CONFIGS 20000
+
+/* How many of the cheapest configurations that meet the SLO are run
+ * through cl_predict() by --uncertainty unless --uncertainty-configs says
+ * otherwise: each costs N more simulations, so the number is bounded. */
+#define PLAN_PI_CONFIGS 5
+
+/* Level of the prediction intervals of --uncertainty. */
+#define PLAN_PI_LEVEL 0.95
 
 /* The workload figures the bound needs, read from the scenario's own
  * request stream (models/workload/source.h: the same requests, from the
@@ -216,6 +230,12 @@ struct plan_config {
     struct plan_stat m[PLAN_M_COUNT];
     int meets;    /* mean attainment >= the target */
     int frontier; /* on the Pareto frontier of cost vs plan->latency */
+    /* --uncertainty: the 95 % prediction intervals of the first
+     * replication's seed under the calibration's uncertainty (owned), or
+     * NULL when the configuration was not among those run through
+     * cl_predict(). */
+    struct cl_pi *pi;
+    int holds; /* pi: its lower end of SLO attainment >= the target */
 };
 
 /* The sizes of one layout and policy, smallest first. */
@@ -264,6 +284,14 @@ struct plan_opts {
     int beyond;                 /* sizes run after the first that meets */
     int replications;           /* >= 1 */
     const char *duration;       /* workload duration override, or NULL */
+    const char *calibration;    /* --calibration profile, or NULL for the
+                                   scenario's own (hardware.calibration or
+                                   the built-in) */
+    int draws;      /* --uncertainty: draws per configuration, 0 for none,
+                       else 2 to CL_PI_MAX_DRAWS */
+    int pi_configs; /* --uncertainty-configs: how many, >= 1 (0 means
+                       PLAN_PI_CONFIGS) */
+    int robust;     /* 1: choose by the pessimistic end (needs draws) */
 };
 
 /* Latency metrics a frontier may be drawn against. */
@@ -300,7 +328,17 @@ struct plan {
     size_t nchains;
     struct swp_spec *spec; /* configs x replications, in that order */
     struct plan_counts counts;
-    long chosen; /* cheapest configuration that meets the SLO, or -1 */
+    char *calib_path; /* --calibration as an absolute path (what every
+                         point's hardware.calibration is set to), or NULL */
+    long chosen;      /* the recommendation: without robust, cheapest; with
+                         it, the robust pick (plan_predict()); or -1 */
+    long cheapest;    /* cheapest configuration that meets the SLO on the
+                         plan's own values (means over replications), or -1 */
+    size_t *pi_order; /* --uncertainty: the configurations with an
+                         interval, in the order of their table (robust:
+                         those that hold by the upper end of cost, then the
+                         others the same way; else by cost); owned */
+    size_t npi;
     double wall_s;
 };
 
@@ -318,8 +356,18 @@ enum plan_error {
  * unknown GPU or policy ("--gpus: unknown gpu 'x'; valid: ..."); a
  * scenario without an LLM server, without an SLO (naming the keys to set),
  * with pools, or whose workload cannot be shortened by o->duration; or
- * nothing left to simulate (every layout's reason summarised by GPU). o is
- * copied, its arrays borrowed.
+ * nothing left to simulate (every layout's reason summarised by GPU).
+ * With o->calibration, the profile replaces the scenario's for the bound
+ * and, as hardware.calibration (made absolute) in the spec's set:, for
+ * every point; without o->gpus the GPU kinds searched are those the
+ * profile calibrates (its own entries known to the scenario or the
+ * catalog; every kind when it has a default entry). Errors: a profile
+ * that does not load (its own diagnostics), a --gpus kind it does not
+ * calibrate ("PROFILE: error: the profile calibrates h100, not a100, which
+ * --gpus searches ..."), or none it calibrates that is known. With
+ * o->draws, the profile in force must carry uncertainty for every GPU
+ * kind searched (else an error naming the kind, or saying that the
+ * built-in calibration carries none). o is copied, its arrays borrowed.
  */
 struct plan *plan_new(const char *path, const struct plan_opts *o,
                       struct sim_diag *d, int *err);
@@ -342,6 +390,25 @@ struct plan_run_opts {
  * PLAN_C_FAILED, their errors in d), or SIM_EDB when the database cannot
  * be written (diagnostic in d; the runs so far stay recorded). */
 int plan_run(struct plan *p, const struct plan_run_opts *o, struct sim_diag *d);
+
+/*
+ * --uncertainty, after plan_run(): runs the cheapest p->opts.pi_configs
+ * (or PLAN_PI_CONFIGS) configurations that met the SLO, in the order of
+ * p->cheapest's rule, each through cl_predict() with p->opts.draws draws
+ * of the calibration's uncertain parameters on the seed of its first
+ * replication, and fills their pi and holds, and p->pi_order and npi.
+ * With p->opts.robust, p->chosen becomes the robust pick: the lowest upper
+ * end of the cost interval among those that hold (ties: the lower upper
+ * end of the frontier's latency metric, then the earlier in the search),
+ * or -1 when none holds. Up to jobs threads run one configuration's
+ * cl_predict() each at a time (a job's draws are serial); progress goes
+ * to log (NULL for none) as a bar when bar is 1, else a line every 10 s.
+ * What comes out depends on the inputs alone. Returns 0 (also when
+ * nothing met the SLO: npi is 0); SIM_EINVAL without draws; or the first
+ * failure of a load or a run (in d), the intervals then unset.
+ */
+int plan_predict(struct plan *p, int jobs, FILE *log, int bar,
+                 struct sim_diag *d);
 
 /* The scenario text of configuration i's first replication, borrowed from
  * the plan. */

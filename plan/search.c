@@ -4,6 +4,9 @@
  * one size at a time, smallest first, so that it can stop once a size meets
  * the SLO; the chains run side by side, which keeps every thread busy while
  * the decisions of each chain depend on its own results alone. */
+/* realpath() is XSI; -D_POSIX_C_SOURCE alone hides it. */
+#define _XOPEN_SOURCE 700
+
 #include "config.h"
 
 #include "plan/plan.h"
@@ -16,6 +19,7 @@
 #include <time.h>
 
 #include "models/cluster/cluster.h"
+#include "models/perf/calib.h"
 #include "models/policy/policy.h"
 #include "reports/db.h"
 #include "scenarios/load.h"
@@ -60,6 +64,138 @@ static void yaml_quote(FILE *fp, const char *s)
         fputc(*s, fp);
     }
     fputc('\'', fp);
+}
+
+/* Does c calibrate the GPU kind name (its own entry or a default one)? */
+static int calib_covers(const struct perf_calib *c, const char *name)
+{
+    return perf_calib_find_gpu(c, name) != NULL ||
+           perf_calib_find_gpu(c, PERF_CALIB_DEFAULT_GPU) != NULL;
+}
+
+/* The GPU kinds c has entries for, ", "-separated; caller frees. */
+static char *calib_kinds(const struct perf_calib *c)
+{
+    size_t len = 1;
+    char *kinds;
+
+    for (int i = 0; i < c->ngpus; i++)
+        len += strlen(c->gpus[i].name) + 2;
+    kinds = xcalloc(len, 1);
+    for (int i = 0; i < c->ngpus; i++) {
+        if (i > 0)
+            strcat(kinds, ", ");
+        strcat(kinds, c->gpus[i].name);
+    }
+    return kinds;
+}
+
+/* --calibration: loads the profile into the scenario in place of its own
+ * (the bound prices layouts with it) and keeps its absolute path for the
+ * points' hardware.calibration, since a relative one would be read from
+ * the scenario's directory. */
+static int apply_calibration(struct plan *p, struct sim_diag *d)
+{
+    const char *path = p->opts.calibration;
+    struct perf_calib *c;
+
+    if (path == NULL)
+        return 0;
+    c = xcalloc(1, sizeof(*c));
+    if (perf_calib_load(path, c, d) != 0) {
+        free(c);
+        sim_diag_error(d, "dsec plan", 0, 0,
+                       "--calibration: cannot use profile '%s'", path);
+        return -1;
+    }
+    p->calib_path = realpath(path, NULL);
+    if (p->calib_path == NULL) {
+        perf_calib_fini(c);
+        free(c);
+        sim_diag_error(d, path, 0, 0, "cannot resolve the profile's path");
+        return -1;
+    }
+    perf_calib_fini(p->scn.calib);
+    free(p->scn.calib);
+    p->scn.calib = c;
+    return 0;
+}
+
+/* With --calibration: keeps the searched kinds the profile calibrates when
+ * --gpus did not name them; a named one it does not calibrate is an
+ * error, as dsec run refuses a profile of another GPU kind. */
+static int check_calibrated(struct plan *p, struct sim_diag *d)
+{
+    const struct perf_calib *c = p->scn.calib;
+    char *kinds;
+    int n = 0;
+
+    if (p->opts.calibration == NULL)
+        return 0;
+    for (int i = 0; i < p->ngpus; i++) {
+        if (calib_covers(c, p->gpus[i]->name)) {
+            p->gpus[n++] = p->gpus[i];
+            continue;
+        }
+        if (p->opts.gpus == NULL)
+            continue;
+        kinds = calib_kinds(c);
+        sim_diag_error(d, p->opts.calibration, 0, 0,
+                       "the profile calibrates %s, not %s, which --gpus "
+                       "searches (a profile measured on another GPU kind "
+                       "does not apply)",
+                       c->ngpus > 0 ? kinds : "no GPU kind", p->gpus[i]->name);
+        free(kinds);
+        return -1;
+    }
+    p->ngpus = n;
+    if (n > 0)
+        return 0;
+    kinds = calib_kinds(c);
+    sim_diag_error(d, p->opts.calibration, 0, 0,
+                   "the profile calibrates %s, none of them a GPU kind of "
+                   "the catalog or the scenario; nothing to search",
+                   c->ngpus > 0 ? kinds : "no GPU kind");
+    free(kinds);
+    return -1;
+}
+
+/* With --uncertainty: every searched kind needs uncertainty in the profile
+ * in force, or cl_predict() would refuse it after the whole search. */
+static int check_uncertain(const struct plan *p, struct sim_diag *d)
+{
+    const struct perf_calib *c = p->scn.calib;
+    struct perf_calib_dist *dist;
+    int rc = 0;
+
+    if (p->opts.draws <= 0)
+        return 0;
+    if (c == NULL) {
+        sim_diag_error(d, p->scenario_file, 0, 0,
+                       "--uncertainty: the scenario uses the built-in "
+                       "calibration, which carries no uncertainty; give a "
+                       "profile fitted by dsec-calib (--calibration or "
+                       "hardware.calibration)");
+        return -1;
+    }
+    dist = xmalloc(sizeof(*dist));
+    for (int i = 0; i < p->ngpus && rc == 0; i++) {
+        const struct perf_calib_structural *st = &dist->structural;
+        perf_calib_dist_init(c, p->gpus[i]->name, dist);
+        if (dist->n > 0 || st->ttft > 0 || st->tpot > 0 || st->e2e > 0)
+            continue;
+        sim_diag_error(d, c->file ? c->file : p->scenario_file, 0, 0,
+                       "--uncertainty: the profile carries no uncertainty "
+                       "for GPU kind '%s', which the plan searches (no "
+                       "uncertainty.std_errors or structural error in its "
+                       "entry, its default entry or its links); leave it "
+                       "out of --gpus, or fit it with dsec-calib fit or fit "
+                       "--serving",
+                       p->gpus[i]->name);
+        rc = -1;
+    }
+    free(dist);
+    return rc;
 }
 
 static int pick_gpus(struct plan *p, struct sim_diag *d)
@@ -376,9 +512,18 @@ static int build_spec(struct plan *p, struct sim_diag *d)
     fprintf(fp, "\nbase: ");
     yaml_quote(fp, base);
     fprintf(fp, "\n");
-    if (p->duration_key != NULL) {
-        fprintf(fp, "set: {%s: ", p->duration_key);
-        yaml_quote(fp, p->opts.duration);
+    if (p->duration_key != NULL || p->calib_path != NULL) {
+        const char *sep = "";
+        fprintf(fp, "set: {");
+        if (p->duration_key != NULL) {
+            fprintf(fp, "%s: ", p->duration_key);
+            yaml_quote(fp, p->opts.duration);
+            sep = ", ";
+        }
+        if (p->calib_path != NULL) {
+            fprintf(fp, "%shardware.calibration: ", sep);
+            yaml_quote(fp, p->calib_path);
+        }
         fprintf(fp, "}\n");
     }
     fprintf(fp, "points:\n");
@@ -475,6 +620,7 @@ struct plan *plan_new(const char *path, const struct plan_opts *o,
     p->scenario_file = xstrdup(path);
     p->opts = *o;
     p->chosen = -1;
+    p->cheapest = -1;
     /* Load and catalog errors stop the plan; an infeasible layout does
      * not (its reasons are dropped), the search looks for others. */
     sim_diag_init(&tmp);
@@ -509,8 +655,9 @@ struct plan *plan_new(const char *path, const struct plan_opts *o,
         goto fail;
     }
     p->elastic = s->cluster.min_gpus >= 1 && s->cluster.replicas < 1;
-    if (check_policies(p, d) != 0 || pick_gpus(p, d) != 0 ||
-        apply_duration(p, d) != 0)
+    if (check_policies(p, d) != 0 || apply_calibration(p, d) != 0 ||
+        pick_gpus(p, d) != 0 || check_calibrated(p, d) != 0 ||
+        check_uncertain(p, d) != 0 || apply_duration(p, d) != 0)
         goto fail;
     p->attainment = o->attainment;
     p->latency = s->slo.tpot_ns >= 0   ? PLAN_LAT_TPOT
@@ -813,6 +960,7 @@ static void finish(struct plan *p)
             (cost[i] == cost[p->chosen] && lat[i] < lat[p->chosen]))
             p->chosen = (long)i;
     }
+    p->cheapest = p->chosen;
     for (size_t i = 0; i < p->nchains; i++)
         p->counts.capped_unmet += p->chains[i].met < 0;
     free(cost);
@@ -946,7 +1094,10 @@ void plan_free(struct plan *p)
         free(p->configs[i].policy_run);
         free(p->configs[i].message);
         free(p->configs[i].values);
+        free(p->configs[i].pi);
     }
+    free(p->pi_order);
+    free(p->calib_path);
     free(p->configs);
     free(p->chains);
     plan_layouts_free(p->layouts, p->nlayouts);

@@ -1,13 +1,15 @@
 /* Tests of the capacity planner (plan/): the workload figures, the layouts
  * of the search, the analytic bound against numbers worked out by hand from
  * `dsec step`, the Pareto frontier of a hand-made set of points, the
- * planner's errors, and a whole plan of the small fixture run on one and
- * on two threads. Fixtures are in tests/data/plan/, found through
- * $top_srcdir; inline scenarios are named "t/plan.yaml". */
+ * planner's errors, a whole plan of the small fixture run on one and on
+ * two threads, and its --calibration, --uncertainty and --robust with a
+ * profile written to a temporary file. Fixtures are in tests/data/plan/,
+ * found through $top_srcdir; inline scenarios are named "t/plan.yaml". */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "models/arch/arch.h"
 #include "models/cluster/cluster.h"
@@ -546,6 +548,174 @@ START_TEST(test_plan_run_threads)
 }
 END_TEST
 
+/* ---- --calibration, --uncertainty, --robust -------------------------- */
+
+/* H100 slower than the built-in and uncertain, H200 measured precisely:
+ * at 99.9 %, the cheapest H100 configuration meets the target on the
+ * profile's values but not at the lower end of its interval
+ * (tests/e2e-plan.sh uses the same profile). */
+static const char robust_profile[] =
+    "format: 1\n"
+    "provenance: {tool: check_plan, date: 2026-12-02}\n"
+    "gpus:\n"
+    "  h100:\n"
+    "    gemm: {hbm_efficiency: 0.45}\n"
+    "    frontend: {request: 5ms}\n"
+    "    uncertainty:\n"
+    "      std_errors: {gemm.hbm_efficiency: 0.2}\n"
+    "  h200:\n"
+    "    gemm: {hbm_efficiency: 0.8}\n"
+    "    frontend: {request: 5ms}\n"
+    "    uncertainty:\n"
+    "      std_errors: {gemm.hbm_efficiency: 0.01}\n";
+
+/* Writes text to a new temporary file; returns its path (caller unlinks
+ * and frees). */
+static char *temp_profile(const char *text)
+{
+    char *path = xstrdup("/tmp/check_plan_XXXXXX");
+    int fd = mkstemp(path);
+    size_t len = strlen(text);
+
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, text, len), (ssize_t)len);
+    ck_assert_int_eq(close(fd), 0);
+    return path;
+}
+
+START_TEST(test_plan_new_calibration_unknown_kinds)
+{
+    struct plan_opts o = small_opts(NULL, 0);
+    char *prof = temp_profile("format: 1\n"
+                              "provenance: {tool: check_plan, date: "
+                              "2026-12-02}\n"
+                              "gpus:\n"
+                              "  h900:\n"
+                              "    gemm: {hbm_efficiency: 0.7}\n");
+    char *path = fixture("small.yaml");
+    char *want;
+    int err = 0;
+
+    o.calibration = prof;
+    ck_assert_ptr_null(plan_new(path, &o, &diag, &err));
+    ck_assert_int_eq(err, PLAN_E_INPUT);
+    want = xasprintf("%s: error: the profile calibrates h900, none of them "
+                     "a GPU kind of the catalog or the scenario; nothing to "
+                     "search",
+                     prof);
+    assert_diag(0, want);
+    free(want);
+    unlink(prof);
+    free(prof);
+    free(path);
+}
+END_TEST
+
+START_TEST(test_plan_predict_without_draws)
+{
+    static const char *const gpus[] = {"h100"};
+    struct plan_opts o = small_opts(gpus, 1);
+    struct plan_run_opts ro = {.jobs = 1};
+    char *path = fixture("small.yaml");
+    struct plan *p;
+    int err = 0;
+
+    p = plan_new(path, &o, &diag, &err);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(plan_run(p, &ro, &diag), 0);
+    ck_assert_int_eq(plan_predict(p, 1, NULL, 0, &diag), SIM_EINVAL);
+    ck_assert_uint_eq(p->npi, 0);
+    plan_free(p);
+    free(path);
+}
+END_TEST
+
+/* Plans the small fixture with the robust profile, 20 draws, on jobs
+ * threads. */
+static struct plan *robust_plan(const char *prof, int robust, int jobs)
+{
+    struct plan_opts o = small_opts(NULL, 0);
+    struct plan_run_opts ro = {.jobs = jobs};
+    char *path = fixture("small.yaml");
+    struct plan *p;
+    int err = 0;
+
+    o.calibration = prof;
+    o.draws = 20;
+    o.robust = robust;
+    o.attainment = 0.999;
+    p = plan_new(path, &o, &diag, &err);
+    if (p == NULL)
+        sim_diag_print(&diag, stderr);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(plan_run(p, &ro, &diag), 0);
+    ck_assert_int_eq(plan_predict(p, jobs, NULL, 0, &diag), 0);
+    free(path);
+    return p;
+}
+
+START_TEST(test_plan_predict_robust)
+{
+    char *prof = temp_profile(robust_profile);
+    struct plan *plain = robust_plan(prof, 0, 2);
+    struct plan *r1 = robust_plan(prof, 1, 1), *r2 = robust_plan(prof, 1, 2);
+    const struct plan_config *c;
+
+    /* The profile's kinds are searched, and every point carries it. */
+    ck_assert_int_eq(plain->ngpus, 2);
+    for (size_t i = 0; i < plain->nconfigs; i++)
+        ck_assert_ptr_nonnull(
+            strstr(plan_config_text(plain, i), "calibration: '/"));
+    /* Without --robust the pick is the cheapest; the intervals hold the
+     * plan's cost and attainment. */
+    ck_assert_uint_eq(plain->npi, PLAN_PI_CONFIGS);
+    ck_assert_int_eq(plain->chosen, plain->cheapest);
+    ck_assert_int_eq((long)plain->pi_order[0], plain->cheapest);
+    for (size_t k = 0; k < plain->npi; k++) {
+        c = &plain->configs[plain->pi_order[k]];
+        ck_assert_int_eq(c->pi->n, 20);
+        ck_assert(c->pi->lo[CL_PI_COST] <= c->m[PLAN_M_COST].mean);
+        ck_assert(c->m[PLAN_M_COST].mean <= c->pi->hi[CL_PI_COST]);
+        ck_assert(c->pi->lo[CL_PI_SLO] <= c->m[PLAN_M_ATTAINMENT].mean);
+        ck_assert(c->m[PLAN_M_ATTAINMENT].mean <= c->pi->hi[CL_PI_SLO]);
+        if (k > 0)
+            ck_assert(
+                c->m[PLAN_M_COST].mean >=
+                plain->configs[plain->pi_order[k - 1]].m[PLAN_M_COST].mean);
+    }
+    /* --robust: the cheapest does not hold; the pick holds, with the
+     * lowest upper end of cost; those that hold come first, by it. */
+    ck_assert_int_eq(r1->cheapest, plain->cheapest);
+    ck_assert_int_ge(r1->chosen, 0);
+    ck_assert_int_ne(r1->chosen, r1->cheapest);
+    ck_assert(!r1->configs[r1->cheapest].holds);
+    ck_assert(r1->configs[r1->chosen].holds);
+    ck_assert_int_eq((long)r1->pi_order[0], r1->chosen);
+    for (size_t k = 1; k < r1->npi; k++) {
+        const struct plan_config *a = &r1->configs[r1->pi_order[k - 1]];
+        c = &r1->configs[r1->pi_order[k]];
+        ck_assert(a->holds >= c->holds);
+        if (a->holds == c->holds)
+            ck_assert(a->pi->hi[CL_PI_COST] <= c->pi->hi[CL_PI_COST]);
+    }
+    /* The same on one and on two threads. */
+    ck_assert_int_eq(r1->chosen, r2->chosen);
+    ck_assert_uint_eq(r1->npi, r2->npi);
+    for (size_t k = 0; k < r1->npi; k++) {
+        ck_assert_uint_eq(r1->pi_order[k], r2->pi_order[k]);
+        ck_assert_int_eq(memcmp(r1->configs[r1->pi_order[k]].pi,
+                                r2->configs[r2->pi_order[k]].pi,
+                                sizeof(struct cl_pi)),
+                         0);
+    }
+    plan_free(plain);
+    plan_free(r1);
+    plan_free(r2);
+    unlink(prof);
+    free(prof);
+}
+END_TEST
+
 static Suite *plan_suite(void)
 {
     Suite *s = suite_create("plan");
@@ -583,6 +753,14 @@ static Suite *plan_suite(void)
     tcase_add_test(tc, test_plan_new_no_slo);
     tcase_add_test(tc, test_plan_new_nothing_fits);
     tcase_add_test(tc, test_plan_run_threads);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("uncertainty");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_plan_new_calibration_unknown_kinds);
+    tcase_add_test(tc, test_plan_predict_without_draws);
+    tcase_add_test(tc, test_plan_predict_robust);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -3,7 +3,8 @@
 # (tests/data/plan/small.yaml: a static cluster, three minutes of traffic;
 # elastic.yaml: an elastic one), printing TAP. Run by `make check`
 # (top_srcdir, DSEC set by the harness) or by hand from the build
-# directory. The chart test skips when gnuplot is absent.
+# directory. The chart test skips when gnuplot is absent, the tests of
+# --uncertainty's JSON when jq is.
 set -u
 srcdir=${top_srcdir:-.}
 dsec=${DSEC:-./dsec}
@@ -11,7 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..13"
+echo "1..22"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -153,5 +154,140 @@ else
     [ $st -ne 0 ] && { echo "# exit $st, size $size, signature $sig"; show "$tmp/err"; }
     ok "--chart writes a PNG ($size bytes)" $st
 fi
+
+# 14-22. --calibration, --uncertainty and --robust, with a profile written
+# here: H100 calibrated slower than the built-in and with a wide standard
+# error of its HBM efficiency, H200 measured precisely. At an attainment
+# target of 99.9 %, the cheapest configuration (an H100 one) meets it on
+# the profile's values, but not at the lower end of its interval.
+cat >"$tmp/prof.yaml" <<'EOF'
+format: 1
+provenance: {tool: e2e-plan, date: 2026-12-02}
+gpus:
+  h100:
+    gemm: {hbm_efficiency: 0.45}
+    frontend: {request: 5ms}
+    uncertainty:
+      std_errors: {gemm.hbm_efficiency: 0.2}
+  h200:
+    gemm: {hbm_efficiency: 0.8}
+    frontend: {request: 5ms}
+    uncertainty:
+      std_errors: {gemm.hbm_efficiency: 0.01}
+EOF
+cat >"$tmp/a100.yaml" <<'EOF'
+format: 1
+provenance: {tool: e2e-plan, date: 2026-12-02}
+gpus:
+  a100:
+    gemm: {hbm_efficiency: 0.7}
+EOF
+unc="--calibration $tmp/prof.yaml --uncertainty 20 --attainment 0.999"
+
+# 14. --calibration without --gpus searches the kinds the profile calibrates.
+$dsec plan "$small" --calibration "$tmp/prof.yaml" -j 2 >"$tmp/c" 2>"$tmp/err"
+st=$?
+grep -q '^search: gpus h100, h200; .*; calibration .*/prof.yaml$' "$tmp/c" &&
+    grep -q '^priced with the calibration profile .*/prof.yaml ' "$tmp/c" || st=1
+[ $st -ne 0 ] && show "$tmp/c" "$tmp/err"
+ok "--calibration: the kinds the profile calibrates are searched with it" $st
+
+if command -v jq >/dev/null 2>&1; then
+    # 15. The intervals of cost and attainment hold the plan's own values;
+    # seed noise and calibration uncertainty are told apart. (A p99 latency
+    # of a run this short need not: any change of the step times reorders
+    # events, and the run at the profile's values is one such ordering,
+    # docs/plan.md.)
+    $dsec plan "$small" $unc -j 2 --json >"$tmp/u1" 2>"$tmp/err" &&
+        $dsec plan "$small" $unc -j 2 >"$tmp/ut" 2>>"$tmp/err"
+    st=$?
+    jq -e '(.configurations | map(select(.meets)) | length) as $m |
+        .uncertainty.draws == 20 and .uncertainty.ranked_by == "cost_usd" and
+        (.uncertainty.order | length) == ([$m, 5] | min) and
+        ([.configurations[] | select(.prediction_interval != null)] | length) ==
+            (.uncertainty.order | length) and
+        ([.uncertainty.order[] as $i | .configurations[$i] |
+            .meets and .prediction_interval.n == 20 and
+            ([("cost_usd", "slo_attainment") as $k |
+                .prediction_interval[$k][0] <= .[$k] and
+                .[$k] <= .prediction_interval[$k][1]] | all) and
+            ([("ttft_ms_p99", "e2e_ms_p99") as $k |
+                .prediction_interval[$k][0] <= .prediction_interval[$k][1]] |
+                all)] | all)' \
+        "$tmp/u1" >/dev/null &&
+        grep -q "they are the calibration's uncertainty, while the ± of the table above is seed noise (replications)" "$tmp/ut" || st=1
+    [ $st -ne 0 ] && show "$tmp/err"
+    ok "--uncertainty: the 95 % intervals of cost and attainment hold the plan's own values" $st
+
+    # 16. Deterministic: the same on one and on two threads.
+    $dsec plan "$small" $unc -j 1 --json >"$tmp/u2" 2>"$tmp/err"
+    cmp -s "$tmp/u1" "$tmp/u2"
+    st=$?
+    [ $st -ne 0 ] && show "$tmp/err"
+    ok "--uncertainty: byte-identical on 1 and 2 threads" $st
+
+    # 17-18. --robust changes the pick, ranked by the upper end of cost.
+    $dsec plan "$small" $unc --robust -j 2 --json >"$tmp/r" 2>"$tmp/err" &&
+        $dsec plan "$small" $unc --robust -j 2 >"$tmp/rt" 2>>"$tmp/err"
+    st=$?
+    jq -e '.chosen_by == "robust" and .uncertainty.ranked_by == "cost_usd_hi" and
+        .chosen != null and .cheapest != null and .chosen != .cheapest and
+        .configurations[.chosen].holds and
+        (.configurations[.cheapest].holds | not) and
+        .chosen == .uncertainty.order[0]' "$tmp/r" >/dev/null &&
+        grep -q '^chosen (robust): h200 .*: \$' "$tmp/rt" &&
+        grep -q "^  the cheapest on the plan's own values, h100 .* is not robust" "$tmp/rt" || st=1
+    [ $st -ne 0 ] && show "$tmp/rt" "$tmp/err"
+    ok "--robust: the pick changes to one whose attainment interval holds" $st
+    jq -e '[.uncertainty.order[] as $i | .configurations[$i] |
+            select(.holds) | .prediction_interval.cost_usd[1]] as $hi |
+        ($hi | length) >= 2 and $hi == ($hi | sort) and
+        ([.uncertainty.order[] as $i | .configurations[$i].holds] |
+            . == (sort | reverse))' "$tmp/r" >/dev/null
+    st=$?
+    [ $st -ne 0 ] && show "$tmp/rt"
+    ok "--robust: ranked by the upper end of the cost interval" $st
+else
+    for t in "--uncertainty: the 95 % intervals of cost and attainment hold the plan's own values" \
+        "--uncertainty: byte-identical on 1 and 2 threads" \
+        "--robust: the pick changes to one whose attainment interval holds" \
+        "--robust: ranked by the upper end of the cost interval"; do
+        skip "$t" "jq is not installed"
+    done
+fi
+
+# 19. --robust without --uncertainty is a usage error.
+$dsec plan "$small" --robust >"$tmp/out" 2>"$tmp/err"
+st=$?
+if [ $st -eq 2 ] && grep -q 'robust ranks by the pessimistic end .* it needs --uncertainty N' "$tmp/err"; then st=0; else st=1; fi
+[ $st -ne 0 ] && show "$tmp/err"
+ok "--robust without --uncertainty: exit 2" $st
+
+# 20. A profile of another GPU kind: exit 1, naming both.
+$dsec plan "$small" --gpus h100 --calibration "$tmp/a100.yaml" >"$tmp/out" 2>"$tmp/err"
+st=$?
+want="$tmp/a100.yaml: error: the profile calibrates a100, not h100, which --gpus searches (a profile measured on another GPU kind does not apply)"
+if [ $st -eq 1 ] && grep -qxF "$want" "$tmp/err"; then st=0; else st=1; fi
+[ $st -ne 0 ] && { echo "# exit $st; wanted: $want"; show "$tmp/err"; }
+ok "a profile for another gpu: exit 1" $st
+
+# 21. --uncertainty without uncertainty in the calibration: exit 1.
+$dsec plan "$small" --gpus h100 --uncertainty 5 >"$tmp/out" 2>"$tmp/err"
+st=$?
+$dsec plan "$small" --gpus a100 --calibration "$tmp/a100.yaml" --uncertainty 5 >"$tmp/out" 2>>"$tmp/err"
+st2=$?
+if [ $st -eq 1 ] && [ $st2 -eq 1 ] &&
+    grep -q 'error: --uncertainty: the scenario uses the built-in calibration, which carries no uncertainty' "$tmp/err" &&
+    grep -qF "$tmp/a100.yaml: error: --uncertainty: the profile carries no uncertainty for GPU kind 'a100'" "$tmp/err"; then st=0; else st=1; fi
+[ $st -ne 0 ] && show "$tmp/err"
+ok "--uncertainty without the calibration's uncertainty: exit 1" $st
+
+# 22. --robust when none of the configurations with intervals holds.
+$dsec plan "$small" --gpus h100 $unc --uncertainty-configs 2 --robust -j 2 >"$tmp/out" 2>"$tmp/err"
+st=$?
+if [ $st -eq 1 ] && grep -q '^chosen (robust): none; the slo attainment interval of none of the 2 cheapest that met the slo holds >= 99.9%' "$tmp/out" &&
+    grep -q "^dsec plan: no configuration's slo attainment interval holds >= 99.9% (--robust)" "$tmp/err"; then st=0; else st=1; fi
+[ $st -ne 0 ] && show "$tmp/out" "$tmp/err"
+ok "--robust with nothing that holds: exit 1" $st
 
 [ $fails -eq 0 ]
