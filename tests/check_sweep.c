@@ -374,7 +374,8 @@ START_TEST(test_swp_spec_load_error_sweep_keys)
     static const char *const want[] = {
         FILE_NAME ":9:1: error: axis: unknown key; did you mean 'axes'?",
         FILE_NAME ":10:1: error: colour: unknown key; valid: axes, base, "
-                  "name, points, replications, scenario, seeds, set",
+                  "name, points, replications, scenario, seeds, set, "
+                  "uncertainty",
         FILE_NAME ":12:3: error: axes: expected a dotted scenario key path "
                   "such as hardware.gpu or pools[0].capacity_gpus, got "
                   "'cluster..replicas'",
