@@ -117,6 +117,49 @@ START_TEST(test_kv_pressure_preempts_and_drains)
 }
 END_TEST
 
+/* server.kv_admission under the same pressure: reserve (TensorRT-LLM's
+ * GUARANTEED_NO_EVICT) admits a request only when its peak fits beside
+ * every admitted one's, so nothing is preempted and the peak never
+ * exceeds the cache; watermark keeps 1 % free and preempts no more than
+ * greedy's first-chunk admission; every mode finishes every request. */
+START_TEST(test_kv_admission_modes)
+{
+    struct cl_results g, wm, rs;
+    char *tg = kv_text("22GB", 50, 400, 1000, 1000,
+                       "server: {max_model_len: 12144}\n");
+    char *tw = kv_text("22GB", 50, 400, 1000, 1000,
+                       "server: {max_model_len: 12144, kv_admission: "
+                       "watermark}\n");
+    char *tr = kv_text("22GB", 50, 400, 1000, 1000,
+                       "server: {max_model_len: 12144, kv_admission: "
+                       "reserve}\n");
+    run_text(tg, &g);
+    run_text(tw, &wm);
+    run_text(tr, &rs);
+    ck_assert(g.preemptions > 0);
+    ck_assert_uint_eq(rs.preemptions, 0);
+    ck_assert_uint_eq(rs.requests_completed, 400);
+    ck_assert_uint_eq(wm.requests_completed, 400);
+    ck_assert_uint_eq(g.requests_completed, 400);
+    ck_assert(wm.preemptions <= g.preemptions);
+    ck_assert_int_eq(rs.kv_blocks_end, 0);
+    /* Fewer requests in flight at once: each waits longer for its first
+     * token, but none is recomputed. */
+    ck_assert(rs.ttft_ms.mean > g.ttft_ms.mean);
+    printf("# kv_admission: greedy %llu preemptions, E2E %.0f ms; watermark "
+           "%llu, %.0f ms; reserve %llu, %.0f ms\n",
+           (unsigned long long)g.preemptions, g.e2e_ms.mean,
+           (unsigned long long)wm.preemptions, wm.e2e_ms.mean,
+           (unsigned long long)rs.preemptions, rs.e2e_ms.mean);
+    cl_results_fini(&g);
+    cl_results_fini(&wm);
+    cl_results_fini(&rs);
+    free(tg);
+    free(tw);
+    free(tr);
+}
+END_TEST
+
 /* The same pressure with synthetic lengths (no block hashes): with prefix
  * caching (the default) a preempted request's computed prompt blocks stay
  * in the cache under a hash of its own, and its recompute finds them, as
@@ -164,6 +207,7 @@ static Suite *kv_suite(void)
     tcase_add_test(tc, test_kv_block_rounding);
     tcase_add_test(tc, test_kv_no_pressure_no_preemption);
     tcase_add_test(tc, test_kv_pressure_preempts_and_drains);
+    tcase_add_test(tc, test_kv_admission_modes);
     tcase_add_test(tc, test_kv_preempted_rehits_own_blocks);
     suite_add_tcase(s, tc);
     return s;

@@ -69,6 +69,7 @@ struct cl_req {
                                 while decoding, those made when it ended */
     int64_t dec_iter;        /* iteration whose end began its decode; -1 */
     int64_t kv_blocks;       /* blocks held while prefilling */
+    int64_t kv_peak;         /* server.kv_admission reserve: blocks reserved */
     struct cl_req *run_prev; /* admitted requests, in admission order */
     struct cl_req *run_next;
     /* llm.c: prefix caching, offload and swap. hashes is copied at arrival

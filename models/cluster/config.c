@@ -95,6 +95,13 @@ static const struct sim_param_choice preemptions[] = {
     {NULL, 0},
 };
 
+static const struct sim_param_choice kv_admissions[] = {
+    {"greedy", CL_KVA_GREEDY},
+    {"watermark", CL_KVA_WATERMARK},
+    {"reserve", CL_KVA_RESERVE},
+    {NULL, 0},
+};
+
 static const struct sim_param_choice schedulings[] = {
     {"fcfs", CL_SCHED_FCFS},
     {"priority", CL_SCHED_PRIORITY},
@@ -281,6 +288,19 @@ const struct sim_param cl_server_rows[] = {
      "(vLLM V1, FACTS.md §5.1); swap copies its KV to host memory over "
      "PCIe and back (vLLM V0; recompute when the swap space is full)",
      offsetof(struct cl_server, preemption), preemptions, NULL},
+    {"kv_admission", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, LLM, "greedy",
+     "llm only: when a waiting request may take KV blocks; greedy: when "
+     "its first chunk fits (vLLM V1's scheduler; decodes that cannot grow "
+     "then preempt); watermark: and kv_watermark of the cache stays free "
+     "after it (vLLM V0's block manager); reserve: when its whole peak "
+     "(prompt + output tokens) fits beside the peaks of every admitted "
+     "request, so nothing is ever preempted (TensorRT-LLM's "
+     "GUARANTEED_NO_EVICT)",
+     offsetof(struct cl_server, kv_admission), kv_admissions, NULL},
+    {"kv_watermark", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 0.5, LLM, "0.01",
+     "llm only, kv_admission watermark: fraction of the KV cache kept free "
+     "at admission (vLLM V0's watermark, 0.01)",
+     offsetof(struct cl_server, kv_watermark), NULL, NULL},
     {"swap_space", SIM_PT_DOUBLE, SIM_U_BYTES, 0, NOMAX, LLM, "4GiB",
      "llm only: host memory per GPU for swapped-out KV (vLLM V0 swap_space, "
      "FACTS.md §5.1)",

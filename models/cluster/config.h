@@ -45,6 +45,14 @@ enum cl_preemption {
     CL_PREEMPT_SWAP,      /* copy its KV to host memory and back */
 };
 
+/* server.kv_admission: when a waiting request may take KV blocks. */
+enum cl_kv_admission {
+    CL_KVA_GREEDY,    /* its first chunk fits (vLLM V1) */
+    CL_KVA_WATERMARK, /* and kv_watermark of the cache stays free (vLLM V0) */
+    CL_KVA_RESERVE,   /* its peak fits beside every admitted one's (TRT-LLM
+                         GUARANTEED_NO_EVICT): no preemption */
+};
+
 /* Order in which an LLM replica admits waiting requests and picks the
  * request to preempt (vLLM scheduling_policy, FACTS.md §5.1). */
 enum cl_sched {
@@ -119,6 +127,8 @@ struct cl_server {
     int64_t iteration_overhead_ns; /* fixed host overhead per iteration */
     int block_tokens;              /* tokens per paged KV block (vLLM 16) */
     int preemption;                /* enum cl_preemption */
+    int kv_admission;              /* enum cl_kv_admission */
+    double kv_watermark;           /* CL_KVA_WATERMARK: free fraction kept */
     int prefix_caching;            /* 0/1: hash-addressed block reuse */
     int async_scheduling;    /* 0/1: step N+1 is scheduled as step N starts */
     int64_t max_model_len;   /* tokens; -1 = the model's

@@ -115,8 +115,13 @@ struct cl_llm_replica {
     int64_t block_tokens;
     int64_t cap_blocks;
     int64_t blocks_used; /* held, with this iteration's decode growth */
-    int64_t *phase_n;    /* [k]: decoders that grow when iter_no % B == k */
-    int grown;           /* this iteration's decode growth is in blocks_used */
+    /* server.kv_admission: the mode, the blocks a watermark keeps free,
+     * and (reserve) the summed peaks of the admitted requests. */
+    int kva;
+    int64_t kv_keep_free;
+    int64_t peak_reserved;
+    int64_t *phase_n; /* [k]: decoders that grow when iter_no % B == k */
+    int grown;        /* this iteration's decode growth is in blocks_used */
     struct cl_req *run_head; /* admitted requests, oldest first */
     struct cl_req *run_tail;
     int64_t ctx_sum;          /* summed context of decoding requests */
@@ -469,6 +474,7 @@ static void dec_count(struct cl_llm_replica *e, const struct cl_req *r,
 
 static void run_append(struct cl_llm_replica *e, struct cl_req *r)
 {
+    e->peak_reserved += r->kv_peak;
     r->run_next = NULL;
     r->run_prev = e->run_tail;
     if (e->run_tail != NULL)
@@ -480,6 +486,8 @@ static void run_append(struct cl_llm_replica *e, struct cl_req *r)
 
 static void run_unlink(struct cl_llm_replica *e, struct cl_req *r)
 {
+    e->peak_reserved -= r->kv_peak;
+    r->kv_peak = 0;
     if (r->run_prev != NULL)
         r->run_prev->run_next = r->run_next;
     else
@@ -627,6 +635,40 @@ static int64_t admit_need(const struct cl_llm_replica *e, int64_t target,
     return claim + *logical_out - nhit;
 }
 
+/* The blocks r holds at its peak: prompt + output - 1 tokens (the last
+ * token's KV is never written). */
+static int64_t peak_blocks(const struct cl_llm_replica *e,
+                           const struct cl_req *r)
+{
+    int64_t tokens = r->prompt_tokens + r->output_tokens - 1;
+    return blocks_of(e, tokens > 1 ? tokens : 1);
+}
+
+/* server.kv_admission: may r take need more blocks now? greedy: they
+ * fit; watermark: and kv_keep_free blocks stay free; reserve: and r's
+ * peak fits beside the admitted requests' peaks (*peak_out, may be NULL:
+ * what the admission reserves, 0 unless reserve). An empty engine admits
+ * a request whose peak alone exceeds the cache (it may then preempt). */
+static int admission_fits(const struct cl_llm_replica *e,
+                          const struct cl_req *r, int64_t need,
+                          int64_t *peak_out)
+{
+    int64_t peak = 0;
+
+    if (e->blocks_used + need > e->cap_blocks - e->kv_keep_free)
+        return 0;
+    if (e->kva == CL_KVA_RESERVE) {
+        peak = peak_blocks(e, r);
+        if (peak < need)
+            peak = need;
+        if (e->peak_reserved + peak > e->cap_blocks && e->nseqs > 0)
+            return 0;
+    }
+    if (peak_out != NULL)
+        *peak_out = peak;
+    return 1;
+}
+
 /* 1 when r was blocked at the head before and no cache has gained, lost
  * or taken a block since (gen unchanged; only references dropping to 0,
  * which can only raise the need, do not count): its last lookup still
@@ -639,7 +681,7 @@ static int memo_blocked(const struct cl_llm_replica *e, const struct cl_req *r,
     if (r->memo_rep != e || r->memo_gen != e->gen + e->lw->kv.remote_gen)
         return 0;
     need = admit_need(e, target, r->memo_nhit, r->memo_claim, &start, &logical);
-    return e->blocks_used + need > e->cap_blocks;
+    return !admission_fits(e, r, need, NULL);
 }
 
 /* Admission with no prefix cache, swap or P/D (the common case, kept
@@ -656,7 +698,7 @@ static void admit_plain(struct cl_llm_replica *e)
         if (first > e->max_batched)
             first = e->max_batched;
         need = blocks_of(e, first);
-        if (e->blocks_used + need > e->cap_blocks)
+        if (!admission_fits(e, r, need, &r->kv_peak))
             break; /* FCFS: the head waits for room; no overtaking */
         cl__fifo_pop(&e->waiting);
         cl__set_waiting(w, -1);
@@ -711,7 +753,7 @@ static void admit(struct cl_llm_replica *e)
             first = e->max_batched;
         logical = blocks_of(e, start + first);
         need = claim + logical - nhit;
-        if (e->blocks_used + need > e->cap_blocks)
+        if (!admission_fits(e, r, need, &r->kv_peak))
             break; /* FCFS: the head waits for room; no overtaking */
         cl__fifo_pop(&e->waiting);
         cl__set_waiting(w, -1);
@@ -1037,6 +1079,7 @@ static void kv_init(struct cl_world *w, struct cl_llm_replica *e)
 
     e->caching = sv->prefix_caching;
     e->async = sv->async_scheduling;
+    e->kva = sv->kv_admission;
     e->sched_cutoff_ns = INT64_MAX;
     e->plain = !sv->prefix_caching && sv->preemption != CL_PREEMPT_SWAP &&
                !w->scn->deploy.disaggregation.enabled;
@@ -1138,6 +1181,10 @@ static void llm_ready(struct cl_world *w, struct cl_replica *rep)
     e->perf = &w->pools[rep->pool].perf;
     e->block_tokens = sv->block_tokens > 0 ? sv->block_tokens : 16;
     e->cap_blocks = perf_kv_capacity_tokens(e->perf) / e->block_tokens;
+    e->kv_keep_free = e->kva == CL_KVA_WATERMARK
+                          ? (int64_t)floor(w->scn->server.kv_watermark *
+                                           (double)e->cap_blocks)
+                          : 0;
     e->max_seqs = w->pools[rep->pool].max_num_seqs;
     e->max_batched = w->pools[rep->pool].max_num_batched_tokens;
     e->phase_n = xcalloc((size_t)e->block_tokens, sizeof(*e->phase_n));
