@@ -158,11 +158,14 @@ int plan_bound_compute(const struct perf_replica *r,
     if (r == NULL || t == NULL || w == NULL || t->max_num_seqs == 0 ||
         t->max_num_batched_tokens == 0 || !(t->headroom >= 1))
         return SIM_EINVAL;
-    max_seqs = t->max_num_seqs > 0 ? t->max_num_seqs
-                                   : perf_default_max_num_seqs(r->gpu);
-    budget = t->max_num_batched_tokens > 0
-                 ? t->max_num_batched_tokens
-                 : perf_default_max_num_batched_tokens(r->gpu);
+    /* Per data-parallel attention rank, as the engine has them. */
+    max_seqs = (t->max_num_seqs > 0 ? t->max_num_seqs
+                                    : perf_default_max_num_seqs(r->gpu)) *
+               r->dp;
+    budget = (t->max_num_batched_tokens > 0
+                  ? t->max_num_batched_tokens
+                  : perf_default_max_num_batched_tokens(r->gpu)) *
+             r->dp;
     ctx = llround(w->prompt_mean_tokens + w->output_mean_tokens / 2);
     if (ctx < 1)
         ctx = 1;

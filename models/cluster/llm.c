@@ -110,7 +110,9 @@ struct cl_llm_replica {
 
     int64_t nseqs;       /* admitted requests (prefill + decode) */
     int64_t max_seqs;    /* at most: the pool's max_num_seqs */
-    int64_t max_batched; /* token budget: the pool's max_num_batched_tokens */
+    int64_t max_batched; /* token budget: the pool's max_num_batched_tokens
+                            x the data-parallel attention ranks */
+    int64_t chunk_max;   /* one request's chunk: one rank's budget */
     /* Paged KV cache. */
     int64_t block_tokens;
     int64_t cap_blocks;
@@ -624,7 +626,7 @@ static int64_t admit_need(const struct cl_llm_replica *e, int64_t target,
                           int64_t *logical_out)
 {
     int64_t start = nhit * e->block_tokens, first;
-    int64_t max = e->max_batched;
+    int64_t max = e->chunk_max;
     if (start > target - 1)
         start = target - 1;
     first = target - start;
@@ -695,8 +697,8 @@ static void admit_plain(struct cl_llm_replica *e)
         struct cl_req *r = e->waiting.head;
         int64_t first = r->prompt_tokens + r->gen_tokens;
         int64_t need;
-        if (first > e->max_batched)
-            first = e->max_batched;
+        if (first > e->chunk_max)
+            first = e->chunk_max;
         need = blocks_of(e, first);
         if (!admission_fits(e, r, need, &r->kv_peak))
             break; /* FCFS: the head waits for room; no overtaking */
@@ -749,8 +751,8 @@ static void admit(struct cl_llm_replica *e)
         if (start > target - 1)
             start = target - 1; /* one token is computed, to sample */
         first = target - start;
-        if (first > e->max_batched)
-            first = e->max_batched;
+        if (first > e->chunk_max)
+            first = e->chunk_max;
         logical = blocks_of(e, start + first);
         need = claim + logical - nhit;
         if (!admission_fits(e, r, need, &r->kv_peak))
@@ -1000,6 +1002,8 @@ static void kick(struct cl_llm_replica *e)
         int64_t need;
         if (c > budget)
             c = budget;
+        if (c > e->chunk_max)
+            c = e->chunk_max;
         need = blocks_of(e, r->prefilled + c) - r->kv_blocks;
         if (need > 0) {
             struct cl_req *v = NULL;
@@ -1185,8 +1189,13 @@ static void llm_ready(struct cl_world *w, struct cl_replica *rep)
                           ? (int64_t)floor(w->scn->server.kv_watermark *
                                            (double)e->cap_blocks)
                           : 0;
-    e->max_seqs = w->pools[rep->pool].max_num_seqs;
-    e->max_batched = w->pools[rep->pool].max_num_batched_tokens;
+    /* Data-parallel attention (ep = dp x tp, docs/serving.md): every DP
+     * rank is an engine with its own scheduler, so the batch cap and the
+     * token budget are per rank; one request's chunk stays within one
+     * rank's budget. */
+    e->max_seqs = w->pools[rep->pool].max_num_seqs * e->perf->dp;
+    e->max_batched = w->pools[rep->pool].max_num_batched_tokens * e->perf->dp;
+    e->chunk_max = w->pools[rep->pool].max_num_batched_tokens;
     e->phase_n = xcalloc((size_t)e->block_tokens, sizeof(*e->phase_n));
     kv_init(w, e);
     if (w->scn->deploy.disaggregation.enabled) {
