@@ -1,5 +1,7 @@
-/* dsec step MODEL --gpu KIND [--tp N] [--ep N] [--pp N] [--prefill-tokens P]
- * [--decode-seqs D] [--context L] [--dtype D] [--kv-dtype D] [--saturate
+/* dsec step MODEL --gpu KIND [--tp N] [--ep N] [--pp N]
+ * [--redundant-experts N] [--expert-imbalance X] [--micro-batches N]
+ * [--prefill-tokens P] [--decode-seqs D] [--context L] [--dtype D] [--kv-dtype
+ * D] [--saturate
  * [--max-num-seqs N]] [--calibration FILE] [--disable-custom-all-reduce]
  * [--json]: the predicted time of
  * one engine iteration with its breakdown per operator class
@@ -30,7 +32,8 @@
 
 struct step_opts {
     const char *model, *gpu, *calib_path;
-    int64_t tp, pp, ep, gpus_per_node;
+    int64_t tp, pp, ep, gpus_per_node, redundant, micro_batches;
+    double imbalance;
     int64_t prefill_tokens, decode_seqs, context, max_num_seqs;
     int weight_dtype, kv_dtype;
     double util;
@@ -148,6 +151,23 @@ static void print_text(const struct step_opts *o, const struct perf_replica *r,
                    ? " (the custom kernel does not apply)"
                : !r->custom_allreduce ? " (custom all-reduce disabled)"
                                       : "");
+    if (r->ep > 1 && r->moe_layers > 0) {
+        printf("experts: %d slots (%d routed + %d redundant), %d per gpu; "
+               "imbalance %.3f (busiest rank's token-expert pairs over the "
+               "mean, %s)\n",
+               r->expert_slots, r->arch->moe.n_routed_experts,
+               r->expert_slots - r->arch->moe.n_routed_experts,
+               r->slots_per_gpu, bd->expert_imbalance,
+               r->imbalance_key > 0.0 ? "given" : "uniform routing");
+        printf("ep all-to-all: %s kernels, %d micro-batch%s; %.3f ms in all, "
+               "%.3f ms hidden behind compute, %.3f ms exposed\n",
+               perf_a2a_name(bd->a2a_class), bd->micro_batches,
+               bd->micro_batches > 1 ? "es" : "", bd->a2a_total_ns / 1e6,
+               bd->a2a_hidden_ns / 1e6, bd->a2a_exposed_ns / 1e6);
+    } else if (bd->micro_batches > 1) {
+        printf("micro-batches: %d (no expert all-to-all to hide)\n",
+               bd->micro_batches);
+    }
     printf("\n");
     printf("%-12s %12s %10s %10s %6s  %s\n", "operator", "GFLOP/gpu", "GB/gpu",
            "time ms", "share", "bound");
@@ -228,6 +248,35 @@ static void print_json(const struct step_opts *o, const struct perf_replica *r,
     /* Whole bytes, as the table's GB are (the model computes a double). */
     add_int(j, "weight_bytes_per_gpu", llround(r->weight_bytes_per_gpu));
     add_int(j, "kv_capacity_tokens", r->kv_capacity_tokens);
+    /* Only where they apply, so that other outputs keep their shape. */
+    if (r->ep > 1 || bd->micro_batches > 1)
+        add_int(j, "micro_batches", bd->micro_batches);
+    if (r->ep > 1 && r->moe_layers > 0) {
+        x = json_object_new_object();
+        add_int(x, "routed", r->arch->moe.n_routed_experts);
+        add_int(x, "redundant",
+                r->expert_slots - r->arch->moe.n_routed_experts);
+        add_int(x, "slots", r->expert_slots);
+        add_int(x, "slots_per_gpu", r->slots_per_gpu);
+        json_object_object_add(
+            x, "imbalance",
+            rpt_json_double(bd->expert_imbalance, RPT_JSON_SHORTEST));
+        add_str(x, "imbalance_source",
+                r->imbalance_key > 0.0 ? "given" : "uniform routing");
+        json_object_object_add(j, "experts", x);
+        x = json_object_new_object();
+        add_str(x, "kernels", perf_a2a_name(bd->a2a_class));
+        json_object_object_add(
+            x, "total_ns",
+            rpt_json_double(bd->a2a_total_ns, RPT_JSON_SHORTEST));
+        json_object_object_add(
+            x, "hidden_ns",
+            rpt_json_double(bd->a2a_hidden_ns, RPT_JSON_SHORTEST));
+        json_object_object_add(
+            x, "exposed_ns",
+            rpt_json_double(bd->a2a_exposed_ns, RPT_JSON_SHORTEST));
+        json_object_object_add(j, "ep_alltoall", x);
+    }
 
     x = json_object_new_object();
     add_int(x, "prefill_tokens", b->prefill_tokens);
@@ -290,7 +339,16 @@ static void print_help(void)
            "power of two that fits)\n"
            "  --pp N              pipeline stages (default 1)\n"
            "  --ep N              expert-parallel GPUs, MoE only: tp or a "
-           "multiple of it (default 1)\n"
+           "multiple of it dividing the expert slots (default 1)\n"
+           "  --redundant-experts N  extra expert slots with ep > 1, copies of "
+           "hot experts\n"
+           "                      (default 0; DeepSeek's decode: 32)\n"
+           "  --expert-imbalance X  busiest EP rank's pairs over the mean, >= "
+           "1 (default:\n"
+           "                      derived from uniform routing)\n"
+           "  --micro-batches N   1, or 2 to overlap the EP all-to-all with "
+           "the other half's\n"
+           "                      compute (two-batch overlap; default 1)\n"
            "  --prefill-tokens P  one prompt chunk of P tokens in the batch\n"
            "  --decode-seqs D     D decoding sequences in the batch (default "
            "1 without a prefill)\n"
@@ -320,6 +378,9 @@ static int parse_args(int argc, char **argv, struct step_opts *o)
         {"tp", required_argument, NULL, 't'},
         {"pp", required_argument, NULL, 'p'},
         {"ep", required_argument, NULL, 'e'},
+        {"redundant-experts", required_argument, NULL, 'R'},
+        {"expert-imbalance", required_argument, NULL, 'I'},
+        {"micro-batches", required_argument, NULL, 'M'},
         {"prefill-tokens", required_argument, NULL, 'P'},
         {"decode-seqs", required_argument, NULL, 'D'},
         {"context", required_argument, NULL, 'L'},
@@ -352,6 +413,23 @@ static int parse_args(int argc, char **argv, struct step_opts *o)
             break;
         case 'e':
             rc = parse_count("--ep", optarg, 1, 4096, &o->ep);
+            break;
+        case 'R':
+            rc = parse_count("--redundant-experts", optarg, 0, 4096,
+                             &o->redundant);
+            break;
+        case 'M':
+            rc =
+                parse_count("--micro-batches", optarg, 1, 2, &o->micro_batches);
+            break;
+        case 'I':
+            errno = 0;
+            o->imbalance = strtod(optarg, &end);
+            if (*optarg == '\0' || *end != '\0' || errno != 0 ||
+                !(o->imbalance >= 1.0) || isinf(o->imbalance))
+                rc = cli_usage_error(&cli_cmd_step,
+                                     "--expert-imbalance: expected a number "
+                                     ">= 1");
             break;
         case 'P':
             rc = parse_count("--prefill-tokens", optarg, 0, INT64_C(1) << 40,
@@ -480,8 +558,12 @@ static int evaluate(struct step_opts *o, struct run *x)
     }
     perf_calib_resolve(x->have_cal ? &x->cal : NULL, g, &gc);
 
+    memset(&l, 0, sizeof(l));
     l.pp = (int)o->pp;
     l.ep = (int)o->ep;
+    l.redundant_experts = (int)o->redundant;
+    l.expert_imbalance = o->imbalance;
+    l.micro_batches = (int)o->micro_batches;
     l.gpus_per_node = (int)o->gpus_per_node;
     l.nics_per_node = 0;
     if (o->tp > 0) {
@@ -558,6 +640,7 @@ static int exec_step(int argc, char **argv)
 {
     struct step_opts o = {.pp = 1,
                           .ep = 1,
+                          .micro_batches = 1,
                           .gpus_per_node = 8,
                           .weight_dtype = -1,
                           .kv_dtype = CL_DTYPE_BF16,
@@ -580,6 +663,8 @@ static int exec_step(int argc, char **argv)
 const struct cli_entry cli_cmd_step = {
     .name = "step",
     .usage = "MODEL --gpu KIND [--tp N] [--pp N] [--ep N] "
+             "[--redundant-experts N] [--expert-imbalance X] "
+             "[--micro-batches N] "
              "[--prefill-tokens P] [--decode-seqs D] [--context L] "
              "[--dtype bf16|fp8|int4] [--kv-dtype bf16|fp8] "
              "[--gpu-memory-utilization F] [--gpus-per-node N] "

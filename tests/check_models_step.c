@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "models/arch/arch.h"
+#include "models/arch/hf.h"
 #include "models/gpu/gpu.h"
 #include "models/perf/calib.h"
 #include "models/perf/roofline.h"
@@ -458,12 +459,16 @@ START_TEST(test_perf_iteration_ep_and_pp_terms_only_when_used)
                         61 * 2 * 256.0 * 7168 * 2);
     /* ep 8 = tp: dispatch and combine replace the MoE layers' second
      * all-reduce: 3 * 2 + 58 * 1 of them. Dispatch in fp8 (1 B), combine
-     * in bf16: 256 / 8 tokens * 8 copies * 7168 * (1 + 2) B a layer. */
+     * in bf16: 256 / 8 tokens * 8 copies * 7168 * (1 + 2) B a layer, times
+     * the busiest rank's imbalance. */
     must_init(&r, "deepseek-v3", "h200", 8, 1, 8, CL_DTYPE_FP8);
     perf_iteration_breakdown(&r, &b, &bd);
     ck_assert(bd.op[PERF_OP_EP_COMM].ns > 0.0);
+    ck_assert(bd.expert_imbalance > 1.0);
     ck_assert_double_eq(bd.op[PERF_OP_TP_COMM].bytes, 64 * 256.0 * 7168 * 2);
-    ck_assert_double_eq(bd.op[PERF_OP_EP_COMM].bytes, 58 * 32.0 * 8 * 7168 * 3);
+    ck_assert_double_eq_tol(bd.op[PERF_OP_EP_COMM].bytes,
+                            58 * 32.0 * 8 * 7168 * 3 * bd.expert_imbalance,
+                            1e-3);
     ck_assert_double_eq(bd.op[PERF_OP_PP_COMM].ns, 0.0);
     /* pp 2 of tp 4 in one node: one send inside the node; pp 2 of tp 8:
      * the stages are two nodes. */
@@ -1112,12 +1117,436 @@ START_TEST(test_perf_calib_shipped_file_is_the_builtin)
                          b->frontend.per_prompt_token_ns);
         ck_assert_int_eq(f->frontend.per_output_token_ns,
                          b->frontend.per_output_token_ns);
+        same_double(f->alltoall.normal_intranode, b->alltoall.normal_intranode,
+                    "alltoall.normal_intranode");
+        same_double(f->alltoall.normal_internode, b->alltoall.normal_internode,
+                    "alltoall.normal_internode");
+        ck_assert_int_eq(f->alltoall.normal_base_ns,
+                         b->alltoall.normal_base_ns);
+        same_double(f->alltoall.low_latency_intranode,
+                    b->alltoall.low_latency_intranode,
+                    "alltoall.low_latency_intranode");
+        same_double(f->alltoall.low_latency_internode,
+                    b->alltoall.low_latency_internode,
+                    "alltoall.low_latency_internode");
+        ck_assert_int_eq(f->alltoall.low_latency_base_ns,
+                         b->alltoall.low_latency_base_ns);
         ck_assert_int_eq(f->iteration_overhead_ns, b->iteration_overhead_ns);
         ck_assert_int_eq(f->seq_overhead_ns, b->seq_overhead_ns);
     }
     perf_calib_fini(&c);
     sim_diag_fini(&d);
     free(path);
+}
+END_TEST
+
+/* ---- expert parallelism (docs/step-time.md "Expert parallelism") ---- */
+
+/* A replica of layout l (gpus_per_node 8 unless set) with the built-in
+ * calibration; returns perf_replica_init()'s code, the reason in why. */
+static int init_layout(struct perf_replica *r, const struct arch_spec *a,
+                       const char *gpu, struct perf_layout l, char *why,
+                       size_t whylen)
+{
+    if (l.gpus_per_node == 0)
+        l.gpus_per_node = 8;
+    return perf_replica_init(r, a, must_gpu(gpu), &l, CL_DTYPE_FP8,
+                             CL_DTYPE_FP8, 0.9, NULL, why, whylen);
+}
+
+START_TEST(test_perf_expert_placement_covers_every_expert)
+{
+    static const int cases[][3] = {
+        {256, 32, 144}, {256, 32, 32}, {256, 0, 8},  {256, 0, 256},
+        {256, 44, 100}, {8, 3, 11},    {128, 0, 16},
+    };
+
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        int e = cases[c][0], red = cases[c][1], ep = cases[c][2];
+        int slots = e + red, per = slots / ep;
+        int *slot = xcalloc((size_t)slots, sizeof(int));
+        int *copies = xcalloc((size_t)e, sizeof(int));
+        int *first_gpu = xcalloc((size_t)e, sizeof(int));
+
+        ck_assert_int_eq(perf_expert_placement(e, red, ep, slot), 0);
+        for (int j = 0; j < slots; j++) {
+            int x = slot[j];
+            ck_assert_msg(x >= 0 && x < e, "slot %d holds %d", j, x);
+            /* Two copies of one expert sit on different GPUs. */
+            if (copies[x]++ == 0)
+                first_gpu[x] = j / per;
+            else
+                ck_assert_msg(first_gpu[x] != j / per,
+                              "%d+%d/%d: expert %d twice on gpu %d", e, red, ep,
+                              x, j / per);
+        }
+        /* Every expert has a slot; the hot ones (0 .. red - 1) two. */
+        for (int x = 0; x < e; x++)
+            ck_assert_msg(copies[x] == (x < red ? 2 : 1),
+                          "%d+%d/%d: expert %d has %d slots", e, red, ep, x,
+                          copies[x]);
+        free(slot);
+        free(copies);
+        free(first_gpu);
+    }
+    /* An ep that divides no slot count, too many copies: refused. */
+    {
+        int slot[300];
+        ck_assert_int_eq(perf_expert_placement(256, 0, 144, slot), SIM_EINVAL);
+        ck_assert_int_eq(perf_expert_placement(8, 9, 1, slot), SIM_EINVAL);
+    }
+}
+END_TEST
+
+START_TEST(test_perf_replica_ep144_redundant_slots)
+{
+    /* DeepSeek's decode: EP144 with 32 redundant experts, 288 slots, 2 per
+     * GPU, the same expert weight per GPU as EP128 without redundancy;
+     * prefill EP32: 9 per GPU (FACTS.md §14). */
+    const struct arch_spec *v3 = must_arch("deepseek-v3");
+    struct perf_replica r, r128;
+    char why[1024] = "";
+
+    ck_assert_msg(
+        init_layout(&r, v3, "h800",
+                    (struct perf_layout){
+                        .tp = 1, .pp = 1, .ep = 144, .redundant_experts = 32},
+                    why, sizeof(why)) == 0,
+        "%s", why);
+    ck_assert_int_eq(r.expert_slots, 288);
+    ck_assert_int_eq(r.slots_per_gpu, 2);
+    ck_assert_int_eq(r.gpus, 144);
+    ck_assert_int_eq(
+        init_layout(&r128, v3, "h800",
+                    (struct perf_layout){.tp = 1, .pp = 1, .ep = 128}, why,
+                    sizeof(why)),
+        0);
+    ck_assert_int_eq(r128.slots_per_gpu, 2);
+    ck_assert_double_eq_tol(r.weight_bytes_per_gpu, r128.weight_bytes_per_gpu,
+                            1.0);
+    ck_assert_int_eq(
+        init_layout(&r, v3, "h800",
+                    (struct perf_layout){
+                        .tp = 1, .pp = 1, .ep = 32, .redundant_experts = 32},
+                    why, sizeof(why)),
+        0);
+    ck_assert_int_eq(r.slots_per_gpu, 9);
+    /* 9 experts a GPU where EP32 without copies holds 8: one expert's
+     * weights more per MoE layer. */
+    ck_assert_int_eq(
+        init_layout(&r128, v3, "h800",
+                    (struct perf_layout){.tp = 1, .pp = 1, .ep = 32}, why,
+                    sizeof(why)),
+        0);
+    ck_assert_double_eq_tol(
+        r.weight_bytes_per_gpu - r128.weight_bytes_per_gpu,
+        58.0 * (double)arch_params_expert(v3) * r.weight_bytes_per_param, 1e3);
+}
+END_TEST
+
+START_TEST(test_perf_replica_ep_refused_with_a_fix)
+{
+    const struct arch_spec *v3 = must_arch("deepseek-v3");
+    struct perf_replica r;
+    char why[1024] = "";
+
+    /* EP144 without copies divides nothing: the message names the slots
+     * and the redundancy that would fit. */
+    ck_assert_int_eq(
+        init_layout(&r, v3, "h800",
+                    (struct perf_layout){.tp = 1, .pp = 1, .ep = 144}, why,
+                    sizeof(why)),
+        SIM_EINFEASIBLE);
+    ck_assert_msg(strstr(why, "dividing the 256 expert slots of deepseek-v3 "
+                              "(256 routed + 0 redundant); redundant_experts "
+                              "32 gives 288 slots, 2 per gpu") != NULL,
+                  "%s", why);
+    ck_assert_int_eq(
+        init_layout(&r, v3, "h800",
+                    (struct perf_layout){
+                        .tp = 1, .pp = 1, .ep = 144, .redundant_experts = 16},
+                    why, sizeof(why)),
+        SIM_EINFEASIBLE);
+    ck_assert_msg(strstr(why, "272 expert slots") != NULL, "%s", why);
+    /* Copies need EP; at most one extra per expert. */
+    ck_assert_int_eq(
+        init_layout(&r, v3, "h800",
+                    (struct perf_layout){
+                        .tp = 8, .pp = 1, .ep = 1, .redundant_experts = 8},
+                    why, sizeof(why)),
+        SIM_EINFEASIBLE);
+    ck_assert_str_eq(why, "redundant_experts needs expert parallelism (ep > "
+                          "1); with ep 1 every gpu holds a slice of every "
+                          "expert");
+    ck_assert_int_eq(
+        init_layout(&r, v3, "h800",
+                    (struct perf_layout){
+                        .tp = 1, .pp = 1, .ep = 512, .redundant_experts = 256},
+                    why, sizeof(why)),
+        0);
+    ck_assert_int_eq(
+        init_layout(&r, v3, "h800",
+                    (struct perf_layout){
+                        .tp = 1, .pp = 1, .ep = 257, .redundant_experts = 257},
+                    why, sizeof(why)),
+        SIM_EINFEASIBLE);
+    ck_assert_msg(strstr(why, "redundant_experts 257 exceeds the 256 routed "
+                              "experts") != NULL,
+                  "%s", why);
+    /* Two micro-batches with pipeline stages: refused. */
+    ck_assert_int_eq(
+        init_layout(
+            &r, v3, "h800",
+            (struct perf_layout){.tp = 8, .pp = 2, .ep = 8, .micro_batches = 2},
+            why, sizeof(why)),
+        SIM_EINFEASIBLE);
+    ck_assert_msg(strstr(why, "micro_batches 2 needs pp 1") != NULL, "%s", why);
+}
+END_TEST
+
+START_TEST(test_perf_expected_max_normal_blom)
+{
+    /* E[max of 2] = 1 / sqrt(pi) = 0.564; of 100: 2.508 (tables of normal
+     * order statistics); Blom's rule within 0.03. */
+    ck_assert_double_eq(perf_expected_max_normal(1), 0.0);
+    ck_assert_double_eq_tol(perf_expected_max_normal(2), 0.5642, 0.03);
+    ck_assert_double_eq_tol(perf_expected_max_normal(100), 2.5076, 0.03);
+    ck_assert(perf_expected_max_normal(144) > perf_expected_max_normal(128));
+}
+END_TEST
+
+START_TEST(test_perf_imbalance_uniform_routing)
+{
+    const struct arch_spec *v3 = must_arch("deepseek-v3");
+    struct perf_replica r;
+    struct perf_breakdown small, large;
+    struct perf_batch b1 = decode(64, 1000), b2 = decode(1 << 20, 10);
+    char why[512] = "";
+
+    /* EP32, 8 experts a GPU: the busiest rank's excess shrinks as 1 /
+     * sqrt(T) towards the even placement's 1. */
+    ck_assert_int_eq(
+        init_layout(&r, v3, "h800",
+                    (struct perf_layout){.tp = 1, .pp = 1, .ep = 32}, why,
+                    sizeof(why)),
+        0);
+    ck_assert_double_eq(r.imb_static, 1.0);
+    perf_iteration_breakdown(&r, &b1, &small);
+    perf_iteration_breakdown(&r, &b2, &large);
+    ck_assert(small.expert_imbalance > large.expert_imbalance);
+    ck_assert(large.expert_imbalance > 1.0 && large.expert_imbalance < 1.02);
+    /* EP144 with 32 copies: 224 single-copy experts over 144 GPUs leave 80
+     * with two whole experts, 2 / 256 of the pairs where the mean is 1 /
+     * 144: 1.125 however large the batch (plus 0.012 at 2^20 tokens). */
+    ck_assert_int_eq(
+        init_layout(&r, v3, "h800",
+                    (struct perf_layout){
+                        .tp = 1, .pp = 1, .ep = 144, .redundant_experts = 32},
+                    why, sizeof(why)),
+        0);
+    ck_assert_double_eq_tol(r.imb_static, 1.125, 1e-12);
+    perf_iteration_breakdown(&r, &b2, &large);
+    ck_assert(large.expert_imbalance > 1.125 && large.expert_imbalance < 1.14);
+    /* The key replaces the derivation; 1 prices the mean exactly: 58 MoE
+     * layers of 64 / 144 tokens x 8 copies x 7168 x (1 + 2) B. */
+    ck_assert_int_eq(init_layout(&r, v3, "h800",
+                                 (struct perf_layout){.tp = 1,
+                                                      .pp = 1,
+                                                      .ep = 144,
+                                                      .redundant_experts = 32,
+                                                      .expert_imbalance = 1.0},
+                                 why, sizeof(why)),
+                     0);
+    perf_iteration_breakdown(&r, &b1, &small);
+    ck_assert_double_eq(small.expert_imbalance, 1.0);
+    ck_assert_double_eq_tol(small.op[PERF_OP_EP_COMM].bytes,
+                            58 * 64.0 / 144 * 8 * 7168 * 3, 1e-3);
+    /* Without EP: no imbalance. */
+    must_init(&r, "deepseek-v3", "h200", 8, 1, 1, CL_DTYPE_FP8);
+    perf_iteration_breakdown(&r, &b1, &small);
+    ck_assert_double_eq(small.expert_imbalance, 1.0);
+}
+END_TEST
+
+/* DeepEP's low-latency kernels on H800 (deepseek-ai/DeepEP @ 0297fc80
+ * docs/legacy.md via FACTS.md §14): 128 tokens per GPU, hidden 7168,
+ * top-8, fp8 dispatch, bf16 combine; EP, dispatch us, combine us. The
+ * inputs of the built-in fit (models/perf/calib.c). */
+static const double deepep_ll[][3] = {
+    {8, 77, 114},   {16, 118, 195},  {32, 155, 273},
+    {64, 173, 314}, {128, 192, 369}, {256, 194, 360},
+};
+
+START_TEST(test_perf_a2a_low_latency_fits_deepep)
+{
+    const struct arch_spec *v3 = must_arch("deepseek-v3");
+    double worst = 0.0;
+
+    for (size_t i = 0; i < sizeof(deepep_ll) / sizeof(deepep_ll[0]); i++) {
+        int ep = (int)deepep_ll[i][0];
+        /* EP8 holds 1/8 of V3 per GPU only with two stages; pp does not
+         * change the per-layer all-to-all. */
+        struct perf_layout l = {
+            .tp = 1, .pp = ep == 8 ? 2 : 1, .ep = ep, .expert_imbalance = 1.0};
+        struct perf_replica r;
+        struct perf_batch b = decode(128 * ep, 100);
+        struct perf_breakdown bd;
+        double pairs_bytes = 128.0 * 8 * 7168, d, c, sum;
+        char why[512] = "";
+
+        ck_assert_msg(init_layout(&r, v3, "h800", l, why, sizeof(why)) == 0,
+                      "ep %d: %s", ep, why);
+        perf_iteration_breakdown(&r, &b, &bd);
+        ck_assert_int_eq(bd.a2a_class, PERF_A2A_LOW_LATENCY);
+        d = (r.calib.a2a_ll_base_ns + pairs_bytes * r.a2a_ll_ns_per_byte) / 1e3;
+        c = (r.calib.a2a_ll_base_ns + 2 * pairs_bytes * r.a2a_ll_ns_per_byte) /
+            1e3;
+        sum = bd.a2a_total_ns / r.moe_layers / 1e3;
+        ck_assert_double_eq_tol(sum, d + c, 1e-6);
+        worst = fmax(worst, fabs(d / deepep_ll[i][1] - 1.0));
+        worst = fmax(worst, fabs(c / deepep_ll[i][2] - 1.0));
+    }
+    /* docs/step-time.md states the worst error: 15 %. */
+    ck_assert_msg(worst < 0.155, "worst relative error %.3f", worst);
+}
+END_TEST
+
+START_TEST(test_perf_a2a_normal_kernels_and_node_limit)
+{
+    const struct arch_spec *v3 = must_arch("deepseek-v3");
+    struct arch_spec free_routing = *v3;
+    struct perf_replica r, rf;
+    struct perf_breakdown bd;
+    struct perf_batch b = {0};
+    char why[512] = "";
+
+    /* A prefill batch runs the normal kernels: within a node at EP8 (at
+     * 0.78 x 200 GB/s), across nodes at EP32 and EP64. */
+    b.prefill_tokens = 4096 * 8;
+    b.prefill_attn_pairs = 4096.0 * 8 * 2048;
+    b.prefill_seqs = 8;
+    ck_assert_int_eq(
+        init_layout(&r, v3, "h800",
+                    (struct perf_layout){
+                        .tp = 1, .pp = 2, .ep = 8, .expert_imbalance = 1.0},
+                    why, sizeof(why)),
+        0);
+    perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert_int_eq(bd.a2a_class, PERF_A2A_NORMAL_INTRA);
+    ck_assert_double_eq_tol(bd.a2a_total_ns / r.moe_layers,
+                            2 * 37000.0 + 4096.0 * 8 * 7168 * 3 / 156e9 * 1e9,
+                            1.0);
+    /* Node-limited routing: a token's 8 experts lie in 4 of 8 groups; at
+     * EP64 (8 nodes, one group each) it reaches at most 4 nodes, where
+     * free routing would reach 8 * (1 - (7/8)^8) = 5.25 of them. */
+    ck_assert_int_eq(v3->moe.n_group, 8);
+    ck_assert_int_eq(v3->moe.topk_group, 4);
+    free_routing.moe.n_group = free_routing.moe.topk_group = 0;
+    ck_assert_int_eq(
+        init_layout(&r, v3, "h800",
+                    (struct perf_layout){.tp = 1, .pp = 1, .ep = 64}, why,
+                    sizeof(why)),
+        0);
+    ck_assert_int_eq(
+        init_layout(&rf, &free_routing, "h800",
+                    (struct perf_layout){.tp = 1, .pp = 1, .ep = 64}, why,
+                    sizeof(why)),
+        0);
+    ck_assert_double_eq_tol(rf.a2a_node_copies, 8 * (1 - pow(7.0 / 8, 8)),
+                            1e-9);
+    ck_assert_double_eq_tol(r.a2a_node_copies, 4 * (1 - pow(3.0 / 4, 8)), 1e-9);
+    perf_iteration_breakdown(&r, &b, &bd);
+    ck_assert_int_eq(bd.a2a_class, PERF_A2A_NORMAL_INTER);
+    {
+        struct perf_breakdown bf;
+        perf_iteration_breakdown(&rf, &b, &bf);
+        ck_assert(bd.a2a_total_ns < bf.a2a_total_ns);
+    }
+}
+END_TEST
+
+/* The compute of a breakdown: every class but the EP all-to-all and the
+ * host. */
+static double compute_ns(const struct perf_breakdown *bd)
+{
+    double s = 0.0;
+
+    for (int i = 0; i < PERF_OP_OVERHEAD; i++)
+        if (i != PERF_OP_EP_COMM)
+            s += bd->op[i].ns;
+    return s;
+}
+
+START_TEST(test_perf_two_micro_batches_never_shorter_than_a_part)
+{
+    const struct arch_spec *v3 = must_arch("deepseek-v3");
+    static const int64_t seqs[] = {2, 144, 4096, 18432, 65536};
+    struct perf_replica r1, r2;
+    char why[512] = "";
+
+    ck_assert_int_eq(
+        init_layout(&r1, v3, "h800",
+                    (struct perf_layout){
+                        .tp = 1, .pp = 1, .ep = 144, .redundant_experts = 32},
+                    why, sizeof(why)),
+        0);
+    ck_assert_int_eq(init_layout(&r2, v3, "h800",
+                                 (struct perf_layout){.tp = 1,
+                                                      .pp = 1,
+                                                      .ep = 144,
+                                                      .redundant_experts = 32,
+                                                      .micro_batches = 2},
+                                 why, sizeof(why)),
+                     0);
+    for (size_t i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++) {
+        for (int pf = 0; pf < 2; pf++) {
+            struct perf_batch b = decode(seqs[i], 2000);
+            struct perf_breakdown one, two;
+            double longest;
+
+            if (pf) {
+                b.prefill_tokens = 8192;
+                b.prefill_attn_pairs = 8192.0 * 4096;
+                b.prefill_seqs = 1;
+            }
+            perf_iteration_breakdown(&r1, &b, &one);
+            perf_iteration_breakdown(&r2, &b, &two);
+            ck_assert_int_eq(two.micro_batches, 2);
+            /* One batch hides nothing; two hide a part. */
+            ck_assert_double_eq(one.a2a_hidden_ns, 0.0);
+            ck_assert_double_eq_tol(one.a2a_exposed_ns, one.a2a_total_ns, 1e-6);
+            ck_assert_double_eq_tol(two.a2a_hidden_ns + two.a2a_exposed_ns,
+                                    two.a2a_total_ns, 1e-3);
+            ck_assert(two.a2a_hidden_ns > 0.0);
+            /* The step is never shorter than its longest part. */
+            longest = fmax(compute_ns(&two), two.a2a_total_ns);
+            ck_assert_msg((double)two.total_ns - (double)two.overhead_ns >=
+                              longest - 1.0,
+                          "seqs %lld pf %d: %lld < %.0f", (long long)seqs[i],
+                          pf, (long long)two.total_ns, longest);
+            longest = fmax(compute_ns(&one), one.a2a_total_ns);
+            ck_assert((double)one.total_ns - (double)one.overhead_ns >=
+                      longest - 1.0);
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_perf_hf_reads_node_limited_routing)
+{
+    const char *src = getenv("top_srcdir");
+    char *path = xasprintf("%s/tests/data/hf/deepseek-v3",
+                           src != NULL && src[0] != '\0' ? src : ".");
+    struct arch_spec *a = NULL;
+    char why[512] = "";
+
+    ck_assert_msg(arch_hf_load(path, &a, why, sizeof(why)) == 0, "%s", why);
+    ck_assert_int_eq(a->moe.n_group, 8);
+    ck_assert_int_eq(a->moe.topk_group, 4);
+    arch_hf_free(a);
+    free(path);
+    /* Dense and Qwen models carry no limit. */
+    ck_assert_int_eq(must_arch("qwen3-235b-a22b")->moe.topk_group, 0);
 }
 END_TEST
 
@@ -1147,6 +1576,18 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_perf_replica_dp_attention_groups);
     tcase_add_test(tc, test_perf_iteration_monotone_in_batch_and_context);
     tcase_add_test(tc, test_perf_iteration_breakdown_adds_up);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("perf_expert_parallel");
+    tcase_add_test(tc, test_perf_expert_placement_covers_every_expert);
+    tcase_add_test(tc, test_perf_replica_ep144_redundant_slots);
+    tcase_add_test(tc, test_perf_replica_ep_refused_with_a_fix);
+    tcase_add_test(tc, test_perf_expected_max_normal_blom);
+    tcase_add_test(tc, test_perf_imbalance_uniform_routing);
+    tcase_add_test(tc, test_perf_a2a_low_latency_fits_deepep);
+    tcase_add_test(tc, test_perf_a2a_normal_kernels_and_node_limit);
+    tcase_add_test(tc, test_perf_two_micro_batches_never_shorter_than_a_part);
+    tcase_add_test(tc, test_perf_hf_reads_node_limited_routing);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("perf_saturate");

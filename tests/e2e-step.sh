@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..14"
+echo "1..17"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -174,5 +174,53 @@ if command -v jq >/dev/null 2>&1; then
 fi
 [ $st -ne 0 ] && show "$tmp/s.json"
 ok "--json prints numbers as numbers" $st
+
+# 15. DeepSeek's decode layout: EP144 with 32 redundant experts on H800,
+# two micro-batches. 288 slots, 2 per GPU; the low-latency kernels; the
+# hidden and exposed parts add up to the all-to-all's total, and the step
+# is no shorter than its all-to-all.
+$dsec step deepseek-v3 --gpu h800 --tp 1 --ep 144 --redundant-experts 32 \
+    --micro-batches 2 --decode-seqs 18432 --context 4096 --kv-dtype fp8 \
+    --json >"$tmp/ep.json" 2>"$tmp/err"
+st=$?
+if [ $st -eq 0 ] && grep -q '"slots": 288,' "$tmp/ep.json" &&
+    grep -q '"slots_per_gpu": 2,' "$tmp/ep.json" &&
+    grep -q '"kernels": "low-latency",' "$tmp/ep.json" &&
+    grep -q '"micro_batches": 2,' "$tmp/ep.json"; then
+    tot=$(json_num "$tmp/ep.json" total_ns)
+    a2a=$(sed -n '/"ep_alltoall"/,/}/p' "$tmp/ep.json" > "$tmp/a2a" &&
+        json_num "$tmp/a2a" total_ns)
+    hid=$(json_num "$tmp/a2a" hidden_ns)
+    exp=$(json_num "$tmp/a2a" exposed_ns)
+    awk -v t="$tot" -v a="$a2a" -v h="$hid" -v e="$exp" 'BEGIN {
+        exit !(a > 0 && h + e > a - 1 && h + e < a + 1 && t >= a) }' || st=1
+else
+    st=1
+fi
+[ $st -ne 0 ] && show "$tmp/ep.json" "$tmp/err"
+ok "ep 144 with 32 redundant experts: slots, kernels, hidden + exposed" $st
+
+# 16. The text names the kernel class, the slots and the imbalance.
+$dsec step deepseek-v3 --gpu h800 --tp 1 --ep 32 --redundant-experts 32 \
+    --prefill-tokens 65536 >"$tmp/ep.txt" 2>"$tmp/err"
+st=$?
+grep -q '^experts: 288 slots (256 routed + 32 redundant), 9 per gpu; imbalance' \
+    "$tmp/ep.txt" &&
+    grep -q '^ep all-to-all: normal-internode kernels, 1 micro-batch;' \
+        "$tmp/ep.txt" || st=1
+[ $st -ne 0 ] && show "$tmp/ep.txt" "$tmp/err"
+ok "ep 32 prefill: normal internode kernels in the text" $st
+
+# 17. EP144 without redundant experts divides no slot count: exit 1, the
+# message says which redundancy fits.
+$dsec step deepseek-v3 --gpu h800 --tp 1 --ep 144 >"$tmp/out" 2>"$tmp/err"
+st=$?
+if [ $st -eq 1 ] && grep -q 'dividing the 256 expert slots of deepseek-v3 (256 routed + 0 redundant); redundant_experts 32 gives 288 slots, 2 per gpu' "$tmp/err"; then
+    st=0
+else
+    st=1
+fi
+[ $st -ne 0 ] && show "$tmp/err"
+ok "ep 144 without redundancy is refused with the fix" $st
 
 [ $fails -eq 0 ]

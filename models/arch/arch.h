@@ -83,6 +83,11 @@ struct arch_moe {
     int shared_gate; /* 1 if the shared experts have a hidden x 1 sigmoid
                         gate (Qwen2-MoE) */
     int moe_layers;  /* > 0: MoE layer count overriding the suffix rule */
+    /* Node-limited routing (DeepSeek-V3 config n_group, topk_group; FACTS.md
+     * §4.5): the routed experts form n_group equal groups and each token's
+     * experts lie in at most topk_group of them. 0 = no limit. */
+    int n_group;
+    int topk_group;
 };
 
 /* One model. By default (every field below the MoE shape zero) all layers

@@ -47,6 +47,9 @@ const struct arch_spec arch_deepseek_v3_2 = {
             .moe_ffn = 2048,
             .first_dense_layers = 3,
             .router_bias = 1,
+            /* as V3 (FACTS.md §4.1, §4.5) */
+            .n_group = 8,
+            .topk_group = 4,
         },
     .max_positions = 163840, /* FACTS.md §4.1: as V3 */
     .weight_dtype = CL_DTYPE_FP8,

@@ -44,6 +44,9 @@ const struct arch_spec arch_deepseek_v3 = {
             .moe_ffn = 2048,
             .first_dense_layers = 3,
             .router_bias = 1,
+            /* FACTS.md §4.1, §4.5: n_group 8, topk_group 4 */
+            .n_group = 8,
+            .topk_group = 4,
         },
     .max_positions = 163840, /* FACTS.md §4.1: max_position_embeddings 163840 */
     .weight_dtype = CL_DTYPE_FP8,

@@ -12,7 +12,8 @@
  * Qwen2-MoE's hidden x 1 shared-expert gate; so do the Mixtral, phi-2,
  * GPT-NeoX and GPT-2 shapes (biases, norms, position tables), from their
  * modelling files. Keys that do not change memory or compute (rope_*,
- * rms_norm_eps, n_group, ...) are not read; max_position_embeddings is
+ * rms_norm_eps, ...) are not read; DeepSeek's n_group and topk_group
+ * (node-limited routing) are; max_position_embeddings is
  * read as the model's context length. JSON parsing is json-c's in strict
  * mode; a hand-written parser was rejected as needless risk.
  */
@@ -630,8 +631,21 @@ static int read_deepseek_moe(struct ctx *c, enum family fam,
         (rc = get_int(c, "first_k_dense_replace", 0, 0, a->layers, &first)) !=
             0 ||
         (rc = get_int(c, "moe_layer_freq", 1, 1, a->layers, &freq)) != 0 ||
-        (rc = get_str_in(c, c->root, "", "topk_method", &method)) != 0)
+        (rc = get_str_in(c, c->root, "", "topk_method", &method)) != 0 ||
+        (rc = get_int(c, "n_group", 0, 0, e->n_routed_experts, &e->n_group)) !=
+            0 ||
+        (rc = get_int(c, "topk_group", 0, 0,
+                      e->n_group > 0 ? e->n_group : e->n_routed_experts,
+                      &e->topk_group)) != 0)
         return rc;
+    /* Groups must split the experts evenly; one group, or a limit of every
+     * group, is no limit. */
+    if (e->n_group > 0 && e->n_routed_experts % e->n_group != 0)
+        return fail(c, SIM_EINVAL,
+                    "n_group: %d does not divide the %d routed experts",
+                    e->n_group, e->n_routed_experts);
+    if (e->n_group <= 1 || e->topk_group == 0 || e->topk_group >= e->n_group)
+        e->n_group = e->topk_group = 0;
     /* noaux_tc routing carries the per-expert e_score_correction_bias
      * (FACTS.md §4.1, §4.2); V3 and V3.2 use it when the key is absent. */
     if (method != NULL)

@@ -259,6 +259,12 @@ const struct sim_param cl_server_rows[] = {
      "NCCL; false = NCCL for all (vLLM --disable-custom-all-reduce; "
      "docs/step-time.md)",
      offsetof(struct cl_server, custom_all_reduce), NULL, NULL},
+    {"micro_batches", SIM_PT_INT, SIM_U_NONE, 1, 2, LLM, "1",
+     "llm only: 2 splits each iteration into two micro-batches whose "
+     "expert-parallel all-to-alls hide behind each other's compute (SGLang "
+     "and DeepSeek's two-batch overlap; fixed kernel times paid twice); 1 "
+     "runs one batch, nothing hidden; 2 needs pp 1 (docs/step-time.md)",
+     offsetof(struct cl_server, micro_batches), NULL, NULL},
     {"gpu_memory_utilization", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT | LLM,
      SIM_PARAM_DEF(PERF_DEFAULT_GPU_MEMORY_UTILIZATION),
      "llm only: fraction of HBM the engine may use (vLLM 0.90 in older "
@@ -436,6 +442,16 @@ const struct sim_param cl_deploy_rows[] = {
      "tp GPUs, tp spreads whole experts over them, k*tp adds k "
      "data-parallel attention groups (docs/step-time.md)",
      offsetof(struct cl_deploy, ep), NULL, NULL},
+    {"redundant_experts", SIM_PT_INT, SIM_U_NONE, 0, NOMAX, 0, "0",
+     "extra routed-expert slots holding second copies of hot experts, ep > "
+     "1 only, at most the routed experts; ep must divide routed + redundant "
+     "(DeepSeek-V3 decode: 32, EP144 = 2 per GPU; docs/step-time.md)",
+     offsetof(struct cl_deploy, redundant_experts), NULL, NULL},
+    {"expert_imbalance", SIM_PT_DOUBLE, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "busiest expert-parallel rank's token-expert pairs over the mean, ep > "
+     "1 only (default: derived from uniform routing over the placement, "
+     "docs/step-time.md)",
+     offsetof(struct cl_deploy, expert_imbalance), NULL, NULL},
     {"weight_dtype", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "bf16",
      "data type of the weights (int4: 4-bit weights, 16-bit activations)",
      offsetof(struct cl_deploy, weight_dtype), arch_dtype_choices, NULL},

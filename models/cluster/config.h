@@ -121,6 +121,7 @@ struct cl_server {
     int64_t max_cudagraph_capture_size; /* -1 = vLLM's min(2 x
                                             max_num_seqs, 512); 0 eager */
     int custom_all_reduce;              /* 0/1: vLLM's custom TP all-reduce */
+    int micro_batches; /* 1, or 2: two-batch overlap of the EP all-to-all */
     double gpu_memory_utilization;
     double efficiency_compute;     /* achieved fraction of peak FLOP/s */
     double efficiency_memory;      /* achieved fraction of peak HBM B/s */
@@ -203,6 +204,8 @@ struct cl_deploy {
     int weights_source; /* enum cl_weights_source */
     double load_bytes_per_s; /* per replica; NAN = the source default */
     int64_t engine_init_ns;  /* after loading: CUDA graphs, warm-up */
+    int redundant_experts;   /* extra expert slots (ep > 1), >= 0 */
+    double expert_imbalance; /* busiest EP rank over the mean; NAN = derive */
     struct cl_disagg disaggregation;
 };
 

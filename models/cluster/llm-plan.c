@@ -62,8 +62,9 @@ static const struct arch_spec *resolve_arch(const struct cl_scenario *s,
  * asymptote and the attention compute fraction, efficiency_memory both HBM
  * fractions, iteration_overhead the fixed host time, and
  * max_cudagraph_capture_size the CUDA-graph limit; custom_all_reduce
- * picks vLLM's custom TP all-reduce or NCCL. One tp-wide stage, no
- * expert parallelism (docs/step-time.md). */
+ * picks vLLM's custom TP all-reduce or NCCL; server.micro_batches and,
+ * with ep > 1, deploy.redundant_experts and deploy.expert_imbalance go to
+ * the layout (docs/step-time.md). */
 int cl_replica_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
                          const struct gpu_spec *g, int tp, int pp, int ep,
                          int weight_dtype, struct perf_replica *r, char *why,
@@ -74,7 +75,8 @@ int cl_replica_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
                             .pp = pp < 1 ? 1 : pp,
                             .ep = ep < 1 ? 1 : ep,
                             .gpus_per_node = s->hardware.gpus_per_node,
-                            .nics_per_node = 0};
+                            .nics_per_node = 0,
+                            .micro_batches = sv->micro_batches};
     struct perf_gpu_calib c;
 
     perf_calib_resolve(s->calib, g, &c);
@@ -89,6 +91,15 @@ int cl_replica_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
     if (sv->iteration_overhead_ns >= 0)
         c.iteration_overhead_ns = (double)sv->iteration_overhead_ns;
     int rc;
+
+    /* The placement keys apply to expert-parallel layouts only, so that a
+     * search over layouts (plan, strategies) may try ep 1 too. */
+    if (l.ep > 1) {
+        l.redundant_experts = s->deploy.redundant_experts;
+        l.expert_imbalance = isnan(s->deploy.expert_imbalance)
+                                 ? 0.0
+                                 : s->deploy.expert_imbalance;
+    }
 
     rc = perf_replica_init(r, a, g, &l, weight_dtype, s->deploy.kv_dtype,
                            sv->gpu_memory_utilization, &c, why, whylen);

@@ -44,6 +44,19 @@
  * - Host overhead, "a100": 870 us per iteration and 42 us per sequence,
  *   the line through Vidur's A100 CPU overheads of Llama-2-7B at TP 1
  *   (1.2 ms at batch 8, 6.2 ms at 128, FACTS.md §5.4; derived).
+ * - Expert-parallel all-to-all, "default": DeepEP's tables on H800 with
+ *   NVLink at 200 GB/s per direction and one CX7 400 Gb/s NIC (50 GB/s)
+ *   per GPU (deepseek-ai/DeepEP @ 0297fc80 docs/legacy.md via FACTS.md
+ *   §14), as ratios to those links so that other GPUs scale with their
+ *   own: normal kernels intranode 0.78 (dispatch 153, combine 158 GB/s;
+ *   mean 155.5 / 200) and internode 1.0 (43-58 GB/s at EP 16-64, mean 50.3
+ *   / 50); low-latency kernels base + local bytes / (1.01 x 200 GB/s) +
+ *   remote bytes / (0.97 x 50 GB/s) with base 37 us, a least-squares fit
+ *   of relative error to the twelve dispatch and combine latencies at EP
+ *   8-256 (128 tokens, hidden 7,168, top-8), worst error 15 %
+ *   (docs/step-time.md; tests/check_models_step.c keeps the table). The
+ *   normal kernels' fixed time is not in the tables (bandwidth at 4,096
+ *   tokens only): the low-latency base is taken for it (assumption).
  *
  * The loader is the toolbox's YAML-over-rows walker (base/yaml-rows.h)
  * over the sim_param rows below, so units, ranges and messages are those
@@ -89,6 +102,12 @@
     {                                                                          \
         .request_ns = -1, .per_prompt_token_ns = -1, .per_output_token_ns = -1 \
     }
+#define UNSET_ALLTOALL                                                         \
+    {                                                                          \
+        .normal_intranode = NAN, .normal_internode = NAN,                      \
+        .normal_base_ns = -1, .low_latency_intranode = NAN,                    \
+        .low_latency_internode = NAN, .low_latency_base_ns = -1                \
+    }
 
 /* Hopper (and Blackwell, which falls back to it): memory-bound GEMMs at
  * 0.85 of HBM, between the A100 fit's 0.80 and FlashMLA's 0.90 on H800
@@ -101,8 +120,8 @@
                  .eff_memory = 0.85,                                           \
                  .kernel_ns = -1},                                             \
         .attn = UNSET_ATTN, .elem = UNSET_ELEM, .launch = UNSET_LAUNCH,        \
-        .frontend = UNSET_FRONTEND, .iteration_overhead_ns = -1,               \
-        .seq_overhead_ns = -1,                                                 \
+        .frontend = UNSET_FRONTEND, .alltoall = UNSET_ALLTOALL,                \
+        .iteration_overhead_ns = -1, .seq_overhead_ns = -1,                    \
     }
 
 /* Ampere-era attention (FlashAttention-2 class kernels): the A100 fit; Ada
@@ -132,6 +151,15 @@ static const struct perf_calib_gpu builtin_gpus[] = {
         .frontend = {.request_ns = 2000000,
                      .per_prompt_token_ns = 1000,
                      .per_output_token_ns = 30000},
+        /* DeepEP on H800 (NVLink 200 GB/s per direction, CX7 400 Gb/s =
+         * 50 GB/s per GPU), docs/legacy.md via FACTS.md §14, file comment:
+         * normal kernels' mean bandwidths, low-latency kernels' fit. */
+        .alltoall = {.normal_intranode = 0.78,
+                     .normal_internode = 1.0,
+                     .normal_base_ns = 37000,
+                     .low_latency_intranode = 1.01,
+                     .low_latency_internode = 0.97,
+                     .low_latency_base_ns = 37000},
         /* BLIS H100 fit, FACTS.md §5.4: beta7 126 us, beta6 4 us. */
         .iteration_overhead_ns = 126000,
         .seq_overhead_ns = 4000,
@@ -144,6 +172,7 @@ static const struct perf_calib_gpu builtin_gpus[] = {
         .elem = UNSET_ELEM,
         .launch = UNSET_LAUNCH,
         .frontend = UNSET_FRONTEND,
+        .alltoall = UNSET_ALLTOALL,
         /* Vidur A100 CPU overheads, FACTS.md §5.4 (derived line). */
         .iteration_overhead_ns = 870000,
         .seq_overhead_ns = 42000,
@@ -159,6 +188,7 @@ static const struct perf_calib_gpu builtin_gpus[] = {
         .elem = UNSET_ELEM,
         .launch = UNSET_LAUNCH,
         .frontend = UNSET_FRONTEND,
+        .alltoall = UNSET_ALLTOALL,
         .iteration_overhead_ns = -1,
         .seq_overhead_ns = -1,
     },
@@ -185,6 +215,7 @@ const struct perf_calib perf_calib_builtin = {
 #define ELEM(f) offsetof(struct perf_calib_elem, f)
 #define LAUNCH(f) offsetof(struct perf_calib_launch, f)
 #define FRONT(f) offsetof(struct perf_calib_frontend, f)
+#define A2A(f) offsetof(struct perf_calib_alltoall, f)
 #define GPU(f) offsetof(struct perf_calib_gpu, f)
 #define LINK(f) offsetof(struct perf_calib_link, f)
 #define CAL(f) offsetof(struct perf_calib, f)
@@ -249,6 +280,34 @@ static const struct sim_param frontend_rows[] = {
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
+static const struct sim_param alltoall_rows[] = {
+    {"normal_intranode", SIM_PT_DOUBLE, SIM_U_NONE, 0, 4, GT, NULL,
+     "DeepEP normal kernels (batches with a prefill) within a node: "
+     "bandwidth per GPU over the intra link's nominal per-direction "
+     "bandwidth",
+     A2A(normal_intranode), NULL, NULL},
+    {"normal_internode", SIM_PT_DOUBLE, SIM_U_NONE, 0, 4, GT, NULL,
+     "DeepEP normal kernels across nodes: RDMA bandwidth per GPU (one copy "
+     "per destination node) over the inter link's nominal share per GPU",
+     A2A(normal_internode), NULL, NULL},
+    {"normal_base", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, NULL,
+     "fixed time of one normal dispatch or combine", A2A(normal_base_ns), NULL,
+     NULL},
+    {"low_latency_intranode", SIM_PT_DOUBLE, SIM_U_NONE, 0, 4, GT, NULL,
+     "DeepEP low-latency kernels (decode-only batches): bandwidth of the "
+     "token-expert pairs to the same node over the intra link's nominal "
+     "bandwidth",
+     A2A(low_latency_intranode), NULL, NULL},
+    {"low_latency_internode", SIM_PT_DOUBLE, SIM_U_NONE, 0, 4, GT, NULL,
+     "DeepEP low-latency kernels: RDMA bandwidth of the pairs to other "
+     "nodes over the inter link's nominal share per GPU",
+     A2A(low_latency_internode), NULL, NULL},
+    {"low_latency_base", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, NULL,
+     "fixed time of one low-latency dispatch or combine",
+     A2A(low_latency_base_ns), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
 /* uncertainty: a map of scalars (key: standard error, parsed by the key's
  * own row in check_unc()), a list of correlations and the structural
  * error. */
@@ -310,6 +369,9 @@ const struct sim_param perf_calib_gpu_rows[] = {
     {"frontend", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "the API front end, outside the step (server.frontend replaces it)",
      GPU(frontend), NULL, frontend_rows},
+    {"alltoall", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "expert-parallel all-to-all by DeepEP kernel class", GPU(alltoall), NULL,
+     alltoall_rows},
     {"iteration_overhead", SIM_PT_DURATION, SIM_U_SECONDS, 0, 10, 0, NULL,
      "host time per engine iteration", GPU(iteration_overhead_ns), NULL, NULL},
     {"sequence_overhead", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, NULL,
@@ -1289,6 +1351,12 @@ static void apply_gpu(const struct perf_calib_gpu *e, struct perf_gpu_calib *o)
     set_ns(&o->frontend_request_ns, e->frontend.request_ns);
     set_ns(&o->frontend_prompt_token_ns, e->frontend.per_prompt_token_ns);
     set_ns(&o->frontend_output_token_ns, e->frontend.per_output_token_ns);
+    set_d(&o->a2a_normal_intra, e->alltoall.normal_intranode);
+    set_d(&o->a2a_normal_inter, e->alltoall.normal_internode);
+    set_ns(&o->a2a_normal_base_ns, e->alltoall.normal_base_ns);
+    set_d(&o->a2a_ll_intra, e->alltoall.low_latency_intranode);
+    set_d(&o->a2a_ll_inter, e->alltoall.low_latency_internode);
+    set_ns(&o->a2a_ll_base_ns, e->alltoall.low_latency_base_ns);
     set_ns(&o->iteration_overhead_ns, e->iteration_overhead_ns);
     set_ns(&o->seq_overhead_ns, e->seq_overhead_ns);
 }

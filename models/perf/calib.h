@@ -74,6 +74,18 @@ struct perf_gpu_calib {
     double frontend_request_ns;
     double frontend_prompt_token_ns;
     double frontend_output_token_ns;
+    /* Expert-parallel all-to-all by DeepEP kernel class (docs/step-time.md
+     * "Expert parallelism"): achieved bandwidth per GPU as a ratio to the
+     * nominal per-direction bandwidth of the link it crosses (intra: the
+     * intra link; inter: the inter link's share per GPU), and a fixed time
+     * per dispatch or combine. normal: batches with a prefill; low_latency
+     * (ll): decode-only batches. */
+    double a2a_normal_intra;
+    double a2a_normal_inter;
+    double a2a_normal_base_ns;
+    double a2a_ll_intra;
+    double a2a_ll_inter;
+    double a2a_ll_base_ns;
     /* Link classes, copies (their name and summary strings are static):
      * the GPU's intra-node link (gpu_intra_link()) and the inter-node one
      * (PERF_CALIB_INTER_LINK), each recalibrated by the profile's entry
@@ -114,6 +126,17 @@ struct perf_calib_frontend {
     int64_t request_ns;
     int64_t per_prompt_token_ns;
     int64_t per_output_token_ns;
+};
+
+/* The alltoall section: bandwidth ratios (NAN unset) and fixed times (-1
+ * unset) of DeepEP's normal and low-latency kernels. */
+struct perf_calib_alltoall {
+    double normal_intranode;
+    double normal_internode;
+    int64_t normal_base_ns;
+    double low_latency_intranode;
+    double low_latency_internode;
+    int64_t low_latency_base_ns;
 };
 
 /* The uncertainty of an entry's values (docs/calibration.md "Uncertainty"):
@@ -162,6 +185,7 @@ struct perf_calib_gpu {
     struct perf_calib_elem elem;
     struct perf_calib_launch launch;
     struct perf_calib_frontend frontend;
+    struct perf_calib_alltoall alltoall;
     int64_t iteration_overhead_ns;
     int64_t seq_overhead_ns;
     struct perf_calib_unc unc; /* all zero: none */

@@ -23,11 +23,20 @@
  *   (read 2f, write f), MoE routing, permute and combine, embedding lookup
  *   and final norm, at the elementwise HBM fraction.
  * - TP: two all-reduces per layer of T * h * 2 bytes (Megatron, FACTS.md
- *   §3.2), one per MoE layer when EP's combine replaces the second; EP: an
- *   all-to-all dispatch of k * h * b_d and combine of k * h * 2 bytes per
- *   token (FACTS.md §3.2; b_d = 1 for fp8 as DeepEP dispatches, else 2);
- *   PP: a send of T * h * 2 bytes per stage boundary (FACTS.md §3.2).
- *   Costs from models/net (FACTS.md §3.2-3.4) over the calibrated links.
+ *   §3.2), one per MoE layer when EP's combine replaces the second; PP: a
+ *   send of T * h * 2 bytes per stage boundary (FACTS.md §3.2). Costs from
+ *   models/net (FACTS.md §3.2-3.4) over the calibrated links.
+ * - EP (docs/step-time.md "Expert parallelism"): slots = routed +
+ *   redundant experts, slots / ep whole experts a GPU; the busiest rank's
+ *   pairs iota times the mean (uniform routing: its static share plus the
+ *   normal approximation of the maximum over ep ranks) set the routed
+ *   GEMMs and the all-to-all; dispatch k * h * b_d (b_d = 1 for fp8 as
+ *   DeepEP dispatches, else 2) and combine k * h * 2 bytes per token,
+ *   priced by DeepEP's kernel class (FACTS.md §14: normal kernels with a
+ *   prefill, RDMA one copy per destination node under node-limited
+ *   routing; low-latency kernels for decode, base + bytes / bandwidth
+ *   fitted to its table) and, with two micro-batches, hidden behind the
+ *   other half's compute.
  * - Host: a fixed time per iteration plus a time per sequence (FACTS.md
  *   §5.4).
  *
@@ -36,13 +45,13 @@
  * approximations: the DSA cap uses the mean decode context, and the
  * expert coverage assumes uniform routing. Per-layer and per-sequence sums
  * were rejected: O(batch) per iteration on the simulator's hot path.
- * Not modelled, TODO(#3): compute/communication overlap (e.g. DeepEP's
- * two micro-batches), the logits all-gather, sampling on the GPU, CUDA
- * graph padding of decode batches, and load imbalance between experts or
- * data-parallel attention groups.
+ * Not modelled, TODO(#3): overlap of anything but the EP all-to-all, the
+ * logits all-gather, sampling on the GPU, and load imbalance between
+ * data-parallel attention groups (TODO(#18)).
  */
 #include "models/perf/roofline.h"
 
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -146,14 +155,68 @@ static int tp_divides(const struct arch_spec *a, int tp)
     return 1;
 }
 
-/* Whether ep is allowed with tp: 1, or a multiple of tp dividing the routed
- * experts of an MoE model. */
-static int ep_allowed(const struct arch_spec *a, int tp, int ep)
+/* Whether ep is allowed with tp and redundant extra slots: 1 without
+ * redundant slots, or a multiple of tp dividing the expert slots (routed
+ * experts + redundant, redundant <= routed) of an MoE model. */
+static int ep_allowed(const struct arch_spec *a, int tp, int ep, int redundant)
 {
+    int e = a->moe.n_routed_experts;
+
     if (ep == 1)
-        return 1;
-    return ep > 1 && a->moe.n_routed_experts > 0 && ep % tp == 0 &&
-           a->moe.n_routed_experts % ep == 0;
+        return redundant == 0;
+    return ep > 1 && e > 0 && ep % tp == 0 && redundant >= 0 &&
+           redundant <= e && (e + redundant) % ep == 0;
+}
+
+const char *perf_a2a_name(int cls)
+{
+    switch (cls) {
+    case PERF_A2A_NONE:
+        return "none";
+    case PERF_A2A_NORMAL_INTRA:
+        return "normal-intranode";
+    case PERF_A2A_NORMAL_INTER:
+        return "normal-internode";
+    case PERF_A2A_LOW_LATENCY:
+        return "low-latency";
+    default:
+        return "?";
+    }
+}
+
+int perf_expert_placement(int experts, int redundant, int ep, int *slot_expert)
+{
+    int slots = experts + redundant, per, unique, next_unique, next_copy;
+
+    if (experts < 1 || redundant < 0 || redundant > experts || ep < 1 ||
+        slots % ep != 0)
+        return SIM_EINVAL;
+    per = slots / ep;
+    unique = experts - redundant;
+    /* GPU g first takes its even share of the single-copy experts
+     * (redundant .. experts - 1), then copies: the first copies of the hot
+     * experts 0 .. redundant - 1 in order, then their second copies, so
+     * that the two copies of one expert are redundant copy slots apart. */
+    next_unique = redundant;
+    next_copy = 0;
+    for (int g = 0; g < ep; g++) {
+        int u = unique / ep + (g < unique % ep ? 1 : 0);
+        for (int j = 0; j < per; j++) {
+            int *slot = &slot_expert[g * per + j];
+            if (j < u)
+                *slot = next_unique++;
+            else
+                *slot = next_copy++ % redundant;
+        }
+    }
+    return 0;
+}
+
+double perf_expected_max_normal(int n)
+{
+    if (n <= 1)
+        return 0.0;
+    return gsl_cdf_ugaussian_Pinv((n - 0.375) / (n + 0.25));
 }
 
 /* The fraction of the GQA KV heads one GPU holds: 1/tp, or 1/kv_heads when
@@ -189,6 +252,12 @@ static double plan(struct perf_replica *n, const struct perf_layout *l)
     n->tp = l->tp;
     n->pp = l->pp;
     n->ep = l->ep;
+    n->expert_slots =
+        a->moe.n_routed_experts + (l->ep > 1 ? l->redundant_experts : 0);
+    n->slots_per_gpu =
+        l->ep > 1 ? n->expert_slots / l->ep : a->moe.n_routed_experts;
+    n->slot_ratio = e > 0 ? n->expert_slots / e : 1.0;
+    n->micro_batches = l->micro_batches > 1 ? l->micro_batches : 1;
     n->dp = l->ep > l->tp ? l->ep / l->tp : 1;
     n->inv_dp = 1.0 / n->dp;
     n->gpus = l->tp * n->dp * l->pp;
@@ -317,8 +386,11 @@ static double plan(struct perf_replica *n, const struct perf_layout *l)
     /* Memory of one GPU of the heaviest stage. */
     layer_common = n->attn_proj_params + 2.0 * h;
     layer_dense = layer_common + n->mlp_params;
-    layer_moe = layer_common + n->router_params + n->shared_params +
-                e * n->expert_params / n->expert_div;
+    /* Each GPU holds slots / ep whole experts (ep > 1), or 1 / tp of every
+     * expert. */
+    layer_moe =
+        layer_common + n->router_params + n->shared_params +
+        (l->ep > 1 ? n->expert_slots : e) * n->expert_params / n->expert_div;
     stage = n->stage_dense_layers * layer_dense +
             n->stage_moe_layers * layer_moe +
             (l->pp == 1 ? (emb + head) / tp : emb / tp) + h;
@@ -337,7 +409,9 @@ static double plan(struct perf_replica *n, const struct perf_layout *l)
 static int layout_ok(const struct arch_spec *a, const struct perf_layout *l)
 {
     return l->tp >= 1 && l->tp <= l->gpus_per_node && tp_divides(a, l->tp) &&
-           l->pp >= 1 && l->pp <= a->layers && ep_allowed(a, l->tp, l->ep);
+           l->pp >= 1 && l->pp <= a->layers &&
+           ep_allowed(a, l->tp, l->ep, l->redundant_experts) &&
+           (l->micro_batches <= 1 || l->pp == 1);
 }
 
 static double capacity(const struct arch_spec *a, const struct gpu_spec *g,
@@ -509,10 +583,18 @@ static int calib_ok(const struct perf_gpu_calib *c)
     const double t[] = {c->gemm_half_tokens,      c->gemm_kernel_ns,
                         c->attn_kernel_ns,        c->elem_kernel_ns,
                         c->iteration_overhead_ns, c->seq_overhead_ns,
-                        c->launch_eager_ns,       c->launch_graph_ns};
+                        c->launch_eager_ns,       c->launch_graph_ns,
+                        c->a2a_normal_base_ns,    c->a2a_ll_base_ns};
+    /* All-to-all bandwidth ratios may exceed 1 (DeepEP counts bytes its
+     * own way, docs/step-time.md). */
+    const double ratio[] = {c->a2a_normal_intra, c->a2a_normal_inter,
+                            c->a2a_ll_intra, c->a2a_ll_inter};
 
     for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
         if (!(f[i] > 0.0 && f[i] <= 1.0))
+            return 0;
+    for (size_t i = 0; i < sizeof(ratio) / sizeof(ratio[0]); i++)
+        if (!(ratio[i] > 0.0) || isinf(ratio[i]))
             return 0;
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
         if (!(t[i] >= 0.0) || isinf(t[i]))
@@ -572,15 +654,131 @@ static int check_layout(const struct arch_spec *a, const struct perf_layout *l,
             l->ep, a->name);
         return SIM_EINFEASIBLE;
     }
-    if (!ep_allowed(a, l->tp, l->ep)) {
+    if (l->redundant_experts < 0 || l->micro_batches < 0 ||
+        l->micro_batches > 2 ||
+        !(l->expert_imbalance == 0.0 || l->expert_imbalance >= 1.0) ||
+        isinf(l->expert_imbalance)) {
+        say(why, whylen,
+            "redundant_experts must be >= 0, micro_batches 1 or 2 and "
+            "expert_imbalance >= 1, got %d, %d and %g",
+            l->redundant_experts, l->micro_batches, l->expert_imbalance);
+        return SIM_EINVAL;
+    }
+    if (l->ep == 1 && (l->redundant_experts > 0 || l->expert_imbalance > 0)) {
+        say(why, whylen,
+            "%s needs expert parallelism (ep > 1); with ep 1 every gpu holds "
+            "a slice of every expert",
+            l->redundant_experts > 0 ? "redundant_experts"
+                                     : "expert_imbalance");
+        return SIM_EINFEASIBLE;
+    }
+    if (l->redundant_experts > a->moe.n_routed_experts) {
+        say(why, whylen,
+            "redundant_experts %d exceeds the %d routed experts of %s (at "
+            "most one extra copy per expert)",
+            l->redundant_experts, a->moe.n_routed_experts, a->name);
+        return SIM_EINFEASIBLE;
+    }
+    if (!ep_allowed(a, l->tp, l->ep, l->redundant_experts)) {
+        int e = a->moe.n_routed_experts, slots = e + l->redundant_experts;
+        int fix = (l->ep - e % l->ep) % l->ep;
+        char hint[160] = "";
+
+        /* The fewest redundant slots that would make ep divide them. */
+        if (l->ep % l->tp == 0 && fix <= e)
+            snprintf(hint, sizeof(hint),
+                     "; redundant_experts %d gives %d slots, %d per gpu", fix,
+                     e + fix, (e + fix) / l->ep);
         say(why, whylen,
             "ep %d must be a multiple of tp %d (ep = tp: experts spread "
             "over the tp GPUs; ep = k * tp: k data-parallel attention "
-            "groups) dividing the %d routed experts of %s",
-            l->ep, l->tp, a->moe.n_routed_experts, a->name);
+            "groups) dividing the %d expert slots of %s (%d routed + %d "
+            "redundant)%s",
+            l->ep, l->tp, slots, a->name, e, l->redundant_experts, hint);
+        return SIM_EINFEASIBLE;
+    }
+    if (l->micro_batches > 1 && l->pp > 1) {
+        say(why, whylen,
+            "micro_batches %d needs pp 1 (the two-batch overlap within a "
+            "stage is not modelled with pipeline stages), got pp %d",
+            l->micro_batches, l->pp);
         return SIM_EINFEASIBLE;
     }
     return 0;
+}
+
+/* Distinct destination nodes of one token's k experts over the EP group's
+ * nodes under node-limited routing (docs/step-time.md "Expert
+ * parallelism"): the token's topk_group groups of n_group reach r nodes
+ * (whole groups per node: the expected nodes covered by topk_group groups
+ * drawn from n_group; groups wider than a node: topk_group * nodes /
+ * n_group), and k uniform picks over r nodes cover r * (1 - (1 - 1/r)^k)
+ * of them. */
+static double node_copies(const struct arch_moe *m, double nodes)
+{
+    double k = m->experts_per_token, reach = nodes;
+
+    if (m->n_group > 1 && m->topk_group > 0 && m->topk_group < m->n_group) {
+        double g = m->n_group, tg = m->topk_group;
+        if (nodes <= g) {
+            double per = g / nodes, miss = 1.0;
+            for (int i = 0; i < m->topk_group; i++)
+                miss *= g - per - i > 0.0 ? (g - per - i) / (g - i) : 0.0;
+            reach = nodes * (1.0 - miss);
+        } else {
+            reach = tg * nodes / g;
+        }
+    }
+    if (reach <= 1.0)
+        return 1.0;
+    return reach * (1.0 - pow(1.0 - 1.0 / reach, k));
+}
+
+/* The expert-parallel constants of n (its calibration copied): the load
+ * imbalance of uniform routing over the placement and the all-to-all's ns
+ * per byte by kernel class (docs/step-time.md "Expert parallelism"). */
+static void ep_constants(struct perf_replica *n, const struct perf_layout *l)
+{
+    const struct arch_moe *m = &n->arch->moe;
+    const struct perf_gpu_calib *c = &n->calib;
+    double e = m->n_routed_experts, k = m->experts_per_token, ep = n->ep;
+    double gpn = n->gpus_per_node, nodes, local, inter_bw, q, most;
+    int unique;
+
+    n->imbalance_key = l->expert_imbalance;
+    n->imb_static = n->imb_noise = 0.0;
+    n->imb_cap = 1.0;
+    if (n->ep <= 1 || m->n_routed_experts == 0)
+        return;
+    /* The busiest rank's expected share q of the pairs: its single-copy
+     * experts, evened out by the hot experts' copies where the slots allow
+     * (a replicated expert's tokens split between its copies). */
+    unique = m->n_routed_experts - l->redundant_experts;
+    most = (double)((unique + n->ep - 1) / n->ep);
+    q = (most > e / ep ? most : e / ep) / e;
+    n->imb_static = q * ep;
+    /* Its pairs over T tokens: mean T k q and, a token's k distinct
+     * experts hypergeometric, variance T k q (1 - q) (E - k) / (E - 1);
+     * the busiest of ep ranks sits perf_expected_max_normal(ep) standard
+     * deviations up: ratio = q ep + z ep sqrt(q (1 - q) (E - k) / ((E -
+     * 1) k T)). */
+    n->imb_noise = perf_expected_max_normal(n->ep) * ep *
+                   sqrt(q * (1.0 - q) * (e - k) / ((e - 1.0) * k));
+    /* No rank takes more than min(k, slots per gpu) pairs of a token. */
+    most = n->slots_per_gpu < k ? n->slots_per_gpu : k;
+    n->imb_cap = ep * most / k;
+
+    nodes = ceil(ep / gpn);
+    local = gpn / ep < 1.0 ? gpn / ep : 1.0;
+    inter_bw = c->inter.bytes_per_s * n->nics_per_node / gpn;
+    n->a2a_ll_ns_per_byte =
+        SIM_NS_PER_S_F * (local / (c->a2a_ll_intra * c->intra.bytes_per_s) +
+                          (1.0 - local) / (c->a2a_ll_inter * inter_bw));
+    n->a2a_normal_intra_ns_per_byte =
+        SIM_NS_PER_S_F / (c->a2a_normal_intra * c->intra.bytes_per_s);
+    n->a2a_node_copies = node_copies(m, nodes);
+    n->a2a_normal_inter_ns_per_byte = SIM_NS_PER_S_F * n->a2a_node_copies / k /
+                                      (c->a2a_normal_inter * inter_bw);
 }
 
 int perf_replica_init(struct perf_replica *r, const struct arch_spec *a,
@@ -686,6 +884,7 @@ int perf_replica_init(struct perf_replica *r, const struct arch_spec *a,
         SIM_NS_PER_S_F / (n.calib.attn_eff_memory * g->hbm_bytes_per_s);
     n.ns_per_elem_byte =
         SIM_NS_PER_S_F / (n.calib.elem_eff_memory * g->hbm_bytes_per_s);
+    ep_constants(&n, l);
     *r = n;
     return 0;
 }
@@ -746,10 +945,59 @@ static int64_t round_ns(double x)
     return (int64_t)(x + 0.5);
 }
 
+/* The busiest EP rank's token-expert pairs over the mean for t tokens of
+ * one micro-batch (1 without EP): the key's ratio, else the placement's
+ * static share plus the normal approximation's excess, within [1, cap]. */
+static double imbalance(const struct perf_replica *r, double t)
+{
+    double x;
+
+    if (r->ep <= 1 || r->moe_layers == 0)
+        return 1.0;
+    if (r->imbalance_key > 0.0)
+        return r->imbalance_key;
+    x = r->imb_static + r->imb_noise / sqrt(t);
+    if (x > r->imb_cap)
+        x = r->imb_cap;
+    return x < 1.0 ? 1.0 : x;
+}
+
+/* One MoE layer's dispatch and combine for t tokens of one micro-batch in
+ * kernel class cls, ns; *bytes receives the busiest GPU's bytes. Each GPU
+ * sends the k copies of its t / ep tokens, the busiest receives imb times
+ * the mean: fp8 or bf16 dispatch, bf16 combine (docs/step-time.md). */
+static double a2a_layer_ns(const struct perf_replica *r, double t, double imb,
+                           int cls, double *bytes)
+{
+    const struct perf_gpu_calib *c = &r->calib;
+    double el =
+        t / r->ep * r->arch->moe.experts_per_token * r->arch->hidden * imb;
+    double by = el * (r->dispatch_bytes_per_elem + ACT_BYTES), rdma, nvl;
+
+    *bytes = by;
+    switch (cls) {
+    case PERF_A2A_LOW_LATENCY:
+        return 2.0 * c->a2a_ll_base_ns + by * r->a2a_ll_ns_per_byte;
+    case PERF_A2A_NORMAL_INTRA:
+        return 2.0 * c->a2a_normal_base_ns +
+               by * r->a2a_normal_intra_ns_per_byte;
+    default:
+        /* RDMA carries one copy per destination node, NVLink forwards
+         * every copy within it; DeepEP pipelines the two. */
+        rdma = by * r->a2a_normal_inter_ns_per_byte;
+        nvl = by * r->a2a_normal_intra_ns_per_byte;
+        return 2.0 * c->a2a_normal_base_ns + (rdma > nvl ? rdma : nvl);
+    }
+}
+
 /* The iteration: returns total_ns and, when out is not NULL, fills it. One
  * function serves both perf_iteration_ns() (out NULL: times only, no
  * bookkeeping, the simulator's hot path) and perf_iteration_breakdown(),
- * so the two cannot disagree. */
+ * so the two cannot disagree. With two micro-batches every compute class
+ * is priced for half the batch and paid twice (fixed times included); the
+ * host overhead once; each micro-batch's all-to-all runs beside the other
+ * one's MoE-layer compute, exposing max(0, comm - that compute) per layer
+ * and micro-batch. */
 static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
                        struct perf_breakdown *out)
 {
@@ -758,21 +1006,35 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
     struct perf_op_cost *op = out != NULL ? out->op : NULL;
     struct net_topo topo;
     double ns[PERF_OP_COUNT] = {0.0};
-    double t = (double)(b->prefill_tokens + b->decode_seqs);
     double tp = r->tp, h = a->hidden;
+    double t, pf, dec, pf_ctx, dec_ctx, s, imb = 1.0, nmb;
     double tg, sg, worst = 0.0, f, by, pairs_pf, dec_main, pf_main, ctx_all;
     double t_common, t_dense, t_moe, t_once, sum, per, nseqs;
     double ar_ns = 0.0, a2a_ns = 0.0, send_intra = 0.0, send_inter = 0.0;
+    double a2a_mb = 0.0, a2a_bytes = 0.0, a2a_hidden = 0.0;
     double e_common, e_dense, e_moe = 0.0, pairs = 0.0, touched = 0.0;
     double k_gemm, k_elem, k_attn;
     int64_t overhead, total;
+    int mb, a2a_cls = PERF_A2A_NONE;
 
     if (out != NULL)
         memset(out, 0, sizeof(*out));
     if (b->prefill_tokens + b->decode_seqs <= 0)
         return 0;
+    /* Two micro-batches need two tokens; the sums below are of one
+     * micro-batch (s = 1 / mb, exact in binary). */
+    mb = r->micro_batches > 1 && b->prefill_tokens + b->decode_seqs >= 2
+             ? r->micro_batches
+             : 1;
+    nmb = mb;
+    s = 1.0 / nmb;
+    pf = (double)b->prefill_tokens * s;
+    dec = (double)b->decode_seqs * s;
+    pf_ctx = (double)b->prefill_ctx_tokens * s;
+    dec_ctx = (double)b->decode_ctx_tokens * s;
+    t = pf + dec;
     tg = t * r->inv_dp; /* tokens of one data-parallel attention group */
-    sg = (double)(b->decode_seqs + b->prefill_done_seqs) * r->inv_dp;
+    sg = (dec + (double)b->prefill_done_seqs * s) * r->inv_dp;
     /* CUDA graphs (docs/step-time.md "Kernels and CUDA graphs"): a batch
      * of at most cudagraph_max_tokens replays a graph, its tokens padded
      * to the capture size for the linear layers; a decode-only batch a
@@ -803,30 +1065,29 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
      * latents of a prefill (FLOPs per row: their share). */
     f = 2.0 * r->attn_proj_params;
     if (b->prefill_ctx_tokens > 0 && r->kv_b_params > 0.0)
-        f += 2.0 * r->kv_b_params * (double)b->prefill_ctx_tokens / t;
+        f += 2.0 * r->kv_b_params * pf_ctx / t;
     by = r->attn_proj_params * r->weight_bytes_per_param +
          tg * r->attn_proj_act * ACT_BYTES;
     add_gemm(r, op ? &op[PERF_OP_ATTN_PROJ] : NULL, &ns[PERF_OP_ATTN_PROJ],
              r->layers, tg, f, by, r->attn_proj_kernels, k_gemm, &worst);
 
     /* Attention, per layer; DSA reads at most topk keys a query. */
-    pairs_pf = b->prefill_attn_pairs;
-    dec_main = (double)b->decode_ctx_tokens;
+    pairs_pf = b->prefill_attn_pairs * s;
+    dec_main = dec_ctx;
     pf_main = pairs_pf;
     if (r->attn_topk > 0) {
         double topk = r->attn_topk;
-        if (b->decode_seqs > 0 && dec_main > topk * (double)b->decode_seqs)
-            dec_main = topk * (double)b->decode_seqs;
-        if (pf_main > topk * (double)b->prefill_tokens)
-            pf_main = topk * (double)b->prefill_tokens;
+        if (b->decode_seqs > 0 && dec_main > topk * dec)
+            dec_main = topk * dec;
+        if (pf_main > topk * pf)
+            pf_main = topk * pf;
     }
-    ctx_all = (double)b->decode_ctx_tokens + (double)b->prefill_ctx_tokens;
+    ctx_all = dec_ctx + pf_ctx;
     f = (r->attn_flops_pair_prefill * pf_main +
          r->attn_flops_pair_decode * dec_main +
-         r->attn_flops_pair_indexer *
-             (pairs_pf + (double)b->decode_ctx_tokens)) *
+         r->attn_flops_pair_indexer * (pairs_pf + dec_ctx)) *
         r->inv_dp / tp;
-    by = (r->kv_main_bytes * (dec_main + (double)b->prefill_ctx_tokens + t) +
+    by = (r->kv_main_bytes * (dec_main + pf_ctx + t) +
           r->kv_index_bytes * (ctx_all + t)) *
              r->inv_dp +
          tg * r->attn_qo_act * ACT_BYTES;
@@ -850,14 +1111,19 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
                  tg * r->mlp_act * ACT_BYTES,
              KERNELS_MLP, k_gemm, &worst);
 
-    /* MoE layers: router, shared experts, routed experts. */
+    /* MoE layers: router, shared experts, routed experts. With EP the
+     * busiest rank sets the time: imb times the mean pairs, over the slots
+     * of the touched experts that it holds (docs/step-time.md "Expert
+     * parallelism"). */
     if (r->moe_layers > 0) {
         struct perf_op_cost *mo = op ? &op[PERF_OP_MOE] : NULL;
-        double k = a->moe.experts_per_token;
+        double k = a->moe.experts_per_token, slots;
 
         worst = 0.0;
-        pairs = t * k / r->pairs_div; /* token-expert pairs on one GPU */
+        imb = imbalance(r, t);
+        pairs = t * k / r->pairs_div * imb; /* on the busiest GPU */
         touched = experts_touched(r, t);
+        slots = touched * r->slot_ratio; /* slots of the touched experts */
         add_gemm(r, mo, &ns[PERF_OP_MOE], r->moe_layers, tg,
                  2.0 * r->router_params,
                  r->router_params * r->weight_bytes_per_param +
@@ -869,10 +1135,13 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
                      r->shared_params * r->weight_bytes_per_param +
                          tg * r->shared_act * ACT_BYTES,
                      KERNELS_MLP, k_gemm, &worst);
-        /* t * k / touched rows in one expert's GEMM. */
-        add_gemm(r, mo, &ns[PERF_OP_MOE], r->moe_layers, t * k / touched,
-                 2.0 * touched * r->expert_params / r->expert_div,
-                 touched * r->expert_params / r->expert_div *
+        /* Rows in one expert's GEMM: the pairs over the slots read, t * k /
+         * touched without EP (the same operations, so that the result is
+         * bit for bit today's). */
+        add_gemm(r, mo, &ns[PERF_OP_MOE], r->moe_layers,
+                 pairs * r->pairs_div / slots,
+                 2.0 * slots * r->expert_params / r->expert_div,
+                 slots * r->expert_params / r->expert_div *
                          r->weight_bytes_per_param +
                      pairs * r->expert_pair_act * ACT_BYTES,
                  KERNELS_MLP, k_gemm, &worst);
@@ -930,14 +1199,26 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
             op[PERF_OP_TP_COMM].bytes = count * n;
     }
     if (r->ep > 1 && r->moe_layers > 0) {
-        double per_rank = t / r->ep * a->moe.experts_per_token * h;
-        double nd = per_rank * r->dispatch_bytes_per_elem;
-        double nc = per_rank * ACT_BYTES;
-        a2a_ns = net_coll_ns(&topo, NET_ALLTOALL, NET_ALGO_RING, r->ep, nd) +
-                 net_coll_ns(&topo, NET_ALLTOALL, NET_ALGO_RING, r->ep, nc);
+        /* DeepEP's low-latency kernels for decode-only batches, its normal
+         * ones (within a node or across nodes) for batches with a
+         * prefill. One micro-batch's all-to-all overlaps the other's
+         * compute of a MoE layer: attention, MoE, elementwise and TP. */
+        a2a_cls = b->prefill_tokens == 0      ? PERF_A2A_LOW_LATENCY
+                  : r->ep <= r->gpus_per_node ? PERF_A2A_NORMAL_INTRA
+                                              : PERF_A2A_NORMAL_INTER;
+        a2a_mb = a2a_layer_ns(r, t, imb, a2a_cls, &a2a_bytes);
+        a2a_ns = a2a_mb;
+        if (mb > 1) {
+            double other =
+                (ns[PERF_OP_ATTN_PROJ] + ns[PERF_OP_ATTENTION]) / r->layers +
+                ns[PERF_OP_MOE] / r->moe_layers + e_common + e_moe +
+                r->allreduces_moe * ar_ns;
+            a2a_hidden = a2a_mb < other ? a2a_mb : other;
+            a2a_ns = nmb * (a2a_mb - a2a_hidden);
+        }
         ns[PERF_OP_EP_COMM] = r->moe_layers * a2a_ns;
         if (op != NULL)
-            op[PERF_OP_EP_COMM].bytes = r->moe_layers * (nd + nc);
+            op[PERF_OP_EP_COMM].bytes = r->moe_layers * nmb * a2a_bytes;
     }
     if (r->pp > 1) {
         double n = tg * h * ACT_BYTES;
@@ -947,6 +1228,19 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
             r->pp_intra_sends * send_intra + r->pp_inter_sends * send_inter;
         if (op != NULL)
             op[PERF_OP_PP_COMM].bytes = (r->pp - 1) * n;
+    }
+    /* Two micro-batches pay every class but the exposed all-to-all and the
+     * host twice (pp is 1 then). */
+    if (mb > 1) {
+        for (int i = 0; i < PERF_OP_OVERHEAD; i++) {
+            if (i == PERF_OP_EP_COMM)
+                continue;
+            ns[i] *= nmb;
+            if (op != NULL) {
+                op[i].flops *= nmb;
+                op[i].bytes *= nmb;
+            }
+        }
     }
 
     /* Host. */
@@ -967,7 +1261,7 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
     for (int i = 0; i < PERF_OP_COUNT; i++)
         op[i].ns = ns[i];
     op[PERF_OP_ELEMENTWISE].bytes =
-        ACT_BYTES *
+        nmb * ACT_BYTES *
         (r->layers * tg * r->elem_common +
          r->dense_layers * tg * r->elem_dense +
          r->moe_layers * (tg * r->elem_moe_token + pairs * r->elem_moe_pair) +
@@ -977,14 +1271,21 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
         if (ns[i] > 0.0)
             op[i].bound = PERF_BOUND_COMM;
     op[PERF_OP_OVERHEAD].bound = PERF_BOUND_HOST;
-    out->tokens = t;
+    out->tokens = t * nmb;
     out->experts_touched = touched;
     out->comm_ns =
         ns[PERF_OP_TP_COMM] + ns[PERF_OP_EP_COMM] + ns[PERF_OP_PP_COMM];
+    out->a2a_class = a2a_cls;
+    out->a2a_total_ns = r->moe_layers * nmb * a2a_mb;
+    out->a2a_hidden_ns = r->moe_layers * nmb * a2a_hidden;
+    out->a2a_exposed_ns = ns[PERF_OP_EP_COMM];
+    out->expert_imbalance = imb;
+    out->micro_batches = mb;
     out->overhead_ns = overhead;
     out->total_ns = total;
 
-    /* The busiest stage: its layers, the LM head and embedding, one send. */
+    /* The busiest stage: its layers, the LM head and embedding, one send
+     * (one micro-batch: pp > 1 runs no two-batch overlap). */
     if (r->pp == 1) {
         out->stage_ns = total;
         return total;

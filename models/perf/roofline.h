@@ -75,12 +75,51 @@ struct perf_layout {
     int pp; /* pipeline stages, >= 1, <= layers */
     int ep; /* expert-parallel degree, >= 1; 1 splits every expert over
                the tp GPUs; > 1 (MoE only, a multiple of tp dividing the
-               routed experts) puts experts / ep whole experts on each of
-               ep GPUs, and ep / tp data-parallel attention groups of tp
-               GPUs each serve 1 / (ep / tp) of the sequences */
+               expert slots) puts slots / ep whole experts on each of ep
+               GPUs, and ep / tp data-parallel attention groups of tp GPUs
+               each serve 1 / (ep / tp) of the sequences */
     int gpus_per_node; /* GPUs joined by the intra-node link, >= 1 */
     int nics_per_node; /* inter-node rails per node; 0 = gpus_per_node */
+    /* Redundant expert slots, >= 0, at most the routed experts, ep > 1
+     * only: slots = routed experts + redundant_experts, the first
+     * redundant_experts experts held twice (perf_expert_placement()). 0 =
+     * one slot per expert. */
+    int redundant_experts;
+    /* The busiest EP rank's token-expert pairs over the mean, >= 1, ep > 1
+     * only; 0 = derived from uniform routing and the placement
+     * (docs/step-time.md "Expert parallelism"). */
+    double expert_imbalance;
+    /* 0 or 1: the batch runs as one; 2: two micro-batches, one's
+     * all-to-all hidden behind the other's compute (SGLang's two-batch
+     * overlap), pp 1 only. */
+    int micro_batches;
 };
+
+/* The EP all-to-all's DeepEP kernel class (struct perf_breakdown). */
+enum perf_a2a {
+    PERF_A2A_NONE,         /* no expert parallelism */
+    PERF_A2A_NORMAL_INTRA, /* normal kernels, ep within one node (NVLink) */
+    PERF_A2A_NORMAL_INTER, /* normal kernels, RDMA between nodes */
+    PERF_A2A_LOW_LATENCY,  /* low-latency kernels, decode-only batches */
+};
+
+/* Static name of a perf_a2a class ("none", "normal-intranode",
+ * "normal-internode", "low-latency"), "?" if none. */
+const char *perf_a2a_name(int cls);
+
+/* Fills slot_expert[0 .. slots - 1] (slots = experts + redundant, caller
+ * allocated) with the expert each slot holds; GPU g of ep holds slots g *
+ * (slots / ep) to (g + 1) * (slots / ep) - 1. Experts redundant to
+ * experts - 1 take one slot each, dealt evenly over the GPUs; experts 0
+ * to redundant - 1 (the hot ones) two, on different GPUs when slots / ep
+ * <= redundant. Returns 0, or SIM_EINVAL when experts < 1, redundant < 0
+ * or > experts, ep < 1, or ep does not divide the slots (slot_expert is
+ * then untouched). */
+int perf_expert_placement(int experts, int redundant, int ep, int *slot_expert);
+
+/* The expected maximum of n independent standard normals, Blom's
+ * approximation Phi^-1((n - 0.375) / (n + 0.25)); 0 for n <= 1. */
+double perf_expected_max_normal(int n);
 
 /* The operator classes of the breakdown, in print order. */
 enum perf_op {
@@ -111,7 +150,21 @@ struct perf_replica {
     const struct arch_spec *arch; /* borrowed */
     const struct gpu_spec *gpu;   /* borrowed */
     int tp, pp, ep;
-    int dp;           /* data-parallel attention groups, ep / tp or 1 */
+    int dp; /* data-parallel attention groups, ep / tp or 1 */
+    /* Expert placement: slots (routed + redundant), slots per EP GPU (the
+     * routed experts when ep is 1), and the expert slots per routed
+     * expert (slots / routed). */
+    int expert_slots, slots_per_gpu;
+    double slot_ratio;
+    /* Load imbalance (ep > 1): the key's ratio when > 0, else imb_static +
+     * imb_noise / sqrt(tokens), capped at imb_cap (docs/step-time.md). */
+    double imbalance_key, imb_static, imb_noise, imb_cap;
+    int micro_batches; /* 1 or 2 */
+    /* EP all-to-all per byte of the busiest GPU (ns): low-latency kernels,
+     * normal kernels within a node, and across nodes (RDMA, one copy per
+     * destination node: a2a_node_copies of the k copies per token). */
+    double a2a_ll_ns_per_byte, a2a_normal_intra_ns_per_byte;
+    double a2a_normal_inter_ns_per_byte, a2a_node_copies;
     double inv_dp;    /* 1 / dp */
     int gpus;         /* tp * dp * pp */
     int weight_dtype; /* enum cl_dtype */
@@ -232,7 +285,16 @@ struct perf_breakdown {
                                layers: the capture size in a graph */
     double experts_touched; /* per MoE layer, 0 for dense models */
     double tokens;          /* T = prefill_tokens + decode_seqs */
-    double comm_ns;         /* TP + EP + PP collectives */
+    double comm_ns;         /* TP + EP (exposed) + PP collectives */
+    /* Expert parallelism: the all-to-all's kernel class (enum perf_a2a),
+     * its time over every MoE layer and micro-batch, the part hidden
+     * behind the other micro-batch's compute and the exposed rest (=
+     * op[PERF_OP_EP_COMM].ns); the imbalance used (busiest rank's pairs
+     * over the mean, 1 without EP) and the micro-batches run. */
+    int a2a_class;
+    double a2a_total_ns, a2a_hidden_ns, a2a_exposed_ns;
+    double expert_imbalance;
+    int micro_batches;
     int tp_allreduce;       /* enum net_car_shot: NET_CAR_NONE = NCCL */
     double tp_allreduce_ns; /* one TP all-reduce, 0 without TP */
     int64_t overhead_ns;
@@ -260,7 +322,8 @@ const char *perf_dtype_name(int dtype);
  *   a, g: architecture and GPU (borrowed; must outlive r).
  *   l: the layout (struct perf_layout; copied). tp must divide the query
  *     heads, and divide the KV heads when tp <= kv_heads or be a multiple
- *     of them otherwise (GQA, vLLM's rule).
+ *     of them otherwise (GQA, vLLM's rule); ep > 1 must be a multiple of
+ *     tp dividing the expert slots; micro_batches 2 needs pp 1.
  *   weight_dtype, kv_dtype: enum cl_dtype; the KV cache is bf16 or fp8.
  *     bf16 and int4 (W4A16) weights compute at the bf16 peak; fp8 weights
  *     at the fp8 peak, or dequantised at the bf16 peak on a GPU without
@@ -271,16 +334,15 @@ const char *perf_dtype_name(int dtype);
  *     NULL when whylen is 0); untouched on success.
  * Memory per GPU (heaviest stage): its layers' weights (attention and
  * dense MLPs / tp, MLA's q_a and kv_a, norms and router replicated, routed
- * experts / tp or / ep), the embedding and LM head / tp, and
- * PERF_RESERVE_BYTES_PER_GPU; KV capacity = dp * floor((util * HBM -
- * those) / KV bytes per token of the stage's layers on one GPU), where a
- * GPU holds kv_heads / tp of the GQA heads (one, replicated, when tp >
- * kv_heads) or the whole MLA latent (FACTS.md §4.3).
- * Returns 0; SIM_EINVAL for an out-of-range argument; SIM_EINFEASIBLE
- * when the layout is not allowed or the weights plus PERF_MIN_KV_TOKENS of
- * KV do not fit, the message then naming the weight dtypes, KV dtype,
- * larger tp, pp or ep, and larger catalog GPUs that would fit. On failure
- * r is unchanged.
+ * experts / tp, or slots / ep whole experts), the embedding and LM head / tp,
+ * and PERF_RESERVE_BYTES_PER_GPU; KV capacity = dp * floor((util * HBM - those)
+ * / KV bytes per token of the stage's layers on one GPU), where a GPU holds
+ * kv_heads / tp of the GQA heads (one, replicated, when tp > kv_heads) or the
+ * whole MLA latent (FACTS.md §4.3). Returns 0; SIM_EINVAL for an out-of-range
+ * argument; SIM_EINFEASIBLE when the layout is not allowed or the weights plus
+ * PERF_MIN_KV_TOKENS of KV do not fit, the message then naming the weight
+ * dtypes, KV dtype, larger tp, pp or ep, and larger catalog GPUs that would
+ * fit. On failure r is unchanged.
  */
 int perf_replica_init(struct perf_replica *r, const struct arch_spec *a,
                       const struct gpu_spec *g, const struct perf_layout *l,
