@@ -1076,6 +1076,34 @@ START_TEST(test_perf_calib_dist_kinds)
 }
 END_TEST
 
+/* Data-parallel attention (DeepSeek-V3, tp 1, ep 16: dp 16): the host
+ * time per sequence is the busiest rank's, ceil(D / 16) sequences, not
+ * all D; the decode attention of 17 sequences waits for the rank with 2,
+ * as much as 32 sequences spread evenly would take. */
+START_TEST(test_perf_dp_attention_per_rank)
+{
+    struct perf_replica r;
+    struct perf_breakdown a, b;
+    struct perf_batch b17 = decode(17, 1024), b32 = decode(32, 1024);
+    struct perf_batch b1600 = decode(1600, 1024);
+
+    must_init(&r, "deepseek-v3", "h200", 1, 1, 16, CL_DTYPE_FP8);
+    ck_assert_int_eq(r.dp, 16);
+    perf_iteration_breakdown(&r, &b1600, &a);
+    /* 126 us per iteration + 4 us x 100 sequences (the built-in H200 host
+     * figures). */
+    ck_assert_double_eq_tol(a.op[PERF_OP_OVERHEAD].ns, 126000.0 + 4000.0 * 100,
+                            1e-6);
+    perf_iteration_breakdown(&r, &b17, &a);
+    perf_iteration_breakdown(&r, &b32, &b);
+    ck_assert_double_eq_tol(a.op[PERF_OP_ATTENTION].ns,
+                            b.op[PERF_OP_ATTENTION].ns,
+                            1e-6 * b.op[PERF_OP_ATTENTION].ns);
+    ck_assert_double_eq_tol(a.op[PERF_OP_OVERHEAD].ns, 126000.0 + 4000.0 * 2,
+                            1e-6);
+}
+END_TEST
+
 START_TEST(test_perf_calib_shipped_file_is_the_builtin)
 {
     /* models/perf/calibration-default.yaml documents the defaults: it
@@ -1608,6 +1636,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_perf_calib_uncertainty_errors);
     tcase_add_test(tc, test_perf_calib_dist_draws_and_writes);
     tcase_add_test(tc, test_perf_calib_dist_kinds);
+    tcase_add_test(tc, test_perf_dp_attention_per_rank);
     suite_add_tcase(s, tc);
 
     return s;

@@ -1083,14 +1083,24 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
             pf_main = topk * pf;
     }
     ctx_all = dec_ctx + pf_ctx;
-    f = (r->attn_flops_pair_prefill * pf_main +
-         r->attn_flops_pair_decode * dec_main +
-         r->attn_flops_pair_indexer * (pairs_pf + dec_ctx)) *
-        r->inv_dp / tp;
-    by = (r->kv_main_bytes * (dec_main + pf_ctx + t) +
-          r->kv_index_bytes * (ctx_all + t)) *
-             r->inv_dp +
-         tg * r->attn_qo_act * ACT_BYTES;
+    /* Data-parallel attention: the decodes spread over dp ranks, the
+     * busiest holding ceil(D / dp) of the D sequences (and their share of
+     * the context), the step waiting for it; prefill chunks split evenly
+     * (a chunk is one rank's, and chunks are many). */
+    {
+        double dshare = r->dp > 1 && dec > 0.0
+                            ? ceil(dec * r->inv_dp - 1e-9) / dec
+                            : r->inv_dp;
+        f = (r->attn_flops_pair_prefill * pf_main * r->inv_dp +
+             r->attn_flops_pair_decode * dec_main * dshare +
+             r->attn_flops_pair_indexer *
+                 (pairs_pf * r->inv_dp + dec_ctx * dshare)) /
+            tp;
+        by = r->kv_main_bytes * (dec_main * dshare + (pf_ctx + t) * r->inv_dp) +
+             r->kv_index_bytes * (dec_ctx * dshare + (pf_ctx + t) * r->inv_dp) +
+             tg * r->attn_qo_act * ACT_BYTES;
+        (void)ctx_all;
+    }
     {
         double tc = f * r->ns_per_attn_flop, tm = by * r->ns_per_attn_byte;
         ns[PERF_OP_ATTENTION] =
@@ -1247,6 +1257,10 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
     nseqs = (double)b->decode_seqs +
             (double)(b->prefill_seqs > 0 ? b->prefill_seqs
                                          : (b->prefill_tokens > 0 ? 1 : 0));
+    /* Every data-parallel rank schedules its own sequences, in parallel:
+     * the busiest's share of the per-sequence time. */
+    if (r->dp > 1)
+        nseqs = ceil(nseqs * r->inv_dp - 1e-9);
     ns[PERF_OP_OVERHEAD] =
         c->iteration_overhead_ns + c->seq_overhead_ns * nseqs;
 
