@@ -1,6 +1,7 @@
 /* dsec step MODEL --gpu KIND [--tp N] [--ep N] [--pp N]
  * [--redundant-experts N] [--expert-imbalance X] [--micro-batches N]
- * [--prefill-tokens P] [--decode-seqs D] [--context L] [--dtype D] [--kv-dtype
+ * [--prefill-tokens P [--prefill-seqs N]] [--decode-seqs D] [--context L]
+ * [--dtype D] [--kv-dtype
  * D] [--saturate
  * [--max-num-seqs N]] [--calibration FILE] [--disable-custom-all-reduce]
  * [--json]: the predicted time of
@@ -35,6 +36,7 @@ struct step_opts {
     int64_t tp, pp, ep, gpus_per_node, redundant, micro_batches;
     double imbalance;
     int64_t prefill_tokens, decode_seqs, context, max_num_seqs;
+    int64_t prefill_seqs; /* --prefill-seqs: prompts the chunk is made of */
     int weight_dtype, kv_dtype;
     double util;
     int saturate, json, decode_given, no_custom_ar;
@@ -330,45 +332,49 @@ static void print_json(const struct step_opts *o, const struct perf_replica *r,
 
 static void print_help(void)
 {
-    printf("usage: dsec step %s\n\n%s\n\n"
-           "MODEL is a catalog name ('dsec help models') or a Hugging Face "
-           "config.json\n(or its directory); a catalog name wins.\n\n"
-           "options:\n"
-           "  --gpu KIND          GPU catalog name (dsec help gpus)\n"
-           "  --tp N              tensor-parallel GPUs (default: the smallest "
-           "power of two that fits)\n"
-           "  --pp N              pipeline stages (default 1)\n"
-           "  --ep N              expert-parallel GPUs, MoE only: tp or a "
-           "multiple of it dividing the expert slots (default 1)\n"
-           "  --redundant-experts N  extra expert slots with ep > 1, copies of "
-           "hot experts\n"
-           "                      (default 0; DeepSeek's decode: 32)\n"
-           "  --expert-imbalance X  busiest EP rank's pairs over the mean, >= "
-           "1 (default:\n"
-           "                      derived from uniform routing)\n"
-           "  --micro-batches N   1, or 2 to overlap the EP all-to-all with "
-           "the other half's\n"
-           "                      compute (two-batch overlap; default 1)\n"
-           "  --prefill-tokens P  one prompt chunk of P tokens in the batch\n"
-           "  --decode-seqs D     D decoding sequences in the batch (default "
-           "1 without a prefill)\n"
-           "  --context L         tokens each sequence already has cached "
-           "(default 0)\n"
-           "  --dtype D           weights: bf16, fp8 or int4 (default: the "
-           "model's release)\n"
-           "  --kv-dtype D        kv cache: bf16 or fp8 (default bf16)\n"
-           "  --gpu-memory-utilization F  fraction of HBM for the engine "
-           "(default 0.9)\n"
-           "  --gpus-per-node N   GPUs per node (default 8)\n"
-           "  --calibration FILE  calibration profile (docs/step-time.md)\n"
-           "  --saturate          decode at the largest batch that fits "
-           "(needs --context)\n"
-           "  --max-num-seqs N    batch cap for --saturate (default: vLLM's, "
-           "1024 or 256)\n"
-           "  --disable-custom-all-reduce  price every tensor-parallel "
-           "all-reduce with NCCL\n"
-           "  --json              one JSON object instead of the table\n",
-           cli_cmd_step.usage, cli_cmd_step.summary);
+    printf(
+        "usage: dsec step %s\n\n%s\n\n"
+        "MODEL is a catalog name ('dsec help models') or a Hugging Face "
+        "config.json\n(or its directory); a catalog name wins.\n\n"
+        "options:\n"
+        "  --gpu KIND          GPU catalog name (dsec help gpus)\n"
+        "  --tp N              tensor-parallel GPUs (default: the smallest "
+        "power of two that fits)\n"
+        "  --pp N              pipeline stages (default 1)\n"
+        "  --ep N              expert-parallel GPUs, MoE only: tp or a "
+        "multiple of it dividing the expert slots (default 1)\n"
+        "  --redundant-experts N  extra expert slots with ep > 1, copies of "
+        "hot experts\n"
+        "                      (default 0; DeepSeek's decode: 32)\n"
+        "  --expert-imbalance X  busiest EP rank's pairs over the mean, >= "
+        "1 (default:\n"
+        "                      derived from uniform routing)\n"
+        "  --micro-batches N   1, or 2 to overlap the EP all-to-all with "
+        "the other half's\n"
+        "                      compute (two-batch overlap; default 1)\n"
+        "  --prefill-tokens P  P prompt tokens in the batch: one chunk, or\n"
+        "                      the last chunks of --prefill-seqs prompts\n"
+        "  --prefill-seqs N    the prefill tokens are N prompts of P/N tokens\n"
+        "                      each (default 1)\n"
+        "  --decode-seqs D     D decoding sequences in the batch (default "
+        "1 without a prefill)\n"
+        "  --context L         tokens each sequence already has cached "
+        "(default 0)\n"
+        "  --dtype D           weights: bf16, fp8 or int4 (default: the "
+        "model's release)\n"
+        "  --kv-dtype D        kv cache: bf16 or fp8 (default bf16)\n"
+        "  --gpu-memory-utilization F  fraction of HBM for the engine "
+        "(default 0.9)\n"
+        "  --gpus-per-node N   GPUs per node (default 8)\n"
+        "  --calibration FILE  calibration profile (docs/step-time.md)\n"
+        "  --saturate          decode at the largest batch that fits "
+        "(needs --context)\n"
+        "  --max-num-seqs N    batch cap for --saturate (default: vLLM's, "
+        "1024 or 256)\n"
+        "  --disable-custom-all-reduce  price every tensor-parallel "
+        "all-reduce with NCCL\n"
+        "  --json              one JSON object instead of the table\n",
+        cli_cmd_step.usage, cli_cmd_step.summary);
 }
 
 static int parse_args(int argc, char **argv, struct step_opts *o)
@@ -382,6 +388,7 @@ static int parse_args(int argc, char **argv, struct step_opts *o)
         {"expert-imbalance", required_argument, NULL, 'I'},
         {"micro-batches", required_argument, NULL, 'M'},
         {"prefill-tokens", required_argument, NULL, 'P'},
+        {"prefill-seqs", required_argument, NULL, 'Q'},
         {"decode-seqs", required_argument, NULL, 'D'},
         {"context", required_argument, NULL, 'L'},
         {"dtype", required_argument, NULL, 'w'},
@@ -434,6 +441,10 @@ static int parse_args(int argc, char **argv, struct step_opts *o)
         case 'P':
             rc = parse_count("--prefill-tokens", optarg, 0, INT64_C(1) << 40,
                              &o->prefill_tokens);
+            break;
+        case 'Q':
+            rc = parse_count("--prefill-seqs", optarg, 1, INT64_C(1) << 30,
+                             &o->prefill_seqs);
             break;
         case 'D':
             rc = parse_count("--decode-seqs", optarg, 0, INT64_C(1) << 30,
@@ -614,16 +625,24 @@ static int evaluate(struct step_opts *o, struct run *x)
                                "--prefill-tokens or --decode-seqs > 0");
     b->decode_seqs = o->decode_seqs;
     b->decode_ctx_tokens = o->decode_seqs * o->context;
-    /* One prompt chunk of P tokens after L cached ones, ending the
-     * prompt. */
+    /* P prefill tokens: the last chunks of N prompts of P/N tokens each
+     * (--prefill-seqs, default 1), each after L cached ones. */
     b->prefill_tokens = o->prefill_tokens;
     if (o->prefill_tokens > 0) {
-        b->prefill_ctx_tokens = o->context;
+        int64_t n = o->prefill_seqs > 0 ? o->prefill_seqs : 1;
+        double each = (double)o->prefill_tokens / (double)n;
+        if (n > o->prefill_tokens)
+            return cli_usage_error(&cli_cmd_step,
+                                   "--prefill-seqs: more prompts than "
+                                   "prefill tokens");
+        b->prefill_ctx_tokens = n * o->context;
         b->prefill_attn_pairs =
-            (double)o->prefill_tokens *
-            ((double)o->context + (double)o->prefill_tokens / 2.0);
-        b->prefill_seqs = 1;
-        b->prefill_done_seqs = 1;
+            (double)n * each * ((double)o->context + each / 2.0);
+        b->prefill_seqs = n;
+        b->prefill_done_seqs = n;
+    } else if (o->prefill_seqs > 0) {
+        return cli_usage_error(&cli_cmd_step,
+                               "--prefill-seqs: needs --prefill-tokens");
     }
     perf_iteration_breakdown(&x->r, b, &x->bd);
     return CLI_EXIT_OK;
@@ -665,7 +684,8 @@ const struct cli_entry cli_cmd_step = {
     .usage = "MODEL --gpu KIND [--tp N] [--pp N] [--ep N] "
              "[--redundant-experts N] [--expert-imbalance X] "
              "[--micro-batches N] "
-             "[--prefill-tokens P] [--decode-seqs D] [--context L] "
+             "[--prefill-tokens P [--prefill-seqs N]] [--decode-seqs D] "
+             "[--context L] "
              "[--dtype bf16|fp8|int4] [--kv-dtype bf16|fp8] "
              "[--gpu-memory-utilization F] [--gpus-per-node N] "
              "[--calibration FILE] [--saturate [--max-num-seqs N]] "

@@ -47,8 +47,10 @@ dist_dsecsweeps_DATA += scenarios/sweeps/routing.yaml
 
 # dsec's defaults against real vLLM benchmark runs (skips without them);
 # `make validate` prints the tables docs/validation.md shows.
-TESTS += tests/validate-vllm.sh tests/validate-calib.sh
+TESTS += tests/validate-vllm.sh tests/validate-calib.sh \
+	tests/validate-deepseek.sh
 EXTRA_DIST += tests/validate-vllm.sh tests/validate-calib.sh \
+	tests/validate-deepseek.sh \
 	tests/run-fixture.h
 validate: all tests/vidur-check$(EXEEXT)
 	@echo "## dsec (defaults) against vLLM benchmark runs"
@@ -60,6 +62,11 @@ validate: all tests/vidur-check$(EXEEXT)
 	@echo
 	@top_srcdir=$(top_srcdir) top_builddir=$(top_builddir) \
 	    $(SHELL) $(top_srcdir)/tests/validate-calib.sh --markdown
+	@echo
+	@echo "## DeepSeek-V3 at scale against DeepSeek's published rates"
+	@echo
+	@top_builddir=$(top_builddir) \
+	    $(SHELL) $(top_srcdir)/tests/validate-deepseek.sh --markdown
 	@echo
 	@echo "## dsec's operator costs against Vidur's A100 timings"
 	@echo

@@ -92,8 +92,9 @@ analytic() { # analytic NAME ARGS...
 }
 analytic step-8b-h100 step llama-3.1-8b --gpu h100 --json
 analytic step-70b-sat step llama-2-70b --gpu h200 --tp 8 --dtype bf16 \
-    --saturate --json
-analytic step-v3-sat step deepseek-v3 --gpu h200 --tp 8 --dtype fp8 --saturate
+    --saturate --context 2048 --json
+analytic step-v3-sat step deepseek-v3 --gpu h200 --tp 8 --dtype fp8 --saturate \
+    --context 2048
 analytic strat-v3-16 strategies deepseek-v3 --gpu h200 --gpus 16
 analytic strat-8b-json strategies llama-3.1-8b --gpu h100 --gpus 2 --json
 analytic strat-8b-train strategies llama-3.1-8b --gpu h100 --gpus 16 --train
