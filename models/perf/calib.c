@@ -932,54 +932,49 @@ static void write_unc(FILE *fp, const struct perf_calib_unc *u, int link,
     }
 }
 
+/* "  key: "value"" when value is given. */
+static void write_opt(FILE *fp, const char *key, const char *value)
+{
+    if (value == NULL)
+        return;
+    fprintf(fp, "  %s: ", key);
+    write_str(fp, value);
+    fputc('\n', fp);
+}
+
+/* One GPU or link entry (rows: its table; link: 1 for a link entry). */
+static void write_entry(FILE *fp, const char *name,
+                        const struct sim_param *rows, const void *entry,
+                        const struct perf_calib_unc *u, int link)
+{
+    fprintf(fp, "  %s:", name);
+    if (!rows_given(rows, entry) && u->nstd_errors == 0) {
+        fputs(" {}\n", fp);
+        return;
+    }
+    fputc('\n', fp);
+    write_rows(fp, rows, entry, 4);
+    write_unc(fp, u, link, 4);
+}
+
 int perf_calib_write(FILE *fp, const struct perf_calib *c)
 {
-    fprintf(fp, "format: %d\nprovenance:\n  tool: ", PERF_CALIB_FORMAT);
-    write_str(fp, c->tool != NULL ? c->tool : "unknown");
-    fputs("\n  date: ", fp);
-    write_str(fp, c->date != NULL ? c->date : "unknown");
-    fputc('\n', fp);
-    if (c->host != NULL) {
-        fputs("  host: ", fp);
-        write_str(fp, c->host);
-        fputc('\n', fp);
-    }
-    if (c->raw_log != NULL) {
-        fputs("  raw_log: ", fp);
-        write_str(fp, c->raw_log);
-        fputc('\n', fp);
-    }
-    if (c->note != NULL) {
-        fputs("  note: ", fp);
-        write_str(fp, c->note);
-        fputc('\n', fp);
-    }
+    fprintf(fp, "format: %d\nprovenance:\n", PERF_CALIB_FORMAT);
+    write_opt(fp, "tool", c->tool != NULL ? c->tool : "unknown");
+    write_opt(fp, "date", c->date != NULL ? c->date : "unknown");
+    write_opt(fp, "host", c->host);
+    write_opt(fp, "raw_log", c->raw_log);
+    write_opt(fp, "note", c->note);
     if (c->ngpus > 0)
         fputs("gpus:\n", fp);
-    for (int i = 0; i < c->ngpus; i++) {
-        const struct perf_calib_gpu *e = &c->gpus[i];
-        fprintf(fp, "  %s:", e->name);
-        if (!rows_given(perf_calib_gpu_rows, e) && e->unc.nstd_errors == 0) {
-            fputs(" {}\n", fp);
-            continue;
-        }
-        fputc('\n', fp);
-        write_rows(fp, perf_calib_gpu_rows, e, 4);
-        write_unc(fp, &e->unc, 0, 4);
-    }
+    for (int i = 0; i < c->ngpus; i++)
+        write_entry(fp, c->gpus[i].name, perf_calib_gpu_rows, &c->gpus[i],
+                    &c->gpus[i].unc, 0);
     if (c->nlinks > 0)
         fputs("links:\n", fp);
-    for (int i = 0; i < c->nlinks; i++) {
-        const struct perf_calib_link *e = &c->links[i];
-        fprintf(fp, "  %s:", e->name);
-        if (!rows_given(perf_calib_link_rows, e) && e->unc.nstd_errors == 0) {
-            fputs(" {}\n", fp);
-            continue;
-        }
-        fputc('\n', fp);
-        write_rows(fp, perf_calib_link_rows, e, 4);
-        write_unc(fp, &e->unc, 1, 4);
-    }
+    for (int i = 0; i < c->nlinks; i++)
+        write_entry(fp, c->links[i].name, perf_calib_link_rows, &c->links[i],
+                    &c->links[i].unc, 1);
     return ferror(fp) ? SIM_EIO : 0;
 }
 
