@@ -1,26 +1,24 @@
 #!/bin/sh
-# calib/run-on-device.sh: the one prepared script that calibrates dsec on a
-# lent GPU machine (docs/calibration.md, "On a lent H200"). The device image
-# has CUDA 13, cuBLAS and NCCL but not GSL, libyaml or SQLite, and nothing
-# can be installed there, so dsec-calib is built HERE and carried:
+# calib/run-on-device.sh: calibrates dsec on a GPU machine where dsec's
+# build dependencies cannot be installed (docs/calibration.md, "On a GPU
+# machine without the build libraries"). Such a machine has CUDA, cuBLAS
+# and NCCL but not GSL, libyaml or SQLite, so dsec-calib is built on a
+# build host and carried over:
 #
-#   1. here:   sh calib/run-on-device.sh bundle [BUILD_DIR]
+#   1. on the build host:  sh calib/run-on-device.sh bundle [BUILD_DIR]
 #      Builds dsec-calib with CUDA and NCCL (no MPI, no verbs: one GPU, no
-#      RDMA device there) in BUILD_DIR (default /work/b-calib-dev) and puts
-#      it, with the libraries the image lacks, in .calib-device/ at the
-#      repository root. That folder must be ignored by git (once:
-#      echo /.calib-device/ >> .git/info/exclude) so that it travels only
-#      as a carried path.
-#   2. there:  run(command="sh calib/run-on-device.sh device",
-#                  carry=[".calib-device"], timeout_s=540)
+#      RDMA device needed) in BUILD_DIR (default
+#      ${TMPDIR:-/tmp}/dsec-calib-device) and puts it, with the libraries
+#      the GPU machine lacks, in .calib-device/ at the repository root
+#      (keep it out of git: echo /.calib-device/ >> .git/info/exclude).
+#   2. on the GPU machine, in a copy of the tree with .calib-device/:
+#        OUT=DIR sh calib/run-on-device.sh device
 #      Runs gemm, hbm and pcie (p2p and nccl need 2 GPUs; with one they are
-#      skipped), imports the raw logs, fits, and writes under $OUT (at most
-#      8 files come back): raw/gemm.log raw/hbm.log raw/pcie.log calib.db
+#      skipped), imports the raw logs, fits, and writes under $OUT (default
+#      ./calib-device-out): raw/gemm.log raw/hbm.log raw/pcie.log calib.db
 #      fit.txt h200-measured.yaml nvidia-smi.txt. The whole run takes about
-#      a minute on an H200 plus the machine's start; the timeout leaves
-#      room for one rerun within the 15 minutes of device time.
-#   3. here:   copy the files back (they arrive read-only under files_at)
-#      and compare predictions, e.g.
+#      a minute on an H200.
+#   3. back on the build host: copy the files and compare predictions, e.g.
 #        dsec step llama-3.1-8b --gpu h200 --decode-seqs 64 --context 2048
 #        dsec step llama-3.1-8b --gpu h200 --decode-seqs 64 --context 2048 \
 #            --calibration calib/profiles/h200-measured.yaml
@@ -31,7 +29,7 @@ set -u
 
 bundle() {
     top=$(cd "$(dirname "$0")/.." && pwd)
-    bd=${1:-/work/b-calib-dev}
+    bd=${1:-${TMPDIR:-/tmp}/dsec-calib-device}
     mkdir -p "$bd" || exit 1
     cd "$bd" || exit 1
     if [ ! -f Makefile ]; then
