@@ -35,6 +35,9 @@ struct step_opts {
     const char *model, *gpu, *calib_path;
     int64_t tp, pp, ep, gpus_per_node, redundant, micro_batches;
     double imbalance;
+    int spec_method;        /* --speculative: enum perf_spec */
+    int64_t spec_tokens;    /* --spec-tokens, -1 = 1 */
+    double spec_acceptance; /* --acceptance, NAN = the method's default */
     int64_t prefill_tokens, decode_seqs, context, max_num_seqs;
     int64_t prefill_seqs; /* --prefill-seqs: prompts the chunk is made of */
     int weight_dtype, kv_dtype;
@@ -170,6 +173,13 @@ static void print_text(const struct step_opts *o, const struct perf_replica *r,
         printf("micro-batches: %d (no expert all-to-all to hide)\n",
                bd->micro_batches);
     }
+    if (r->spec_method != PERF_SPEC_NONE)
+        printf("speculative: %s, %d token%s drafted per sequence, "
+               "acceptance %.3f; %.3f tokens per step per sequence "
+               "expected\n",
+               perf_spec_name(r->spec_method), r->spec_tokens,
+               r->spec_tokens > 1 ? "s" : "", r->spec_acceptance,
+               perf_spec_tokens_per_step(r->spec_tokens, r->spec_acceptance));
     printf("\n");
     printf("%-12s %12s %10s %10s %6s  %s\n", "operator", "GFLOP/gpu", "GB/gpu",
            "time ms", "share", "bound");
@@ -253,6 +263,18 @@ static void print_json(const struct step_opts *o, const struct perf_replica *r,
     /* Only where they apply, so that other outputs keep their shape. */
     if (r->ep > 1 || bd->micro_batches > 1)
         add_int(j, "micro_batches", bd->micro_batches);
+    if (r->spec_method != PERF_SPEC_NONE) {
+        x = json_object_new_object();
+        add_str(x, "method", perf_spec_name(r->spec_method));
+        add_int(x, "tokens", r->spec_tokens);
+        json_object_object_add(
+            x, "acceptance",
+            rpt_json_double(r->spec_acceptance, RPT_JSON_SHORTEST));
+        json_object_object_add(
+            x, "tokens_per_step",
+            rpt_json_double(bd->spec_tokens_per_step, RPT_JSON_SHORTEST));
+        json_object_object_add(j, "speculative", x);
+    }
     if (r->ep > 1 && r->moe_layers > 0) {
         x = json_object_new_object();
         add_int(x, "routed", r->arch->moe.n_routed_experts);
@@ -292,6 +314,10 @@ static void print_json(const struct step_opts *o, const struct perf_replica *r,
     for (int i = 0; i < PERF_OP_COUNT; i++) {
         const struct perf_op_cost *c = &bd->op[i];
 
+        /* The draft class only with speculative decoding, so that other
+         * outputs keep their shape. */
+        if (i == PERF_OP_DRAFT && r->spec_method == PERF_SPEC_NONE)
+            continue;
         x = json_object_new_object();
         add_str(x, "name", perf_op_name(i));
         json_object_object_add(x, "flops",
@@ -352,6 +378,14 @@ static void print_help(void)
         "  --micro-batches N   1, or 2 to overlap the EP all-to-all with "
         "the other half's\n"
         "                      compute (two-batch overlap; default 1)\n"
+        "  --speculative M     speculative decoding: none (default), mtp "
+        "(the model's\n"
+        "                      MTP module drafts) or ngram (host drafter)\n"
+        "  --spec-tokens N     tokens drafted per sequence and step, 1-8 "
+        "(default 1)\n"
+        "  --acceptance A      each drafted token's acceptance, 0-1 "
+        "(default for mtp\n"
+        "                      0.85; required for ngram)\n"
         "  --prefill-tokens P  P prompt tokens in the batch: one chunk, or\n"
         "                      the last chunks of --prefill-seqs prompts\n"
         "  --prefill-seqs N    the prefill tokens are N prompts of P/N tokens\n"
@@ -387,6 +421,9 @@ static int parse_args(int argc, char **argv, struct step_opts *o)
         {"redundant-experts", required_argument, NULL, 'R'},
         {"expert-imbalance", required_argument, NULL, 'I'},
         {"micro-batches", required_argument, NULL, 'M'},
+        {"speculative", required_argument, NULL, 'S'},
+        {"spec-tokens", required_argument, NULL, 'K'},
+        {"acceptance", required_argument, NULL, 'a'},
         {"prefill-tokens", required_argument, NULL, 'P'},
         {"prefill-seqs", required_argument, NULL, 'Q'},
         {"decode-seqs", required_argument, NULL, 'D'},
@@ -428,6 +465,30 @@ static int parse_args(int argc, char **argv, struct step_opts *o)
         case 'M':
             rc =
                 parse_count("--micro-batches", optarg, 1, 2, &o->micro_batches);
+            break;
+        case 'S':
+            if (strcmp(optarg, "none") == 0)
+                o->spec_method = PERF_SPEC_NONE;
+            else if (strcmp(optarg, "mtp") == 0)
+                o->spec_method = PERF_SPEC_MTP;
+            else if (strcmp(optarg, "ngram") == 0)
+                o->spec_method = PERF_SPEC_NGRAM;
+            else
+                rc = cli_usage_error(&cli_cmd_step,
+                                     "--speculative: expected none, mtp or "
+                                     "ngram");
+            break;
+        case 'K':
+            rc = parse_count("--spec-tokens", optarg, 1, 8, &o->spec_tokens);
+            break;
+        case 'a':
+            errno = 0;
+            o->spec_acceptance = strtod(optarg, &end);
+            if (*optarg == '\0' || *end != '\0' || errno != 0 ||
+                !(o->spec_acceptance >= 0.0 && o->spec_acceptance <= 1.0))
+                rc = cli_usage_error(&cli_cmd_step,
+                                     "--acceptance: expected a number in "
+                                     "[0, 1]");
             break;
         case 'I':
             errno = 0;
@@ -514,6 +575,21 @@ static int parse_args(int argc, char **argv, struct step_opts *o)
     if (o->max_num_seqs > 0 && !o->saturate)
         return cli_usage_error(&cli_cmd_step,
                                "--max-num-seqs goes with --saturate");
+    if (o->spec_method == PERF_SPEC_NONE &&
+        (o->spec_tokens > 0 || !isnan(o->spec_acceptance)))
+        return cli_usage_error(&cli_cmd_step,
+                               "--spec-tokens and --acceptance go with "
+                               "--speculative mtp|ngram");
+    if (o->spec_method == PERF_SPEC_NGRAM && isnan(o->spec_acceptance))
+        return cli_usage_error(&cli_cmd_step,
+                               "--speculative ngram needs --acceptance A "
+                               "(it depends on the workload)");
+    if (o->spec_method != PERF_SPEC_NONE) {
+        if (o->spec_tokens < 1)
+            o->spec_tokens = 1;
+        if (isnan(o->spec_acceptance))
+            o->spec_acceptance = CL_SPEC_MTP_ACCEPTANCE;
+    }
     return 0;
 }
 
@@ -575,6 +651,10 @@ static int evaluate(struct step_opts *o, struct run *x)
     l.redundant_experts = (int)o->redundant;
     l.expert_imbalance = o->imbalance;
     l.micro_batches = (int)o->micro_batches;
+    l.spec_method = o->spec_method;
+    l.spec_tokens = o->spec_method != PERF_SPEC_NONE ? (int)o->spec_tokens : 0;
+    l.spec_acceptance =
+        o->spec_method != PERF_SPEC_NONE ? o->spec_acceptance : 0.0;
     l.gpus_per_node = (int)o->gpus_per_node;
     l.nics_per_node = 0;
     if (o->tp > 0) {
@@ -663,7 +743,8 @@ static int exec_step(int argc, char **argv)
                           .gpus_per_node = 8,
                           .weight_dtype = -1,
                           .kv_dtype = CL_DTYPE_BF16,
-                          .util = STEP_DEFAULT_UTIL};
+                          .util = STEP_DEFAULT_UTIL,
+                          .spec_acceptance = NAN};
     struct run x;
     int status = parse_args(argc, argv, &o);
 
@@ -684,6 +765,7 @@ const struct cli_entry cli_cmd_step = {
     .usage = "MODEL --gpu KIND [--tp N] [--pp N] [--ep N] "
              "[--redundant-experts N] [--expert-imbalance X] "
              "[--micro-batches N] "
+             "[--speculative mtp|ngram [--spec-tokens N] [--acceptance A]] "
              "[--prefill-tokens P [--prefill-seqs N]] [--decode-seqs D] "
              "[--context L] "
              "[--dtype bf16|fp8|int4] [--kv-dtype bf16|fp8] "

@@ -1505,6 +1505,106 @@ static double compute_ns(const struct perf_breakdown *bd)
     return s;
 }
 
+/* Speculative decoding (docs/step-time.md "Speculative decoding"). */
+START_TEST(test_perf_spec_tokens_per_step)
+{
+    /* 1 + a + a^2 + ... + a^k by hand. */
+    ck_assert_double_eq(perf_spec_tokens_per_step(0, 0.9), 1.0);
+    ck_assert_double_eq_tol(perf_spec_tokens_per_step(1, 0.85), 1.85, 1e-12);
+    ck_assert_double_eq_tol(perf_spec_tokens_per_step(2, 0.5), 1.75, 1e-12);
+    ck_assert_double_eq_tol(perf_spec_tokens_per_step(3, 1.0), 4.0, 1e-12);
+    ck_assert_double_eq(perf_spec_tokens_per_step(4, 0.0), 1.0);
+}
+END_TEST
+
+START_TEST(test_perf_spec_mtp_costs_and_pays)
+{
+    const struct arch_spec *v3 = must_arch("deepseek-v3");
+    struct perf_layout base = {.tp = 1,
+                               .pp = 1,
+                               .ep = 144,
+                               .redundant_experts = 32,
+                               .micro_batches = 2};
+    struct perf_layout mtp = base, mtp0 = base;
+    struct perf_replica r0, r1, rz;
+    struct perf_saturation s0, s1, sz;
+    struct perf_breakdown b0, b1;
+    struct perf_batch b = decode(18432, 4096);
+    char why[512] = "";
+
+    mtp.spec_method = mtp0.spec_method = PERF_SPEC_MTP;
+    mtp.spec_tokens = mtp0.spec_tokens = 1;
+    mtp.spec_acceptance = 0.85;
+    mtp0.spec_acceptance = 0.0;
+    ck_assert_int_eq(init_layout(&r0, v3, "h800", base, why, sizeof(why)), 0);
+    ck_assert_int_eq(init_layout(&r1, v3, "h800", mtp, why, sizeof(why)), 0);
+    ck_assert_int_eq(init_layout(&rz, v3, "h800", mtp0, why, sizeof(why)), 0);
+    /* The MTP layer's weights and KV cache take HBM. */
+    ck_assert(r1.weight_bytes_per_gpu > r0.weight_bytes_per_gpu);
+    ck_assert(r1.kv_bytes_per_token_per_gpu > r0.kv_bytes_per_token_per_gpu);
+    ck_assert(r1.kv_capacity_tokens < r0.kv_capacity_tokens);
+    /* A verifying step is longer (two query tokens a sequence, the
+     * draft), and the draft shows in its own class. */
+    perf_iteration_breakdown(&r0, &b, &b0);
+    perf_iteration_breakdown(&r1, &b, &b1);
+    ck_assert(b1.total_ns > b0.total_ns);
+    ck_assert_double_eq(b0.op[PERF_OP_DRAFT].ns, 0.0);
+    ck_assert(b1.op[PERF_OP_DRAFT].ns > 0.0);
+    ck_assert_double_eq_tol(b1.tokens, 2.0 * b0.tokens, 1e-9);
+    ck_assert_double_eq_tol(b1.spec_tokens_per_step, 1.85, 1e-12);
+    /* Acceptance 0 costs more than no MTP; 0.85 pays where decode is
+     * memory-bound (8 sequences a GPU; DeepSeek reports about 1.8x decode
+     * tokens/s). */
+    ck_assert_int_eq(perf_saturate(&r0, 4096, 8 * 144, &s0), 0);
+    ck_assert_int_eq(perf_saturate(&r1, 4096, 8 * 144, &s1), 0);
+    ck_assert_int_eq(perf_saturate(&rz, 4096, 8 * 144, &sz), 0);
+    ck_assert(sz.tokens_per_s < s0.tokens_per_s);
+    ck_assert(s1.tokens_per_s > 1.3 * s0.tokens_per_s);
+    ck_assert(s1.tokens_per_s < 1.85 * s0.tokens_per_s);
+}
+END_TEST
+
+START_TEST(test_perf_spec_refused)
+{
+    struct perf_replica r;
+    char why[512] = "";
+
+    /* Llama has no MTP module: ngram works, mtp is refused by name. */
+    ck_assert_int_eq(
+        init_layout(&r, must_arch("llama-3.1-8b"), "h100",
+                    (struct perf_layout){.tp = 1,
+                                         .pp = 1,
+                                         .ep = 1,
+                                         .spec_method = PERF_SPEC_MTP,
+                                         .spec_tokens = 1,
+                                         .spec_acceptance = 0.8},
+                    why, sizeof(why)),
+        SIM_EINFEASIBLE);
+    ck_assert_msg(strstr(why, "use method ngram") != NULL, "%s", why);
+    ck_assert_int_eq(
+        init_layout(&r, must_arch("llama-3.1-8b"), "h100",
+                    (struct perf_layout){.tp = 1,
+                                         .pp = 1,
+                                         .ep = 1,
+                                         .spec_method = PERF_SPEC_NGRAM,
+                                         .spec_tokens = 9,
+                                         .spec_acceptance = 0.8},
+                    why, sizeof(why)),
+        SIM_EINVAL);
+    ck_assert_int_eq(
+        init_layout(&r, must_arch("llama-3.1-8b"), "h100",
+                    (struct perf_layout){.tp = 1,
+                                         .pp = 1,
+                                         .ep = 1,
+                                         .spec_method = PERF_SPEC_NGRAM,
+                                         .spec_tokens = 3,
+                                         .spec_acceptance = 0.6},
+                    why, sizeof(why)),
+        0);
+    ck_assert_int_eq(r.spec_tokens, 3);
+}
+END_TEST
+
 START_TEST(test_perf_two_micro_batches_never_shorter_than_a_part)
 {
     const struct arch_spec *v3 = must_arch("deepseek-v3");
@@ -1615,6 +1715,9 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_perf_a2a_low_latency_fits_deepep);
     tcase_add_test(tc, test_perf_a2a_normal_kernels_and_node_limit);
     tcase_add_test(tc, test_perf_two_micro_batches_never_shorter_than_a_part);
+    tcase_add_test(tc, test_perf_spec_tokens_per_step);
+    tcase_add_test(tc, test_perf_spec_mtp_costs_and_pays);
+    tcase_add_test(tc, test_perf_spec_refused);
     tcase_add_test(tc, test_perf_hf_reads_node_limited_routing);
     suite_add_tcase(s, tc);
 

@@ -131,6 +131,10 @@ struct arch_spec {
                           n_positions); 0 for rotary or none */
     int max_positions; /* context length the model was trained for
                           (max_position_embeddings); 0 when unknown */
+    int mtp_layers;    /* multi-token-prediction modules shipped with the
+                          weights (DeepSeek num_nextn_predict_layers), each
+                          one transformer layer that drafts the next token
+                          for speculative decoding; 0 = none */
 };
 
 /* NULL-terminated, sorted by name. Borrowed, static. */

@@ -52,6 +52,7 @@ const struct arch_spec arch_deepseek_v3_2 = {
             .topk_group = 4,
         },
     .max_positions = 163840, /* FACTS.md §4.1: as V3 */
+    .mtp_layers = 1,         /* FACTS.md §4.1: num_nextn_predict_layers 1 */
     .weight_dtype = CL_DTYPE_FP8,
     .indexer =
         {

@@ -49,5 +49,6 @@ const struct arch_spec arch_deepseek_v3 = {
             .topk_group = 4,
         },
     .max_positions = 163840, /* FACTS.md §4.1: max_position_embeddings 163840 */
+    .mtp_layers = 1,         /* FACTS.md §4.1: num_nextn_predict_layers 1 */
     .weight_dtype = CL_DTYPE_FP8,
 };

@@ -363,6 +363,8 @@ static int read_common(struct ctx *c, struct arch_spec *a)
             0 ||
         (rc = get_int(c, "max_position_embeddings", 0, 1, INT_MAX,
                       &a->max_positions)) != 0 ||
+        (rc = get_int(c, "num_nextn_predict_layers", 0, 0, 16,
+                      &a->mtp_layers)) != 0 ||
         (rc = get_dtype(c, &a->weight_dtype)) != 0)
         return rc;
     return 0;

@@ -88,6 +88,10 @@ struct cl_req {
     int64_t memo_nhit, memo_claim;
     int64_t pd_tokens; /* llm.c, P/D: tokens whose KV came from a prefill
                           replica, waiting for a decode replica */
+    /* llm.c, speculative decoding: the steps its decode takes (drawn when
+     * it starts decoding) and the growth phase of its KV. */
+    int64_t dec_steps;
+    int64_t dec_phase;
     /* cluster.c, at arrival. */
     int prio_class; /* index in workload.priority_classes, or 0 */
     int priority;   /* its class's priority, 0 without classes */

@@ -102,6 +102,13 @@ static const struct sim_param_choice kv_admissions[] = {
     {NULL, 0},
 };
 
+static const struct sim_param_choice spec_methods[] = {
+    {"none", PERF_SPEC_NONE},
+    {"mtp", PERF_SPEC_MTP},
+    {"ngram", PERF_SPEC_NGRAM},
+    {NULL, 0},
+};
+
 static const struct sim_param_choice schedulings[] = {
     {"fcfs", CL_SCHED_FCFS},
     {"priority", CL_SCHED_PRIORITY},
@@ -161,6 +168,31 @@ static const struct sim_param warmup_rows[] = {
      "how many times longer a warm-up iteration takes (BLIS's demo uses 2x "
      "for its warm-up requests, FACTS.md §8.1, illustrative)",
      WU(factor), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+#define SPC(f) offsetof(struct cl_spec, f)
+
+static const struct sim_param spec_rows[] = {
+    {"method", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "none",
+     "none: one token per sequence and step; mtp: the model's own "
+     "multi-token-prediction module drafts (DeepSeek-V3/V3.2: one layer, "
+     "its weights and KV cache in HBM, run once per drafted token); ngram: "
+     "prompt lookup on the host, no GPU work for the draft. Every drafted "
+     "token is verified in the next step: each decoding sequence runs 1 + "
+     "tokens query tokens through the model",
+     SPC(method), spec_methods, NULL},
+    {"tokens", SIM_PT_INT, SIM_U_TOKENS, 1, 8, 0, "1",
+     "tokens drafted per sequence and step (vLLM num_speculative_tokens; "
+     "DeepSeek-V3 serves MTP with 1)",
+     SPC(tokens), NULL, NULL},
+    {"acceptance", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, 0, NULL,
+     "probability that a drafted token is accepted when the ones before "
+     "it were; a step then emits (1 - a^(tokens+1)) / (1 - a) tokens on "
+     "average, drawn per request. Default for mtp: 0.85 (DeepSeek-V3 "
+     "technical report: 85-90 % for the second token); ngram: required "
+     "(it depends on how much the output repeats the prompt)",
+     SPC(acceptance), NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -347,6 +379,10 @@ const struct sim_param cl_server_rows[] = {
      "llm only: engine warm-up after each replica start, off by default "
      "(docs/serving.md)",
      offsetof(struct cl_server, warmup), NULL, warmup_rows},
+    {"speculative", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, LLM, NULL,
+     "llm only: speculative decoding, off by default (docs/serving.md "
+     "\"Speculative decoding\")",
+     offsetof(struct cl_server, speculative), NULL, spec_rows},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -769,6 +805,33 @@ char *cl_gpu_names(const struct cl_scenario *s)
 
 /* ---- the serving sections' cross-field checks ---- */
 
+/* server.speculative: tokens and acceptance mean nothing without a
+ * method; ngram has no default acceptance; mtp takes DeepSeek's. */
+static void spec_check(struct sim_yaml *y, struct cl_spec *sp)
+{
+    int line, col;
+
+    if (sp->method == PERF_SPEC_NONE) {
+        sim_yaml_not_used(y, "server.speculative", "tokens", "method none");
+        sim_yaml_not_used(y, "server.speculative", "acceptance", "method none");
+        sp->tokens = 0;
+        sp->acceptance = 0.0;
+        return;
+    }
+    if (!isnan(sp->acceptance))
+        return;
+    if (sp->method == PERF_SPEC_MTP) {
+        sp->acceptance = CL_SPEC_MTP_ACCEPTANCE;
+        return;
+    }
+    sim_yaml_section_pos(y, "server.speculative", &line, &col);
+    sim_yaml_error(y, line, col,
+                   "server.speculative: missing key 'acceptance' (required "
+                   "by method %s: how often a drafted token is accepted "
+                   "depends on the workload)",
+                   perf_spec_name(sp->method));
+}
+
 void cl_server_check(struct sim_yaml *y, struct cl_scenario *s)
 {
     static const char *const service_keys[] = {"sd_s", "cv", NULL};
@@ -793,6 +856,7 @@ void cl_server_check(struct sim_yaml *y, struct cl_scenario *s)
             sim_yaml_error(y, hr->kline, hr->kcol,
                            "workload.prefix_hit_rate: needs "
                            "server.prefix_caching: true");
+        spec_check(y, &sv->speculative);
         return;
     }
     for (const struct sim_param *p = cl_server_rows; p->key != NULL; p++)

@@ -27,6 +27,11 @@
 
 struct sim_yaml; /* base/yaml-rows.h: the walker the checks read */
 
+/* DeepSeek-V3's MTP acceptance of the second token, the low end of the
+ * 85-90 % its technical report gives (arXiv 2412.19437 via FACTS.md §14):
+ * server.speculative.acceptance's default for method mtp. */
+#define CL_SPEC_MTP_ACCEPTANCE 0.85
+
 /* A position in the scenario file, 1-based; line 0 means "not given". */
 struct cl_pos {
     int line;
@@ -101,6 +106,17 @@ struct cl_warmup {
     double factor;
 };
 
+/* Speculative decoding (server.speculative, docs/serving.md "Speculative
+ * decoding"): method is enum perf_spec (models/perf/roofline.h); tokens
+ * drafted per step; acceptance of each drafted token given the ones
+ * before, NAN = the method's default (mtp: FACTS.md §14's 85 %, the low
+ * end of DeepSeek's 85-90 %; ngram: none, required). */
+struct cl_spec {
+    int method;
+    int tokens;
+    double acceptance;
+};
+
 /* Flags of server rows (SIM_PF_OWNER bits): the key is used only by
  * server kind llm or only by kind abstract; the loader reports it as not
  * used when given for the other kind. */
@@ -139,6 +155,7 @@ struct cl_server {
     struct cl_kv_offload kv_offload;
     struct cl_frontend frontend; /* llm only */
     struct cl_warmup warmup;     /* llm only */
+    struct cl_spec speculative;  /* llm only */
 };
 
 /* A GPU defined inline (hardware.gpus): a catalog entry to start from and

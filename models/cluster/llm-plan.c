@@ -71,12 +71,20 @@ int cl_replica_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
                          size_t whylen)
 {
     const struct cl_server *sv = &s->server;
-    struct perf_layout l = {.tp = tp,
-                            .pp = pp < 1 ? 1 : pp,
-                            .ep = ep < 1 ? 1 : ep,
-                            .gpus_per_node = s->hardware.gpus_per_node,
-                            .nics_per_node = 0,
-                            .micro_batches = sv->micro_batches};
+    struct perf_layout l = {
+        .tp = tp,
+        .pp = pp < 1 ? 1 : pp,
+        .ep = ep < 1 ? 1 : ep,
+        .gpus_per_node = s->hardware.gpus_per_node,
+        .nics_per_node = 0,
+        .micro_batches = sv->micro_batches,
+        .spec_method = sv->speculative.method,
+        .spec_tokens = sv->speculative.method != PERF_SPEC_NONE
+                           ? sv->speculative.tokens
+                           : 0,
+        .spec_acceptance = sv->speculative.method != PERF_SPEC_NONE
+                               ? sv->speculative.acceptance
+                               : 0.0};
     struct perf_gpu_calib c;
 
     perf_calib_resolve(s->calib, g, &c);

@@ -65,6 +65,7 @@
  * requests it has not admitted; a failed one hands back everything, and
  * requests it was serving start again (their KV is lost).
  */
+#include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,7 +127,11 @@ struct cl_llm_replica {
     int grown;        /* this iteration's decode growth is in blocks_used */
     struct cl_req *run_head; /* admitted requests, oldest first */
     struct cl_req *run_tail;
-    int64_t ctx_sum;          /* summed context of decoding requests */
+    int64_t ctx_sum;          /* summed context of decoding requests (one
+                                 token a step; with speculative decoding
+                                 ctx_entry + tau x (ctx_sum - ctx_entry)) */
+    int64_t ctx_entry;        /* speculative decoding: their summed context
+                                 when they began decoding */
     int64_t decode_in_flight; /* decoders in the in-flight iteration */
     /* The decoders by whether they count after warm-up and by load stage
      * (cl__stage()'s index), kept as they join and leave the decode set
@@ -153,6 +158,16 @@ struct cl_llm_replica {
     uint64_t gen; /* bumped when a lookup may find more or claim less */
     int plain;    /* no caching, swap or P/D: admission as before */
     int role;     /* enum pd_role */
+    /* Speculative decoding (server.speculative): on, drafted tokens k,
+     * acceptance, expected tokens per step tau and its variance, the
+     * iterations between a decoder's new KV blocks (grow_period: block
+     * tokens without it) and the blocks each growth takes; tok_acc holds
+     * the fraction of an output token the counters have not booked. */
+    int spec;
+    int spec_k;
+    double spec_alpha, spec_tau, spec_var;
+    int64_t grow_period, grow_blocks;
+    double tok_acc;
 };
 
 /* A replica's group under deploy.disaggregation. */
@@ -444,6 +459,8 @@ int64_t cl__llm_kv_peak_tokens(const struct cl_req *r)
  * prompt + gen_tokens + (j - dec_iter - 1) - 1 tokens. */
 static int64_t phase_of(const struct cl_llm_replica *e, const struct cl_req *r)
 {
+    if (e->spec)
+        return r->dec_phase;
     int64_t k =
         (r->dec_iter + 2 - r->prompt_tokens - r->gen_tokens) % e->block_tokens;
     return k < 0 ? k + e->block_tokens : k;
@@ -452,7 +469,59 @@ static int64_t phase_of(const struct cl_llm_replica *e, const struct cl_req *r)
 /* Output tokens decoder r has made before iteration iter_no runs. */
 static int64_t decoded(const struct cl_llm_replica *e, const struct cl_req *r)
 {
-    return r->gen_tokens + (e->iter_no - r->dec_iter - 1);
+    int64_t steps = e->iter_no - r->dec_iter - 1;
+    if (e->spec) /* its R tokens spread evenly over its steps, < R */
+        return r->gen_tokens +
+               (int64_t)((double)steps *
+                         (double)(r->output_tokens - r->gen_tokens) /
+                         (double)r->dec_steps);
+    return r->gen_tokens + steps;
+}
+
+/* Speculative decoding: iterations j in [from, to] at which decoder r
+ * grows (j % grow_period == its phase). */
+static int64_t growths(const struct cl_llm_replica *e, const struct cl_req *r,
+                       int64_t from, int64_t to)
+{
+    int64_t p = e->grow_period, ph = r->dec_phase;
+    int64_t hi = to < ph ? 0 : (to - ph) / p + 1;
+    int64_t lo = from - 1 < ph ? 0 : (from - 1 - ph) / p + 1;
+    return hi > lo ? hi - lo : 0;
+}
+
+/* Speculative decoding: the blocks decoder r holds once iteration last
+ * has grown (its blocks at the start of its decode plus its growths). */
+static int64_t spec_blocks(const struct cl_llm_replica *e,
+                           const struct cl_req *r, int64_t last)
+{
+    return r->kv_blocks + e->grow_blocks * growths(e, r, r->dec_iter + 1, last);
+}
+
+/* Speculative decoding: the steps a decoder needs for its remaining n
+ * tokens (n >= 1), each step emitting 1 + the drafted tokens accepted in
+ * a row (each with probability alpha), up to 1 + k. Drawn from the
+ * "speculative" stream: step by step for n <= 64, else from the normal
+ * approximation of the renewal count (mean n / tau, variance n var /
+ * tau^3), within [ceil(n / (k + 1)), n]. */
+static int64_t spec_steps(const struct cl_llm_replica *e, int64_t n)
+{
+    gsl_rng *g = sim_loop_stream(e->rep->w->loop, "speculative");
+    int64_t lo = (n + e->spec_k) / (e->spec_k + 1), s = 0;
+
+    if (n <= 64) {
+        for (int64_t made = 0; made < n; s++) {
+            int j = 0;
+            while (j < e->spec_k && gsl_rng_uniform(g) < e->spec_alpha)
+                j++;
+            made += 1 + j;
+        }
+        return s;
+    }
+    s = llround((double)n / e->spec_tau +
+                gsl_ran_gaussian_ziggurat(
+                    g, sqrt((double)n * e->spec_var /
+                            (e->spec_tau * e->spec_tau * e->spec_tau))));
+    return s < lo ? lo : s > n ? n : s;
 }
 
 /* Counts r in (delta +1) or out of (-1) the decode set of e. */
@@ -594,8 +663,15 @@ static void preempt(struct cl_llm_replica *e, struct cl_req *r)
         e->phase_n[phase_of(e, r)]--;
         sim_heap_remove(&e->decoding, &r->ev);
         dec_count(e, r, -1);
-        e->ctx_sum -= r->prompt_tokens + gen;
-        release(e, r, blocks_of(e, r->prompt_tokens + gen - 1 + e->grown));
+        if (e->spec) {
+            e->ctx_sum -=
+                r->prompt_tokens + r->gen_tokens + e->iter_no - r->dec_iter - 1;
+            e->ctx_entry -= r->prompt_tokens + r->gen_tokens;
+            release(e, r, spec_blocks(e, r, e->iter_no - 1 + e->grown));
+        } else {
+            e->ctx_sum -= r->prompt_tokens + gen;
+            release(e, r, blocks_of(e, r->prompt_tokens + gen - 1 + e->grown));
+        }
         r->gen_tokens = gen;
         r->dec_iter = -1;
         swap_out(e, r, r->prompt_tokens + gen - 1);
@@ -643,6 +719,14 @@ static int64_t peak_blocks(const struct cl_llm_replica *e,
                            const struct cl_req *r)
 {
     int64_t tokens = r->prompt_tokens + r->output_tokens - 1;
+    /* Speculative decoding: at worst one token a step, a growth every
+     * grow_period steps after the prompt's and first token's blocks. */
+    if (e->spec)
+        return blocks_of(e, r->prompt_tokens + r->gen_tokens + 1) +
+               e->grow_blocks *
+                   ((r->output_tokens - r->gen_tokens + e->grow_period - 1) /
+                        e->grow_period +
+                    1);
     return blocks_of(e, tokens > 1 ? tokens : 1);
 }
 
@@ -868,6 +952,17 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
     int64_t nchunks = e->prefill_chunks;
     uint64_t tokens = (uint64_t)e->decode_in_flight;
     double itl_s = sim_ns_to_s(now - e->iter_start_ns);
+    int64_t gap_ns = now - e->iter_start_ns;
+
+    /* Speculative decoding: every decoder made tau tokens on average, one
+     * gap of step / tau each (the mean time between its tokens). */
+    if (e->spec && e->decode_in_flight > 0) {
+        double made = e->tok_acc + e->spec_tau * (double)e->decode_in_flight;
+        tokens = (uint64_t)made;
+        e->tok_acc = made - (double)tokens;
+        itl_s /= e->spec_tau;
+        gap_ns = llround((double)gap_ns / e->spec_tau);
+    }
 
     /* An iteration that outlives the last request (abandoned while it was
      * in flight) is part of the run: it ends no earlier. */
@@ -883,16 +978,22 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
     /* The decode set is still the iteration's (it changes only below and
      * in kick()), so its counts are this iteration's token gaps. */
     if (e->decode_in_flight > 0)
-        cl__itl_add(w, now - e->iter_start_ns, (uint64_t)e->dec_measured,
-                    e->dec_stage, e->ndec_stage);
+        cl__itl_add(w, gap_ns, (uint64_t)e->dec_measured, e->dec_stage,
+                    e->ndec_stage);
 
     /* Decoders whose last token this was; the last token's KV is never
      * written. */
     while (e->decoding.n > 0 && e->decoding.v[0].time_ns == i) {
         struct cl_req *r = (struct cl_req *)sim_heap_pop(&e->decoding);
         dec_count(e, r, -1);
-        e->ctx_sum -= r->prompt_tokens + r->output_tokens;
         e->phase_n[phase_of(e, r)]--;
+        if (e->spec) {
+            e->ctx_sum -= r->prompt_tokens + r->gen_tokens + r->dec_steps;
+            e->ctx_entry -= r->prompt_tokens + r->gen_tokens;
+            finish(e, r, spec_blocks(e, r, i));
+            continue;
+        }
+        e->ctx_sum -= r->prompt_tokens + r->output_tokens;
         finish(e, r, blocks_of(e, r->prompt_tokens + r->output_tokens - 1));
     }
 
@@ -929,9 +1030,21 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
         }
         e->ctx_sum += target + 1;
         r->dec_iter = i;
+        if (e->spec) {
+            /* Its first new block when the free slots of its last one
+             * are used at tau tokens a step, then every grow_period. */
+            int64_t free_slots = r->kv_blocks * e->block_tokens - target;
+            r->dec_steps = spec_steps(e, r->output_tokens - r->gen_tokens);
+            r->dec_phase =
+                (i + 1 + (int64_t)((double)free_slots / e->spec_tau)) %
+                e->grow_period;
+            e->ctx_entry += target + 1;
+        }
         e->phase_n[phase_of(e, r)]++;
-        sim_heap_insert(&e->decoding, &r->ev,
-                        i + r->output_tokens - r->gen_tokens, e->seq++);
+        sim_heap_insert(
+            &e->decoding, &r->ev,
+            i + (e->spec ? r->dec_steps : r->output_tokens - r->gen_tokens),
+            e->seq++);
         dec_count(e, r, +1);
     }
     rep->ctr.output_tokens += tokens;
@@ -967,11 +1080,11 @@ static void kick(struct cl_llm_replica *e)
 
     if (e->stepping)
         return;
-    grow = &e->phase_n[e->iter_no % e->block_tokens];
+    grow = &e->phase_n[e->iter_no % e->grow_period];
     e->grown = 0;
-    while (*grow > 0 && e->blocks_used + *grow > e->cap_blocks)
+    while (*grow > 0 && e->blocks_used + *grow * e->grow_blocks > e->cap_blocks)
         preempt(e, victim(e));
-    e->blocks_used += *grow;
+    e->blocks_used += *grow * e->grow_blocks;
     reclaim(e);
     e->grown = 1;
     /* With nothing left running the engine is idle, and an idle engine
@@ -1030,6 +1143,10 @@ static void kick(struct cl_llm_replica *e)
     /* Preemptions above may have removed decoders. */
     b.decode_seqs = (int64_t)e->decoding.n;
     b.decode_ctx_tokens = e->ctx_sum;
+    if (e->spec) /* tau tokens of context a step since each began */
+        b.decode_ctx_tokens =
+            e->ctx_entry +
+            llround(e->spec_tau * (double)(e->ctx_sum - e->ctx_entry));
     if (b.decode_seqs == 0 && b.prefill_tokens == 0)
         return; /* idle until the next arrival */
     e->decode_in_flight = b.decode_seqs;
@@ -1196,7 +1313,29 @@ static void llm_ready(struct cl_world *w, struct cl_replica *rep)
     e->max_seqs = w->pools[rep->pool].max_num_seqs * e->perf->dp;
     e->max_batched = w->pools[rep->pool].max_num_batched_tokens * e->perf->dp;
     e->chunk_max = w->pools[rep->pool].max_num_batched_tokens;
-    e->phase_n = xcalloc((size_t)e->block_tokens, sizeof(*e->phase_n));
+    e->grow_period = e->block_tokens;
+    e->grow_blocks = 1;
+    if (e->perf->spec_method != PERF_SPEC_NONE) {
+        /* A decoder writes tau tokens a step on average: a new block every
+         * floor(B / tau) steps (a little ahead, as vLLM allocates the
+         * drafted tokens' slots before verifying them). */
+        double a = e->perf->spec_acceptance, m2 = 0.0, p = 1.0;
+        e->spec = 1;
+        e->spec_k = e->perf->spec_tokens;
+        e->spec_alpha = a;
+        e->spec_tau = perf_spec_tokens_per_step(e->spec_k, a);
+        /* E[X^2] = sum_{j=0..k} (2j + 1) P(X > j), P(X > j) = a^j. */
+        for (int j = 0; j <= e->spec_k; j++, p *= a)
+            m2 += (2.0 * j + 1.0) * p;
+        e->spec_var = m2 - e->spec_tau * e->spec_tau;
+        e->grow_period = (int64_t)floor((double)e->block_tokens / e->spec_tau);
+        if (e->grow_period < 1) {
+            e->grow_period = 1;
+            e->grow_blocks =
+                (int64_t)ceil(e->spec_tau / (double)e->block_tokens);
+        }
+    }
+    e->phase_n = xcalloc((size_t)e->grow_period, sizeof(*e->phase_n));
     kv_init(w, e);
     if (w->scn->deploy.disaggregation.enabled) {
         /* The prefill group first; a replacement takes the role its group
@@ -1420,8 +1559,16 @@ static void llm_abandon(struct cl_world *w, struct cl_req *r)
             int64_t gen = decoded(e, r);
             e->phase_n[phase_of(e, r)]--;
             sim_heap_remove(&e->decoding, &r->ev);
-            e->ctx_sum -= r->prompt_tokens + gen;
-            release(e, r, blocks_of(e, r->prompt_tokens + gen - 1 + e->grown));
+            if (e->spec) {
+                e->ctx_sum -= r->prompt_tokens + r->gen_tokens + e->iter_no -
+                              r->dec_iter - 1;
+                e->ctx_entry -= r->prompt_tokens + r->gen_tokens;
+                release(e, r, spec_blocks(e, r, e->iter_no - 1 + e->grown));
+            } else {
+                e->ctx_sum -= r->prompt_tokens + gen;
+                release(e, r,
+                        blocks_of(e, r->prompt_tokens + gen - 1 + e->grown));
+            }
             if (e->stepping)
                 e->decode_in_flight--; /* makes no token at its end */
         } else {

@@ -73,9 +73,33 @@
 #define KERNELS_MLP 2.0
 
 static const char *const op_names[PERF_OP_COUNT] = {
-    "attn_proj",   "attention", "mlp",     "moe",     "lm_head",
-    "elementwise", "tp_comm",   "ep_comm", "pp_comm", "overhead",
+    "attn_proj", "attention", "mlp",     "moe",   "lm_head",  "elementwise",
+    "tp_comm",   "ep_comm",   "pp_comm", "draft", "overhead",
 };
+
+const char *perf_spec_name(int method)
+{
+    switch (method) {
+    case PERF_SPEC_NONE:
+        return "none";
+    case PERF_SPEC_MTP:
+        return "mtp";
+    case PERF_SPEC_NGRAM:
+        return "ngram";
+    default:
+        return "?";
+    }
+}
+
+double perf_spec_tokens_per_step(int k, double alpha)
+{
+    double sum = 1.0, p = 1.0;
+    for (int j = 1; j <= k; j++) {
+        p *= alpha;
+        sum += p;
+    }
+    return sum;
+}
 
 const char *perf_op_name(int op)
 {
@@ -394,10 +418,25 @@ static double plan(struct perf_replica *n, const struct perf_layout *l)
     stage = n->stage_dense_layers * layer_dense +
             n->stage_moe_layers * layer_moe +
             (l->pp == 1 ? (emb + head) / tp : emb / tp) + h;
-    n->weight_bytes_per_gpu = stage * bpp;
-    n->reserve_bytes_per_gpu = (double)PERF_RESERVE_BYTES_PER_GPU;
     n->kv_bytes_per_token_per_gpu =
         n->stage_layers * (n->kv_main_bytes + n->kv_index_bytes);
+    /* Speculative decoding. The MTP module (one layer, like the model's
+     * last, with its input projection of the embedding and the hidden
+     * state, 2h -> h, and two norms; the embedding and LM head shared)
+     * lives with the last stage: counted on the heaviest, and its layer
+     * keeps a KV cache of its own. */
+    n->spec_method = l->spec_method;
+    n->spec_tokens = l->spec_tokens;
+    n->spec_acceptance = l->spec_acceptance;
+    n->mtp_proj_params = 0.0;
+    if (l->spec_method == PERF_SPEC_MTP) {
+        n->mtp_proj_params = 2.0 * h * h / tp;
+        stage += (n->moe_layers > 0 ? layer_moe : layer_dense) +
+                 n->mtp_proj_params + 2.0 * h;
+        n->kv_bytes_per_token_per_gpu += n->kv_main_bytes + n->kv_index_bytes;
+    }
+    n->weight_bytes_per_gpu = stage * bpp;
+    n->reserve_bytes_per_gpu = (double)PERF_RESERVE_BYTES_PER_GPU;
     free_bytes = n->gpu_memory_utilization * (double)g->hbm_bytes -
                  n->weight_bytes_per_gpu - n->reserve_bytes_per_gpu;
     if (free_bytes < 0)
@@ -695,6 +734,25 @@ static int check_layout(const struct arch_spec *a, const struct perf_layout *l,
             "groups) dividing the %d expert slots of %s (%d routed + %d "
             "redundant)%s",
             l->ep, l->tp, slots, a->name, e, l->redundant_experts, hint);
+        return SIM_EINFEASIBLE;
+    }
+    if (l->spec_method < PERF_SPEC_NONE || l->spec_method > PERF_SPEC_NGRAM ||
+        (l->spec_method == PERF_SPEC_NONE) != (l->spec_tokens == 0) ||
+        l->spec_tokens < 0 || l->spec_tokens > 8 ||
+        !(l->spec_acceptance >= 0.0 && l->spec_acceptance <= 1.0)) {
+        say(why, whylen,
+            "speculative decoding needs a method with 1 to 8 drafted tokens "
+            "and an acceptance in [0, 1] (none with 0 tokens), got %s, %d "
+            "tokens, acceptance %g",
+            perf_spec_name(l->spec_method), l->spec_tokens, l->spec_acceptance);
+        return SIM_EINVAL;
+    }
+    if (l->spec_method == PERF_SPEC_MTP && a->mtp_layers < 1) {
+        say(why, whylen,
+            "speculative method mtp needs a model with a multi-token-"
+            "prediction module (num_nextn_predict_layers >= 1, as "
+            "DeepSeek-V3); %s has none, use method ngram",
+            a->name);
         return SIM_EINFEASIBLE;
     }
     if (l->micro_batches > 1 && l->pp > 1) {
@@ -999,7 +1057,50 @@ static double a2a_layer_ns(const struct perf_replica *r, double t, double imb,
  * one's MoE-layer compute, exposing max(0, comm - that compute) per layer
  * and micro-batch. */
 static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
-                       struct perf_breakdown *out)
+                       struct perf_breakdown *out, int spec);
+
+/* Speculative drafting of batch b (decoders only) with the MTP module:
+ * spec_tokens passes, each of one layer at the model's mean layer time for
+ * the decoders (the MTP layer is a layer like the others: MoE in
+ * DeepSeek-V3), the module's input projection (2h -> h) and the shared LM
+ * head. Adds its FLOPs and bytes to op when not NULL. Returns ns. */
+static double mtp_draft_ns(const struct perf_replica *r,
+                           const struct perf_batch *b, double kernel_ns,
+                           struct perf_op_cost *op)
+{
+    struct perf_batch d = {0};
+    struct perf_breakdown br;
+    struct perf_op_cost proj = {0};
+    double body_ns = 0.0, body_f = 0.0, body_b = 0.0, proj_ns = 0.0;
+    double worst = 0.0, k = r->spec_tokens, m = b->decode_seqs * r->inv_dp;
+    double per = 1.0 / r->layers;
+
+    d.decode_seqs = b->decode_seqs;
+    d.decode_ctx_tokens = b->decode_ctx_tokens;
+    iterate(r, &d, &br, 0);
+    for (int i = 0; i < PERF_OP_DRAFT; i++) {
+        if (i == PERF_OP_LM_HEAD)
+            continue;
+        body_ns += br.op[i].ns;
+        body_f += br.op[i].flops;
+        body_b += br.op[i].bytes;
+    }
+    add_gemm(r, &proj, &proj_ns, 1.0, m, 2.0 * r->mtp_proj_params,
+             r->mtp_proj_params * r->weight_bytes_per_param +
+                 m * 3.0 * r->arch->hidden * ACT_BYTES,
+             1.0, kernel_ns, &worst);
+    if (op != NULL) {
+        op->flops =
+            k * (body_f * per + br.op[PERF_OP_LM_HEAD].flops + proj.flops);
+        op->bytes =
+            k * (body_b * per + br.op[PERF_OP_LM_HEAD].bytes + proj.bytes);
+        op->bound = br.op[PERF_OP_LM_HEAD].bound;
+    }
+    return k * (body_ns * per + br.op[PERF_OP_LM_HEAD].ns + proj_ns);
+}
+
+static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
+                       struct perf_breakdown *out, int spec)
 {
     const struct arch_spec *a = r->arch;
     const struct perf_gpu_calib *c = &r->calib;
@@ -1013,7 +1114,7 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
     double ar_ns = 0.0, a2a_ns = 0.0, send_intra = 0.0, send_inter = 0.0;
     double a2a_mb = 0.0, a2a_bytes = 0.0, a2a_hidden = 0.0;
     double e_common, e_dense, e_moe = 0.0, pairs = 0.0, touched = 0.0;
-    double k_gemm, k_elem, k_attn;
+    double k_gemm, k_elem, k_attn, q, dq;
     int64_t overhead, total;
     int mb, a2a_cls = PERF_A2A_NONE;
 
@@ -1032,9 +1133,14 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
     dec = (double)b->decode_seqs * s;
     pf_ctx = (double)b->prefill_ctx_tokens * s;
     dec_ctx = (double)b->decode_ctx_tokens * s;
-    t = pf + dec;
+    /* Speculative decoding: each decoder verifies its drafted tokens with
+     * its own, q query tokens through every layer and the LM head; the
+     * attention reads its context once for all q queries. */
+    q = spec ? 1.0 + r->spec_tokens : 1.0;
+    dq = dec * q;
+    t = pf + dq;
     tg = t * r->inv_dp; /* tokens of one data-parallel attention group */
-    sg = (dec + (double)b->prefill_done_seqs * s) * r->inv_dp;
+    sg = (dq + (double)b->prefill_done_seqs * s) * r->inv_dp;
     /* CUDA graphs (docs/step-time.md "Kernels and CUDA graphs"): a batch
      * of at most cudagraph_max_tokens replays a graph, its tokens padded
      * to the capture size for the linear layers; a decode-only batch a
@@ -1092,9 +1198,9 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
                             ? ceil(dec * r->inv_dp - 1e-9) / dec
                             : r->inv_dp;
         f = (r->attn_flops_pair_prefill * pf_main * r->inv_dp +
-             r->attn_flops_pair_decode * dec_main * dshare +
+             r->attn_flops_pair_decode * dec_main * dshare * q +
              r->attn_flops_pair_indexer *
-                 (pairs_pf * r->inv_dp + dec_ctx * dshare)) /
+                 (pairs_pf * r->inv_dp + dec_ctx * dshare * q)) /
             tp;
         by = r->kv_main_bytes * (dec_main * dshare + (pf_ctx + t) * r->inv_dp) +
              r->kv_index_bytes * (dec_ctx * dshare + (pf_ctx + t) * r->inv_dp) +
@@ -1253,6 +1359,13 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
         }
     }
 
+    /* Speculative drafting, after the target's pass (pp: on the last
+     * stage). */
+    if (spec && r->spec_method == PERF_SPEC_MTP && b->decode_seqs > 0)
+        ns[PERF_OP_DRAFT] =
+            mtp_draft_ns(r, b, c->gemm_kernel_ns + c->launch_graph_ns,
+                         op != NULL ? &op[PERF_OP_DRAFT] : NULL);
+
     /* Host. */
     nseqs = (double)b->decode_seqs +
             (double)(b->prefill_seqs > 0 ? b->prefill_seqs
@@ -1286,6 +1399,10 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
             op[i].bound = PERF_BOUND_COMM;
     op[PERF_OP_OVERHEAD].bound = PERF_BOUND_HOST;
     out->tokens = t * nmb;
+    out->spec_tokens_per_step =
+        spec && b->decode_seqs > 0
+            ? perf_spec_tokens_per_step(r->spec_tokens, r->spec_acceptance)
+            : 1.0;
     out->experts_touched = touched;
     out->comm_ns =
         ns[PERF_OP_TP_COMM] + ns[PERF_OP_EP_COMM] + ns[PERF_OP_PP_COMM];
@@ -1316,7 +1433,8 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
                       (r->allreduces_moe > 1 ? ar_ns : 0.0) + a2a_ns
                 : 0.0;
     sum = r->stage_layers * t_common + r->stage_dense_layers * t_dense +
-          r->stage_moe_layers * t_moe + ns[PERF_OP_LM_HEAD] + t_once +
+          r->stage_moe_layers * t_moe + ns[PERF_OP_LM_HEAD] +
+          ns[PERF_OP_DRAFT] + t_once +
           (send_inter > send_intra ? send_inter : send_intra);
     out->stage_ns = (sum < 1.0 ? 1 : round_ns(sum)) + overhead;
     return total;
@@ -1326,13 +1444,13 @@ void perf_iteration_breakdown(const struct perf_replica *r,
                               const struct perf_batch *b,
                               struct perf_breakdown *out)
 {
-    iterate(r, b, out);
+    iterate(r, b, out, 1);
 }
 
 int64_t perf_iteration_ns(const struct perf_replica *r,
                           const struct perf_batch *b)
 {
-    return iterate(r, b, NULL);
+    return iterate(r, b, NULL, 1);
 }
 
 int64_t perf_kv_capacity_tokens(const struct perf_replica *r)
@@ -1413,6 +1531,7 @@ int perf_saturate(const struct perf_replica *r, int64_t context_tokens,
     out->cycle_ns = out->step.total_ns;
     if (r->pp > 1 && r->pp * out->step.stage_ns > out->cycle_ns)
         out->cycle_ns = r->pp * out->step.stage_ns;
-    out->tokens_per_s = (double)d * SIM_NS_PER_S_F / (double)out->cycle_ns;
+    out->tokens_per_s = (double)d * out->step.spec_tokens_per_step *
+                        SIM_NS_PER_S_F / (double)out->cycle_ns;
     return 0;
 }

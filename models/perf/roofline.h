@@ -68,6 +68,26 @@ int64_t perf_default_cudagraph_capture_size(int64_t max_num_seqs);
  * 16 (from recall, unverified). */
 int64_t perf_cudagraph_padded_tokens(int64_t tokens);
 
+/* Speculative decoding (struct perf_layout spec_method; docs/step-time.md
+ * "Speculative decoding"). */
+enum perf_spec {
+    PERF_SPEC_NONE,  /* one token per decoding sequence and step */
+    PERF_SPEC_MTP,   /* the model's multi-token-prediction module drafts
+                        (DeepSeek-V3: one layer, reused for each token) */
+    PERF_SPEC_NGRAM, /* prompt-lookup n-gram drafting on the host: no GPU
+                        work for the draft */
+};
+
+/* Static name of a perf_spec ("none", "mtp", "ngram"), "?" if none. */
+const char *perf_spec_name(int method);
+
+/* Expected tokens a decoding sequence emits per step when k tokens are
+ * drafted and each is accepted with probability alpha given that the ones
+ * before it were (the first rejected draft is replaced by the target's own
+ * token): sum_{j=0..k} alpha^j = (1 - alpha^(k + 1)) / (1 - alpha); 1
+ * for k <= 0. alpha in [0, 1]. */
+double perf_spec_tokens_per_step(int k, double alpha);
+
 /* How a replica's GPUs are arranged. */
 struct perf_layout {
     int tp; /* tensor-parallel degree of attention and dense layers, >= 1,
@@ -93,6 +113,17 @@ struct perf_layout {
      * all-to-all hidden behind the other's compute (SGLang's two-batch
      * overlap), pp 1 only. */
     int micro_batches;
+    /* Speculative decoding: enum perf_spec, the tokens drafted per
+     * decoding sequence and step (0 with PERF_SPEC_NONE, 1..8 otherwise)
+     * and the acceptance rate of each drafted token, in [0, 1]. Every
+     * decoding sequence then runs 1 + spec_tokens query tokens through
+     * the model (verification) and, with PERF_SPEC_MTP, the MTP layer
+     * spec_tokens times. PERF_SPEC_MTP needs a model with an MTP module
+     * (struct arch_spec mtp_layers), whose layer's weights and KV cache
+     * then take HBM. */
+    int spec_method;
+    int spec_tokens;
+    double spec_acceptance;
 };
 
 /* The EP all-to-all's DeepEP kernel class (struct perf_breakdown). */
@@ -134,6 +165,8 @@ enum perf_op {
     PERF_OP_TP_COMM,     /* tensor-parallel all-reduces */
     PERF_OP_EP_COMM,     /* expert-parallel dispatch and combine */
     PERF_OP_PP_COMM,     /* pipeline sends between stages */
+    PERF_OP_DRAFT,       /* speculative drafting: the MTP layer, its
+                            projection and LM head, once per drafted token */
     PERF_OP_OVERHEAD,    /* host time */
     PERF_OP_COUNT,
 };
@@ -160,6 +193,11 @@ struct perf_replica {
      * imb_noise / sqrt(tokens), capped at imb_cap (docs/step-time.md). */
     double imbalance_key, imb_static, imb_noise, imb_cap;
     int micro_batches; /* 1 or 2 */
+    /* Speculative decoding (struct perf_layout): the method, drafted
+     * tokens per step, acceptance, and the MTP module's projection
+     * parameters per GPU (2 hidden x hidden / tp; 0 without MTP). */
+    int spec_method, spec_tokens;
+    double spec_acceptance, mtp_proj_params;
     /* EP all-to-all per byte of the busiest GPU (ns): low-latency kernels,
      * normal kernels within a node, and across nodes (RDMA, one copy per
      * destination node: a2a_node_copies of the k copies per token). */
@@ -280,12 +318,15 @@ enum perf_graph {
 
 struct perf_breakdown {
     struct perf_op_cost op[PERF_OP_COUNT];
-    int graph;              /* enum perf_graph */
-    double padded_tokens;   /* tokens of one dp group through the linear
-                               layers: the capture size in a graph */
-    double experts_touched; /* per MoE layer, 0 for dense models */
-    double tokens;          /* T = prefill_tokens + decode_seqs */
-    double comm_ns;         /* TP + EP (exposed) + PP collectives */
+    int graph;                   /* enum perf_graph */
+    double padded_tokens;        /* tokens of one dp group through the linear
+                                    layers: the capture size in a graph */
+    double experts_touched;      /* per MoE layer, 0 for dense models */
+    double tokens;               /* T = prefill_tokens + decode_seqs x (1 +
+                                    drafted tokens) */
+    double spec_tokens_per_step; /* expected tokens a decoding sequence
+                                    emits per step: 1 without speculation */
+    double comm_ns;              /* TP + EP (exposed) + PP collectives */
     /* Expert parallelism: the all-to-all's kernel class (enum perf_a2a),
      * its time over every MoE layer and micro-batch, the part hidden
      * behind the other micro-batch's compute and the exposed rest (=
@@ -393,7 +434,7 @@ struct perf_saturation {
     int64_t step_ns;            /* a decode iteration of one micro-batch */
     int64_t cycle_ns;           /* every sequence advances once per cycle:
                                    max(step_ns, pp * stage_ns) */
-    double tokens_per_s;        /* D / cycle */
+    double tokens_per_s;        /* D x tokens per step / cycle */
     struct perf_breakdown step; /* of the micro-batch */
 };
 
@@ -402,8 +443,10 @@ struct perf_saturation {
  * and the KV cache allow: D = min(max_num_seqs, floor(capacity /
  * context)); with pp > 1, pp micro-batches of ceil(D / pp) sequences are
  * in flight (vLLM's virtual engines) and tokens/s = D / max(step, pp *
- * stage). Returns 0, SIM_EINVAL for a bad argument, SIM_EINFEASIBLE when
- * not one sequence of context_tokens fits (out zeroed then). */
+ * stage); with speculative decoding each step emits
+ * perf_spec_tokens_per_step() tokens a sequence. Returns 0, SIM_EINVAL for
+ * a bad argument, SIM_EINFEASIBLE when not one sequence of context_tokens
+ * fits (out zeroed then). */
 int perf_saturate(const struct perf_replica *r, int64_t context_tokens,
                   int64_t max_num_seqs, struct perf_saturation *out);
 
