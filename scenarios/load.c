@@ -269,6 +269,7 @@ int scn_string_load(const char *name, const char *text, size_t len,
     s.pos.model_hf_config = pos_of(&y, "model.hf_config");
     s.pos.hardware_calibration = pos_of(&y, "hardware.calibration");
     s.pos.server_max_model_len = pos_of(&y, "server.max_model_len");
+    s.pos.server_spec_method = pos_of(&y, "server.speculative.method");
     if (sim_yaml_seen(&y, "hardware.gpus") != NULL) {
         s.pos.hardware_gpus.line = sim_yaml_seen(&y, "hardware.gpus")->kline;
         s.pos.hardware_gpus.col = sim_yaml_seen(&y, "hardware.gpus")->kcol;

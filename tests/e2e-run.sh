@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..14"
+echo "1..16"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -79,6 +79,15 @@ ok "another seed gives other results" $?
 f=$srcdir/tests/data/e2e/bad-syntax.yaml
 expect_err "corrupted YAML gives file:line:col" \
     "$f:5:15: error: did not find expected ',' or '}'" \
+    $dsec run "$f" --no-db
+
+f=$srcdir/tests/data/e2e/bad-spec-ngram.yaml
+expect_err "speculative ngram without an acceptance is refused at the section" \
+    "$f:12:3: error: server.speculative: missing key 'acceptance' (required by method ngram: how often a drafted token is accepted depends on the workload)" \
+    $dsec run "$f" --no-db
+f=$srcdir/tests/data/e2e/bad-spec-mtp.yaml
+expect_err "speculative mtp on a model without an MTP module is refused at the method" \
+    "$f:12:25: error: server.speculative.method: mtp needs a model with a multi-token-prediction module (num_nextn_predict_layers >= 1, as DeepSeek-V3); llama-3.1-8b has none, use ngram" \
     $dsec run "$f" --no-db
 
 f=$srcdir/tests/data/e2e/bad-trace-row.yaml

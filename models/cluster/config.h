@@ -359,6 +359,7 @@ struct cl_scenario_pos {
     struct cl_pos hardware_gpus; /* the `hardware.gpus:` key */
     struct cl_pos hardware_calibration;
     struct cl_pos server_max_model_len;
+    struct cl_pos server_spec_method;
 };
 
 /* model: {hf_config: PATH}, the alternative to a catalog name. */

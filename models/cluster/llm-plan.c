@@ -207,6 +207,16 @@ int cl__llm_plan(const struct cl_scenario *s, struct cl_plan *plan,
 
     if (a == NULL || g == NULL)
         return SIM_EINVAL;
+    if (s->server.speculative.method == PERF_SPEC_MTP && a->mtp_layers < 1) {
+        sim_diag_error(d, s->file, s->pos.server_spec_method.line,
+                       s->pos.server_spec_method.col,
+                       "server.speculative.method: mtp needs a model with a "
+                       "multi-token-prediction module "
+                       "(num_nextn_predict_layers >= 1, as DeepSeek-V3); %s "
+                       "has none, use ngram",
+                       a->name);
+        return SIM_EINFEASIBLE;
+    }
     if (tp < 1 && s->deploy.pp <= 1 && s->deploy.ep <= 1 && c->min_gpus >= 1 &&
         c->min_gpus <= s->hardware.gpus_per_node)
         tp = c->min_gpus; /* the smallest cluster is one replica */
