@@ -41,28 +41,40 @@ trap 'rm -rf "$tmp"' EXIT
     --json >"$tmp/pf.json" 2>"$tmp/pf.err"
 pf_rc=$?
 # Decode: 18 nodes, EP144 + 32 (2 slots per GPU), 128 requests per GPU at
-# the published mean KV length, no MTP (dsec does not model it yet).
+# the published mean KV length, without MTP and with it (one drafted
+# token, dsec's default acceptance 0.85: the low end of the report's 85-90 %).
 "$dsec" step deepseek-v3 --gpu h800 --tp 1 --ep 144 --redundant-experts 32 \
     --dtype fp8 --decode-seqs 18432 --context 4989 --micro-batches 2 \
     --json >"$tmp/dec.json" 2>"$tmp/dec.err"
 dec_rc=$?
+"$dsec" step deepseek-v3 --gpu h800 --tp 1 --ep 144 --redundant-experts 32 \
+    --dtype fp8 --decode-seqs 18432 --context 4989 --micro-batches 2 \
+    --speculative mtp --json >"$tmp/mtp.json" 2>"$tmp/mtp.err"
+mtp_rc=$?
+[ $mtp_rc -ne 0 ] && dec_rc=$mtp_rc && cat "$tmp/mtp.err" >>"$tmp/dec.err"
 
 step_ms() { jq -r '.total_ns / 1e6 | . * 100 | round / 100' "$1"; }
 pf_ms=$(step_ms "$tmp/pf.json")
 dec_ms=$(step_ms "$tmp/dec.json")
-rates=$(echo "$pf_ms $dec_ms" | awk '{
+mtp_ms=$(step_ms "$tmp/mtp.json")
+tau=$(jq -r '.speculative.tokens_per_step' "$tmp/mtp.json")
+rates=$(echo "$pf_ms $dec_ms $mtp_ms $tau" | awk '{
     pf_gpu = 524288 / 32 / ($1 / 1000);   # computed tokens/s per GPU
     dec_gpu = 18432 / 144 / ($2 / 1000);  # output tokens/s per GPU
     # Published, per GPU (8 per node): prefill computed = 73.7k x (1 - 0.563) / 8;
     # decode = 14.8k / 8, and without the MTP gain of ~1.8x: / 1.8.
     pub_pf = 73700 * (1 - 0.563) / 8; pub_dec = 14800 / 8; pub_dec1 = pub_dec / 1.8;
-    printf "%.0f %.0f %.0f %.0f %.0f %+.0f %+.0f", pf_gpu, dec_gpu, pub_pf, pub_dec, pub_dec1,
-        100 * (pf_gpu / pub_pf - 1), 100 * (dec_gpu / pub_dec1 - 1) }')
+    mtp_gpu = 18432 * $4 / 144 / ($3 / 1000);
+    printf "%.0f %.0f %.0f %.0f %.0f %+.0f %+.0f %.0f %+.0f %.2f", pf_gpu, dec_gpu, pub_pf, pub_dec, pub_dec1,
+        100 * (pf_gpu / pub_pf - 1), 100 * (dec_gpu / pub_dec1 - 1),
+        mtp_gpu, 100 * (mtp_gpu / pub_dec - 1), mtp_gpu / dec_gpu }')
 set -- $rates
 table="| phase | layout | dsec step | dsec per GPU | published per GPU | dsec / published - 1 |
 |---|---|---|---|---|---|
 | prefill | EP32 + 32 redundant, 4 nodes, 128 prompts of 4,096 tokens, 2 micro-batches | $pf_ms ms | $1 computed tokens/s | $3 (73.7k per node x 43.7 % not cached / 8) | $6 % |
-| decode | EP144 + 32 redundant, 18 nodes, 128 requests per GPU at 4,989 tokens, 2 micro-batches, no MTP | $dec_ms ms | $2 output tokens/s | $5 (14.8k per node / 8, less MTP's 1.8x; $4 with it) | $7 % |"
+| decode | EP144 + 32 redundant, 18 nodes, 128 requests per GPU at 4,989 tokens, 2 micro-batches, no MTP | $dec_ms ms | $2 output tokens/s | $5 (14.8k per node / 8, less MTP's 1.8x) | $7 % |
+| decode | the same with MTP (1 drafted token, acceptance 0.85: $tau tokens a step) | $mtp_ms ms | $8 output tokens/s | $4 (14.8k per node / 8) | $9 % |
+| MTP gain | decode with MTP over without, at this batch | | ${10}x | about 1.8x (DeepSeek-V3 report) | |"
 
 if [ $markdown -eq 1 ]; then
     echo "$table"
