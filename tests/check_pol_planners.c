@@ -331,6 +331,43 @@ START_TEST(test_dynamo_throughput_learns_capacity)
 }
 END_TEST
 
+/* Disaggregated serving, the prefill group: sized by prompt tokens at the
+ * TTFT target. 8 req/s of 500-token prompts on 2 prefill replicas meet a
+ * 1 s TTFT p99: 2,000 prompt tokens/s per replica are sustainable. At 12
+ * req/s (p99 0.9 s, still met) 12 x 500 / 2,000 = 3; prompts twice as long
+ * need twice the replicas, 6. ITL plays no part. */
+START_TEST(test_dynamo_throughput_prefill_role)
+{
+    static const char *const kv[] = {"predictor=constant", NULL};
+    void *st = pol_new(&pol_dynamo_throughput, kv);
+    struct fx f;
+    int d = 2;
+
+    for (int i = 0; i <= 24; i++) {
+        dt_fill(&f, 15.0 * i, i <= 12 ? 2 : 3, i <= 12 ? 8 : 12, 5.0);
+        f.s.role = POL_ROLE_PREFILL;
+        f.s.target_itl_s = NAN;
+        f.s.target_ttft_s = 1.0;
+        f.s.ttft_p99_s = i <= 12 ? 0.5 : 0.9;
+        d = decide(&pol_dynamo_throughput, st, &f, NULL);
+        if (i == 12)
+            ck_assert_int_eq(d, 2);
+    }
+    ck_assert_int_eq(d, 3);
+    for (int i = 25; i <= 36; i++) {
+        dt_fill(&f, 15.0 * i, 3, 12, 5.0);
+        f.s.role = POL_ROLE_PREFILL;
+        f.s.target_itl_s = NAN;
+        f.s.target_ttft_s = 1.0;
+        f.s.ttft_p99_s = 3.0; /* missed: nothing learned */
+        f.s.mean_prompt_tokens = 1000;
+        d = decide(&pol_dynamo_throughput, st, &f, NULL);
+    }
+    ck_assert_int_eq(d, 6);
+    pol_dynamo_throughput.ops->destroy(st);
+}
+END_TEST
+
 /* ---- llmd-saturation -------------------------------------------------- */
 
 static void ls_fill(struct fx *f, double now_s, int n, const double *kv,
@@ -997,6 +1034,7 @@ static Suite *planners_suite(void)
     tcase_add_test(tc, test_dynamo_throughput_holds_before_observation);
     tcase_add_test(tc, test_dynamo_throughput_sizes_to_forecast);
     tcase_add_test(tc, test_dynamo_throughput_learns_capacity);
+    tcase_add_test(tc, test_dynamo_throughput_prefill_role);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("llmd_saturation");

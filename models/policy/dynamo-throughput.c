@@ -30,8 +30,13 @@
  * value). The one-step forecast is level + trend, floored at 0. The
  * Kalman gain depends on Q/R only, not on the scale of the series.
  *
- * ISL is forecast as Dynamo does, but aggregated sizing has no separate
- * prefill pool to size from it, so only the rate and OSL enter the answer.
+ * Disaggregated serving (snapshot role, Dynamo's P/D planner): the
+ * decode group is sized as above; the prefill group by prompt tokens,
+ * desired = ceil(rate_next x ISL_next / prompt tokens/s one prefill
+ * replica sustains at the TTFT target), that capacity learned the same
+ * way from calls whose TTFT p99 met the target (capacity_rps, when set,
+ * is then prefill requests/s). Aggregated sizing has no separate prefill
+ * group, so there only the rate and OSL enter the answer.
  * One value per interval feeds each predictor: the mean over the calls of
  * that interval of the snapshot's windowed arrival rate and mean lengths.
  * Known weakness: the learned capacity is a lower bound that only grows
@@ -118,8 +123,10 @@ struct dt_state {
     struct dt_params p;
     struct dt_kf rate, isl, osl;
     struct dt_acc a_rate, a_isl, a_osl;
-    double best_tokens_per_s; /* learned per-replica output tokens/s */
-    double best_rps;          /* its request rate, when OSL is unknown */
+    double best_tokens_per_s; /* learned per-replica output tokens/s
+                                 (prefill role: prompt tokens/s) */
+    double best_rps;          /* its request rate, when OSL (ISL) is
+                                 unknown */
     double last_eval_s;
 };
 
@@ -202,6 +209,21 @@ static void learn(struct dt_state *st, const struct pol_snapshot *s)
 {
     double rps;
 
+    /* Prefill: TTFT p99 within its target; tokens are prompt tokens. */
+    if (s->role == POL_ROLE_PREFILL) {
+        if (s->ready < 1 || s->pending > 0 || !isfinite(s->target_ttft_s) ||
+            !(isfinite(s->ttft_p99_s) && s->ttft_p99_s <= s->target_ttft_s) ||
+            !isfinite(s->arrival_rate_per_s) || s->arrival_rate_per_s <= 0)
+            return;
+        rps = s->arrival_rate_per_s / s->ready;
+        if (rps > st->best_rps)
+            st->best_rps = rps;
+        if (isfinite(s->mean_prompt_tokens) && s->mean_prompt_tokens > 0 &&
+            rps * s->mean_prompt_tokens > st->best_tokens_per_s)
+            st->best_tokens_per_s = rps * s->mean_prompt_tokens;
+        return;
+    }
+
     /* The ITL test uses the window's exact mean (_sum/_count): the p99
      * interpolated in vLLM's coarse buckets reads 49.7 ms for traffic at
      * 30 ms and would never let a 45 ms target count as met. Dynamo's
@@ -251,6 +273,9 @@ static int dt_decide(void *state, const struct pol_snapshot *s,
     osl = kf_forecast(&st->osl, &st->p);
     if (!isfinite(rate))
         return 0;
+    /* Prefill work per request grows with ISL, decode work with OSL. */
+    if (s->role == POL_ROLE_PREFILL)
+        osl = kf_forecast(&st->isl, &st->p);
 
     if (st->p.capacity_rps > 0)
         cap = st->p.capacity_rps;

@@ -62,6 +62,16 @@ struct pol_replica {
     double itl_mean_s;
 };
 
+/* Which replicas a snapshot and its decision are about: the whole
+ * cluster, or one group of a disaggregated (prefill/decode) deployment
+ * that is scaled on its own (Dynamo's planner sizes prefill workers by
+ * TTFT and decode workers by ITL). */
+enum pol_role {
+    POL_ROLE_ALL = 0,     /* aggregated serving: every replica */
+    POL_ROLE_PREFILL = 1, /* prompts and first tokens; target_itl_s NAN */
+    POL_ROLE_DECODE = 2,  /* the other tokens; target_ttft_s NAN */
+};
+
 /* One GPU pool. */
 struct pol_pool {
     const char *name;
@@ -115,6 +125,12 @@ struct pol_snapshot {
     int nreplicas;
     const struct pol_pool *pools;
     int npools;
+
+    /* enum pol_role. With a role, the sizes, bounds, replicas and gauges
+     * are that group's, the targets only the one that group answers for,
+     * and the cluster aggregates stay the cluster's (every request passes
+     * through both groups). */
+    int role;
 };
 
 /* The answer. desired counts replicas in service after pending ones come
