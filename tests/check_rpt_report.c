@@ -325,6 +325,7 @@ START_TEST(test_rpt_run_load_every_field_round_trips)
         "kv_blocks_end",
         "kv_blocks_peak",
         "classes",
+        "groups",
         "replica_series_dropped",
         "requests_rows_dropped"};
     struct rpt_db *db = rpt_db_open(db_path, &diag);
