@@ -560,8 +560,8 @@ void cl__vhist_add(struct cl_vhist *h, int kind, double v);
 
 /* The layout replicas of role (enum cl_role) use in pool; borrowed from
  * w. */
-static inline const struct cl_layout_rt *
-cl__layout_of(const struct cl_world *w, int pool, int role)
+static inline const struct cl_layout_rt *cl__layout_of(const struct cl_world *w,
+                                                       int pool, int role)
 {
     return &w->pools[pool].lay[role];
 }

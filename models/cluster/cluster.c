@@ -929,8 +929,8 @@ static int pools_init(struct cl_world *w, const struct cl_plan *plan,
         } else if (plan->disaggregated) {
             p->name = "default";
             for (int k = 0; k < CL_PD_GROUPS; k++)
-                p->gpus += plan->groups[k].replicas *
-                           plan->groups[k].gpus_per_replica;
+                p->gpus +=
+                    plan->groups[k].replicas * plan->groups[k].gpus_per_replica;
         } else {
             p->name = "default";
             p->gpus = plan->max_replicas * plan->gpus_per_replica;

@@ -188,12 +188,12 @@ enum cl_weights_source {
  * expert_imbalance) and falls back to the top-level key
  * (cl_pd_layout_resolve()). */
 struct cl_pd_layout {
-    int tp;                  /* deploy.tp; -1 = derive */
-    int ep;                  /* deploy.ep */
-    int redundant_experts;   /* deploy.redundant_experts */
-    double expert_imbalance; /* deploy.expert_imbalance; NAN = derive */
-    int micro_batches;       /* server.micro_batches */
-    int max_num_seqs;        /* server.max_num_seqs; -1 = vLLM's rule */
+    int tp;                         /* deploy.tp; -1 = derive */
+    int ep;                         /* deploy.ep */
+    int redundant_experts;          /* deploy.redundant_experts */
+    double expert_imbalance;        /* deploy.expert_imbalance; NAN = derive */
+    int micro_batches;              /* server.micro_batches */
+    int max_num_seqs;               /* server.max_num_seqs; -1 = vLLM's rule */
     int64_t max_num_batched_tokens; /* server.max_num_batched_tokens; -1 =
                                        vLLM's rule */
 };

@@ -5,8 +5,9 @@
  * deploy.tp is unset (the smallest cluster's, or the smallest power of two
  * on one node that fits), checks that a replica fits every pool's GPU kind,
  * and builds each pool's replica model: its step-time constants
- * (perf_replica, docs/step-time.md) and KV capacity. Nothing here runs
- * during the simulation.
+ * (perf_replica, docs/step-time.md) and KV capacity; under
+ * deploy.disaggregation one per group, each from its own layout
+ * (cl_pd_layout_resolve()). Nothing here runs during the simulation.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -62,22 +63,23 @@ static const struct arch_spec *resolve_arch(const struct cl_scenario *s,
  * asymptote and the attention compute fraction, efficiency_memory both HBM
  * fractions, iteration_overhead the fixed host time, and
  * max_cudagraph_capture_size the CUDA-graph limit; custom_all_reduce
- * picks vLLM's custom TP all-reduce or NCCL; server.micro_batches and,
- * with ep > 1, deploy.redundant_experts and deploy.expert_imbalance go to
- * the layout (docs/step-time.md). */
+ * picks vLLM's custom TP all-reduce or NCCL; the layout's micro_batches
+ * and, with ep > 1, its redundant_experts and expert_imbalance go to the
+ * layout (docs/step-time.md): the scenario's top-level ones here, a P/D
+ * group's through cl__replica_perf_layout(). */
 int cl_replica_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
                          const struct gpu_spec *g, int tp, int pp, int ep,
                          int weight_dtype, struct perf_replica *r, char *why,
                          size_t whylen)
 {
-    struct cl_pd_layout o = {
-        .tp = tp,
-        .ep = ep,
-        .redundant_experts = s->deploy.redundant_experts,
-        .expert_imbalance = s->deploy.expert_imbalance,
-        .micro_batches = s->server.micro_batches,
-        .max_num_seqs = s->server.max_num_seqs,
-        .max_num_batched_tokens = s->server.max_num_batched_tokens};
+    struct cl_pd_layout o = {.tp = tp,
+                             .ep = ep,
+                             .redundant_experts = s->deploy.redundant_experts,
+                             .expert_imbalance = s->deploy.expert_imbalance,
+                             .micro_batches = s->server.micro_batches,
+                             .max_num_seqs = s->server.max_num_seqs,
+                             .max_num_batched_tokens =
+                                 s->server.max_num_batched_tokens};
 
     return cl__replica_perf_layout(s, a, g, &o, pp, weight_dtype, r, why,
                                    whylen);
@@ -358,18 +360,16 @@ static int layout_init(const struct cl_scenario *s, const struct arch_spec *a,
     char why[512];
 
     if (a == NULL || cl__replica_perf_layout(s, a, g, o, s->deploy.pp,
-                                             s->deploy.weight_dtype,
-                                             &lay->perf, why,
-                                             sizeof(why)) != 0)
+                                             s->deploy.weight_dtype, &lay->perf,
+                                             why, sizeof(why)) != 0)
         return SIM_EINFEASIBLE;
     lay->kv_tokens = (double)perf_kv_capacity_tokens(&lay->perf);
     lay->kv_cap_tokens = kv_cap_tokens(&s->server, &lay->perf);
     lay->max_num_seqs =
         o->max_num_seqs > 0 ? o->max_num_seqs : perf_default_max_num_seqs(g);
-    lay->max_num_batched_tokens =
-        o->max_num_batched_tokens > 0
-            ? o->max_num_batched_tokens
-            : perf_default_max_num_batched_tokens(g);
+    lay->max_num_batched_tokens = o->max_num_batched_tokens > 0
+                                      ? o->max_num_batched_tokens
+                                      : perf_default_max_num_batched_tokens(g);
     return 0;
 }
 

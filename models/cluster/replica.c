@@ -185,8 +185,8 @@ static int source_of(const struct cl_scenario *s)
  * engine without a model: its layout's perf is zero), plus engine init.
  * recovery: a replacement after a failure loads from the in-memory
  * checkpoint (peer hosts over RDMA) or from storage. */
-static int64_t load_time(const struct cl_world *w,
-                         const struct cl_replica *rep, int recovery)
+static int64_t load_time(const struct cl_world *w, const struct cl_replica *rep,
+                         int recovery)
 {
     const struct cl_scenario *s = w->scn;
     double bytes = cl__rep_layout(w, rep)->perf.weight_bytes;

@@ -274,7 +274,8 @@
     X(price_usd_per_gpu_hour, F64, "price_usd_per_gpu_hour",                   \
       "price_usd_per_gpu_hour", NULL, "USD/GPU-h", "")                         \
     X(gpus_per_replica, INT, "gpus_per_replica", "gpus_per_replica", NULL,     \
-      "GPUs", "under deploy.disaggregation: the groups' count, 0 if they differ") \
+      "GPUs",                                                                  \
+      "under deploy.disaggregation: the groups' count, 0 if they differ")      \
     X(groups, GROUPS, "disaggregation", NULL, NULL, "",                        \
       "per deploy.disaggregation group, or NULL; in JSON only with one")       \
     X(slo_attainment, F64, "slo_attainment", "slo_attainment", NULL,           \
