@@ -53,6 +53,15 @@ static int exec_validate(int argc, char **argv)
         sim_diag_init(&diag);
         if (scn_scenario_open(argv[i], &opts, &scn, &diag) != 0) {
             status = CLI_EXIT_INPUT;
+        } else if (plan.disaggregated) {
+            const struct cl_plan_group *p = &plan.groups[CL_PD_PREFILL];
+            const struct cl_plan_group *q = &plan.groups[CL_PD_DECODE];
+            printf("%s: ok: %d prefill replica%s of %d gpu%s, %d decode "
+                   "replica%s of %d gpu%s\n",
+                   argv[i], p->replicas, p->replicas == 1 ? "" : "s",
+                   p->gpus_per_replica, p->gpus_per_replica == 1 ? "" : "s",
+                   q->replicas, q->replicas == 1 ? "" : "s",
+                   q->gpus_per_replica, q->gpus_per_replica == 1 ? "" : "s");
         } else {
             printf("%s: ok: %d replica%s of %d gpu%s\n", argv[i], plan.replicas,
                    plan.replicas == 1 ? "" : "s", plan.gpus_per_replica,

@@ -170,12 +170,23 @@ void rpt_summary_print(FILE *fp, const struct cl_results *r)
     fprintf(fp, "%-16s%s tokens/s, %s requests/s\n", "throughput",
             num(b[0], sizeof(b[0]), 2, r->throughput_tokens_per_s),
             num(b[1], sizeof(b[1]), 2, r->requests_per_s));
-    fprintf(fp,
-            "%-16smin %d, mean %s, max %d; %llu scale events, "
-            "%d GPUs each\n",
-            "replicas", r->replicas_min,
-            num(b[0], sizeof(b[0]), 2, r->replicas_mean), r->replicas_max,
-            (unsigned long long)r->scale_events, r->gpus_per_replica);
+    fprintf(fp, "%-16smin %d, mean %s, max %d; %llu scale events", "replicas",
+            r->replicas_min, num(b[0], sizeof(b[0]), 2, r->replicas_mean),
+            r->replicas_max, (unsigned long long)r->scale_events);
+    /* Under disaggregation each group has its own count, on the lines
+     * below. */
+    if (r->ngroups == 0)
+        fprintf(fp, ", %d GPUs each", r->gpus_per_replica);
+    fprintf(fp, "\n");
+    for (int i = 0; i < r->ngroups; i++) {
+        const struct cl_group_result *g = &r->groups[i];
+        fprintf(fp,
+                "  %-14s%d replica%s x %d GPUs (tp %d, ep %d, dp %d), %s "
+                "GPU-hours\n",
+                g->name, g->replicas, g->replicas == 1 ? "" : "s",
+                g->gpus_per_replica, g->tp, g->ep, g->dp,
+                num(b[0], sizeof(b[0]), 2, g->gpu_hours));
+    }
     if (r->calibration != NULL)
         fprintf(fp, "%-16s%s%s%s%s\n", "calibration", r->calibration,
                 r->calibration_sha256 ? " (sha256 " : "",
@@ -332,6 +343,7 @@ static struct json_object *jsummary(const struct cl_results *r, int replicas)
         const char *key = f->json, *dot;
 
         if (key == NULL || (f->type == CL_RT_CLASSES && r->nclasses == 0) ||
+            (f->type == CL_RT_GROUPS && r->ngroups == 0) ||
             (f->type == CL_RT_REPLICAS && !replicas))
             continue;
         dot = strchr(key, '.');

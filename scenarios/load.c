@@ -12,6 +12,7 @@
 #include "scenarios/load.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -206,6 +207,34 @@ static struct cl_pos pos_of(const struct sim_yaml *y, const char *path)
     return p;
 }
 
+/* Where a layout error of P/D group name is reported (struct
+ * cl_scenario_pos): the group's ep or tp value, its section key, the
+ * top-level ep or tp value, the disaggregation key. */
+static struct cl_pos pd_layout_pos(const struct sim_yaml *y, const char *name)
+{
+    char path[64];
+    const struct sim_yaml_seen *k;
+    struct cl_pos p;
+
+    snprintf(path, sizeof(path), "deploy.disaggregation.%s.ep", name);
+    if ((p = pos_of(y, path)).line > 0)
+        return p;
+    snprintf(path, sizeof(path), "deploy.disaggregation.%s.tp", name);
+    if ((p = pos_of(y, path)).line > 0)
+        return p;
+    snprintf(path, sizeof(path), "deploy.disaggregation.%s", name);
+    k = sim_yaml_seen(y, path);
+    if (k == NULL && (p = pos_of(y, "deploy.ep")).line > 0)
+        return p;
+    if (k == NULL && (p = pos_of(y, "deploy.tp")).line > 0)
+        return p;
+    if (k == NULL)
+        k = sim_yaml_seen(y, "deploy.disaggregation");
+    p.line = k != NULL ? k->kline : 0;
+    p.col = k != NULL ? k->kcol : 0;
+    return p;
+}
+
 static char *default_name(const char *file)
 {
     const char *b = strrchr(file, '/');
@@ -270,6 +299,8 @@ int scn_string_load(const char *name, const char *text, size_t len,
     s.pos.hardware_calibration = pos_of(&y, "hardware.calibration");
     s.pos.server_max_model_len = pos_of(&y, "server.max_model_len");
     s.pos.server_spec_method = pos_of(&y, "server.speculative.method");
+    for (int g = 0; g < CL_PD_GROUPS; g++)
+        s.pos.pd_layout[g] = pd_layout_pos(&y, cl_pd_group_name(g));
     if (sim_yaml_seen(&y, "hardware.gpus") != NULL) {
         s.pos.hardware_gpus.line = sim_yaml_seen(&y, "hardware.gpus")->kline;
         s.pos.hardware_gpus.col = sim_yaml_seen(&y, "hardware.gpus")->kcol;

@@ -430,6 +430,126 @@ START_TEST(test_cl_scenario_check_infeasible_seed)
 }
 END_TEST
 
+/* P/D with a layout per group (deploy.disaggregation.prefill/decode):
+ * Qwen3-235B-A22B in fp8 on H800 nodes of 8, two prefill replicas of tp 1
+ * and ep 8 (8 GPUs each: 8 data-parallel attention ranks) and one decode
+ * replica of tp 1 and ep 16 (16 GPUs). By hand:
+ *   GPU-hours = (8 x 2 + 16 x 1) x simulated time / 3600, each group's
+ *   16 x simulated time / 3600 (a static cluster, warm at t = 0);
+ *   KV per token = 94 layers x 4 kv heads x 128 x 2 (K, V) x 1 byte (fp8)
+ *   = 96,256 bytes, all on the one GPU of a tp-1 rank, so each transfer
+ *   moves 2,000 x 96,256 bytes from one GPU: 4.0 us + 192,512,000 /
+ *   (0.96 x 50 GB/s) over roce-400 = 4.014667 ms (FACTS.md §2.1-2.3).
+ * Every request completes and every KV block is returned. */
+static const char *pd_roles_text =
+    "model: qwen3-235b-a22b\n"
+    "workload:\n"
+    "  synthetic:\n"
+    "    arrival: {process: poisson, rate_per_s: 20}\n"
+    "    requests: 400\n"
+    "    prompt_tokens: {dist: fixed, value: 2000}\n"
+    "    output_tokens: {dist: fixed, value: 200}\n"
+    "hardware: {gpu: h800, gpus_per_node: 8}\n"
+    "deploy:\n"
+    "  weight_dtype: fp8\n"
+    "  kv_dtype: fp8\n"
+    "  disaggregation:\n"
+    "    prefill_replicas: 2\n"
+    "    decode_replicas: 1\n"
+    "    prefill: {tp: 1, ep: 8}\n"
+    "    decode: {tp: 1, ep: 16}\n";
+
+START_TEST(test_cl_run_pd_layout_per_group)
+{
+    struct cl_scenario scn;
+    struct cl_plan plan;
+    struct cl_results r;
+    struct sim_diag d;
+    double t_h,
+        want_ms = (4000.0 + 2000.0 * 96256 / (0.96 * 50e9) * 1e9) * 1e-6;
+
+    sim_diag_init(&d);
+    ck_assert_int_eq(scn_string_load("x.yaml", pd_roles_text,
+                                     strlen(pd_roles_text), &scn, &d),
+                     0);
+    ck_assert_int_eq(cl_scenario_check(&scn, &plan, &d), 0);
+    ck_assert_int_eq(plan.disaggregated, 1);
+    ck_assert_int_eq(plan.replicas, 3);
+    ck_assert_int_eq(plan.groups[CL_PD_PREFILL].gpus_per_replica, 8);
+    ck_assert_int_eq(plan.groups[CL_PD_DECODE].gpus_per_replica, 16);
+    ck_assert_int_eq(plan.gpus_per_replica, 0); /* they differ */
+    sim_diag_fini(&d);
+    cl_scenario_fini(&scn);
+
+    run_text(pd_roles_text, &r);
+    t_h = r.sim_time_s / 3600.0;
+    ck_assert_uint_eq(r.requests_arrived, 400);
+    ck_assert_uint_eq(r.requests_completed, 400);
+    ck_assert_uint_eq(r.requests_dropped, 0);
+    ck_assert_uint_eq(r.output_tokens, 400 * 200);
+    ck_assert_int_eq(r.kv_blocks_end, 0);
+    ck_assert_double_eq_tol(r.gpu_hours, (8.0 * 2 + 16.0 * 1) * t_h,
+                            1e-9 * r.gpu_hours);
+    ck_assert_int_eq(r.ngroups, 2);
+    ck_assert_str_eq(r.groups[0].name, "prefill");
+    ck_assert_int_eq(r.groups[0].replicas, 2);
+    ck_assert_int_eq(r.groups[0].gpus, 16);
+    ck_assert_int_eq(r.groups[0].ep, 8);
+    ck_assert_int_eq(r.groups[0].dp, 8);
+    ck_assert_str_eq(r.groups[1].name, "decode");
+    ck_assert_int_eq(r.groups[1].replicas, 1);
+    ck_assert_int_eq(r.groups[1].gpus_per_replica, 16);
+    ck_assert_int_eq(r.groups[1].ep, 16);
+    ck_assert_double_eq_tol(r.groups[0].gpu_hours, 16.0 * t_h, 1e-9);
+    ck_assert_double_eq_tol(r.groups[1].gpu_hours, 16.0 * t_h, 1e-9);
+    ck_assert_uint_eq(r.pd_transfers, 400);
+    ck_assert_uint_eq(r.pd_bytes, 400ull * 2000 * 96256);
+    ck_assert_double_eq_tol(r.pd_transfer_ms_mean, want_ms, 1e-6);
+    printf("# p/d per group: %.3f s, %.4f GPU-h, ttft %.2f ms, tpot %.2f "
+           "ms\n",
+           r.sim_time_s, r.gpu_hours, r.ttft_ms.mean, r.tpot_ms.mean);
+    cl_results_fini(&r);
+}
+END_TEST
+
+/* A group section that only restates the top-level layout changes
+ * nothing: the keys left out fall back to deploy and server. */
+START_TEST(test_cl_run_pd_group_keys_fall_back)
+{
+    static const char *head = "model: llama-3.1-8b\n"
+                              "workload:\n"
+                              "  synthetic:\n"
+                              "    arrival: {process: poisson, rate_per_s: 8}\n"
+                              "    requests: 200\n"
+                              "    prompt_tokens: {dist: fixed, value: 1500}\n"
+                              "    output_tokens: {dist: fixed, value: 100}\n"
+                              "server: {max_num_seqs: 64}\n";
+    char *plain = xasprintf("%sdeploy: {tp: 1, disaggregation: "
+                            "{prefill_replicas: 1, decode_replicas: 2}}\n",
+                            head);
+    char *groups = xasprintf(
+        "%sdeploy: {disaggregation: {prefill_replicas: 1, decode_replicas: "
+        "2, prefill: {tp: 1}, decode: {tp: 1, max_num_seqs: 64}}}\n",
+        head);
+    struct cl_results a, b;
+
+    run_text(plain, &a);
+    run_text(groups, &b);
+    ck_assert_uint_eq(a.requests_completed, 200);
+    ck_assert_uint_eq(b.requests_completed, 200);
+    ck_assert(a.sim_time_s == b.sim_time_s);
+    ck_assert(a.ttft_ms.mean == b.ttft_ms.mean);
+    ck_assert(a.e2e_ms.mean == b.e2e_ms.mean);
+    ck_assert(a.gpu_hours == b.gpu_hours);
+    ck_assert_int_eq(a.gpus_per_replica, 1);
+    ck_assert_int_eq(b.gpus_per_replica, 1);
+    cl_results_fini(&a);
+    cl_results_fini(&b);
+    free(plain);
+    free(groups);
+}
+END_TEST
+
 static Suite *cluster_suite(void)
 {
     Suite *s = suite_create("cluster");
@@ -451,6 +571,8 @@ static Suite *cluster_suite(void)
     tcase_add_test(tc, test_cl_scenario_check_infeasible_seed);
     tcase_add_test(tc, test_cl_run_max_model_len_drops_longer);
     tcase_add_test(tc, test_cl_scenario_check_max_model_len_fits_kv);
+    tcase_add_test(tc, test_cl_run_pd_layout_per_group);
+    tcase_add_test(tc, test_cl_run_pd_group_keys_fall_back);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -322,11 +322,9 @@ START_TEST(test_rpt_run_load_every_field_round_trips)
 {
     static const char *const unstored[] = {
         "seed", /* runs.seed is rpt_run_info.seed */
-        "kv_blocks_end",
-        "kv_blocks_peak",
-        "classes",
-        "replica_series_dropped",
-        "requests_rows_dropped"};
+        "kv_blocks_end", "kv_blocks_peak",         "classes",
+        "groups",        "replica_series_dropped", "requests_rows_dropped",
+    };
     struct rpt_db *db = rpt_db_open(db_path, &diag);
     struct rpt_run_info info = {0};
     struct cl_results r;

@@ -1808,6 +1808,46 @@ START_TEST(test_scn_scenario_open_text_and_errors)
 }
 END_TEST
 
+/* A P/D group's layout that does not fit is reported at that group's key:
+ * the decode group's ep 12 does not divide Qwen3-235B-A22B's 128 expert
+ * slots (4 redundant would make 132, 11 per GPU), while the prefill
+ * group's ep 8 does (16 per GPU). An elastic cluster is refused P/D at
+ * the disaggregation key. */
+START_TEST(test_scn_scenario_open_bad_pd_layout)
+{
+    static const char *const want[] = {
+        "17:25: error: deploy.disaggregation.decode: ep 12 must be a "
+        "multiple of tp 1 (ep = tp: experts spread over the tp GPUs; ep = k "
+        "* tp: k data-parallel attention groups) dividing the 128 expert "
+        "slots of qwen3-235b-a22b (128 routed + 0 redundant); "
+        "redundant_experts 4 gives 132 slots, 11 per gpu",
+        NULL};
+    static const char *const want_elastic[] = {
+        "8:3: error: deploy.disaggregation: needs a static cluster "
+        "(cluster.replicas), not min_gpus/max_gpus",
+        NULL};
+    static const char elastic[] =
+        BASE "deploy:\n"
+             "  disaggregation: {prefill_replicas: 1, decode_replicas: 1}\n"
+             "cluster: {min_gpus: 2, max_gpus: 4}\n";
+    char *path = fixture("bad-pd-ep.yaml");
+    struct scn_open_opts opts = {0};
+
+    ck_assert_int_eq(scn_scenario_open(path, &opts, &scn, &diag),
+                     SIM_EINFEASIBLE);
+    ck_assert(is_zeroed(&scn));
+    assert_diags(path, want);
+    free(path);
+    sim_diag_fini(&diag);
+    sim_diag_init(&diag);
+    opts.text = elastic;
+    opts.len = strlen(elastic);
+    ck_assert_int_eq(scn_scenario_open("inline.yaml", &opts, &scn, &diag),
+                     SIM_EINVAL);
+    assert_diags("inline.yaml", want_elastic);
+}
+END_TEST
+
 static Suite *scn_load_suite(void)
 {
     Suite *s = suite_create("scn_load");
@@ -1908,6 +1948,7 @@ static Suite *scn_load_suite(void)
     tcase_add_test(tc, test_scn_scenario_open_fixtures);
     tcase_add_test(tc, test_scn_scenario_open_keep_infeasible);
     tcase_add_test(tc, test_scn_scenario_open_text_and_errors);
+    tcase_add_test(tc, test_scn_scenario_open_bad_pd_layout);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -20,6 +20,7 @@
 
 /* Elements of each array of the filled record. */
 #define RFIX_NCLASSES 2
+#define RFIX_NGROUPS 2
 #define RFIX_NPOOLS 3
 #define RFIX_NNOTES 2
 #define RFIX_NSERIES 4
@@ -84,10 +85,10 @@ static inline void rfix_fill_record(const struct cl_rfield *fields, int n,
 static inline void rfix_fill(struct cl_results *r)
 {
     static const size_t counts[] = {
-        [CL_RT_CLASSES] = RFIX_NCLASSES,   [CL_RT_POOLS] = RFIX_NPOOLS,
-        [CL_RT_NOTES] = RFIX_NNOTES,       [CL_RT_SERIES] = RFIX_NSERIES,
-        [CL_RT_REPLICAS] = RFIX_NREPLICAS, [CL_RT_STAGES] = RFIX_NSTAGES,
-        [CL_RT_REQUESTS] = RFIX_NREQUESTS};
+        [CL_RT_CLASSES] = RFIX_NCLASSES, [CL_RT_GROUPS] = RFIX_NGROUPS,
+        [CL_RT_POOLS] = RFIX_NPOOLS,     [CL_RT_NOTES] = RFIX_NNOTES,
+        [CL_RT_SERIES] = RFIX_NSERIES,   [CL_RT_REPLICAS] = RFIX_NREPLICAS,
+        [CL_RT_STAGES] = RFIX_NSTAGES,   [CL_RT_REQUESTS] = RFIX_NREQUESTS};
     unsigned k = 1;
 
     memset(r, 0, sizeof(*r));

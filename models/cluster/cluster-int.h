@@ -181,6 +181,8 @@ struct cl_replica {
     int slot;        /* index in w->reps */
     uint64_t serial; /* start order, for scripted faults */
     int pool;
+    int role;  /* enum cl_role */
+    int gpus;  /* its role's GPUs per replica (w->role_gpus) */
     int state; /* enum cl_rstate */
     int borrowed;
     int64_t failed_at_ns; /* a replacement: when its predecessor failed;
@@ -221,6 +223,31 @@ struct cl_router;
 /* The per-replica series' accumulators (replica-series.c). */
 struct cl_rseries_set;
 
+/* A replica's group: the one group of a colocated cluster, or under
+ * deploy.disaggregation its prefill or decode group (CL_ROLE_PREFILL +
+ * enum cl_pd_group). replica.c assigns it when a replica is requested. */
+enum cl_role {
+    CL_ROLE_BOTH,    /* no disaggregation: prompts and tokens */
+    CL_ROLE_PREFILL, /* prompts and first tokens */
+    CL_ROLE_DECODE,  /* the other tokens */
+    CL_ROLE_COUNT,
+};
+
+/* One replica layout on a pool's GPU kind, as the engine's pool_init
+ * builds it: the model (zero for an engine without one) and its KV cache
+ * as vLLM's cache_config_info reports it (NAN, 0 without one), with the
+ * batch caps. */
+struct cl_layout_rt {
+    struct perf_replica perf;
+    double kv_tokens;      /* the model's KV capacity, tokens */
+    int64_t kv_cap_tokens; /* in whole blocks of the pool's kv_block_tokens */
+    int64_t max_num_seqs;  /* server.max_num_seqs (or the group's), else
+                              vLLM's rule for the pool's GPU
+                              (perf_default_max_num_seqs) */
+    int64_t max_num_batched_tokens; /* likewise, with
+                                       perf_default_max_num_batched_tokens */
+};
+
 /* One pool at run time. */
 struct cl_pool_rt {
     /* cluster.c, at open: the pool as configured. */
@@ -236,18 +263,11 @@ struct cl_pool_rt {
     struct wl_dist provision; /* seconds */
     double provision_mean_s;
     const char *gpu;
-    /* The engine's pool_init: one replica's model on this pool's GPU kind
-     * (zero for an engine without a model) and its KV cache as vLLM's
-     * cache_config_info reports it: NAN, 0, 0 without one. */
-    struct perf_replica perf;
-    double kv_tokens;      /* the model's KV capacity, tokens */
-    int64_t kv_cap_tokens; /* in whole blocks of kv_block_tokens */
-    int kv_block_tokens;   /* server.block_tokens */
-    int64_t max_num_seqs;  /* server.max_num_seqs, or vLLM's rule for this
-                              pool's GPU (perf_default_max_num_seqs) */
-    int64_t max_num_batched_tokens; /* server.max_num_batched_tokens, or
-                                       vLLM's rule for this pool's GPU
-                                       (perf_default_max_num_batched_tokens) */
+    /* The engine's pool_init: the replica layout of each role on this
+     * pool's GPU kind; CL_ROLE_BOTH without disaggregation, the other two
+     * with it (cl__layout_of()). kv_tokens is NAN in the ones not built. */
+    struct cl_layout_rt lay[CL_ROLE_COUNT];
+    int kv_block_tokens; /* server.block_tokens */
     /* replica.c: what its replicas hold and used. */
     int gpus_live;             /* held by replicas not yet gone */
     double gpu_s[CL_GS_COUNT]; /* GPU-seconds by state */
@@ -272,6 +292,12 @@ struct cl_world {
     struct sim_diag *diag;
     struct cl_results *res; /* written as the run goes */
     int gpus_per_replica;
+    /* deploy.disaggregation: 1, with each role's planned replicas and
+     * GPUs per replica (CL_ROLE_BOTH's: gpus_per_replica, and 0 replicas
+     * under P/D); 0 without it. */
+    int pd;
+    int role_replicas[CL_ROLE_COUNT];
+    int role_gpus[CL_ROLE_COUNT];
     int elastic;
     int min_replicas;
     int max_replicas;
@@ -343,6 +369,8 @@ struct cl_world {
      * starts them and restarts the iv_ ones at each interval's end. */
     struct sim_tavg replicas_up;
     struct sim_tavg iv_replicas, iv_gpus;
+    /* replica.c: GPU-seconds held by each role's replicas, all states. */
+    double role_gpu_s[CL_ROLE_COUNT];
 
     /* router.c's own, made at the first routed request. */
     struct cl_router *router;
@@ -534,7 +562,35 @@ int64_t cl__client_stage_start(int64_t nominal_ns, int64_t shift_ns,
 /* Records v in h of kind (session.c). */
 void cl__vhist_add(struct cl_vhist *h, int kind, double v);
 
+/* The layout replicas of role (enum cl_role) use in pool; borrowed from
+ * w. */
+static inline const struct cl_layout_rt *cl__layout_of(const struct cl_world *w,
+                                                       int pool, int role)
+{
+    return &w->pools[pool].lay[role];
+}
+
+/* The layout rep runs: its pool's for its role. Borrowed from w. */
+static inline const struct cl_layout_rt *
+cl__rep_layout(const struct cl_world *w, const struct cl_replica *rep)
+{
+    return cl__layout_of(w, rep->pool, rep->role);
+}
+
+/* The first role the world's replicas take: CL_ROLE_PREFILL under
+ * disaggregation, else CL_ROLE_BOTH; readers of a pool's figures that do
+ * not depend on the layout (its GPU's calibration) take its layout. */
+static inline int cl__role_first(const struct cl_world *w)
+{
+    return w->pd ? CL_ROLE_PREFILL : CL_ROLE_BOTH;
+}
+
 /* Replicas (replica.c). */
+/* The role of the next replica requested: under disaggregation the
+ * prefill group while it has fewer live replicas than planned, else the
+ * decode group (so a replacement joins the group it replaces);
+ * CL_ROLE_BOTH without. O(replicas). */
+int cl__replica_next_role(const struct cl_world *w);
 /* Requests a replica in pool. warm: serving at once (the cluster at t =
  * 0). failed_at_ns >= 0: a replacement for one that failed then (adds the
  * detection delay, loads from the recovery source). */
@@ -587,6 +643,15 @@ void cl__counters_init(struct cl_counters *c);
 
 /* The LLM engine (llm.c, llm-plan.c): what its entry's ops and router.c
  * share. */
+/* cl_replica_perf_init() with the layout keys of o (tp, ep,
+ * redundant_experts, expert_imbalance, micro_batches, and max_num_seqs for
+ * the CUDA-graph limit) in place of the scenario's top-level ones: a P/D
+ * group's layout (cl_pd_layout_resolve()). o->tp must be set. */
+int cl__replica_perf_layout(const struct cl_scenario *s,
+                            const struct arch_spec *a, const struct gpu_spec *g,
+                            const struct cl_pd_layout *o, int pp,
+                            int weight_dtype, struct perf_replica *r, char *why,
+                            size_t whylen);
 /* The plan, pool_init and notes ops (llm-plan.c). */
 int cl__llm_plan(const struct cl_scenario *s, struct cl_plan *plan,
                  struct sim_diag *d);

@@ -338,7 +338,8 @@ static void keep_request_row(struct cl_world *w,
 static void resolve_frontend(struct cl_world *w)
 {
     const struct cl_server *sv = &w->scn->server;
-    const struct perf_gpu_calib *c = &w->pools[0].perf.calib;
+    const struct perf_gpu_calib *c =
+        &cl__layout_of(w, 0, cl__role_first(w))->perf.calib;
     struct cl_frontend *f = &w->frontend;
 
     memset(f, 0, sizeof(*f));
@@ -913,6 +914,7 @@ static int pools_init(struct cl_world *w, const struct cl_plan *plan,
     for (int i = 0; i < n; i++) {
         struct cl_pool_rt *p = &w->pools[i];
         struct cl_dist prov = {CL_DIST_FIXED, NAN, NAN, NAN, 120.0, NAN, NAN};
+        int64_t cap;
 
         if (s->npools > 0) {
             const struct cl_pool *cp = &s->pools[i];
@@ -924,6 +926,11 @@ static int pools_init(struct cl_world *w, const struct cl_plan *plan,
             p->priority = cp->priority;
             p->grace_ns = cp->grace_ns;
             prov = cp->provision;
+        } else if (plan->disaggregated) {
+            p->name = "default";
+            for (int k = 0; k < CL_PD_GROUPS; k++)
+                p->gpus +=
+                    plan->groups[k].replicas * plan->groups[k].gpus_per_replica;
         } else {
             p->name = "default";
             p->gpus = plan->max_replicas * plan->gpus_per_replica;
@@ -936,14 +943,22 @@ static int pools_init(struct cl_world *w, const struct cl_plan *plan,
         /* The plan's price and no KV cache, unless the engine builds a
          * replica model for the pool; the pool's own price wins. */
         p->price = plan->price_usd_per_gpu_hour;
-        p->kv_tokens = NAN;
+        for (int k = 0; k < CL_ROLE_COUNT; k++)
+            p->lay[k].kv_tokens = NAN;
         if (w->engine->ops->pool_init != NULL) {
             int rc = w->engine->ops->pool_init(w, i, plan, d);
             if (rc != 0)
                 return rc;
         }
-        if (p->kv_cap_tokens > w->kv_cap_max)
-            w->kv_cap_max = p->kv_cap_tokens;
+        /* A request must fit the replicas of every role it passes. */
+        cap = p->lay[CL_ROLE_BOTH].kv_cap_tokens;
+        if (w->pd) {
+            cap = p->lay[CL_ROLE_PREFILL].kv_cap_tokens;
+            if (p->lay[CL_ROLE_DECODE].kv_cap_tokens < cap)
+                cap = p->lay[CL_ROLE_DECODE].kv_cap_tokens;
+        }
+        if (cap > w->kv_cap_max)
+            w->kv_cap_max = cap;
         if (s->npools > 0 && !isnan(s->pools[i].price_usd_per_gpu_hour))
             p->price = s->pools[i].price_usd_per_gpu_hour;
     }
@@ -957,7 +972,8 @@ static void initial_replicas(struct cl_world *w, int n)
         int best = -1;
         for (int p = 0; p < w->npools; p++) {
             const struct cl_pool_rt *rt = &w->pools[p];
-            if (rt->gpus - rt->gpus_live < w->gpus_per_replica)
+            if (rt->gpus - rt->gpus_live <
+                w->role_gpus[cl__replica_next_role(w)])
                 continue;
             if (best < 0 || rt->borrowable < w->pools[best].borrowable ||
                 (rt->borrowable == w->pools[best].borrowable &&
@@ -1000,6 +1016,37 @@ static void add_notes(const struct cl_world *w, const struct cl_plan *p,
         n = xasprintf("deploy.tp not set: using tp=%d", p->tp);
         cl_results_note(res, n);
         free(n);
+    }
+    for (int k = 0; p->disaggregated && k < CL_PD_GROUPS; k++) {
+        if (!p->groups[k].tp_chosen)
+            continue;
+        n = xasprintf("deploy.disaggregation.%s.tp not set: using tp=%d",
+                      cl_pd_group_name(k), p->groups[k].tp);
+        cl_results_note(res, n);
+        free(n);
+    }
+}
+
+/* Under deploy.disaggregation: one row per group, its planned replicas
+ * and layout and the GPU-hours its replicas held. */
+static void fill_groups(const struct cl_world *w, struct cl_results *out)
+{
+    if (!w->pd)
+        return;
+    out->groups = xcalloc(CL_PD_GROUPS, sizeof(*out->groups));
+    out->ngroups = CL_PD_GROUPS;
+    for (int k = 0; k < CL_PD_GROUPS; k++) {
+        const struct perf_replica *pf =
+            &cl__layout_of(w, 0, CL_ROLE_PREFILL + k)->perf;
+        struct cl_group_result *g = &out->groups[k];
+        g->name = xstrdup(cl_pd_group_name(k));
+        g->replicas = w->role_replicas[CL_ROLE_PREFILL + k];
+        g->gpus_per_replica = w->role_gpus[CL_ROLE_PREFILL + k];
+        g->gpus = g->replicas * g->gpus_per_replica;
+        g->tp = pf->tp;
+        g->ep = pf->ep;
+        g->dp = pf->dp;
+        g->gpu_hours = w->role_gpu_s[CL_ROLE_PREFILL + k] / 3600.0;
     }
 }
 
@@ -1080,6 +1127,12 @@ int cl__world_open(struct cl_world *w, const struct cl_scenario *s,
     w->diag = d;
     w->res = out;
     w->gpus_per_replica = plan.gpus_per_replica;
+    w->role_gpus[CL_ROLE_BOTH] = plan.gpus_per_replica;
+    w->pd = plan.disaggregated;
+    for (int k = 0; w->pd && k < CL_PD_GROUPS; k++) {
+        w->role_replicas[CL_ROLE_PREFILL + k] = plan.groups[k].replicas;
+        w->role_gpus[CL_ROLE_PREFILL + k] = plan.groups[k].gpus_per_replica;
+    }
     w->elastic = plan.elastic;
     w->min_replicas = plan.min_replicas;
     w->max_replicas = plan.max_replicas;
@@ -1166,6 +1219,7 @@ int cl__world_close(struct cl_world *w, struct cl_results *out)
     out->replicas_mean =
         end_ns > 0 ? sim_tavg_mean(&w->replicas_up, end_ns) : w->n_serving;
     fill_pools(w, out, out->sim_time_s);
+    fill_groups(w, out);
     out->slo_attainment = NAN;
     if ((s->slo.ttft_ns >= 0 || s->slo.tpot_ns >= 0 || s->slo.e2e_ns >= 0) &&
         w->measured > 0)

@@ -35,6 +35,15 @@ struct cl_run_opts {
     void *request_ctx;
 };
 
+/* One group of replicas under deploy.disaggregation, as planned. */
+struct cl_plan_group {
+    int replicas;
+    int gpus_per_replica; /* tp x data-parallel attention x pp */
+    int tp;
+    int tp_chosen; /* the group's tp was unset: the engine chose it */
+    int ep;
+};
+
 /* The resolved deployment of an LLM scenario, for messages and reports. */
 struct cl_plan {
     int replicas; /* at t = 0 */
@@ -47,6 +56,11 @@ struct cl_plan {
     int max_replicas;
     int initial_replicas;
     const char *policy; /* elastic: the policy's name (borrowed) */
+    /* deploy.disaggregation: 1, and each group by enum cl_pd_group; then
+     * gpus_per_replica is the groups' common count, 0 when they differ,
+     * and tp the prefill group's. 0 and zeroes without it. */
+    int disaggregated;
+    struct cl_plan_group groups[CL_PD_GROUPS];
 };
 
 struct arch_spec;

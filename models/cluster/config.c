@@ -215,6 +215,43 @@ static const struct sim_param kv_offload_rows[] = {
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
+#define PDL(f) offsetof(struct cl_pd_layout, f)
+
+/* One group's layout: every key optional, falling back to the top-level
+ * one (cl_pd_layout_resolve()). DeepSeek serves V3 with prefill EP32 and
+ * decode EP144, both TP1 with 32 redundant experts and two micro-batches
+ * (deepseek-ai/open-infra-index, day 6 inference system overview, FACTS.md
+ * §14). */
+static const struct sim_param pd_layout_rows[] = {
+    {"tp", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "the group's tensor-parallel degree (default deploy.tp; unset there "
+     "too: the smallest power of two on one node that fits)",
+     PDL(tp), NULL, NULL},
+    {"ep", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "the group's expert-parallel degree (default deploy.ep)", PDL(ep), NULL,
+     NULL},
+    {"redundant_experts", SIM_PT_INT, SIM_U_NONE, 0, NOMAX, 0, NULL,
+     "the group's extra expert slots (default deploy.redundant_experts)",
+     PDL(redundant_experts), NULL, NULL},
+    {"expert_imbalance", SIM_PT_DOUBLE, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "the group's busiest EP rank over the mean (default "
+     "deploy.expert_imbalance)",
+     PDL(expert_imbalance), NULL, NULL},
+    {"micro_batches", SIM_PT_INT, SIM_U_NONE, 1, 2, 0, NULL,
+     "the group's micro-batches per iteration (default "
+     "server.micro_batches)",
+     PDL(micro_batches), NULL, NULL},
+    {"max_num_seqs", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "the group's batch cap per data-parallel rank (default "
+     "server.max_num_seqs)",
+     PDL(max_num_seqs), NULL, NULL},
+    {"max_num_batched_tokens", SIM_PT_INT64, SIM_U_TOKENS, 1, NOMAX, 0, NULL,
+     "the group's token budget per data-parallel rank (default "
+     "server.max_num_batched_tokens)",
+     PDL(max_num_batched_tokens), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
 #define DSG(f) offsetof(struct cl_disagg, f)
 
 static const struct sim_param disagg_rows[] = {
@@ -227,6 +264,15 @@ static const struct sim_param disagg_rows[] = {
     {"kv_link", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "roce-400",
      "link class the KV crosses, one per GPU (net catalog, FACTS.md §2.1)",
      DSG(kv_link), kv_links, NULL},
+    {"prefill", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "the prefill group's layout {tp, ep, redundant_experts, "
+     "expert_imbalance, micro_batches, max_num_seqs, "
+     "max_num_batched_tokens}; each key left out is the top-level one "
+     "(docs/serving.md)",
+     DSG(prefill), NULL, pd_layout_rows},
+    {"decode", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "the decode group's layout, keys as prefill's", DSG(decode), NULL,
+     pd_layout_rows},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -510,8 +556,8 @@ const struct sim_param cl_deploy_rows[] = {
      offsetof(struct cl_deploy, engine_init_ns), NULL, NULL},
     {"disaggregation", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "llm only: separate prefill and decode replica groups of a static "
-     "cluster (cluster.replicas = their sum); TTFT includes the KV transfer "
-     "(docs/serving.md)",
+     "cluster (cluster.replicas = their sum), each with its own layout "
+     "(prefill, decode); TTFT includes the KV transfer (docs/serving.md)",
      offsetof(struct cl_deploy, disaggregation), NULL, disagg_rows},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
@@ -769,6 +815,35 @@ void cl_scenario_fini(struct cl_scenario *s)
     perf_calib_fini(s->calib);
     free(s->calib);
     memset(s, 0, sizeof(*s));
+}
+
+const char *cl_pd_group_name(int g)
+{
+    return g == CL_PD_PREFILL ? "prefill" : "decode";
+}
+
+struct cl_pd_layout cl_pd_layout_resolve(const struct cl_scenario *s, int g)
+{
+    const struct cl_deploy *dp = &s->deploy;
+    const struct cl_server *sv = &s->server;
+    struct cl_pd_layout l = g == CL_PD_PREFILL ? dp->disaggregation.prefill
+                                               : dp->disaggregation.decode;
+
+    if (l.tp < 1)
+        l.tp = dp->tp;
+    if (l.ep < 1)
+        l.ep = dp->ep;
+    if (l.redundant_experts < 0)
+        l.redundant_experts = dp->redundant_experts;
+    if (isnan(l.expert_imbalance) || l.expert_imbalance < 1)
+        l.expert_imbalance = dp->expert_imbalance;
+    if (l.micro_batches < 1)
+        l.micro_batches = sv->micro_batches;
+    if (l.max_num_seqs < 1)
+        l.max_num_seqs = sv->max_num_seqs;
+    if (l.max_num_batched_tokens < 1)
+        l.max_num_batched_tokens = sv->max_num_batched_tokens;
+    return l;
 }
 
 const struct gpu_spec *cl_gpu_find(const struct cl_scenario *s,

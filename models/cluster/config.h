@@ -200,14 +200,40 @@ enum cl_weights_source {
     CL_SRC_PEER_RDMA,   /* a peer node over RDMA */
 };
 
+/* The layout of one group under deploy.disaggregation (its prefill or
+ * decode section), as given: a key left out holds -1 (NAN for
+ * expert_imbalance) and falls back to the top-level key
+ * (cl_pd_layout_resolve()). */
+struct cl_pd_layout {
+    int tp;                         /* deploy.tp; -1 = derive */
+    int ep;                         /* deploy.ep */
+    int redundant_experts;          /* deploy.redundant_experts */
+    double expert_imbalance;        /* deploy.expert_imbalance; NAN = derive */
+    int micro_batches;              /* server.micro_batches */
+    int max_num_seqs;               /* server.max_num_seqs; -1 = vLLM's rule */
+    int64_t max_num_batched_tokens; /* server.max_num_batched_tokens; -1 =
+                                       vLLM's rule */
+};
+
+/* The groups of deploy.disaggregation, in the order the rows, the plan and
+ * the results list them. */
+enum cl_pd_group {
+    CL_PD_PREFILL,
+    CL_PD_DECODE,
+    CL_PD_GROUPS,
+};
+
 /* Prefill/decode disaggregation (deploy.disaggregation): the static
- * cluster's replicas split into a prefill group and a decode group; a
- * request's KV goes from one to the other over kv_link. */
+ * cluster's replicas split into a prefill group and a decode group, each
+ * with its own layout; a request's KV goes from one to the other over
+ * kv_link. */
 struct cl_disagg {
     int enabled; /* 0/1: the section was given */
     int prefill_replicas;
     int decode_replicas;
     int kv_link; /* enum cl_kv_link */
+    struct cl_pd_layout prefill;
+    struct cl_pd_layout decode;
 };
 
 struct cl_deploy {
@@ -360,6 +386,10 @@ struct cl_scenario_pos {
     struct cl_pos hardware_calibration;
     struct cl_pos server_max_model_len;
     struct cl_pos server_spec_method;
+    /* Where a P/D group's layout error is reported, by enum cl_pd_group:
+     * its ep, else its tp, else its section key, else deploy.ep, else
+     * deploy.tp, else deploy.disaggregation (line 0 without it). */
+    struct cl_pos pd_layout[CL_PD_GROUPS];
 };
 
 /* model: {hf_config: PATH}, the alternative to a catalog name. */
@@ -426,6 +456,17 @@ const struct gpu_spec *cl_gpu_find(const struct cl_scenario *s,
 /* The names cl_gpu_find() knows, inline ones first, joined by ", ".
  * Caller frees with free(). */
 char *cl_gpu_names(const struct cl_scenario *s);
+
+/* The layout of P/D group g (enum cl_pd_group) of s: its section's keys,
+ * each one left out (or out of range, as in a struct not filled by the
+ * loader) replaced by the top-level key it stands for: deploy.tp, deploy.ep,
+ * deploy.redundant_experts, deploy.expert_imbalance, server.micro_batches,
+ * server.max_num_seqs, server.max_num_batched_tokens. tp, expert_imbalance
+ * and the two caps may stay unset (-1, NAN) when the top-level key is. */
+struct cl_pd_layout cl_pd_layout_resolve(const struct cl_scenario *s, int g);
+
+/* The name of P/D group g ("prefill", "decode"); static. */
+const char *cl_pd_group_name(int g);
 
 /* The cross-field checks of the serving sections, which the scenario
  * loader runs after the walk that filled s, in this order: server, the

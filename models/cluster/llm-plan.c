@@ -5,8 +5,9 @@
  * deploy.tp is unset (the smallest cluster's, or the smallest power of two
  * on one node that fits), checks that a replica fits every pool's GPU kind,
  * and builds each pool's replica model: its step-time constants
- * (perf_replica, docs/step-time.md) and KV capacity. Nothing here runs
- * during the simulation.
+ * (perf_replica, docs/step-time.md) and KV capacity; under
+ * deploy.disaggregation one per group, each from its own layout
+ * (cl_pd_layout_resolve()). Nothing here runs during the simulation.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -62,22 +63,42 @@ static const struct arch_spec *resolve_arch(const struct cl_scenario *s,
  * asymptote and the attention compute fraction, efficiency_memory both HBM
  * fractions, iteration_overhead the fixed host time, and
  * max_cudagraph_capture_size the CUDA-graph limit; custom_all_reduce
- * picks vLLM's custom TP all-reduce or NCCL; server.micro_batches and,
- * with ep > 1, deploy.redundant_experts and deploy.expert_imbalance go to
- * the layout (docs/step-time.md). */
+ * picks vLLM's custom TP all-reduce or NCCL; the layout's micro_batches
+ * and, with ep > 1, its redundant_experts and expert_imbalance go to the
+ * layout (docs/step-time.md): the scenario's top-level ones here, a P/D
+ * group's through cl__replica_perf_layout(). */
 int cl_replica_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
                          const struct gpu_spec *g, int tp, int pp, int ep,
                          int weight_dtype, struct perf_replica *r, char *why,
                          size_t whylen)
 {
+    struct cl_pd_layout o = {.tp = tp,
+                             .ep = ep,
+                             .redundant_experts = s->deploy.redundant_experts,
+                             .expert_imbalance = s->deploy.expert_imbalance,
+                             .micro_batches = s->server.micro_batches,
+                             .max_num_seqs = s->server.max_num_seqs,
+                             .max_num_batched_tokens =
+                                 s->server.max_num_batched_tokens};
+
+    return cl__replica_perf_layout(s, a, g, &o, pp, weight_dtype, r, why,
+                                   whylen);
+}
+
+int cl__replica_perf_layout(const struct cl_scenario *s,
+                            const struct arch_spec *a, const struct gpu_spec *g,
+                            const struct cl_pd_layout *o, int pp,
+                            int weight_dtype, struct perf_replica *r, char *why,
+                            size_t whylen)
+{
     const struct cl_server *sv = &s->server;
     struct perf_layout l = {
-        .tp = tp,
+        .tp = o->tp,
         .pp = pp < 1 ? 1 : pp,
-        .ep = ep < 1 ? 1 : ep,
+        .ep = o->ep < 1 ? 1 : o->ep,
         .gpus_per_node = s->hardware.gpus_per_node,
         .nics_per_node = 0,
-        .micro_batches = sv->micro_batches,
+        .micro_batches = o->micro_batches,
         .spec_method = sv->speculative.method,
         .spec_tokens = sv->speculative.method != PERF_SPEC_NONE
                            ? sv->speculative.tokens
@@ -103,10 +124,9 @@ int cl_replica_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
     /* The placement keys apply to expert-parallel layouts only, so that a
      * search over layouts (plan, strategies) may try ep 1 too. */
     if (l.ep > 1) {
-        l.redundant_experts = s->deploy.redundant_experts;
-        l.expert_imbalance = isnan(s->deploy.expert_imbalance)
-                                 ? 0.0
-                                 : s->deploy.expert_imbalance;
+        l.redundant_experts = o->redundant_experts;
+        l.expert_imbalance =
+            isnan(o->expert_imbalance) ? 0.0 : o->expert_imbalance;
     }
 
     rc = perf_replica_init(r, a, g, &l, weight_dtype, s->deploy.kv_dtype,
@@ -117,8 +137,8 @@ int cl_replica_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
             sv->max_cudagraph_capture_size >= 0
                 ? sv->max_cudagraph_capture_size
                 : perf_default_cudagraph_capture_size(
-                      sv->max_num_seqs > 0 ? sv->max_num_seqs
-                                           : perf_default_max_num_seqs(g));
+                      o->max_num_seqs > 0 ? o->max_num_seqs
+                                          : perf_default_max_num_seqs(g));
         r->custom_allreduce = sv->custom_all_reduce;
     }
     return rc;
@@ -166,7 +186,7 @@ static int check_max_model_len(const struct cl_scenario *s,
                                const struct arch_spec *a,
                                const struct gpu_spec *g,
                                const struct perf_replica *perf,
-                               struct sim_diag *d)
+                               const char *group, struct sim_diag *d)
 {
     int64_t len = cl__llm_max_model_len(s, a);
     int64_t b = s->server.block_tokens > 0 ? s->server.block_tokens : 16;
@@ -181,7 +201,7 @@ static int check_max_model_len(const struct cl_scenario *s,
         return 0;
     sim_diag_error(d, s->file, at.line, at.col,
                    "server.max_model_len: %lld tokens%s do not fit the KV "
-                   "cache of one replica on %s, %lld tokens; vLLM refuses "
+                   "cache of one %s%sreplica on %s, %lld tokens; vLLM refuses "
                    "to start (\"the model's max seq len is larger than the "
                    "maximum number of tokens that can be stored in KV "
                    "cache\"): set server.max_model_len to at most %lld, or "
@@ -190,8 +210,79 @@ static int check_max_model_len(const struct cl_scenario *s,
                    s->server.max_model_len > 0
                        ? ""
                        : " (the model's max_position_embeddings)",
+                   group != NULL ? group : "", group != NULL ? " " : "",
                    g->name, (long long)cap, (long long)cap);
     return SIM_EINFEASIBLE;
+}
+
+/* The smallest power-of-two tensor-parallel degree on one node at which
+ * layout o (its tp ignored) fits g; gpus_per_node when none does. */
+static int derive_tp(const struct cl_scenario *s, const struct arch_spec *a,
+                     const struct gpu_spec *g, struct cl_pd_layout o)
+{
+    struct perf_replica perf;
+
+    for (o.tp = 1; o.tp <= s->hardware.gpus_per_node; o.tp *= 2)
+        if (cl__replica_perf_layout(s, a, g, &o, s->deploy.pp,
+                                    s->deploy.weight_dtype, &perf, NULL,
+                                    0) == 0)
+            return o.tp;
+    return s->hardware.gpus_per_node;
+}
+
+/* deploy.disaggregation: each group's layout (cl_pd_layout_resolve()) on
+ * hardware.gpu, since a static cluster has no pools; a group's unset tp is
+ * derived as the scenario's is. A layout that does not fit is reported at
+ * its group's key (struct cl_scenario_pos pd_layout), each group once. */
+static int plan_pd(const struct cl_scenario *s, const struct arch_spec *a,
+                   const struct gpu_spec *g, struct cl_plan *plan,
+                   struct sim_diag *d)
+{
+    const struct cl_disagg *dg = &s->deploy.disaggregation;
+    struct perf_replica perf;
+    char why[512];
+    int rc = 0;
+
+    for (int k = 0; k < CL_PD_GROUPS; k++) {
+        struct cl_pd_layout l = cl_pd_layout_resolve(s, k);
+        struct cl_plan_group *pg = &plan->groups[k];
+        struct cl_pos at = s->pos.pd_layout[k];
+        const char *name = cl_pd_group_name(k);
+
+        pg->tp_chosen = l.tp < 1;
+        if (l.tp < 1)
+            l.tp = derive_tp(s, a, g, l);
+        if (cl__replica_perf_layout(s, a, g, &l, s->deploy.pp,
+                                    s->deploy.weight_dtype, &perf, why,
+                                    sizeof(why)) != 0) {
+            sim_diag_error(d, s->file, at.line, at.col,
+                           "deploy.disaggregation.%s: %s", name, why);
+            rc = SIM_EINFEASIBLE;
+            continue;
+        }
+        if (check_max_model_len(s, a, g, &perf, name, d) != 0) {
+            rc = SIM_EINFEASIBLE;
+            continue;
+        }
+        pg->replicas =
+            k == CL_PD_PREFILL ? dg->prefill_replicas : dg->decode_replicas;
+        pg->gpus_per_replica = perf.gpus;
+        pg->tp = l.tp;
+        pg->ep = perf.ep;
+    }
+    if (rc != 0)
+        return rc;
+    plan->disaggregated = 1;
+    plan->tp = plan->groups[CL_PD_PREFILL].tp;
+    plan->tp_chosen = 0; /* each group notes its own */
+    plan->gpus_per_replica = plan->groups[CL_PD_PREFILL].gpus_per_replica ==
+                                     plan->groups[CL_PD_DECODE].gpus_per_replica
+                                 ? plan->groups[CL_PD_PREFILL].gpus_per_replica
+                                 : 0;
+    plan->price_usd_per_gpu_hour = isnan(s->hardware.price_usd_per_gpu_hour)
+                                       ? g->price_usd_per_hour
+                                       : s->hardware.price_usd_per_gpu_hour;
+    return 0;
 }
 
 int cl__llm_plan(const struct cl_scenario *s, struct cl_plan *plan,
@@ -217,6 +308,8 @@ int cl__llm_plan(const struct cl_scenario *s, struct cl_plan *plan,
                        a->name);
         return SIM_EINFEASIBLE;
     }
+    if (s->deploy.disaggregation.enabled)
+        return plan_pd(s, a, g, plan, d);
     if (tp < 1 && s->deploy.pp <= 1 && s->deploy.ep <= 1 && c->min_gpus >= 1 &&
         c->min_gpus <= s->hardware.gpus_per_node)
         tp = c->min_gpus; /* the smallest cluster is one replica */
@@ -249,13 +342,13 @@ int cl__llm_plan(const struct cl_scenario *s, struct cl_plan *plan,
                            "pools[%d]: %s", i, why);
             return SIM_EINFEASIBLE;
         }
-        if ((rc = check_max_model_len(s, a, pg, &perf, d)) != 0)
+        if ((rc = check_max_model_len(s, a, pg, &perf, NULL, d)) != 0)
             return rc;
     }
     /* The hardware.gpu replica again: the loop reused perf. */
     if (init_perf(s, a, g, tp, &perf, why, sizeof(why)) != 0)
         return SIM_EINFEASIBLE;
-    if ((rc = check_max_model_len(s, a, g, &perf, d)) != 0)
+    if ((rc = check_max_model_len(s, a, g, &perf, NULL, d)) != 0)
         return rc;
     plan->tp = tp;
     plan->tp_chosen = s->deploy.tp < 1;
@@ -276,28 +369,61 @@ static int64_t kv_cap_tokens(const struct cl_server *sv,
     return perf_kv_capacity_tokens(perf) / b * b;
 }
 
+/* Builds lay, the layout o on g. Returns 0 or perf_replica_init()'s
+ * code. */
+static int layout_init(const struct cl_scenario *s, const struct arch_spec *a,
+                       const struct gpu_spec *g, const struct cl_pd_layout *o,
+                       struct cl_layout_rt *lay)
+{
+    char why[512];
+
+    if (a == NULL || cl__replica_perf_layout(s, a, g, o, s->deploy.pp,
+                                             s->deploy.weight_dtype, &lay->perf,
+                                             why, sizeof(why)) != 0)
+        return SIM_EINFEASIBLE;
+    lay->kv_tokens = (double)perf_kv_capacity_tokens(&lay->perf);
+    lay->kv_cap_tokens = kv_cap_tokens(&s->server, &lay->perf);
+    lay->max_num_seqs =
+        o->max_num_seqs > 0 ? o->max_num_seqs : perf_default_max_num_seqs(g);
+    lay->max_num_batched_tokens = o->max_num_batched_tokens > 0
+                                      ? o->max_num_batched_tokens
+                                      : perf_default_max_num_batched_tokens(g);
+    return 0;
+}
+
 int cl__llm_pool_init(struct cl_world *w, int i, const struct cl_plan *plan,
                       struct sim_diag *d)
 {
     const struct cl_scenario *s = w->scn;
     struct cl_pool_rt *p = &w->pools[i];
     const struct gpu_spec *g = cl_gpu_find(s, p->gpu);
-    char why[512];
+    const struct arch_spec *a = resolve_arch(s, d);
 
     /* cl_scenario_check() has resolved the names and sized the replica on
      * every pool's GPU kind, so this fails only on a changed catalog. */
-    if (g == NULL || init_perf(s, resolve_arch(s, d), g, plan->tp, &p->perf,
-                               why, sizeof(why)) != 0)
+    if (g == NULL)
         return SIM_EINFEASIBLE;
-    p->kv_tokens = (double)perf_kv_capacity_tokens(&p->perf);
-    p->kv_cap_tokens = kv_cap_tokens(&s->server, &p->perf);
+    if (plan->disaggregated) {
+        for (int k = 0; k < CL_PD_GROUPS; k++) {
+            struct cl_pd_layout o = cl_pd_layout_resolve(s, k);
+            o.tp = plan->groups[k].tp;
+            if (layout_init(s, a, g, &o, &p->lay[CL_ROLE_PREFILL + k]) != 0)
+                return SIM_EINFEASIBLE;
+        }
+    } else {
+        struct cl_pd_layout o = {
+            .tp = plan->tp,
+            .ep = s->deploy.ep,
+            .redundant_experts = s->deploy.redundant_experts,
+            .expert_imbalance = s->deploy.expert_imbalance,
+            .micro_batches = s->server.micro_batches,
+            .max_num_seqs = s->server.max_num_seqs,
+            .max_num_batched_tokens = s->server.max_num_batched_tokens};
+        if (layout_init(s, a, g, &o, &p->lay[CL_ROLE_BOTH]) != 0)
+            return SIM_EINFEASIBLE;
+    }
     p->kv_block_tokens = s->server.block_tokens;
-    p->max_num_seqs = s->server.max_num_seqs > 0 ? s->server.max_num_seqs
-                                                 : perf_default_max_num_seqs(g);
-    p->max_num_batched_tokens = s->server.max_num_batched_tokens > 0
-                                    ? s->server.max_num_batched_tokens
-                                    : perf_default_max_num_batched_tokens(g);
-    w->max_model_len = cl__llm_max_model_len(s, p->perf.arch);
+    w->max_model_len = cl__llm_max_model_len(s, a);
     /* A pool of its own GPU kind pays that kind's price. */
     if (s->npools > 0 && s->pools[i].gpu != NULL)
         p->price = g->price_usd_per_hour;

@@ -157,7 +157,7 @@ struct cl_llm_replica {
     double rdma_bytes_gpu;
     uint64_t gen; /* bumped when a lookup may find more or claim less */
     int plain;    /* no caching, swap or P/D: admission as before */
-    int role;     /* enum pd_role */
+    int role;     /* enum cl_role: its replica's */
     /* Speculative decoding (server.speculative): on, drafted tokens k,
      * acceptance, expected tokens per step tau and its variance, the
      * iterations between a decoder's new KV blocks (grow_period: block
@@ -168,13 +168,6 @@ struct cl_llm_replica {
     double spec_alpha, spec_tau, spec_var;
     int64_t grow_period, grow_blocks;
     double tok_acc;
-};
-
-/* A replica's group under deploy.disaggregation. */
-enum pd_role {
-    PD_BOTH,    /* no disaggregation */
-    PD_PREFILL, /* prompts and first tokens */
-    PD_DECODE,  /* the other tokens */
 };
 
 static void kick(struct cl_llm_replica *e);
@@ -915,8 +908,10 @@ static void on_pd_landed(struct sim_loop *loop, struct sim_event *ev)
 
 /* P/D: a prefill replica has made r's first token: r leaves it and its KV
  * (prompt + tokens made - 1 tokens) crosses deploy.disaggregation.kv_link,
- * every GPU sending its share over its own NIC: alpha + bytes / (efficiency
- * x bandwidth) per GPU (FACTS.md §3.1). */
+ * each of the tp x pp GPUs of the data-parallel group that held it sending
+ * its share (the prefill layout's KV bytes per token per GPU) over its own
+ * NIC: alpha + bytes / (efficiency x bandwidth) per GPU (FACTS.md §3.1).
+ * The decode replica that takes it holds it in its own layout's cache. */
 static void handoff(struct cl_llm_replica *e, struct cl_req *r)
 {
     struct cl_world *w = e->rep->w;
@@ -1011,7 +1006,7 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
         register_prompt(e, r);
         tokens++;
         r->gen_tokens++;
-        if (e->role == PD_PREFILL && r->gen_tokens < r->output_tokens) {
+        if (e->role == CL_ROLE_PREFILL && r->gen_tokens < r->output_tokens) {
             handoff(e, r); /* its first token counts when the KV lands */
             continue;
         }
@@ -1297,9 +1292,12 @@ static void llm_ready(struct cl_world *w, struct cl_replica *rep)
 {
     struct cl_llm_replica *e = xcalloc(1, sizeof(*e));
     const struct cl_server *sv = &w->scn->server;
+    /* Its role's layout: under P/D each group has its own perf, caps and
+     * budget. */
+    const struct cl_layout_rt *lay = cl__rep_layout(w, rep);
     e->rep = rep;
     e->lw = w->engine_state;
-    e->perf = &w->pools[rep->pool].perf;
+    e->perf = &lay->perf;
     e->block_tokens = sv->block_tokens > 0 ? sv->block_tokens : 16;
     e->cap_blocks = perf_kv_capacity_tokens(e->perf) / e->block_tokens;
     e->kv_keep_free = e->kva == CL_KVA_WATERMARK
@@ -1310,9 +1308,9 @@ static void llm_ready(struct cl_world *w, struct cl_replica *rep)
      * rank is an engine with its own scheduler, so the batch cap and the
      * token budget are per rank; one request's chunk stays within one
      * rank's budget. */
-    e->max_seqs = w->pools[rep->pool].max_num_seqs * e->perf->dp;
-    e->max_batched = w->pools[rep->pool].max_num_batched_tokens * e->perf->dp;
-    e->chunk_max = w->pools[rep->pool].max_num_batched_tokens;
+    e->max_seqs = lay->max_num_seqs * e->perf->dp;
+    e->max_batched = lay->max_num_batched_tokens * e->perf->dp;
+    e->chunk_max = lay->max_num_batched_tokens;
     e->grow_period = e->block_tokens;
     e->grow_blocks = 1;
     if (e->perf->spec_method != PERF_SPEC_NONE) {
@@ -1337,18 +1335,7 @@ static void llm_ready(struct cl_world *w, struct cl_replica *rep)
     }
     e->phase_n = xcalloc((size_t)e->grow_period, sizeof(*e->phase_n));
     kv_init(w, e);
-    if (w->scn->deploy.disaggregation.enabled) {
-        /* The prefill group first; a replacement takes the role its group
-         * is short of. */
-        int nprefill = 0;
-        for (int k = 0; k < w->nreps; k++)
-            if (llm_of(w->reps[k]) != NULL && w->reps[k]->state != CL_R_GONE &&
-                llm_of(w->reps[k])->role == PD_PREFILL)
-                nprefill++;
-        e->role = nprefill < w->scn->deploy.disaggregation.prefill_replicas
-                      ? PD_PREFILL
-                      : PD_DECODE;
-    }
+    e->role = rep->role; /* replica.c: the group it was requested for */
     sim_event_init(&e->iter_ev, on_iteration_end, e);
     sim_heap_init(&e->decoding);
     rep->engine_state = e;
@@ -1467,13 +1454,13 @@ void cl__llm_gauges(const struct cl_world *w, const struct cl_replica *rep,
 static int pd_route(struct cl_world *w, struct cl_req *r)
 {
     struct cl_llm_replica *best = NULL;
-    int role = r->pd_tokens > 0 ? PD_DECODE : PD_PREFILL;
+    int role = r->pd_tokens > 0 ? CL_ROLE_DECODE : CL_ROLE_PREFILL;
     int64_t need = cl__llm_kv_peak_tokens(r);
     for (int k = 0; k < w->nreps; k++) {
         struct cl_replica *rep = w->reps[k];
         struct cl_llm_replica *e = llm_of(rep);
         if (rep->state != CL_R_SERVING || e == NULL || e->role != role ||
-            need > w->pools[rep->pool].kv_cap_tokens)
+            need > cl__rep_layout(w, rep)->kv_cap_tokens)
             continue;
         if (best == NULL || load(e) < load(best))
             best = e;

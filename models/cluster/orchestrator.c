@@ -143,7 +143,7 @@ static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s)
         pr->num_running = g.running;
         pr->num_waiting = g.waiting;
         pr->kv_usage = g.kv_usage;
-        pr->kv_capacity_tokens = w->pools[rep->pool].kv_tokens;
+        pr->kv_capacity_tokens = cl__rep_layout(w, rep)->kv_tokens;
         if (pr->state == POL_RS_READY && !isnan(g.kv_usage))
             kv_ready++;
         /* A replica requested since the last evaluation has no
@@ -313,14 +313,28 @@ static struct cl_replica *nth_serving(struct cl_world *w, int i)
     return NULL;
 }
 
+/* The index of the first GPU of replica slot: the slots before it hold
+ * their replicas' GPUs in slot order (gpus_per_replica each, or each
+ * group's under disaggregation, where a replacement takes its
+ * predecessor's slot and group). O(slots). */
+static int first_gpu(const struct cl_world *w, int slot)
+{
+    int n = 0;
+    for (int k = 0; k < slot && k < w->nreps; k++)
+        n += w->reps[k]->gpus;
+    return n;
+}
+
+/* Fails every live replica whose first GPU is on target's first GPU's
+ * node. O(slots^2), once per scripted node failure. */
 static void fail_node_of(struct cl_world *w, struct cl_replica *target)
 {
     int per_node = w->scn->hardware.gpus_per_node;
-    int node = target->slot * w->gpus_per_replica / per_node;
+    int node = first_gpu(w, target->slot) / per_node;
     for (int k = 0; k < w->nreps; k++) {
         struct cl_replica *rep = w->reps[k];
         if (rep->state != CL_R_GONE &&
-            rep->slot * w->gpus_per_replica / per_node == node)
+            first_gpu(w, rep->slot) / per_node == node)
             cl__replica_fail(w, rep);
     }
 }
@@ -368,9 +382,12 @@ static void on_mtbf(struct sim_loop *loop, struct sim_event *ev)
     int gpus = fault_gpus(w);
     int gpu = (int)gsl_rng_uniform_int(sim_loop_stream(loop, "failures"),
                                        (unsigned long)gpus);
-    int slot = gpu / w->gpus_per_replica;
+    int slot = 0, first = 0;
 
-    /* GPU index g belongs to replica slot g / tp: fail it if it is live. */
+    /* GPU index g belongs to the slot whose GPUs hold it (first_gpu(); g /
+     * gpus_per_replica when all are alike): fail it if it is live. */
+    while (slot < w->nreps && gpu >= first + w->reps[slot]->gpus)
+        first += w->reps[slot++]->gpus;
     if (slot < w->nreps && w->reps[slot]->state != CL_R_GONE)
         cl__replica_fail(w, w->reps[slot]);
     if (!w->source_done || w->live > 0)

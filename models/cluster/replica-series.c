@@ -67,7 +67,8 @@ static struct cl_rseries *track(struct cl_world *w, struct cl_replica *rep)
      * is NAN throughout for a replica without a KV cache. */
     sim_tavg_init(&e->running, t0, 0.0);
     sim_tavg_init(&e->waiting, t0, 0.0);
-    sim_tavg_init(&e->kv, t0, isnan(w->pools[rep->pool].kv_tokens) ? NAN : 0);
+    sim_tavg_init(&e->kv, t0,
+                  isnan(cl__rep_layout(w, rep)->kv_tokens) ? NAN : 0);
     e->out0 = e->out = 0;
     e->prompt0 = e->prompt = 0;
     e->done0 = e->done = 0;

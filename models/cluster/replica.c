@@ -34,7 +34,7 @@ static int charge_state(int state)
 static void charge(struct cl_world *w, struct cl_replica *rep, int64_t now)
 {
     struct cl_pool_rt *p = &w->pools[rep->pool];
-    double gpus = (double)w->gpus_per_replica;
+    double gpus = (double)rep->gpus;
     double dt = sim_ns_to_s(now - rep->state_since_ns);
 
     if (rep->state == CL_R_SERVING) {
@@ -50,6 +50,8 @@ static void charge(struct cl_world *w, struct cl_replica *rep, int64_t now)
     } else if (rep->state != CL_R_GONE) {
         p->gpu_s[charge_state(rep->state)] += gpus * dt;
     }
+    if (rep->state != CL_R_GONE)
+        w->role_gpu_s[rep->role] += gpus * dt;
     rep->state_since_ns = now;
 }
 
@@ -91,7 +93,7 @@ static void set_state(struct cl_world *w, struct cl_replica *rep, int state)
     rep->state = state;
     count_state(w, state, +1);
     if (state == CL_R_GONE) {
-        w->pools[rep->pool].gpus_live -= w->gpus_per_replica;
+        w->pools[rep->pool].gpus_live -= rep->gpus;
         sim_loop_cancel(w->loop, &rep->life_ev);
     }
     note_sizes(w);
@@ -138,11 +140,12 @@ static int free_slot(struct cl_world *w)
     return w->nreps++;
 }
 
-/* Bytes per second a starting replica loads its weights at. */
-static double load_rate(const struct cl_world *w, int source, int pool)
+/* Bytes per second a starting replica rep loads its weights at. */
+static double load_rate(const struct cl_world *w, int source,
+                        const struct cl_replica *rep)
 {
-    const struct gpu_spec *g = w->pools[pool].perf.gpu;
-    double tp = (double)w->gpus_per_replica;
+    const struct gpu_spec *g = cl__rep_layout(w, rep)->perf.gpu;
+    double tp = (double)rep->gpus;
 
     switch (source) {
     case CL_SRC_OBJECT_STORE:
@@ -178,14 +181,15 @@ static int source_of(const struct cl_scenario *s)
     return CL_SRC_NVME;
 }
 
-/* Loading time of a replica in pool: weights over the source (none for an
- * engine without a model: its pool's perf is zero), plus engine init.
+/* Loading time of replica rep: weights over the source (none for an
+ * engine without a model: its layout's perf is zero), plus engine init.
  * recovery: a replacement after a failure loads from the in-memory
  * checkpoint (peer hosts over RDMA) or from storage. */
-static int64_t load_time(const struct cl_world *w, int pool, int recovery)
+static int64_t load_time(const struct cl_world *w, const struct cl_replica *rep,
+                         int recovery)
 {
     const struct cl_scenario *s = w->scn;
-    double bytes = w->pools[pool].perf.weight_bytes;
+    double bytes = cl__rep_layout(w, rep)->perf.weight_bytes;
     int src = source_of(s);
     double rate;
 
@@ -194,13 +198,28 @@ static int64_t load_time(const struct cl_world *w, int pool, int recovery)
                                                       : CL_SRC_OBJECT_STORE;
     rate = !recovery && !isnan(s->deploy.load_bytes_per_s)
                ? s->deploy.load_bytes_per_s
-               : load_rate(w, src, pool);
+               : load_rate(w, src, rep);
     return sim_s_to_ns(bytes / rate) + s->deploy.engine_init_ns;
+}
+
+int cl__replica_next_role(const struct cl_world *w)
+{
+    int n = 0;
+
+    if (!w->pd)
+        return CL_ROLE_BOTH;
+    for (int k = 0; k < w->nreps; k++)
+        if (w->reps[k]->state != CL_R_GONE &&
+            w->reps[k]->role == CL_ROLE_PREFILL)
+            n++;
+    return n < w->role_replicas[CL_ROLE_PREFILL] ? CL_ROLE_PREFILL
+                                                 : CL_ROLE_DECODE;
 }
 
 struct cl_replica *cl__replica_request(struct cl_world *w, int pool, int warm,
                                        int64_t failed_at_ns)
 {
+    int role = cl__replica_next_role(w);
     int slot = free_slot(w);
     struct cl_replica *rep = w->reps[slot];
     struct cl_pool_rt *p = &w->pools[pool];
@@ -213,6 +232,8 @@ struct cl_replica *cl__replica_request(struct cl_world *w, int pool, int warm,
     rep->slot = slot;
     rep->serial = w->next_serial++;
     rep->pool = pool;
+    rep->role = role;
+    rep->gpus = w->role_gpus[role];
     rep->borrowed = p->borrowable;
     rep->requested_ns = now;
     rep->state_since_ns = now;
@@ -220,9 +241,9 @@ struct cl_replica *cl__replica_request(struct cl_world *w, int pool, int warm,
     rep->state = CL_R_GONE; /* set_state() moves it out */
     sim_event_init(&rep->life_ev, on_life, rep);
     cl__counters_init(&rep->ctr);
-    p->gpus_live += w->gpus_per_replica;
+    p->gpus_live += rep->gpus;
     p->started++;
-    rep->load_ns = load_time(w, pool, failed_at_ns >= 0);
+    rep->load_ns = load_time(w, rep, failed_at_ns >= 0);
     if (warm) {
         become_ready(w, rep);
         return rep;

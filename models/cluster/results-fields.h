@@ -32,6 +32,7 @@
  *            "<db>.<state>", table columns "<db>_<state>", a JSON object by
  *            state name
  *   CLASSES  struct cl_class_result *name and int n<name>
+ *   GROUPS   struct cl_group_result *name and int n<name>
  *   POOLS    struct cl_pool_result *name and int n<name>
  *   NOTES    char **name and int n<name>
  *   SERIES   struct cl_series_row *name and size_t n<name>
@@ -133,6 +134,19 @@
     X(e2e_p99_ms, F64, e2e_p99_ms, "ms", "NAN without completions")            \
     X(slo_attainment, F64, slo_attainment, "fraction",                         \
       "0..1; NAN when no SLO is set")
+
+/* One replica group under deploy.disaggregation (prefill, decode), as
+ * planned, with the GPU time its replicas held. X(name, type, col, unit,
+ * help): col is the JSON member. Not in the database. */
+#define CL_GROUP_FIELDS(X)                                                     \
+    X(name, STR, name, "", "prefill or decode")                                \
+    X(replicas, INT, replicas, "replicas", "planned")                          \
+    X(gpus_per_replica, INT, gpus_per_replica, "GPUs", "tp x dp x pp")         \
+    X(gpus, INT, gpus, "GPUs", "replicas x gpus_per_replica")                  \
+    X(tp, INT, tp, "", "tensor-parallel degree")                               \
+    X(ep, INT, ep, "", "expert-parallel degree")                               \
+    X(dp, INT, dp, "", "data-parallel attention groups")                       \
+    X(gpu_hours, F64, gpu_hours, "GPU-h", "held by the group's replicas")
 
 /* One load stage (struct wl_request.stage; a source without stages has
  * one, stage 0), a row of the stages table and an element of the JSON
@@ -260,7 +274,10 @@
     X(price_usd_per_gpu_hour, F64, "price_usd_per_gpu_hour",                   \
       "price_usd_per_gpu_hour", NULL, "USD/GPU-h", "")                         \
     X(gpus_per_replica, INT, "gpus_per_replica", "gpus_per_replica", NULL,     \
-      "GPUs", "")                                                              \
+      "GPUs",                                                                  \
+      "under deploy.disaggregation: the groups' count, 0 if they differ")      \
+    X(groups, GROUPS, "disaggregation", NULL, NULL, "",                        \
+      "per deploy.disaggregation group, or NULL; in JSON only with one")       \
     X(slo_attainment, F64, "slo_attainment", "slo_attainment", NULL,           \
       "fraction", "0..1; NAN when no SLO is set")                              \
     X(replicas_min, INT, "replicas.min", "replicas.min", NULL, "replicas", "") \

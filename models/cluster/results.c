@@ -34,6 +34,8 @@
     FIELD(cl_replica_row, n, t, #c, #c, NULL, u, h)
 #define CLASS_FIELD(n, t, c, u, h)                                             \
     FIELD(cl_class_result, n, t, #c, NULL, NULL, u, h)
+#define GROUP_FIELD(n, t, c, u, h)                                             \
+    FIELD(cl_group_result, n, t, #c, NULL, NULL, u, h)
 #define POOL_FIELD(n, t, c, u, h)                                              \
     FIELD(cl_pool_result, n, t, #n, #c, NULL, u, h)
 #define STAGE_FIELD(n, t, c, u, h) FIELD(cl_stage_row, n, t, #c, #c, NULL, u, h)
@@ -50,6 +52,8 @@ const struct cl_rfield cl_replica_fields[CL_REPLICA_NFIELDS] = {
     CL_REPLICA_FIELDS(REPLICA_FIELD)};
 const struct cl_rfield cl_class_fields[CL_CLASS_NFIELDS] = {
     CL_CLASS_FIELDS(CLASS_FIELD)};
+const struct cl_rfield cl_group_fields[CL_GROUP_NFIELDS] = {
+    CL_GROUP_FIELDS(GROUP_FIELD)};
 const struct cl_rfield cl_pool_fields[CL_POOL_NFIELDS] = {
     CL_POOL_FIELDS(POOL_FIELD)};
 const struct cl_rfield cl_stage_fields[CL_STAGE_NFIELDS] = {
@@ -152,6 +156,8 @@ const struct cl_relem *cl_rfield_elem(const struct cl_rfield *f)
 {
     static const struct cl_relem classes = {cl_class_fields, CL_CLASS_NFIELDS,
                                             sizeof(struct cl_class_result)};
+    static const struct cl_relem groups = {cl_group_fields, CL_GROUP_NFIELDS,
+                                           sizeof(struct cl_group_result)};
     static const struct cl_relem pools = {cl_pool_fields, CL_POOL_NFIELDS,
                                           sizeof(struct cl_pool_result)};
     static const struct cl_relem series = {cl_series_fields, CL_SERIES_NFIELDS,
@@ -168,6 +174,8 @@ const struct cl_relem *cl_rfield_elem(const struct cl_rfield *f)
     switch (f->type) {
     case CL_RT_CLASSES:
         return &classes;
+    case CL_RT_GROUPS:
+        return &groups;
     case CL_RT_POOLS:
         return &pools;
     case CL_RT_SERIES:
@@ -205,6 +213,7 @@ const struct cl_relem *cl_rfield_elem(const struct cl_rfield *f)
 #define COUNT_OFF_CELLS COUNT_OFF_NONE
 #define COUNT_OFF_ARRAY(f) offsetof(struct cl_results, n##f)
 #define COUNT_OFF_CLASSES COUNT_OFF_ARRAY
+#define COUNT_OFF_GROUPS COUNT_OFF_ARRAY
 #define COUNT_OFF_POOLS COUNT_OFF_ARRAY
 #define COUNT_OFF_NOTES COUNT_OFF_ARRAY
 #define COUNT_OFF_SERIES COUNT_OFF_ARRAY
@@ -240,6 +249,7 @@ size_t cl_rfield_count(const struct cl_rfield *f, const struct cl_results *r)
 {
     switch (f->type) {
     case CL_RT_CLASSES:
+    case CL_RT_GROUPS:
     case CL_RT_POOLS:
     case CL_RT_NOTES: {
         int n = *(const int *)(const void *)((const char *)r + count_off(f));
@@ -265,6 +275,7 @@ void cl_rfield_set_array(const struct cl_rfield *f, struct cl_results *r,
     memcpy(cl_rfield_ptr(r, f), &a, sizeof(a));
     switch (f->type) {
     case CL_RT_CLASSES:
+    case CL_RT_GROUPS:
     case CL_RT_POOLS:
     case CL_RT_NOTES:
         *(int *)(void *)((char *)r + count_off(f)) = (int)n;

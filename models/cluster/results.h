@@ -51,6 +51,7 @@ enum cl_rtype {
     CL_RT_LATENCY,
     CL_RT_STATES,
     CL_RT_CLASSES,
+    CL_RT_GROUPS,
     CL_RT_POOLS,
     CL_RT_NOTES,
     CL_RT_SERIES,
@@ -76,6 +77,9 @@ enum cl_rtype {
 #define CL_RF_MEMBER_STATES(f) double f[CL_GS_COUNT];
 #define CL_RF_MEMBER_CLASSES(f)                                                \
     struct cl_class_result *f;                                                 \
+    int n##f;
+#define CL_RF_MEMBER_GROUPS(f)                                                 \
+    struct cl_group_result *f;                                                 \
     int n##f;
 #define CL_RF_MEMBER_POOLS(f)                                                  \
     struct cl_pool_result *f;                                                  \
@@ -135,6 +139,11 @@ struct cl_class_result {
     CL_CLASS_FIELDS(CL_RF_MEMBER)
 };
 
+/* One P/D group (CL_GROUP_FIELDS). */
+struct cl_group_result {
+    CL_GROUP_FIELDS(CL_RF_MEMBER)
+};
+
 /* Per pool accounting (CL_POOL_FIELDS). */
 struct cl_pool_result {
     CL_POOL_FIELDS(CL_RF_MEMBER)
@@ -167,6 +176,7 @@ enum {
     CL_SERIES_NFIELDS = 0 CL_SERIES_FIELDS(CL_RF_ONE),
     CL_REPLICA_NFIELDS = 0 CL_REPLICA_FIELDS(CL_RF_ONE),
     CL_CLASS_NFIELDS = 0 CL_CLASS_FIELDS(CL_RF_ONE),
+    CL_GROUP_NFIELDS = 0 CL_GROUP_FIELDS(CL_RF_ONE),
     CL_POOL_NFIELDS = 0 CL_POOL_FIELDS(CL_RF_ONE),
     CL_STAGE_NFIELDS = 0 CL_STAGE_FIELDS(CL_RF_ONE),
     CL_REQUEST_NFIELDS = 0 CL_REQUEST_FIELDS(CL_RF_ONE),
@@ -175,12 +185,13 @@ enum {
 
 /* The fields of each struct above, in list order. For the sub-lists json
  * and db are set as their list comments say: a latency's col is both, a
- * series row has no JSON, a replica row's col is both, a class has no
- * database column, a pool's JSON member is its name. */
+ * series row has no JSON, a replica row's col is both, a class and a
+ * group have no database column, a pool's JSON member is its name. */
 extern const struct cl_rfield cl_latency_fields[CL_LATENCY_NFIELDS];
 extern const struct cl_rfield cl_series_fields[CL_SERIES_NFIELDS];
 extern const struct cl_rfield cl_replica_fields[CL_REPLICA_NFIELDS];
 extern const struct cl_rfield cl_class_fields[CL_CLASS_NFIELDS];
+extern const struct cl_rfield cl_group_fields[CL_GROUP_NFIELDS];
 extern const struct cl_rfield cl_pool_fields[CL_POOL_NFIELDS];
 extern const struct cl_rfield cl_stage_fields[CL_STAGE_NFIELDS];
 extern const struct cl_rfield cl_request_fields[CL_REQUEST_NFIELDS];

@@ -119,7 +119,7 @@ struct cl_replica *cl__route(struct cl_world *w, const struct cl_req *r)
         struct cl_gauges g;
 
         if (rep->state != CL_R_SERVING ||
-            need > w->pools[rep->pool].kv_cap_tokens)
+            need > cl__rep_layout(w, rep)->kv_cap_tokens)
             continue;
         cl__llm_gauges(w, rep, &g);
         c = &rt->cands[n++];

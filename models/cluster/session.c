@@ -176,7 +176,7 @@ int cl_session_replica(const struct cl_session *ss, int i,
     out->num_running = g.running;
     out->num_waiting = g.waiting;
     out->kv_usage = g.kv_usage;
-    out->kv_capacity_tokens = pool->kv_cap_tokens;
+    out->kv_capacity_tokens = cl__rep_layout(w, rep)->kv_cap_tokens;
     out->block_tokens = pool->kv_block_tokens;
     out->prompt_tokens = rep->ctr.prompt_tokens;
     out->generation_tokens = rep->ctr.output_tokens;
