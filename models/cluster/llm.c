@@ -1300,6 +1300,8 @@ static void llm_ready(struct cl_world *w, struct cl_replica *rep)
     e->perf = &lay->perf;
     e->block_tokens = sv->block_tokens > 0 ? sv->block_tokens : 16;
     e->cap_blocks = perf_kv_capacity_tokens(e->perf) / e->block_tokens;
+    /* server.kv_admission (kv_init() sets e->kva too; it runs below). */
+    e->kva = sv->kv_admission;
     e->kv_keep_free = e->kva == CL_KVA_WATERMARK
                           ? (int64_t)floor(w->scn->server.kv_watermark *
                                            (double)e->cap_blocks)
