@@ -499,8 +499,9 @@ static void print_per_gpu(const struct layout_setup *s,
     char lay[48], mb[8];
     int fallback = 0;
 
-    printf("\nper gpu, one decode iteration of a micro-batch (layouts that "
-           "fit; a2a over every MoE layer):\n");
+    printf("\nper gpu, layouts that fit: tok/gpu is its dp rank's tokens "
+           "per decode step; the ep\nall-to-all is a decode iteration's "
+           "(one pp micro-batch's when pp > 1), over every MoE layer\n");
     printf("%-3s %-20s %7s %6s %3s %8s %8s  %-16s %8s %8s %8s %6s %10s\n", "#",
            "layout", "experts", "redund", "mb", "tok/seq", "tok/gpu",
            "a2a kernels", "a2a ms", "hidden", "exposed", "imbal", "tok/s/gpu");

@@ -66,7 +66,15 @@
  *   micro-batches in flight, as vLLM's virtual engines; every sequence
  *   advances once per cycle) and perf_iteration_breakdown() for a prefill.
  *   The traffic columns are this file's accounting of one micro-batch on a
- *   first-stage GPU.
+ *   first-stage GPU (1 + drafted tokens per sequence with speculative
+ *   decoding). The setup's serving knobs go to perf_layout as they are:
+ *   redundant slots on layouts with ep > 1 (their weights add slots /
+ *   routed of the routed experts to the refusal estimate), two
+ *   micro-batches on pp 1 layouts only (perf_replica_init() refuses them
+ *   with pp > 1; falling back to one keeps the pipelined layouts in the
+ *   table), speculative decoding on all; the per-GPU figures are the
+ *   replica's and perf_saturate()'s step's (docs/layouts.md "Serving
+ *   knobs and per-GPU figures").
  *
  * Rejected alternatives: choosing the recomputation and sequence
  * parallelism per layout in the enumeration (rather than listing every

@@ -231,11 +231,12 @@ struct layout_result {
      * iteration ran (1 or 2) and 1 when the setup's 2 fell back to 1 for
      * pp > 1; the EP all-to-all's kernel class (enum perf_a2a) and its
      * total, hidden and exposed time over every MoE layer of one decode
-     * iteration of a micro-batch (hidden + exposed = total); the imbalance
-     * used (1 without ep); the expected tokens a sequence emits per step
-     * (1 without speculation); the tokens each GPU runs per decode
-     * iteration, its dp rank's sequences times 1 + drafted tokens; and
-     * tokens_per_s / gpus. */
+     * iteration (of one pipeline micro-batch, ceil(batch / pp) sequences,
+     * when pp > 1; hidden + exposed = total); the imbalance used (1
+     * without ep); the expected tokens a sequence emits per step (1
+     * without speculation); the tokens each GPU runs per decode step, its
+     * dp rank's batch_seqs times 1 + drafted tokens; and tokens_per_s /
+     * gpus. */
     int expert_slots, slots_per_gpu, redundant_slots;
     int serve_micro_batches, micro_batches_fallback;
     int a2a_class;
