@@ -3,10 +3,14 @@
  * memory per GPU, traffic per step by kind and the link it crosses, the step
  * time of a reference batch and whether the layout fits (models/layout/,
  * docs/layouts.md): the quantitative version of the classic DP/TP/PP/ZeRO
- * comparison table. Parse (parse_args), run (evaluate), print (text or
- * JSON). */
+ * comparison table. Serving takes the knobs DeepSeek serves with (redundant
+ * experts, two micro-batches, speculative decoding) and then adds a block
+ * of per-GPU figures: experts per GPU, the all-to-all and tokens per GPU.
+ * Parse (parse_args), run (evaluate), print (text or JSON). */
+#include <errno.h>
 #include <getopt.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +23,7 @@
 #include "models/gpu/gpu.h"
 #include "models/layout/layout.h"
 #include "models/net/net.h"
+#include "models/perf/roofline.h"
 #include "reports/fmt.h"
 #include "base/fmt.h"
 #include "base/xalloc.h"
@@ -54,6 +59,14 @@ struct opts {
     int gpus, nodes, nics, train, json;
     int seq, batch;               /* 0: the default */
     int dtype, kv_dtype, prefill; /* -1: the default */
+    /* Serving knobs (struct layout_setup), as dsec step takes them:
+     * redundant -1 and micro_batches 0 when not given, spec_method -1,
+     * spec_tokens 0 and spec_acceptance NAN likewise. */
+    int redundant, micro_batches;
+    int spec_method, spec_tokens;
+    double spec_acceptance;
+    int knobs; /* 1 when one of the knobs above was given */
+    int ranks; /* 1: print the per-GPU figures (--ranks or a knob) */
 };
 
 /* What the command computed; run_fini() frees it. */
@@ -71,6 +84,23 @@ static int parse_pos(const char *s, int *out)
 
     if (cli_parse_u64(s, &v) != 0 || v < 1 || v > 1u << 30)
         return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Parses an integer in [lo, hi] for option opt, with dsec step's usage
+ * message; 0, or a usage error's exit status. */
+static int parse_range(const char *opt, const char *s, int lo, int hi, int *out)
+{
+    uint64_t v;
+
+    if (cli_parse_u64(s, &v) != 0 || v < (uint64_t)lo || v > (uint64_t)hi) {
+        char why[128];
+
+        snprintf(why, sizeof(why), "%s: expected an integer in [%d, %d]", opt,
+                 lo, hi);
+        return cli_usage_error(&cli_cmd_strategies, why);
+    }
     *out = (int)v;
     return 0;
 }
@@ -116,11 +146,38 @@ static void print_help(void)
         "checkpoint's;\n"
         "                    training bf16)\n"
         "  --kv-dtype D      serving: kv cache bf16 or fp8 (default bf16)\n"
+        "  --redundant-experts N  serving: N extra expert slots on every "
+        "layout with\n"
+        "                    ep > 1 (DeepSeek's decode: 32); a layout whose "
+        "ep does not\n"
+        "                    divide routed + N slots is listed as not "
+        "fitting (default 0)\n"
+        "  --micro-batches N serving: 1, or 2 to overlap the ep all-to-all "
+        "with the\n"
+        "                    other half's compute (two-batch overlap); "
+        "layouts with\n"
+        "                    pp > 1 run 1, marked 1* (default 1)\n"
+        "  --speculative M   serving: none (default), mtp (the model's MTP "
+        "module drafts)\n"
+        "                    or ngram (host drafter)\n"
+        "  --spec-tokens N   tokens drafted per sequence and step, 1-8 "
+        "(default 1)\n"
+        "  --acceptance A    each drafted token's acceptance, 0-1 (default "
+        "for mtp 0.85;\n"
+        "                    required for ngram)\n"
+        "  --ranks           serving: add the per-gpu block (implied by the "
+        "knobs above)\n"
         "  --json            print one JSON object instead of the table\n"
         "\nColumns: memory per GPU in GB (1e9 B) on the fullest pipeline "
         "stage;\ntraffic is the bytes one GPU of the first stage sends per "
         "step by kind,\nthe slowest link it crosses and its time. fits* = tp "
-        "crosses nodes.\nFormulas and sources: docs/layouts.md.\n");
+        "crosses nodes.\nThe per-gpu block (serving layouts that fit): "
+        "expert slots per gpu and the\nredundant ones, micro-batches, "
+        "tokens a sequence emits per step, tokens a\ngpu runs per decode "
+        "step, the ep all-to-all's kernels and its time per\niteration "
+        "(all MoE layers), hidden behind the other micro-batch and "
+        "exposed,\nthe expert imbalance and output tokens/s per gpu.\n"
+        "Formulas and sources: docs/layouts.md.\n");
 }
 
 /* ---- parse ---- */
@@ -140,14 +197,23 @@ static int parse_args(int argc, char **argv, struct opts *o)
         {"prefill", required_argument, NULL, 'p'},
         {"dtype", required_argument, NULL, 'd'},
         {"kv-dtype", required_argument, NULL, 'k'},
+        {"redundant-experts", required_argument, NULL, 'R'},
+        {"micro-batches", required_argument, NULL, 'M'},
+        {"speculative", required_argument, NULL, 'S'},
+        {"spec-tokens", required_argument, NULL, 'K'},
+        {"acceptance", required_argument, NULL, 'a'},
+        {"ranks", no_argument, NULL, 'r'},
         {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int opt;
+    int opt, rc = 0;
     uint64_t v;
+    char *end;
 
     o->dtype = o->kv_dtype = o->prefill = -1;
+    o->redundant = o->spec_method = -1;
+    o->spec_acceptance = NAN;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (opt) {
@@ -204,6 +270,41 @@ static int parse_args(int argc, char **argv, struct opts *o)
                 return cli_usage_error(&cli_cmd_strategies,
                                        "--kv-dtype: expected bf16 or fp8");
             break;
+        case 'R':
+            rc = parse_range("--redundant-experts", optarg, 0, 4096,
+                             &o->redundant);
+            break;
+        case 'M':
+            rc =
+                parse_range("--micro-batches", optarg, 1, 2, &o->micro_batches);
+            break;
+        case 'S':
+            if (strcmp(optarg, "none") == 0)
+                o->spec_method = PERF_SPEC_NONE;
+            else if (strcmp(optarg, "mtp") == 0)
+                o->spec_method = PERF_SPEC_MTP;
+            else if (strcmp(optarg, "ngram") == 0)
+                o->spec_method = PERF_SPEC_NGRAM;
+            else
+                rc = cli_usage_error(&cli_cmd_strategies,
+                                     "--speculative: expected none, mtp or "
+                                     "ngram");
+            break;
+        case 'K':
+            rc = parse_range("--spec-tokens", optarg, 1, 8, &o->spec_tokens);
+            break;
+        case 'a':
+            errno = 0;
+            o->spec_acceptance = strtod(optarg, &end);
+            if (*optarg == '\0' || *end != '\0' || errno != 0 ||
+                !(o->spec_acceptance >= 0.0 && o->spec_acceptance <= 1.0))
+                rc = cli_usage_error(&cli_cmd_strategies,
+                                     "--acceptance: expected a number in "
+                                     "[0, 1]");
+            break;
+        case 'r':
+            o->ranks = 1;
+            break;
         case 'j':
             o->json = 1;
             break;
@@ -213,6 +314,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         default:
             return cli_usage_error(&cli_cmd_strategies, NULL);
         }
+        if (rc != 0)
+            return rc;
     }
     if (optind != argc - 1)
         return cli_usage_error(&cli_cmd_strategies, "expected one MODEL");
@@ -226,6 +329,31 @@ static int parse_args(int argc, char **argv, struct opts *o)
     if (o->train && (o->prefill >= 0 || o->kv_dtype >= 0))
         return cli_usage_error(&cli_cmd_strategies,
                                "--prefill and --kv-dtype are for serving");
+    o->knobs = o->redundant >= 0 || o->micro_batches > 0 ||
+               o->spec_method >= 0 || o->spec_tokens > 0 ||
+               !isnan(o->spec_acceptance);
+    if (o->train && (o->knobs || o->ranks))
+        return cli_usage_error(&cli_cmd_strategies,
+                               "--redundant-experts, --micro-batches, "
+                               "--speculative, --spec-tokens, --acceptance "
+                               "and --ranks are for serving");
+    /* dsec step's rules for the speculative flags. */
+    if (o->spec_method <= PERF_SPEC_NONE &&
+        (o->spec_tokens > 0 || !isnan(o->spec_acceptance)))
+        return cli_usage_error(&cli_cmd_strategies,
+                               "--spec-tokens and --acceptance go with "
+                               "--speculative mtp|ngram");
+    if (o->spec_method == PERF_SPEC_NGRAM && isnan(o->spec_acceptance))
+        return cli_usage_error(&cli_cmd_strategies,
+                               "--speculative ngram needs --acceptance A "
+                               "(it depends on the workload)");
+    if (o->spec_method > PERF_SPEC_NONE) {
+        if (o->spec_tokens < 1)
+            o->spec_tokens = 1;
+        if (isnan(o->spec_acceptance))
+            o->spec_acceptance = CL_SPEC_MTP_ACCEPTANCE;
+    }
+    o->ranks |= o->knobs;
     o->model = argv[optind];
     return 0;
 }
@@ -266,6 +394,15 @@ static int evaluate(const struct opts *o, struct run *x)
         s->batch = o->batch;
     if (o->prefill >= 0)
         s->prefill_tokens = o->prefill;
+    if (o->redundant > 0)
+        s->redundant_experts = o->redundant;
+    if (o->micro_batches > 0)
+        s->micro_batches = o->micro_batches;
+    if (o->spec_method > PERF_SPEC_NONE) {
+        s->spec_method = o->spec_method;
+        s->spec_tokens = o->spec_tokens;
+        s->spec_acceptance = o->spec_acceptance;
+    }
     if (layout_enumerate(s, &x->res, &x->n) != 0) {
         struct layout_result r;
         struct layout l = {.dp = o->gpus, .tp = 1, .pp = 1, .ep = 1};
@@ -354,6 +491,49 @@ static void print_serving(const struct layout_setup *s,
     }
 }
 
+/* The per-gpu block: one row per serving layout that fits, numbered as in
+ * the table. Expert and all-to-all columns are "-" with ep 1. */
+static void print_per_gpu(const struct layout_setup *s,
+                          const struct layout_result *res, int n)
+{
+    char lay[48], mb[8];
+    int fallback = 0;
+
+    printf("\nper gpu, layouts that fit: tok/gpu is its dp rank's tokens "
+           "per decode step; the ep\nall-to-all is a decode iteration's "
+           "(one pp micro-batch's when pp > 1), over every MoE layer\n");
+    printf("%-3s %-20s %7s %6s %3s %8s %8s  %-16s %8s %8s %8s %6s %10s\n", "#",
+           "layout", "experts", "redund", "mb", "tok/seq", "tok/gpu",
+           "a2a kernels", "a2a ms", "hidden", "exposed", "imbal", "tok/s/gpu");
+    for (int i = 0; i < n; i++) {
+        const struct layout_result *r = &res[i];
+
+        if (r->verdict != LAYOUT_FITS)
+            continue;
+        layout_format(&r->l, s->mode, lay, sizeof(lay));
+        snprintf(mb, sizeof(mb), "%d%s", r->serve_micro_batches,
+                 r->micro_batches_fallback ? "*" : "");
+        fallback |= r->micro_batches_fallback;
+        printf("%-3d %-20s ", i + 1, lay);
+        if (r->l.ep > 1)
+            printf("%7d %6d ", r->slots_per_gpu, r->redundant_slots);
+        else
+            printf("%7s %6s ", "-", "-");
+        printf("%3s %8.3f %8.0f  ", mb, r->spec_tokens_per_step,
+               r->decode_tokens_per_gpu);
+        if (r->l.ep > 1)
+            printf("%-16s %8.3f %8.3f %8.3f %6.3f ",
+                   perf_a2a_name(r->a2a_class), r->a2a_total_ns / 1e6,
+                   r->a2a_hidden_ns / 1e6, r->a2a_exposed_ns / 1e6,
+                   r->expert_imbalance);
+        else
+            printf("%-16s %8s %8s %8s %6s ", "-", "-", "-", "-", "-");
+        printf("%10.1f\n", r->tokens_per_s_per_gpu);
+    }
+    if (fallback)
+        printf("mb 1*: two micro-batches need pp 1; this layout runs one\n");
+}
+
 static void print_training(const struct layout_setup *s,
                            const struct layout_result *res, int n)
 {
@@ -396,8 +576,55 @@ static void print_training(const struct layout_setup *s,
     }
 }
 
+/* The per-gpu figures of a serving layout that fits (print_per_gpu()'s
+ * columns); expert and all-to-all fields only with ep > 1. */
+static json_object *per_gpu_json(const struct layout_result *r)
+{
+    json_object *o = json_object_new_object();
+
+    if (r->l.ep > 1) {
+        json_object_object_add(o, "expert_slots",
+                               json_object_new_int(r->expert_slots));
+        json_object_object_add(o, "experts_per_gpu",
+                               json_object_new_int(r->slots_per_gpu));
+        json_object_object_add(o, "redundant_slots",
+                               json_object_new_int(r->redundant_slots));
+        json_object_object_add(
+            o, "expert_imbalance",
+            rpt_json_double(r->expert_imbalance, RPT_JSON_FULL));
+        json_object_object_add(
+            o, "a2a_kernels",
+            json_object_new_string(perf_a2a_name(r->a2a_class)));
+        json_object_object_add(
+            o, "a2a_total_ms",
+            rpt_json_double(r->a2a_total_ns / 1e6, RPT_JSON_FULL));
+        json_object_object_add(
+            o, "a2a_hidden_ms",
+            rpt_json_double(r->a2a_hidden_ns / 1e6, RPT_JSON_FULL));
+        json_object_object_add(
+            o, "a2a_exposed_ms",
+            rpt_json_double(r->a2a_exposed_ns / 1e6, RPT_JSON_FULL));
+    }
+    json_object_object_add(o, "micro_batches",
+                           json_object_new_int(r->serve_micro_batches));
+    json_object_object_add(o, "micro_batches_fallback",
+                           json_object_new_boolean(r->micro_batches_fallback));
+    json_object_object_add(
+        o, "spec_tokens_per_step",
+        rpt_json_double(r->spec_tokens_per_step, RPT_JSON_FULL));
+    json_object_object_add(
+        o, "decode_tokens_per_gpu",
+        rpt_json_double(r->decode_tokens_per_gpu, RPT_JSON_FULL));
+    json_object_object_add(
+        o, "tokens_per_s_per_gpu",
+        rpt_json_double(r->tokens_per_s_per_gpu, RPT_JSON_FULL));
+    return o;
+}
+
+/* ranks: 1 when the per-gpu figures go with every serving layout that fits,
+ * not only those with ep > 1. */
 static json_object *result_json(const struct layout_setup *s,
-                                const struct layout_result *r)
+                                const struct layout_result *r, int ranks)
 {
     json_object *o = json_object_new_object(), *mem, *tr;
     char lay[48];
@@ -495,6 +722,8 @@ static json_object *result_json(const struct layout_setup *s,
             json_object_object_add(
                 o, "prefill_ms",
                 rpt_json_double(r->prefill_ns / 1e6, RPT_JSON_FULL));
+            if (r->l.ep > 1 || ranks)
+                json_object_object_add(o, "per_gpu", per_gpu_json(r));
         } else {
             json_object_object_add(o, "bubble",
                                    rpt_json_double(r->bubble, RPT_JSON_FULL));
@@ -505,8 +734,39 @@ static json_object *result_json(const struct layout_setup *s,
     return o;
 }
 
+/* The serving knobs of s (print_text()'s knobs line). */
+static json_object *knobs_json(const struct layout_setup *s)
+{
+    json_object *o = json_object_new_object(), *sp;
+
+    json_object_object_add(o, "redundant_experts",
+                           json_object_new_int(s->redundant_experts));
+    json_object_object_add(
+        o, "micro_batches",
+        json_object_new_int(s->micro_batches > 1 ? s->micro_batches : 1));
+    sp = json_object_new_object();
+    json_object_object_add(
+        sp, "method", json_object_new_string(perf_spec_name(s->spec_method)));
+    if (s->spec_method != PERF_SPEC_NONE) {
+        json_object_object_add(sp, "tokens",
+                               json_object_new_int(s->spec_tokens));
+        json_object_object_add(
+            sp, "acceptance",
+            rpt_json_double(s->spec_acceptance, RPT_JSON_FULL));
+        json_object_object_add(
+            sp, "tokens_per_step",
+            rpt_json_double(
+                perf_spec_tokens_per_step(s->spec_tokens, s->spec_acceptance),
+                RPT_JSON_FULL));
+    }
+    json_object_object_add(o, "speculative", sp);
+    return o;
+}
+
+/* ranks: 1 when a knob or --ranks was given (the knobs object and per-gpu
+ * figures for every layout that fits). */
 static void print_json(const struct layout_setup *s,
-                       const struct layout_result *res, int n)
+                       const struct layout_result *res, int n, int ranks)
 {
     json_object *o = json_object_new_object(), *ref, *arr;
     int nodes = (s->gpus + s->gpus_per_node - 1) / s->gpus_per_node;
@@ -539,6 +799,8 @@ static void print_json(const struct layout_setup *s,
                                json_object_new_int64(s->seq_tokens));
         json_object_object_add(ref, "prefill_tokens",
                                json_object_new_int64(s->prefill_tokens));
+        if (ranks)
+            json_object_object_add(ref, "knobs", knobs_json(s));
     } else {
         json_object_object_add(ref, "global_batch_seqs",
                                json_object_new_int64(s->batch));
@@ -548,14 +810,15 @@ static void print_json(const struct layout_setup *s,
     json_object_object_add(o, "reference", ref);
     arr = json_object_new_array();
     for (int i = 0; i < n; i++)
-        json_object_array_add(arr, result_json(s, &res[i]));
+        json_object_array_add(arr, result_json(s, &res[i], ranks));
     json_object_object_add(o, "layouts", arr);
     rpt_json_print(stdout, o);
     json_object_put(o);
 }
 
-/* The cluster, the reference batch and the table of every layout. */
-static void print_text(const struct run *x)
+/* The cluster, the reference batch and the table of every layout; with
+ * ranks, the serving knobs and the per-gpu block too. */
+static void print_text(const struct run *x, int ranks)
 {
     const struct layout_setup *s = &x->s;
     const struct gpu_spec *g = s->gpu;
@@ -582,6 +845,21 @@ static void print_text(const struct run *x)
                "tokens\n",
                dtype_name(s->kv_dtype), (long long)s->batch,
                (long long)s->seq_tokens, (long long)s->prefill_tokens);
+    if (!train && ranks) {
+        printf("knobs: %d redundant expert slots with ep > 1, %d "
+               "micro-batch%s with pp 1, ",
+               s->redundant_experts, s->micro_batches > 1 ? 2 : 1,
+               s->micro_batches > 1 ? "es" : "");
+        if (s->spec_method == PERF_SPEC_NONE)
+            printf("no speculative decoding\n");
+        else
+            printf(
+                "speculative %s: %d token%s drafted at acceptance %.3f, "
+                "%.3f tokens per step\n",
+                perf_spec_name(s->spec_method), s->spec_tokens,
+                s->spec_tokens > 1 ? "s" : "", s->spec_acceptance,
+                perf_spec_tokens_per_step(s->spec_tokens, s->spec_acceptance));
+    }
     printf("hbm %.1f GB per gpu, %.1f GB usable (%.2f); %d layouts, %d "
            "fit\n\n",
            (double)g->hbm_bytes / 1e9,
@@ -591,6 +869,8 @@ static void print_text(const struct run *x)
         print_training(s, x->res, x->n);
     else
         print_serving(s, x->res, x->n);
+    if (!train && ranks)
+        print_per_gpu(s, x->res, x->n);
 }
 
 static int exec_strategies(int argc, char **argv)
@@ -603,9 +883,9 @@ static int exec_strategies(int argc, char **argv)
         return status < 0 ? CLI_EXIT_OK : status;
     status = evaluate(&o, &x);
     if (status == CLI_EXIT_OK && o.json)
-        print_json(&x.s, x.res, x.n);
+        print_json(&x.s, x.res, x.n, o.ranks);
     else if (status == CLI_EXIT_OK)
-        print_text(&x);
+        print_text(&x, o.ranks);
     run_fini(&x);
     return status;
 }
@@ -614,7 +894,10 @@ const struct cli_entry cli_cmd_strategies = {
     .name = "strategies",
     .usage = "MODEL --gpu KIND --gpus N [--nodes M] [--nics N] "
              "[--link NAME] [--train] [--seq L] [--batch B] [--prefill P] "
-             "[--dtype bf16|fp8|int4] [--kv-dtype bf16|fp8] [--json]",
+             "[--dtype bf16|fp8|int4] [--kv-dtype bf16|fp8] "
+             "[--redundant-experts N] [--micro-batches N] "
+             "[--speculative none|mtp|ngram] [--spec-tokens N] "
+             "[--acceptance A] [--ranks] [--json]",
     .summary = "compare parallel layouts (dp, tp, pp, ep, ZeRO): memory, "
                "traffic, step time, fit",
     .exec = exec_strategies,

@@ -15,6 +15,7 @@
 #include "models/cluster/config.h"
 #include "models/gpu/gpu.h"
 #include "models/layout/layout.h"
+#include "models/perf/roofline.h"
 #include "base/errors.h"
 
 static const struct arch_spec *must_arch(const char *name)
@@ -512,6 +513,92 @@ START_TEST(test_layout_eval_bad_setup)
 }
 END_TEST
 
+/* ---- serving knobs ---- */
+
+START_TEST(test_layout_eval_redundant_experts_per_gpu)
+{
+    struct layout_setup s;
+    struct layout_result r, r0;
+
+    /* DeepSeek's decode: 256 routed + 32 redundant slots over ep144, two
+     * per GPU; the two-batch overlap hides part of the all-to-all. */
+    must_setup(&s, "deepseek-v3", "h800", 144, LAYOUT_INFERENCE);
+    s.redundant_experts = 32;
+    s.micro_batches = 2;
+    serve(&s, 144, 1, 1, 144, &r);
+    ck_assert_msg(r.verdict == LAYOUT_FITS, "%s", r.why);
+    ck_assert_int_eq(r.expert_slots, 288);
+    ck_assert_int_eq(r.slots_per_gpu, 2);
+    ck_assert_int_eq(r.redundant_slots, 32);
+    ck_assert_int_eq(r.serve_micro_batches, 2);
+    ck_assert_int_eq(r.micro_batches_fallback, 0);
+    ck_assert(r.a2a_total_ns > 0.0 && r.a2a_hidden_ns > 0.0);
+    ck_assert(fabs(r.a2a_hidden_ns + r.a2a_exposed_ns - r.a2a_total_ns) <=
+              1e-9 * r.a2a_total_ns);
+    ck_assert(r.expert_imbalance >= 1.0);
+    ck_assert(r.decode_tokens_per_gpu == (double)r.batch_seqs);
+    ck_assert(fabs(r.tokens_per_s_per_gpu * 144 - r.tokens_per_s) <=
+              1e-9 * r.tokens_per_s);
+
+    /* Pipelined layouts fall back to one micro-batch, flagged. */
+    serve(&s, 72, 1, 2, 72, &r);
+    ck_assert_msg(r.verdict == LAYOUT_FITS, "%s", r.why);
+    ck_assert_int_eq(r.serve_micro_batches, 1);
+    ck_assert_int_eq(r.micro_batches_fallback, 1);
+    ck_assert(r.a2a_hidden_ns == 0.0);
+
+    /* ep dividing the routed experts but not the slots is refused. */
+    must_setup(&s, "deepseek-v3", "h200", 16, LAYOUT_INFERENCE);
+    s.redundant_experts = 8;
+    serve(&s, 16, 1, 1, 16, &r);
+    ck_assert_int_eq(r.verdict, LAYOUT_NO_EP);
+    ck_assert(strstr(r.why, "264 expert slots") != NULL);
+    /* Without knobs ep16 holds 16 experts a GPU, none redundant. */
+    s.redundant_experts = 0;
+    serve(&s, 16, 1, 1, 16, &r0);
+    ck_assert_int_eq(r0.slots_per_gpu, 16);
+    ck_assert_int_eq(r0.redundant_slots, 0);
+    ck_assert(r0.spec_tokens_per_step == 1.0);
+}
+END_TEST
+
+START_TEST(test_layout_eval_speculative)
+{
+    struct layout_setup s;
+    struct layout_result r0, r1;
+    struct layout l = {.dp = 8, .tp = 1, .pp = 1, .ep = 1};
+
+    /* MTP at a small batch: more tokens per cycle than without. */
+    must_setup(&s, "deepseek-v3", "h200", 16, LAYOUT_INFERENCE);
+    s.batch = 8;
+    serve(&s, 16, 1, 1, 16, &r0);
+    s.spec_method = PERF_SPEC_MTP;
+    s.spec_tokens = 1;
+    s.spec_acceptance = 0.85;
+    serve(&s, 16, 1, 1, 16, &r1);
+    ck_assert_msg(r1.verdict == LAYOUT_FITS, "%s", r1.why);
+    ck_assert(fabs(r1.spec_tokens_per_step - 1.85) < 1e-12);
+    ck_assert(r1.decode_tokens_per_gpu == 2.0 * (double)r1.batch_seqs);
+    ck_assert(r1.tokens_per_s > r0.tokens_per_s);
+
+    /* MTP needs the module; knobs are for serving. */
+    must_setup(&s, "llama-3.1-8b", "h100", 8, LAYOUT_INFERENCE);
+    s.spec_method = PERF_SPEC_MTP;
+    s.spec_tokens = 1;
+    s.spec_acceptance = 0.85;
+    ck_assert_int_eq(layout_eval(&s, &l, &r0), SIM_EINVAL);
+    ck_assert(strstr(r0.why, "multi-token-prediction") != NULL);
+    must_setup(&s, "llama-3.1-8b", "h100", 8, LAYOUT_INFERENCE);
+    s.redundant_experts = 4;
+    ck_assert_int_eq(layout_eval(&s, &l, &r0), SIM_EINVAL);
+    ck_assert(strstr(r0.why, "dense") != NULL);
+    must_setup(&s, "llama-3.1-8b", "h100", 8, LAYOUT_TRAINING);
+    s.micro_batches = 2;
+    ck_assert_int_eq(layout_eval(&s, &l, &r0), SIM_EINVAL);
+    ck_assert(strstr(r0.why, "for serving") != NULL);
+}
+END_TEST
+
 /* ---- enumeration ---- */
 
 START_TEST(test_layout_enumerate_sorted_and_complete)
@@ -605,6 +692,11 @@ static Suite *layout_suite(void)
     tc = tcase_create("layout_eval_verdicts");
     tcase_add_test(tc, test_layout_eval_rejections);
     tcase_add_test(tc, test_layout_eval_bad_setup);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("layout_eval_serving_knobs");
+    tcase_add_test(tc, test_layout_eval_redundant_experts_per_gpu);
+    tcase_add_test(tc, test_layout_eval_speculative);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("layout_enumerate");

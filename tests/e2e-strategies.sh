@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..13"
+echo "1..19"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -120,6 +120,93 @@ $dsec strategies llama-3.1-8b --gpu h100 --gpus 8 >"$tmp/c" 2>&1 &&
 st=$?
 [ $st -ne 0 ] && diff "$tmp/c" "$tmp/hf" | head -20 | show
 ok "a config.json directory gives the catalog model's layouts" $st
+
+# DeepSeek's decode deployment (FACTS.md; docs/layouts.md "Per-GPU
+# figures"): 144 H800, 32 redundant expert slots, two micro-batches. ep144
+# divides 288 slots, not 256 experts: listed only with the redundant slots.
+$dsec strategies deepseek-v3 --gpu h800 --gpus 144 --redundant-experts 32 \
+    --micro-batches 2 >"$tmp/ep" 2>&1 &&
+    $dsec strategies deepseek-v3 --gpu h800 --gpus 144 --redundant-experts 32 \
+        --micro-batches 2 --json >"$tmp/ep.json" 2>&1
+st=$?
+grep -q '^knobs: 32 redundant expert slots with ep > 1, 2 micro-batches' "$tmp/ep" &&
+    grep -q '^per gpu, layouts that fit' "$tmp/ep" &&
+    grep -qE '^[0-9]+ +dp144 tp1 pp1 ep144 +2 +32 +2 +1\.000 +[0-9]+  low-latency ' "$tmp/ep" &&
+    grep -qE '^[0-9]+ +dp[0-9]+ tp[0-9]+ pp[2-9][0-9]* ep[0-9]+ +[0-9]+ +32 +1\* ' "$tmp/ep" &&
+    grep -q '^mb 1\*: two micro-batches need pp 1' "$tmp/ep" || st=1
+# hidden + exposed = total, exposed <= total, in the JSON of ep144.
+awk -v L='"dp144 tp1 pp1 ep144"' '
+    /"layout": / { inl = index($0, L) > 0 }
+    inl && /"(experts_per_gpu|redundant_slots|a2a_[a-z]+_ms)":/ {
+        k = $1; v = $2; gsub(/[":,]/, "", k); gsub(/,/, "", v); f[k] = v
+    }
+    END {
+        t = f["a2a_total_ms"]; h = f["a2a_hidden_ms"]; e = f["a2a_exposed_ms"]
+        d = h + e - t
+        if (d < 0) d = -d
+        ok = f["experts_per_gpu"] == 2 && f["redundant_slots"] == 32 &&
+             t > 0 && d <= 1e-9 * t && e <= t && h > 0
+        if (!ok) print "# ep144: " f["experts_per_gpu"] " experts, " \
+            f["redundant_slots"] " redundant, a2a " t " = " h " + " e
+        exit !ok
+    }' "$tmp/ep.json" || st=1
+[ $st -ne 0 ] && show "$tmp/ep" | head -40
+ok "deepseek-v3 on 144 h800, 32 redundant, 2 micro-batches: ep144 per gpu" $st
+
+# MTP raises the best decode layout's tokens/s at a small batch (the step
+# is memory-bound there, so verifying 2 tokens costs little more).
+best() { # best FILE: tokens_per_s of the first (best) layout
+    awk '/"tokens_per_s":/ { v = $2; gsub(/,/, "", v); print v; exit }' "$1"
+}
+$dsec strategies deepseek-v3 --gpu h800 --gpus 144 --batch 8 --json \
+    >"$tmp/s0.json" 2>&1 &&
+    $dsec strategies deepseek-v3 --gpu h800 --gpus 144 --batch 8 --json \
+        --speculative mtp >"$tmp/s1.json" 2>&1
+st=$?
+t0=$(best "$tmp/s0.json")
+t1=$(best "$tmp/s1.json")
+awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(a > 0 && b > a) }' || st=1
+grep -q '"method": "mtp"' "$tmp/s1.json" &&
+    grep -q '"spec_tokens_per_step": 1.85' "$tmp/s1.json" || st=1
+[ $st -ne 0 ] && echo "# tokens/s without mtp $t0, with $t1"
+ok "--speculative mtp raises the best layout's tokens/s at --batch 8" $st
+
+# Bad knob values are usage errors, as dsec step's.
+st=0
+for bad in "--redundant-experts -1" "--redundant-experts x" \
+    "--micro-batches 3" "--micro-batches 0" "--speculative eagle" \
+    "--speculative mtp --spec-tokens 9" "--speculative mtp --acceptance 1.5" \
+    "--spec-tokens 2" "--speculative ngram" "--train --micro-batches 2"; do
+    # shellcheck disable=SC2086 # the flags split on purpose
+    $dsec strategies deepseek-v3 --gpu h800 --gpus 16 $bad \
+        >"$tmp/out" 2>"$tmp/err"
+    e=$?
+    if [ $e -ne 2 ] || ! grep -q '^usage: dsec strategies MODEL' "$tmp/err"; then
+        echo "# $bad: exit $e"
+        show "$tmp/err"
+        st=1
+    fi
+done
+ok "bad knob values exit 2 with the usage" $st
+
+expect_err "mtp on a model without an mtp module is an error" 1 \
+    "^dsec strategies: speculative method mtp needs a model with a multi-token-prediction module .*llama-3.1-8b has none" \
+    $dsec strategies llama-3.1-8b --gpu h100 --gpus 8 --speculative mtp
+expect_err "redundant experts on a dense model are an error" 1 \
+    "^dsec strategies: redundant experts need a mixture-of-experts model; llama-3.1-8b is dense" \
+    $dsec strategies llama-3.1-8b --gpu h100 --gpus 8 --redundant-experts 8
+
+# A dense model's JSON gains per-gpu figures only with a knob or --ranks.
+$dsec strategies llama-3.1-8b --gpu h100 --gpus 2 --json >"$tmp/d0" 2>&1 &&
+    $dsec strategies llama-3.1-8b --gpu h100 --gpus 2 --json --ranks \
+        >"$tmp/d1" 2>&1 && $dsec strategies llama-3.1-8b --gpu h100 --gpus 2 \
+        --ranks >"$tmp/d2" 2>&1
+st=$?
+! grep -q '"per_gpu"' "$tmp/d0" && grep -q '"per_gpu"' "$tmp/d1" &&
+    ! grep -q '"experts_per_gpu"' "$tmp/d1" &&
+    grep -qE '^1 +dp[0-9]+ tp[0-9]+ pp1 +- +- +1 +1\.000 ' "$tmp/d2" || st=1
+[ $st -ne 0 ] && show "$tmp/d2"
+ok "--ranks adds per-gpu figures; a dense model's json has none by default" $st
 
 # dsec help's closing line names every topic dsec help takes (--link's
 # classes are 'dsec help links').

@@ -66,7 +66,15 @@
  *   micro-batches in flight, as vLLM's virtual engines; every sequence
  *   advances once per cycle) and perf_iteration_breakdown() for a prefill.
  *   The traffic columns are this file's accounting of one micro-batch on a
- *   first-stage GPU.
+ *   first-stage GPU (1 + drafted tokens per sequence with speculative
+ *   decoding). The setup's serving knobs go to perf_layout as they are:
+ *   redundant slots on layouts with ep > 1 (their weights add slots /
+ *   routed of the routed experts to the refusal estimate), two
+ *   micro-batches on pp 1 layouts only (perf_replica_init() refuses them
+ *   with pp > 1; falling back to one keeps the pipelined layouts in the
+ *   table), speculative decoding on all; the per-GPU figures are the
+ *   replica's and perf_saturate()'s step's (docs/layouts.md "Serving
+ *   knobs and per-GPU figures").
  *
  * Rejected alternatives: choosing the recomputation and sequence
  * parallelism per layout in the enumeration (rather than listing every
@@ -464,6 +472,75 @@ static void say(struct layout_result *r, int verdict, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The serving knobs of the setup (redundant experts, micro-batches,
+ * speculative decoding), with perf_replica_init()'s rules checked once for
+ * the whole enumeration rather than refusing every layout alike. */
+static int serve_knobs_check(const struct layout_setup *s, char *why,
+                             size_t len)
+{
+    const struct arch_spec *a = s->arch;
+    int e = a->moe.n_routed_experts;
+
+    if (s->mode == LAYOUT_TRAINING &&
+        (s->redundant_experts != 0 || s->micro_batches != 0 ||
+         s->spec_method != PERF_SPEC_NONE)) {
+        snprintf(why, len,
+                 "redundant experts, serving micro-batches and speculative "
+                 "decoding are for serving");
+        return SIM_EINVAL;
+    }
+    if (s->redundant_experts < 0 || s->micro_batches < 0 ||
+        s->micro_batches > 2) {
+        snprintf(why, len,
+                 "redundant_experts must be >= 0 and micro_batches 0, 1 or "
+                 "2, got %d and %d",
+                 s->redundant_experts, s->micro_batches);
+        return SIM_EINVAL;
+    }
+    if (s->redundant_experts > 0 && e == 0) {
+        snprintf(why, len,
+                 "redundant experts need a mixture-of-experts model; %s is "
+                 "dense",
+                 a->name);
+        return SIM_EINVAL;
+    }
+    if (s->redundant_experts > e) {
+        snprintf(why, len,
+                 "redundant_experts %d exceeds the %d routed experts of %s "
+                 "(at most one extra copy per expert)",
+                 s->redundant_experts, e, a->name);
+        return SIM_EINVAL;
+    }
+    if (s->spec_method < PERF_SPEC_NONE || s->spec_method > PERF_SPEC_NGRAM ||
+        (s->spec_method == PERF_SPEC_NONE) != (s->spec_tokens == 0) ||
+        s->spec_tokens < 0 || s->spec_tokens > 8 ||
+        !(s->spec_acceptance >= 0.0 && s->spec_acceptance <= 1.0)) {
+        snprintf(why, len,
+                 "speculative decoding needs a method with 1 to 8 drafted "
+                 "tokens and an acceptance in [0, 1] (none with 0 tokens), "
+                 "got %s, %d tokens, acceptance %g",
+                 perf_spec_name(s->spec_method), s->spec_tokens,
+                 s->spec_acceptance);
+        return SIM_EINVAL;
+    }
+    if (s->spec_method == PERF_SPEC_MTP && a->mtp_layers < 1) {
+        snprintf(why, len,
+                 "speculative method mtp needs a model with a multi-token-"
+                 "prediction module (num_nextn_predict_layers >= 1, as "
+                 "DeepSeek-V3); %s has none, use method ngram",
+                 a->name);
+        return SIM_EINVAL;
+    }
+    return 0;
+}
+
+/* Expert slots of a layout with ep ranks: the routed experts plus the
+ * setup's redundant ones when ep > 1 (perf_replica_init()'s rule). */
+static int expert_slots(const struct layout_setup *s, int ep)
+{
+    return s->arch->moe.n_routed_experts + (ep > 1 ? s->redundant_experts : 0);
+}
+
 static int setup_check(const struct layout_setup *s, char *why, size_t len)
 {
     if (s == NULL || s->arch == NULL || s->gpu == NULL) {
@@ -515,7 +592,7 @@ static int setup_check(const struct layout_setup *s, char *why, size_t len)
                  "least 0");
         return SIM_EINVAL;
     }
-    return 0;
+    return serve_knobs_check(s, why, len);
 }
 
 static int layout_check(const struct layout_setup *s, const struct layout *l,
@@ -556,7 +633,7 @@ static int structure_ok(const struct layout_setup *s, const struct layout *l,
                         struct layout_result *r)
 {
     const struct arch_spec *a = s->arch;
-    int e = a->moe.n_routed_experts;
+    int e = a->moe.n_routed_experts, slots = expert_slots(s, l->ep);
 
     if (a->heads % l->tp != 0 ||
         (a->attn == ARCH_ATTN_GQA &&
@@ -573,10 +650,15 @@ static int structure_ok(const struct layout_setup *s, const struct layout *l,
     /* ep ranks hold whole experts and are carved from a stage's tp x dp
      * block, each a whole number of tp groups (ep / tp data-parallel
      * attention groups). */
-    if (l->ep > 1 && (e == 0 || e % l->ep != 0 || l->ep % l->tp != 0 ||
+    if (l->ep > 1 && (e == 0 || slots % l->ep != 0 || l->ep % l->tp != 0 ||
                       ((int64_t)l->tp * l->dp) % l->ep != 0)) {
         if (e == 0)
             say(r, LAYOUT_NO_EP, "ep %d on a dense model", l->ep);
+        else if (s->redundant_experts > 0)
+            say(r, LAYOUT_NO_EP,
+                "ep %d must divide %d expert slots (%d routed + %d "
+                "redundant) and tp x dp = %d and be a multiple of tp %d",
+                l->ep, slots, e, s->redundant_experts, l->tp * l->dp, l->tp);
         else
             say(r, LAYOUT_NO_EP,
                 "ep %d must divide %d routed experts and tp x dp = %d and "
@@ -670,6 +752,12 @@ static void serve_memory(const struct layout_setup *s, const struct layout *l,
     const struct arch_spec *a = s->arch;
     double bpp = perf_weight_bytes_per_param(s->dtype);
     int ed = l->tp > l->ep ? l->tp : l->ep;
+    /* Redundant slots hold whole copies of experts: slots / routed of the
+     * routed parameters (exactly 1 without them). */
+    double ratio =
+        a->moe.n_routed_experts > 0
+            ? (double)expert_slots(s, l->ep) / a->moe.n_routed_experts
+            : 1.0;
 
     *weights = -1.0;
     *kv_tokens = INFINITY;
@@ -679,7 +767,7 @@ static void serve_memory(const struct layout_setup *s, const struct layout *l,
 
         stage_of(a, l->pp, i, &st);
         stage_params(sp, &st, a->hidden, &nonrouted, &routed);
-        w = bpp * (nonrouted / l->tp + routed / ed);
+        w = bpp * (nonrouted / l->tp + routed * ratio / ed);
         c = floor((usable - w - reserve) /
                   (kv_layer_per_gpu(s, l->tp) * st.layers));
         if (w > *weights) {
@@ -690,6 +778,32 @@ static void serve_memory(const struct layout_setup *s, const struct layout *l,
         if (c < *kv_tokens)
             *kv_tokens = c;
     }
+}
+
+/* The per-GPU figures of a serving layout that fits (struct layout_result):
+ * its replica's expert placement and the decode iteration's all-to-all,
+ * imbalance, micro-batches and tokens per step. */
+static void serve_per_gpu(const struct layout_setup *s, const struct layout *l,
+                          const struct perf_replica *rep,
+                          const struct perf_saturation *sat,
+                          struct layout_result *r)
+{
+    const struct perf_breakdown *bd = &sat->step;
+
+    r->expert_slots = rep->expert_slots;
+    r->slots_per_gpu = rep->slots_per_gpu;
+    r->redundant_slots = rep->expert_slots - s->arch->moe.n_routed_experts;
+    r->serve_micro_batches = bd->micro_batches;
+    r->micro_batches_fallback = s->micro_batches > 1 && l->pp > 1;
+    r->a2a_class = bd->a2a_class;
+    r->a2a_total_ns = bd->a2a_total_ns;
+    r->a2a_hidden_ns = bd->a2a_hidden_ns;
+    r->a2a_exposed_ns = bd->a2a_exposed_ns;
+    r->expert_imbalance = bd->expert_imbalance;
+    r->spec_tokens_per_step = bd->spec_tokens_per_step;
+    r->decode_tokens_per_gpu =
+        (double)r->batch_seqs * (1.0 + (double)rep->spec_tokens);
+    r->tokens_per_s_per_gpu = r->tokens_per_s / s->gpus;
 }
 
 /* Serving: the layout as a replica of the step-time model (models/perf,
@@ -739,6 +853,12 @@ static void eval_serving(const struct layout_setup *s, const struct layout *l,
     pl.ep = l->ep;
     pl.gpus_per_node = s->gpus_per_node;
     pl.nics_per_node = s->nics_per_node;
+    pl.redundant_experts = l->ep > 1 ? s->redundant_experts : 0;
+    /* The two-batch overlap is modelled within one stage only. */
+    pl.micro_batches = s->micro_batches > 1 && l->pp > 1 ? 1 : s->micro_batches;
+    pl.spec_method = s->spec_method;
+    pl.spec_tokens = s->spec_tokens;
+    pl.spec_acceptance = s->spec_acceptance;
     rc = perf_replica_init(&rep, a, s->gpu, &pl, s->dtype, s->kv_dtype,
                            s->gpu_memory_utilization, &s->calib, why,
                            sizeof(why));
@@ -771,6 +891,7 @@ static void eval_serving(const struct layout_setup *s, const struct layout *l,
     r->compute_ns =
         (double)(sat.step.total_ns - sat.step.overhead_ns) - sat.step.comm_ns;
     r->tokens_per_s = (double)(l->dp / groups) * sat.tokens_per_s;
+    serve_per_gpu(s, l, &rep, &sat, r);
 
     if (s->prefill_tokens > 0) {
         /* One prompt of prefill_tokens per dp rank: the replica's rep.dp
@@ -788,7 +909,9 @@ static void eval_serving(const struct layout_setup *s, const struct layout *l,
     /* The traffic of a GPU of the first stage for one micro-batch of its
      * dp rank's sequences. */
     stage_of(a, l->pp, 0, &st);
-    if (serve_comm(s, l, &st, 0, (double)sat.micro_batch_seqs / (double)rep.dp,
+    if (serve_comm(s, l, &st, 0,
+                   (double)sat.micro_batch_seqs / (double)rep.dp *
+                       (1.0 + s->spec_tokens),
                    r->traffic) < 0)
         say(r, LAYOUT_NO_NETWORK, "a group cannot be priced over its links");
 }
@@ -1316,8 +1439,13 @@ int layout_enumerate(const struct layout_setup *s, struct layout_result **out,
                 continue;
             dp = s->gpus / (tp * pp);
             for (int ep = 1; ep <= tp * dp; ep++) {
-                if (ep > 1 && (e == 0 || ep % tp != 0 || e % ep != 0 ||
-                               (tp * dp) % ep != 0))
+                /* With redundant slots, ep dividing the routed experts
+                 * only is listed too (and refused for not dividing the
+                 * slots), so that the table says why it went. */
+                if (ep > 1 &&
+                    (e == 0 || ep % tp != 0 ||
+                     (e % ep != 0 && (e + s->redundant_experts) % ep != 0) ||
+                     (tp * dp) % ep != 0))
                     continue;
                 for (int z = 0; z <= (s->mode == LAYOUT_TRAINING ? 3 : 0);
                      z++) {

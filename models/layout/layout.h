@@ -55,8 +55,9 @@ struct layout {
     int tp;            /* tensor-parallel ranks, >= 1 */
     int pp;            /* pipeline stages, >= 1 */
     int ep;            /* expert-parallel ranks, >= 1; 1 for dense models;
-                          above 1 a multiple of tp dividing the routed
-                          experts and tp * dp */
+                          above 1 a multiple of tp dividing the expert
+                          slots (routed + the setup's redundant) and
+                          tp * dp */
     int zero;          /* training: ZeRO stage 0..3 (FACTS.md §12.3) */
     int micro_batches; /* training: m per dp rank per step; 0 = one
                           sequence per micro-batch (m = batch / dp) */
@@ -116,6 +117,21 @@ struct layout_setup {
      * the default, counts the ZeRO paper's 3 Psi per step (FACTS.md
      * §12.3), i.e. one gather kept across the micro-batches. */
     int zero3_regather;
+    /* Serving: the step-time model's expert-parallel and decoding knobs
+     * (struct perf_layout), 0 for none. redundant_experts extra expert
+     * slots (at most the routed experts) on every layout with ep > 1, which
+     * must then divide routed + redundant slots (a layout where it does not
+     * is refused, LAYOUT_NO_EP); micro_batches 2 runs the two-batch overlap
+     * on layouts with pp 1 (those with pp > 1 run one, flagged in
+     * layout_result micro_batches_fallback); spec_method an enum perf_spec
+     * with spec_tokens (1..8) drafted per sequence and step at
+     * spec_acceptance ([0, 1]); PERF_SPEC_MTP needs a model with an MTP
+     * module. */
+    int redundant_experts;
+    int micro_batches;
+    int spec_method;
+    int spec_tokens;
+    double spec_acceptance;
 };
 
 /* The traffic of one parallel dimension on a GPU of the first pipeline
@@ -208,6 +224,27 @@ struct layout_result {
     double model_flops; /* training: per step, 6 N_active + attention per
                            token (the MFU numerator) */
     double hfu;         /* training: MFU with recomputation's FLOPs counted */
+    /* Serving, per GPU, of layouts that fit (eval_serving(); 0 otherwise):
+     * expert slots of the replica (routed + redundant; the routed experts
+     * with ep 1), slots each GPU holds (the routed experts, split over tp,
+     * with ep 1) and the redundant ones; the micro-batches the decode
+     * iteration ran (1 or 2) and 1 when the setup's 2 fell back to 1 for
+     * pp > 1; the EP all-to-all's kernel class (enum perf_a2a) and its
+     * total, hidden and exposed time over every MoE layer of one decode
+     * iteration (of one pipeline micro-batch, ceil(batch / pp) sequences,
+     * when pp > 1; hidden + exposed = total); the imbalance used (1
+     * without ep); the expected tokens a sequence emits per step (1
+     * without speculation); the tokens each GPU runs per decode step, its
+     * dp rank's batch_seqs times 1 + drafted tokens; and tokens_per_s /
+     * gpus. */
+    int expert_slots, slots_per_gpu, redundant_slots;
+    int serve_micro_batches, micro_batches_fallback;
+    int a2a_class;
+    double a2a_total_ns, a2a_hidden_ns, a2a_exposed_ns;
+    double expert_imbalance;
+    double spec_tokens_per_step;
+    double decode_tokens_per_gpu;
+    double tokens_per_s_per_gpu;
 };
 
 /*
@@ -240,7 +277,8 @@ int layout_eval(const struct layout_setup *s, const struct layout *l,
 /*
  * Evaluates every layout of s: each (dp, tp, pp) with dp * tp * pp = gpus;
  * for MoE models each ep in {1} and every multiple of tp above 1 dividing
- * both the routed experts and tp * dp; when training, each ZeRO stage 0..3 with
+ * tp * dp and the routed experts (or, with redundant_experts, the routed +
+ * redundant slots); when training, each ZeRO stage 0..3 with
  * micro-batches of one sequence, recomputation AUTO and sequence
  * parallelism on. Sorted feasible first, then by tokens/s (descending),
  * then by total memory per GPU, then by (tp, pp, dp, ep, zero); infeasible
