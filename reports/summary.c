@@ -180,10 +180,14 @@ void rpt_summary_print(FILE *fp, const struct cl_results *r)
     fprintf(fp, "\n");
     for (int i = 0; i < r->ngroups; i++) {
         const struct cl_group_result *g = &r->groups[i];
+        char span[64] = "";
+        if (g->replicas_min != g->replicas || g->replicas_max != g->replicas)
+            snprintf(span, sizeof(span), " (%d to %d)", g->replicas_min,
+                     g->replicas_max);
         fprintf(fp,
-                "  %-14s%d replica%s x %d GPUs (tp %d, ep %d, dp %d), %s "
+                "  %-14s%d replica%s%s x %d GPUs (tp %d, ep %d, dp %d), %s "
                 "GPU-hours\n",
-                g->name, g->replicas, g->replicas == 1 ? "" : "s",
+                g->name, g->replicas, g->replicas == 1 ? "" : "s", span,
                 g->gpus_per_replica, g->tp, g->ep, g->dp,
                 num(b[0], sizeof(b[0]), 2, g->gpu_hours));
     }

@@ -550,6 +550,83 @@ START_TEST(test_cl_run_pd_group_keys_fall_back)
 }
 END_TEST
 
+/* Elastic P/D (docs/serving.md "Elastic P/D"): an hour of traffic whose
+ * rate swings from 5 to 45 req/s, the prefill group (8 GPUs a replica)
+ * kept within [1, 3] and the decode group (16 GPUs) within [1, 2], each by
+ * its own instance of the policy. Both groups grow at the peak and stay
+ * within their bounds, every request completes, and the GPU-hours are the
+ * two groups' sum. With the prefill group capped at 1 it never grows. */
+static char *pd_elastic_text(const char *policy, int prefill_max)
+{
+    return xasprintf("seed: 5\n"
+                     "model: qwen3-235b-a22b\n"
+                     "workload:\n"
+                     "  synthetic:\n"
+                     "    arrival:\n"
+                     "      process: poisson\n"
+                     "      rate_per_s: 25\n"
+                     "      diurnal: {period: 1h, amplitude: 0.8, peak_at: "
+                     "30min}\n"
+                     "    duration: 1h\n"
+                     "    prompt_tokens: {dist: lognormal, mean: 2000, sd: "
+                     "800}\n"
+                     "    output_tokens: {dist: lognormal, mean: 300, sd: "
+                     "200, max: 2000}\n"
+                     "hardware: {gpu: h800, gpus_per_node: 8}\n"
+                     "deploy:\n"
+                     "  weight_dtype: fp8\n"
+                     "  kv_dtype: fp8\n"
+                     "  disaggregation:\n"
+                     "    prefill_replicas: 1\n"
+                     "    decode_replicas: 1\n"
+                     "    prefill: {tp: 1, ep: 8, min_replicas: 1, "
+                     "max_replicas: %d}\n"
+                     "    decode: {tp: 1, ep: 16, min_replicas: 1, "
+                     "max_replicas: 2}\n"
+                     "cluster: {min_gpus: 24, max_gpus: 80}\n"
+                     "slo: {ttft_ms: 1500, tpot_ms: 40}\n"
+                     "policy: {name: %s}\n",
+                     prefill_max, policy);
+}
+
+START_TEST(test_cl_run_pd_elastic)
+{
+    static const char *const policies[] = {"target-latency",
+                                           "dynamo-throughput"};
+
+    for (int i = 0; i < 2; i++) {
+        char *t = pd_elastic_text(policies[i], 3);
+        char *t1 = pd_elastic_text(policies[i], 1);
+        struct cl_results r, r1;
+
+        run_text(t, &r);
+        run_text(t1, &r1);
+        ck_assert_int_eq(r.ngroups, 2);
+        ck_assert_uint_eq(r.requests_completed, r.requests_arrived);
+        ck_assert_int_eq(r.kv_blocks_end, 0);
+        ck_assert_int_ge(r.groups[0].replicas_min, 1);
+        ck_assert_int_le(r.groups[0].replicas_max, 3);
+        ck_assert_int_ge(r.groups[1].replicas_min, 1);
+        ck_assert_int_le(r.groups[1].replicas_max, 2);
+        /* Both groups grew at the peak. */
+        ck_assert_int_gt(r.groups[0].replicas_max, 1);
+        ck_assert_int_gt(r.groups[1].replicas_max, 1);
+        ck_assert_double_eq_tol(r.groups[0].gpu_hours + r.groups[1].gpu_hours,
+                                r.gpu_hours, 1e-6 * r.gpu_hours);
+        ck_assert_int_eq(r1.groups[0].replicas_max, 1);
+        ck_assert_uint_eq(r1.requests_completed, r1.requests_arrived);
+        printf("# elastic P/D, %s: prefill %d to %d, decode %d to %d, %.2f "
+               "GPU-hours\n",
+               policies[i], r.groups[0].replicas_min, r.groups[0].replicas_max,
+               r.groups[1].replicas_min, r.groups[1].replicas_max, r.gpu_hours);
+        cl_results_fini(&r);
+        cl_results_fini(&r1);
+        free(t);
+        free(t1);
+    }
+}
+END_TEST
+
 static Suite *cluster_suite(void)
 {
     Suite *s = suite_create("cluster");
@@ -572,6 +649,7 @@ static Suite *cluster_suite(void)
     tcase_add_test(tc, test_cl_run_max_model_len_drops_longer);
     tcase_add_test(tc, test_cl_scenario_check_max_model_len_fits_kv);
     tcase_add_test(tc, test_cl_run_pd_layout_per_group);
+    tcase_add_test(tc, test_cl_run_pd_elastic);
     tcase_add_test(tc, test_cl_run_pd_group_keys_fall_back);
     suite_add_tcase(s, tc);
     return s;

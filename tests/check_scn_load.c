@@ -1811,8 +1811,9 @@ END_TEST
 /* A P/D group's layout that does not fit is reported at that group's key:
  * the decode group's ep 12 does not divide Qwen3-235B-A22B's 128 expert
  * slots (4 redundant would make 132, 11 per GPU), while the prefill
- * group's ep 8 does (16 per GPU). An elastic cluster is refused P/D at
- * the disaggregation key. */
+ * group's ep 8 does (16 per GPU). Under an elastic cluster a group that
+ * starts outside its bounds is refused at the disaggregation key, and a
+ * static one refuses the bounds. */
 START_TEST(test_scn_scenario_open_bad_pd_layout)
 {
     static const char *const want[] = {
@@ -1823,13 +1824,43 @@ START_TEST(test_scn_scenario_open_bad_pd_layout)
         "redundant_experts 4 gives 132 slots, 11 per gpu",
         NULL};
     static const char *const want_elastic[] = {
-        "8:3: error: deploy.disaggregation: needs a static cluster "
-        "(cluster.replicas), not min_gpus/max_gpus",
+        "9:3: error: deploy.disaggregation: prefill_replicas 3 is outside "
+        "the prefill group's bounds [1, 2]",
+        NULL};
+    static const char *const want_static[] = {
+        "12:31: error: deploy.disaggregation.decode.min_replicas: not used "
+        "by a static cluster (give cluster.min_gpus and max_gpus)",
+        "12:14: error: deploy.disaggregation.decode.max_replicas: not used "
+        "by a static cluster (give cluster.min_gpus and max_gpus)",
         NULL};
     static const char elastic[] =
-        BASE "deploy:\n"
-             "  disaggregation: {prefill_replicas: 1, decode_replicas: 1}\n"
-             "cluster: {min_gpus: 2, max_gpus: 4}\n";
+        "model: qwen3-235b-a22b\n"
+        "workload:\n"
+        "  synthetic:\n"
+        "    arrival: {rate_per_s: 5}\n"
+        "    requests: 10\n"
+        "    prompt_tokens: {dist: fixed, value: 100}\n"
+        "    output_tokens: {dist: fixed, value: 10}\n"
+        "deploy:\n"
+        "  disaggregation:\n"
+        "    prefill_replicas: 3\n"
+        "    decode_replicas: 1\n"
+        "    prefill: {max_replicas: 2}\n"
+        "cluster: {min_gpus: 2, max_gpus: 4}\n";
+    static const char fixed[] =
+        "model: qwen3-235b-a22b\n"
+        "workload:\n"
+        "  synthetic:\n"
+        "    arrival: {rate_per_s: 5}\n"
+        "    requests: 10\n"
+        "    prompt_tokens: {dist: fixed, value: 100}\n"
+        "    output_tokens: {dist: fixed, value: 10}\n"
+        "deploy:\n"
+        "  disaggregation:\n"
+        "    prefill_replicas: 1\n"
+        "    decode_replicas: 1\n"
+        "    decode: {max_replicas: 2, min_replicas: 1}\n"
+        "cluster: {replicas: 2}\n";
     char *path = fixture("bad-pd-ep.yaml");
     struct scn_open_opts opts = {0};
 
@@ -1842,9 +1873,14 @@ START_TEST(test_scn_scenario_open_bad_pd_layout)
     sim_diag_init(&diag);
     opts.text = elastic;
     opts.len = strlen(elastic);
-    ck_assert_int_eq(scn_scenario_open("inline.yaml", &opts, &scn, &diag),
-                     SIM_EINVAL);
+    ck_assert_int_ne(scn_scenario_open("inline.yaml", &opts, &scn, &diag), 0);
     assert_diags("inline.yaml", want_elastic);
+    sim_diag_fini(&diag);
+    sim_diag_init(&diag);
+    opts.text = fixed;
+    opts.len = strlen(fixed);
+    ck_assert_int_ne(scn_scenario_open("inline.yaml", &opts, &scn, &diag), 0);
+    assert_diags("inline.yaml", want_static);
 }
 END_TEST
 

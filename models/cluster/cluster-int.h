@@ -388,6 +388,15 @@ struct cl_world {
     struct pol_replica *snap_reps;
     struct pol_pool *snap_pools;
     uint64_t scale_events, policy_holds;
+    /* Elastic P/D: the decode group's policy state and guard (the prefill
+     * group uses policy_state and guard), each group's bounds, and the
+     * group the next requested replica joins (-1: cl__replica_next_role()
+     * decides). role_replicas[] then holds each group's desired size. */
+    void *policy_state_decode;
+    struct pol_guard guard_decode;
+    int role_min[CL_ROLE_COUNT], role_max[CL_ROLE_COUNT];
+    int role_seen_min[CL_ROLE_COUNT], role_seen_max[CL_ROLE_COUNT];
+    int force_role;
 
     /* orchestrator.c: faults (llm.c reads link_factor). */
     struct cl_link_ev *link_evs; /* 2 per link fault: start and end */

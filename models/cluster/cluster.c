@@ -833,7 +833,42 @@ static int check_all(const struct cl_scenario *s, struct cl_plan *plan,
     if (rc != 0)
         return rc;
     plan->elastic = c->min_gpus >= 1 && c->replicas < 1;
-    if (plan->elastic) {
+    if (plan->disaggregated) {
+        /* Each group within its bounds (static: its replicas); the
+         * cluster's max_gpus caps the groups' defaults. */
+        plan->min_replicas = plan->max_replicas = plan->initial_replicas = 0;
+        for (int k = 0; k < CL_PD_GROUPS; k++) {
+            struct cl_plan_group *gr = &plan->groups[k];
+            const struct cl_pd_layout *l =
+                k == CL_PD_PREFILL ? &s->deploy.disaggregation.prefill
+                                   : &s->deploy.disaggregation.decode;
+            gr->min_replicas = gr->max_replicas = gr->replicas;
+            if (plan->elastic) {
+                gr->min_replicas = l->min_replicas > 0 ? l->min_replicas : 1;
+                gr->max_replicas = l->max_replicas > 0
+                                       ? l->max_replicas
+                                       : c->max_gpus / gr->gpus_per_replica;
+                if (gr->max_replicas < gr->min_replicas ||
+                    gr->replicas > gr->max_replicas) {
+                    sim_diag_error(d, s->file, s->pos.cluster_min_gpus.line,
+                                   s->pos.cluster_min_gpus.col,
+                                   "deploy.disaggregation: the %s group's %d "
+                                   "replica(s) of %d gpus do not fit "
+                                   "cluster.max_gpus %d",
+                                   cl_pd_group_name(k),
+                                   gr->replicas > gr->min_replicas
+                                       ? gr->replicas
+                                       : gr->min_replicas,
+                                   gr->gpus_per_replica, c->max_gpus);
+                    return SIM_EINFEASIBLE;
+                }
+            }
+            plan->min_replicas += gr->min_replicas;
+            plan->max_replicas += gr->max_replicas;
+            plan->initial_replicas += gr->replicas;
+        }
+        plan->replicas = plan->initial_replicas;
+    } else if (plan->elastic) {
         int tp = plan->gpus_per_replica;
         if (c->min_gpus < tp || c->min_gpus % tp != 0) {
             sim_diag_error(d, s->file, s->pos.cluster_min_gpus.line,
@@ -926,6 +961,9 @@ static int pools_init(struct cl_world *w, const struct cl_plan *plan,
             p->priority = cp->priority;
             p->grace_ns = cp->grace_ns;
             prov = cp->provision;
+        } else if (plan->disaggregated && plan->elastic) {
+            p->name = "default";
+            p->gpus = s->cluster.max_gpus;
         } else if (plan->disaggregated) {
             p->name = "default";
             for (int k = 0; k < CL_PD_GROUPS; k++)
@@ -1041,6 +1079,11 @@ static void fill_groups(const struct cl_world *w, struct cl_results *out)
         struct cl_group_result *g = &out->groups[k];
         g->name = xstrdup(cl_pd_group_name(k));
         g->replicas = w->role_replicas[CL_ROLE_PREFILL + k];
+        g->replicas_min = g->replicas_max = g->replicas;
+        if (w->elastic && w->role_seen_max[CL_ROLE_PREFILL + k] > 0) {
+            g->replicas_min = w->role_seen_min[CL_ROLE_PREFILL + k];
+            g->replicas_max = w->role_seen_max[CL_ROLE_PREFILL + k];
+        }
         g->gpus_per_replica = w->role_gpus[CL_ROLE_PREFILL + k];
         g->gpus = g->replicas * g->gpus_per_replica;
         g->tp = pf->tp;
@@ -1129,9 +1172,13 @@ int cl__world_open(struct cl_world *w, const struct cl_scenario *s,
     w->gpus_per_replica = plan.gpus_per_replica;
     w->role_gpus[CL_ROLE_BOTH] = plan.gpus_per_replica;
     w->pd = plan.disaggregated;
+    w->force_role = -1;
     for (int k = 0; w->pd && k < CL_PD_GROUPS; k++) {
         w->role_replicas[CL_ROLE_PREFILL + k] = plan.groups[k].replicas;
         w->role_gpus[CL_ROLE_PREFILL + k] = plan.groups[k].gpus_per_replica;
+        w->role_min[CL_ROLE_PREFILL + k] = plan.groups[k].min_replicas;
+        w->role_max[CL_ROLE_PREFILL + k] = plan.groups[k].max_replicas;
+        w->role_seen_min[CL_ROLE_PREFILL + k] = INT32_MAX;
     }
     w->elastic = plan.elastic;
     w->min_replicas = plan.min_replicas;

@@ -37,7 +37,9 @@ struct cl_run_opts {
 
 /* One group of replicas under deploy.disaggregation, as planned. */
 struct cl_plan_group {
-    int replicas;
+    int replicas;     /* at t = 0 */
+    int min_replicas; /* elastic: the group's bounds; else replicas */
+    int max_replicas;
     int gpus_per_replica; /* tp x data-parallel attention x pp */
     int tp;
     int tp_chosen; /* the group's tp was unset: the engine chose it */

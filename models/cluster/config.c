@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -249,6 +250,14 @@ static const struct sim_param pd_layout_rows[] = {
      "the group's token budget per data-parallel rank (default "
      "server.max_num_batched_tokens)",
      PDL(max_num_batched_tokens), NULL, NULL},
+    {"min_replicas", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "elastic P/D (cluster.min_gpus/max_gpus) only: fewest replicas of the "
+     "group (default 1)",
+     PDL(min_replicas), NULL, NULL},
+    {"max_replicas", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "elastic P/D only: most replicas of the group (default: as many as "
+     "cluster.max_gpus holds)",
+     PDL(max_replicas), NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -992,11 +1001,45 @@ void cl_cluster_check(struct sim_yaml *y, struct cl_scenario *s)
         struct cl_disagg *g = &s->deploy.disaggregation;
         int sum = g->prefill_replicas + g->decode_replicas;
         g->enabled = 1;
-        if (mn != NULL || mx != NULL)
-            sim_yaml_error(y, dg->kline, dg->kcol,
-                           "deploy.disaggregation: needs a static cluster "
-                           "(cluster.replicas), not min_gpus/max_gpus");
-        else if (s->server.kind != CL_SRV_LLM)
+        if (mn == NULL && mx == NULL) {
+            /* Static: the bounds mean nothing. */
+            for (int k = 0; k < CL_PD_GROUPS; k++) {
+                char path[64];
+                snprintf(path, sizeof(path), "deploy.disaggregation.%s",
+                         cl_pd_group_name(k));
+                sim_yaml_not_used(y, path, "min_replicas",
+                                  "a static cluster (give cluster.min_gpus "
+                                  "and max_gpus)");
+                sim_yaml_not_used(y, path, "max_replicas",
+                                  "a static cluster (give cluster.min_gpus "
+                                  "and max_gpus)");
+            }
+        }
+        if (mn != NULL || mx != NULL) {
+            /* Elastic: each group starts at its replicas, within its
+             * bounds. */
+            for (int k = 0; k < CL_PD_GROUPS; k++) {
+                struct cl_pd_layout *l =
+                    k == CL_PD_PREFILL ? &g->prefill : &g->decode;
+                int n = k == CL_PD_PREFILL ? g->prefill_replicas
+                                           : g->decode_replicas;
+                int lo = l->min_replicas > 0 ? l->min_replicas : 1;
+                if (n > 0 &&
+                    (n < lo || (l->max_replicas > 0 && n > l->max_replicas)))
+                    sim_yaml_error(
+                        y, dg->kline, dg->kcol,
+                        "deploy.disaggregation: %s_replicas %d is outside "
+                        "the %s group's bounds [%d, %d]",
+                        cl_pd_group_name(k), n, cl_pd_group_name(k), lo,
+                        l->max_replicas > 0 ? l->max_replicas : n);
+                else if (l->max_replicas > 0 && l->max_replicas < lo)
+                    sim_yaml_error(y, dg->kline, dg->kcol,
+                                   "deploy.disaggregation.%s: max_replicas "
+                                   "%d is below min_replicas %d",
+                                   cl_pd_group_name(k), l->max_replicas, lo);
+            }
+        }
+        if (s->server.kind != CL_SRV_LLM)
             sim_yaml_error(y, dg->kline, dg->kcol,
                            "deploy.disaggregation: needs server kind llm");
         else if (r != NULL && g->prefill_replicas > 0 &&
@@ -1006,7 +1049,8 @@ void cl_cluster_check(struct sim_yaml *y, struct cl_scenario *s)
                            "deploy.disaggregation prefill_replicas + "
                            "decode_replicas = %d",
                            cl->replicas, sum);
-        else if (g->prefill_replicas > 0 && g->decode_replicas > 0)
+        else if (g->prefill_replicas > 0 && g->decode_replicas > 0 &&
+                 mn == NULL && mx == NULL)
             cl->replicas = sum;
     }
 

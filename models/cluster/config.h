@@ -213,6 +213,10 @@ struct cl_pd_layout {
     int max_num_seqs;               /* server.max_num_seqs; -1 = vLLM's rule */
     int64_t max_num_batched_tokens; /* server.max_num_batched_tokens; -1 =
                                        vLLM's rule */
+    /* Elastic P/D (cluster.min_gpus/max_gpus): the group's bounds, in
+     * replicas; -1 unset (min 1; max: as many as max_gpus holds). */
+    int min_replicas;
+    int max_replicas;
 };
 
 /* The groups of deploy.disaggregation, in the order the rows, the plan and
@@ -223,10 +227,12 @@ enum cl_pd_group {
     CL_PD_GROUPS,
 };
 
-/* Prefill/decode disaggregation (deploy.disaggregation): the static
- * cluster's replicas split into a prefill group and a decode group, each
- * with its own layout; a request's KV goes from one to the other over
- * kv_link. */
+/* Prefill/decode disaggregation (deploy.disaggregation): the cluster's
+ * replicas split into a prefill group and a decode group, each with its
+ * own layout; a request's KV goes from one to the other over kv_link. A
+ * static cluster has prefill_replicas + decode_replicas; an elastic one
+ * (min_gpus/max_gpus) starts with them and scales each group on its own
+ * within its min_replicas/max_replicas and the cluster's max_gpus. */
 struct cl_disagg {
     int enabled; /* 0/1: the section was given */
     int prefill_replicas;

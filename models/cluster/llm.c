@@ -901,8 +901,13 @@ static void on_pd_landed(struct sim_loop *loop, struct sim_event *ev)
     struct cl_req *r = ev->arg;
     struct cl_world *w = r->rep->w;
     r->pd_moving = 0;
-    if (r->first_token_ns < 0)
+    if (r->first_token_ns < 0) {
         r->first_token_ns = sim_loop_now(loop);
+        /* The TTFT a policy reads (the prefill group's target). */
+        if (w->elastic)
+            pol_ph_add_n(&w->cl_ctr.ttft,
+                         sim_ns_to_s(r->first_token_ns - r->arrival_ns), 1);
+    }
     llm_arrive(w, r);
 }
 

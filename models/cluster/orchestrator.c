@@ -92,13 +92,19 @@ static void to_window(const struct cl_counters *d, double span_s,
     out->itl = d->itl;
 }
 
-static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s)
+/* Fills s for the policy of role (enum cl_role): CL_ROLE_BOTH, the
+ * whole cluster; under elastic P/D one group, whose sizes, bounds,
+ * replicas, gauges and pools' capacity (in its replicas) s then holds,
+ * with the one target that group answers for (prefill: TTFT, decode:
+ * ITL); the cluster aggregates stay the cluster's. */
+static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s, int role)
 {
     int64_t now = sim_loop_now(w->loop);
     struct cl_counters d;
     struct pol_window pw;
     double span;
-    int n = 0, kv_ready = 0;
+    int n = 0, kv_ready = 0, ready = 0, pending = 0, draining = 0;
+    int gpr = role == CL_ROLE_BOTH ? w->gpus_per_replica : w->role_gpus[role];
 
     memset(s, 0, sizeof(*s));
     s->api_version = POL_API_VERSION;
@@ -128,7 +134,8 @@ static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s)
         struct cl_gauges g;
         double rspan;
 
-        if (rep->state == CL_R_GONE)
+        if (rep->state == CL_R_GONE ||
+            (role != CL_ROLE_BOTH && rep->role != role))
             continue;
         pr = &w->snap_reps[n++];
         memset(pr, 0, sizeof(*pr));
@@ -146,6 +153,9 @@ static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s)
         pr->kv_capacity_tokens = cl__rep_layout(w, rep)->kv_tokens;
         if (pr->state == POL_RS_READY && !isnan(g.kv_usage))
             kv_ready++;
+        ready += pr->state == POL_RS_READY;
+        pending += pr->state == POL_RS_PENDING;
+        draining += pr->state == POL_RS_DRAINING;
         /* A replica requested since the last evaluation has no
          * snapshot yet: its window is empty (win_delta leaves rd as is). */
         cl__counters_init(&rd);
@@ -155,9 +165,22 @@ static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s)
     }
     s->replicas = w->snap_reps;
     s->nreplicas = n;
+    if (role != CL_ROLE_BOTH) {
+        s->role = role == CL_ROLE_PREFILL ? POL_ROLE_PREFILL : POL_ROLE_DECODE;
+        s->ready = ready;
+        s->pending = pending;
+        s->draining = draining;
+        s->min_replicas = w->role_min[role];
+        s->max_replicas = w->role_max[role];
+        s->gpus_per_replica = gpr;
+        if (role == CL_ROLE_PREFILL)
+            s->target_itl_s = NAN;
+        else
+            s->target_ttft_s = NAN;
+    }
     /* KV usage is the mean over the ready replicas that have a KV cache. */
     pol_snapshot_sum_gauges(s, kv_ready);
-    if (!w->engine->central_queue)
+    if (!w->engine->central_queue && role != CL_ROLE_DECODE)
         s->num_waiting += (double)w->queue.n; /* held, no replica yet */
 
     for (int p = 0; p < w->npools; p++) {
@@ -165,8 +188,8 @@ static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s)
         const struct cl_pool_rt *rt = &w->pools[p];
         memset(pp, 0, sizeof(*pp));
         pp->name = rt->name;
-        pp->capacity_replicas = rt->gpus / w->gpus_per_replica;
-        pp->price_usd_per_replica_hour = rt->price * w->gpus_per_replica;
+        pp->capacity_replicas = rt->gpus / gpr;
+        pp->price_usd_per_replica_hour = rt->price * gpr;
         pp->provision_s_mean = (rt->borrowable ? sim_ns_to_s(rt->grace_ns)
                                                : rt->provision_mean_s) +
                                sim_ns_to_s(w->scn->deploy.engine_init_ns);
@@ -187,22 +210,22 @@ static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s)
     s->npools = w->npools;
 }
 
-static int pool_has_room(const struct cl_world *w, int p)
+static int pool_has_room(const struct cl_world *w, int p, int gpus)
 {
-    return w->pools[p].gpus - w->pools[p].gpus_live >= w->gpus_per_replica;
+    return w->pools[p].gpus - w->pools[p].gpus_live >= gpus;
 }
 
-/* The pool a new replica should come from: borrowable pools only when
- * borrow is set (or nothing else has room); otherwise the lowest
+/* The pool a new replica of gpus GPUs should come from: borrowable pools
+ * only when borrow is set (or nothing else has room); otherwise the lowest
  * priority, then the cheapest. -1 when every pool is full. */
-static int pick_pool(const struct cl_world *w, int borrow)
+static int pick_pool(const struct cl_world *w, int borrow, int gpus)
 {
     int best = -1;
     for (int pass = 0; pass < 2 && best < 0; pass++) {
         int want_borrowable = borrow ? pass == 0 : pass == 1;
         for (int p = 0; p < w->npools; p++) {
             const struct cl_pool_rt *rt = &w->pools[p];
-            if (rt->borrowable != want_borrowable || !pool_has_room(w, p))
+            if (rt->borrowable != want_borrowable || !pool_has_room(w, p, gpus))
                 continue;
             if (best < 0 || rt->priority < w->pools[best].priority ||
                 (rt->priority == w->pools[best].priority &&
@@ -227,28 +250,50 @@ static double removal_rank(const struct cl_world *w,
     return r;
 }
 
-static void scale_to(struct cl_world *w, int desired, int borrow)
+/* The replicas of role serving or pending (CL_ROLE_BOTH: all). */
+static int live_of(const struct cl_world *w, int role)
 {
-    int current = w->n_serving + w->n_pending;
+    int n = 0;
+    if (role == CL_ROLE_BOTH)
+        return w->n_serving + w->n_pending;
+    for (int i = 0; i < w->nreps; i++) {
+        const struct cl_replica *rep = w->reps[i];
+        n += rep->role == role &&
+             (rep->state == CL_R_SERVING || rep->state == CL_R_PROVISIONING ||
+              rep->state == CL_R_LOADING);
+    }
+    return n;
+}
+
+/* Scales the replicas of role (CL_ROLE_BOTH: all) to desired. */
+static void scale_role(struct cl_world *w, int role, int desired, int borrow)
+{
+    int current = live_of(w, role);
+    int gpus = role == CL_ROLE_BOTH ? w->gpus_per_replica : w->role_gpus[role];
 
     if (desired == current)
         return;
     w->scale_events++;
     while (current < desired) {
-        int p = pick_pool(w, borrow > 0);
+        int p = pick_pool(w, borrow > 0, gpus);
         if (p < 0)
             break; /* every pool is full */
         if (w->pools[p].borrowable && borrow > 0)
             borrow--;
+        if (role != CL_ROLE_BOTH)
+            w->force_role = role;
         cl__replica_request(w, p, 0, -1);
+        w->force_role = -1;
         current++;
     }
     while (current > desired) {
         struct cl_replica *victim = NULL;
         for (int i = 0; i < w->nreps; i++) {
             struct cl_replica *rep = w->reps[i];
-            if (rep->state != CL_R_SERVING && rep->state != CL_R_PROVISIONING &&
-                rep->state != CL_R_LOADING)
+            if ((rep->state != CL_R_SERVING &&
+                 rep->state != CL_R_PROVISIONING &&
+                 rep->state != CL_R_LOADING) ||
+                (role != CL_ROLE_BOTH && rep->role != role))
                 continue;
             if (victim == NULL ||
                 removal_rank(w, rep) > removal_rank(w, victim))
@@ -266,25 +311,54 @@ static void scale_to(struct cl_world *w, int desired, int borrow)
 
 void cl__orch_scale_to(struct cl_world *w, int desired, int borrow)
 {
-    scale_to(w, desired, borrow);
+    scale_role(w, CL_ROLE_BOTH, desired, borrow);
+}
+
+/* Asks the policy of role for a size and reconciles that role: the whole
+ * cluster, or one group of an elastic P/D deployment, each with its own
+ * policy state and guard (Dynamo's planner sizes prefill and decode
+ * workers separately). */
+static void decide_role(struct cl_world *w, int role)
+{
+    struct pol_snapshot s;
+    struct pol_decision dec;
+    void *st =
+        role == CL_ROLE_DECODE ? w->policy_state_decode : w->policy_state;
+    struct pol_guard *g = role == CL_ROLE_DECODE ? &w->guard_decode : &w->guard;
+    int rc, live;
+
+    fill_snapshot(w, &s, role);
+    dec.desired = s.ready + s.pending;
+    dec.borrow = 0;
+    rc = w->policy->ops->decide(st, &s, &dec);
+    if (pol_guard_apply(g, &s, rc, &dec) == POL_GUARD_INVALID_METRICS)
+        w->policy_holds++;
+    scale_role(w, role, dec.desired, dec.borrow);
+    if (role == CL_ROLE_BOTH) {
+        w->desired = dec.desired;
+        return;
+    }
+    w->role_replicas[role] = dec.desired;
+    live = live_of(w, role);
+    if (live < w->role_seen_min[role])
+        w->role_seen_min[role] = live;
+    if (live > w->role_seen_max[role])
+        w->role_seen_max[role] = live;
 }
 
 static void on_policy(struct sim_loop *loop, struct sim_event *ev)
 {
     struct cl_world *w = ev->arg;
     int64_t now = sim_loop_now(loop);
-    struct pol_snapshot s;
-    struct pol_decision dec;
-    int rc;
 
-    fill_snapshot(w, &s);
-    dec.desired = s.ready + s.pending;
-    dec.borrow = 0;
-    rc = w->policy->ops->decide(w->policy_state, &s, &dec);
-    if (pol_guard_apply(&w->guard, &s, rc, &dec) == POL_GUARD_INVALID_METRICS)
-        w->policy_holds++;
-    w->desired = dec.desired;
-    scale_to(w, dec.desired, dec.borrow);
+    if (w->pd) {
+        decide_role(w, CL_ROLE_PREFILL);
+        decide_role(w, CL_ROLE_DECODE);
+        w->desired = w->role_replicas[CL_ROLE_PREFILL] +
+                     w->role_replicas[CL_ROLE_DECODE];
+    } else {
+        decide_role(w, CL_ROLE_BOTH);
+    }
 
     /* Snapshot the counters for the next windows. */
     win_push(&w->cl_win, &w->cl_ctr, now, w->win_slots);
@@ -442,6 +516,11 @@ int cl__orch_init(struct cl_world *w, struct sim_diag *d)
     w->policy_state = w->policy->ops->create(w->policy_params);
     if (w->policy_state == NULL)
         sim_fatal("cannot create policy %s", w->policy->name);
+    if (w->pd) {
+        w->policy_state_decode = w->policy->ops->create(w->policy_params);
+        if (w->policy_state_decode == NULL)
+            sim_fatal("cannot create policy %s", w->policy->name);
+    }
     memset(&gp, 0, sizeof(gp));
     gp.interval_s = sim_ns_to_s(s->policy.interval_ns);
     gp.scale_up_cooldown_s = sim_ns_to_s(s->policy.scale_up_cooldown_ns);
@@ -449,6 +528,7 @@ int cl__orch_init(struct cl_world *w, struct sim_diag *d)
     gp.max_step_up = s->policy.max_step_up;
     gp.max_step_down = s->policy.max_step_down;
     pol_guard_init(&w->guard, &gp);
+    pol_guard_init(&w->guard_decode, &gp);
     return 0;
 }
 
@@ -458,9 +538,13 @@ void cl__orch_start(struct cl_world *w)
 
     if (w->elastic) {
         /* Live replicas never outnumber the pools' capacity. */
-        int n = 1;
+        int n = 1, gpr = w->gpus_per_replica;
+        if (w->pd)
+            gpr = w->role_gpus[CL_ROLE_PREFILL] < w->role_gpus[CL_ROLE_DECODE]
+                      ? w->role_gpus[CL_ROLE_PREFILL]
+                      : w->role_gpus[CL_ROLE_DECODE];
         for (int p = 0; p < w->npools; p++)
-            n += w->pools[p].gpus / w->gpus_per_replica;
+            n += w->pools[p].gpus / gpr;
         w->snap_reps = xcalloc((size_t)n, sizeof(*w->snap_reps));
         w->snap_pools = xcalloc((size_t)w->npools, sizeof(*w->snap_pools));
         w->desired = w->n_serving;
@@ -488,6 +572,8 @@ void cl__orch_fini(struct cl_world *w)
 {
     if (w->policy != NULL && w->policy_state != NULL)
         w->policy->ops->destroy(w->policy_state);
+    if (w->policy != NULL && w->policy_state_decode != NULL)
+        w->policy->ops->destroy(w->policy_state_decode);
     free(w->policy_params);
     free(w->snap_reps);
     free(w->snap_pools);

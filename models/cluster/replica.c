@@ -208,6 +208,8 @@ int cl__replica_next_role(const struct cl_world *w)
 
     if (!w->pd)
         return CL_ROLE_BOTH;
+    if (w->force_role >= 0)
+        return w->force_role;
     for (int k = 0; k < w->nreps; k++)
         if (w->reps[k]->state != CL_R_GONE &&
             w->reps[k]->role == CL_ROLE_PREFILL)

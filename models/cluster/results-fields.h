@@ -140,7 +140,12 @@
  * help): col is the JSON member. Not in the database. */
 #define CL_GROUP_FIELDS(X)                                                     \
     X(name, STR, name, "", "prefill or decode")                                \
-    X(replicas, INT, replicas, "replicas", "planned")                          \
+    X(replicas, INT, replicas, "replicas",                                     \
+      "planned; elastic: desired at the end")                                  \
+    X(replicas_min, INT, replicas_min, "replicas",                             \
+      "fewest serving or pending after a scaling decision (static: planned)")  \
+    X(replicas_max, INT, replicas_max, "replicas",                             \
+      "most serving or pending after a scaling decision (static: planned)")    \
     X(gpus_per_replica, INT, gpus_per_replica, "GPUs", "tp x dp x pp")         \
     X(gpus, INT, gpus, "GPUs", "replicas x gpus_per_replica")                  \
     X(tp, INT, tp, "", "tensor-parallel degree")                               \
