@@ -76,12 +76,35 @@ table="| phase | layout | dsec step | dsec per GPU | published per GPU | dsec / 
 | decode | the same with MTP (1 drafted token, acceptance 0.85: $tau tokens a step) | $mtp_ms ms | $8 output tokens/s | $4 (14.8k per node / 8) | $9 % |
 | MTP gain | decode with MTP over without, at this batch | | ${10}x | about 1.8x (DeepSeek-V3 report) | |"
 
+# The kernel rates the two steps imply, per GPU: FLOP/s (and bytes/s) of
+# an operator class, its FLOPs over its time, against the kernels'
+# published peaks on H800 (DeepGEMM: up to 1,550 TFLOP/s FP8; FlashMLA:
+# up to 660 TFLOP/s compute-bound, 3,000 GB/s memory-bound). These peaks
+# reach dsec only through the calibration's efficiencies: compared, not
+# fitted.
+rate() { # rate FILE OP: "TFLOP/s GB/s" of op class OP
+    jq -r --arg op "$2" '.ops[] | select(.name == $op) |
+        "\(.flops / .time_ns / 1000 | round) \(.bytes / .time_ns | round)"' "$1"
+}
+set -- $(rate "$tmp/pf.json" moe) $(rate "$tmp/pf.json" attention) \
+    $(rate "$tmp/dec.json" attention) $(rate "$tmp/dec.json" moe)
+kernels="| step | operator class | dsec implies per GPU | published kernel figure (H800) | dsec / published - 1 |
+|---|---|---|---|---|
+| prefill | moe (FP8 grouped GEMMs) | $1 TFLOP/s | DeepGEMM up to 1,550 TFLOP/s | $(echo "$1" | awk '{printf "%+.0f", 100 * ($1 / 1550 - 1)}') % |
+| prefill | attention (MLA, bf16) | $3 TFLOP/s | FlashMLA up to 660 TFLOP/s compute-bound | $(echo "$3" | awk '{printf "%+.0f", 100 * ($1 / 660 - 1)}') % |
+| decode | attention (MLA decode, 128 requests a GPU) | $5 TFLOP/s, $6 GB/s | FlashMLA up to 660 TFLOP/s, 3,000 GB/s | $(echo "$5" | awk '{printf "%+.0f", 100 * ($1 / 660 - 1)}') % |
+| decode | moe (2 experts a GPU) | $7 TFLOP/s, $8 GB/s | DeepGEMM up to 1,550 TFLOP/s | $(echo "$7" | awk '{printf "%+.0f", 100 * ($1 / 1550 - 1)}') % |"
+set -- $rates
+
 if [ $markdown -eq 1 ]; then
     echo "$table"
+    echo
+    echo "$kernels"
     exit 0
 fi
 echo "1..2"
 echo "$table" | sed 's/^/# /'
+echo "$kernels" | sed 's/^/# /'
 [ $pf_rc -eq 0 ] && [ -n "$pf_ms" ] && echo "$1" | awk '{exit !($1 > 0)}'
 r=$?
 [ $r -eq 0 ] && echo "ok 1 - prefill layout priced ($1 tokens/s per GPU)" ||
