@@ -647,6 +647,18 @@ struct plan *plan_new(const char *path, const struct plan_opts *o,
                        "hardware.gpu; remove pools to plan this scenario");
         goto fail;
     }
+    if (s->deploy.disaggregation.enabled) {
+        /* Its layouts and sizes are per group; the search is not. */
+        sim_diag_error(d, path, s->pos.pd_layout[CL_PD_PREFILL].line,
+                       s->pos.pd_layout[CL_PD_PREFILL].col,
+                       "deploy.disaggregation: dsec plan does not search "
+                       "disaggregated deployments yet; size the groups "
+                       "with dsec sweep over "
+                       "deploy.disaggregation.prefill_replicas and "
+                       "decode_replicas (docs/sweep.md), or plan the "
+                       "colocated scenario without the section");
+        goto fail;
+    }
     if (s->slo.ttft_ns < 0 && s->slo.tpot_ns < 0 && s->slo.e2e_ns < 0) {
         sim_diag_error(d, path, 0, 0,
                        "slo: dsec plan needs a service-level objective; set "

@@ -12,7 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..22"
+echo "1..23"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -104,6 +104,30 @@ st=$?
 if [ $st -eq 1 ] && grep -q 'error: slo: dsec plan needs a service-level objective; set slo.tpot_ms' "$tmp/err"; then st=0; else st=1; fi
 [ $st -ne 0 ] && show "$tmp/err"
 ok "no slo: exit 1 naming slo.tpot_ms" $st
+
+# 8b. A disaggregated scenario: exit 1 at once, pointing at the sweep.
+cat >"$tmp/pd.yaml" <<'EOF'
+model: qwen3-235b-a22b
+workload:
+  synthetic:
+    arrival: {process: poisson, rate_per_s: 10}
+    requests: 100
+    prompt_tokens: {dist: fixed, value: 2000}
+    output_tokens: {dist: fixed, value: 200}
+hardware: {gpu: h800, gpus_per_node: 8}
+deploy:
+  weight_dtype: fp8
+  disaggregation:
+    prefill_replicas: 1
+    decode_replicas: 1
+    prefill: {tp: 1, ep: 8}
+slo: {tpot_ms: 50}
+EOF
+$dsec plan "$tmp/pd.yaml" >"$tmp/out" 2>"$tmp/err"
+st=$?
+if [ $st -eq 1 ] && grep -q "pd.yaml:14:26: error: deploy.disaggregation: dsec plan does not search disaggregated deployments yet; size the groups with dsec sweep" "$tmp/err"; then st=0; else st=1; fi
+[ $st -ne 0 ] && show "$tmp/err"
+ok "disaggregated scenario: exit 1 naming the sweep keys" $st
 
 # 9. Nothing feasible: exit 1 with the reason per gpu.
 $dsec plan "$small" --gpus l40s --max-gpus 1 >"$tmp/out" 2>"$tmp/err"
