@@ -60,6 +60,27 @@ int cli_usage_error(const struct cli_entry *e, const char *why);
  * unchanged). */
 int cli_parse_u64(const char *s, uint64_t *out);
 
+/* The speculative-decoding options of dsec step and dsec strategies
+ * (--speculative, --spec-tokens, --acceptance): method is enum perf_spec,
+ * -1 when not given; tokens 0 and acceptance NAN when not given. */
+struct cli_spec_opts {
+    int method;
+    int tokens;
+    double acceptance;
+};
+
+/* Parses option opt ('S' --speculative none|mtp|ngram, 'K' --spec-tokens
+ * 1..8, 'a' --acceptance in [0, 1]) of cmd with argument arg into o.
+ * Returns 0, or cli_usage_error()'s status naming the option. */
+int cli_spec_parse(const struct cli_entry *cmd, int opt, const char *arg,
+                   struct cli_spec_opts *o);
+
+/* Checks and completes o after parsing, as a scenario's
+ * server.speculative: --spec-tokens and --acceptance need a method, ngram
+ * needs an acceptance; with a method, tokens default to 1 and mtp's
+ * acceptance to CL_SPEC_MTP_ACCEPTANCE. Returns 0 or a usage error. */
+int cli_spec_finish(const struct cli_entry *cmd, struct cli_spec_opts *o);
+
 /* Writes the current UTC time as ISO-8601 ("2026-11-30T05:37:02Z"). */
 void cli_utc_stamp(char *buf, size_t len);
 

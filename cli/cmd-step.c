@@ -35,9 +35,8 @@ struct step_opts {
     const char *model, *gpu, *calib_path;
     int64_t tp, pp, ep, gpus_per_node, redundant, micro_batches;
     double imbalance;
-    int spec_method;        /* --speculative: enum perf_spec */
-    int64_t spec_tokens;    /* --spec-tokens, -1 = 1 */
-    double spec_acceptance; /* --acceptance, NAN = the method's default */
+    struct cli_spec_opts spec; /* --speculative, --spec-tokens,
+                                  --acceptance */
     int64_t prefill_tokens, decode_seqs, context, max_num_seqs;
     int64_t prefill_seqs; /* --prefill-seqs: prompts the chunk is made of */
     int weight_dtype, kv_dtype;
@@ -467,28 +466,9 @@ static int parse_args(int argc, char **argv, struct step_opts *o)
                 parse_count("--micro-batches", optarg, 1, 2, &o->micro_batches);
             break;
         case 'S':
-            if (strcmp(optarg, "none") == 0)
-                o->spec_method = PERF_SPEC_NONE;
-            else if (strcmp(optarg, "mtp") == 0)
-                o->spec_method = PERF_SPEC_MTP;
-            else if (strcmp(optarg, "ngram") == 0)
-                o->spec_method = PERF_SPEC_NGRAM;
-            else
-                rc = cli_usage_error(&cli_cmd_step,
-                                     "--speculative: expected none, mtp or "
-                                     "ngram");
-            break;
         case 'K':
-            rc = parse_count("--spec-tokens", optarg, 1, 8, &o->spec_tokens);
-            break;
         case 'a':
-            errno = 0;
-            o->spec_acceptance = strtod(optarg, &end);
-            if (*optarg == '\0' || *end != '\0' || errno != 0 ||
-                !(o->spec_acceptance >= 0.0 && o->spec_acceptance <= 1.0))
-                rc = cli_usage_error(&cli_cmd_step,
-                                     "--acceptance: expected a number in "
-                                     "[0, 1]");
+            rc = cli_spec_parse(&cli_cmd_step, opt, optarg, &o->spec);
             break;
         case 'I':
             errno = 0;
@@ -575,22 +555,7 @@ static int parse_args(int argc, char **argv, struct step_opts *o)
     if (o->max_num_seqs > 0 && !o->saturate)
         return cli_usage_error(&cli_cmd_step,
                                "--max-num-seqs goes with --saturate");
-    if (o->spec_method == PERF_SPEC_NONE &&
-        (o->spec_tokens > 0 || !isnan(o->spec_acceptance)))
-        return cli_usage_error(&cli_cmd_step,
-                               "--spec-tokens and --acceptance go with "
-                               "--speculative mtp|ngram");
-    if (o->spec_method == PERF_SPEC_NGRAM && isnan(o->spec_acceptance))
-        return cli_usage_error(&cli_cmd_step,
-                               "--speculative ngram needs --acceptance A "
-                               "(it depends on the workload)");
-    if (o->spec_method != PERF_SPEC_NONE) {
-        if (o->spec_tokens < 1)
-            o->spec_tokens = 1;
-        if (isnan(o->spec_acceptance))
-            o->spec_acceptance = CL_SPEC_MTP_ACCEPTANCE;
-    }
-    return 0;
+    return cli_spec_finish(&cli_cmd_step, &o->spec);
 }
 
 /* ---- run ---- */
@@ -651,10 +616,11 @@ static int evaluate(struct step_opts *o, struct run *x)
     l.redundant_experts = (int)o->redundant;
     l.expert_imbalance = o->imbalance;
     l.micro_batches = (int)o->micro_batches;
-    l.spec_method = o->spec_method;
-    l.spec_tokens = o->spec_method != PERF_SPEC_NONE ? (int)o->spec_tokens : 0;
-    l.spec_acceptance =
-        o->spec_method != PERF_SPEC_NONE ? o->spec_acceptance : 0.0;
+    if (o->spec.method > PERF_SPEC_NONE) {
+        l.spec_method = o->spec.method;
+        l.spec_tokens = o->spec.tokens;
+        l.spec_acceptance = o->spec.acceptance;
+    }
     l.gpus_per_node = (int)o->gpus_per_node;
     l.nics_per_node = 0;
     if (o->tp > 0) {
@@ -744,7 +710,7 @@ static int exec_step(int argc, char **argv)
                           .weight_dtype = -1,
                           .kv_dtype = CL_DTYPE_BF16,
                           .util = STEP_DEFAULT_UTIL,
-                          .spec_acceptance = NAN};
+                          .spec = {-1, 0, NAN}};
     struct run x;
     int status = parse_args(argc, argv, &o);
 

@@ -60,11 +60,10 @@ struct opts {
     int seq, batch;               /* 0: the default */
     int dtype, kv_dtype, prefill; /* -1: the default */
     /* Serving knobs (struct layout_setup), as dsec step takes them:
-     * redundant -1 and micro_batches 0 when not given, spec_method -1,
-     * spec_tokens 0 and spec_acceptance NAN likewise. */
+     * redundant -1 and micro_batches 0 when not given; spec as
+     * cli_spec_opts. */
     int redundant, micro_batches;
-    int spec_method, spec_tokens;
-    double spec_acceptance;
+    struct cli_spec_opts spec;
     int knobs; /* 1 when one of the knobs above was given */
     int ranks; /* 1: print the per-GPU figures (--ranks or a knob) */
 };
@@ -209,11 +208,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
     };
     int opt, rc = 0;
     uint64_t v;
-    char *end;
 
     o->dtype = o->kv_dtype = o->prefill = -1;
-    o->redundant = o->spec_method = -1;
-    o->spec_acceptance = NAN;
+    o->redundant = o->spec.method = -1;
+    o->spec.acceptance = NAN;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (opt) {
@@ -279,28 +277,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
                 parse_range("--micro-batches", optarg, 1, 2, &o->micro_batches);
             break;
         case 'S':
-            if (strcmp(optarg, "none") == 0)
-                o->spec_method = PERF_SPEC_NONE;
-            else if (strcmp(optarg, "mtp") == 0)
-                o->spec_method = PERF_SPEC_MTP;
-            else if (strcmp(optarg, "ngram") == 0)
-                o->spec_method = PERF_SPEC_NGRAM;
-            else
-                rc = cli_usage_error(&cli_cmd_strategies,
-                                     "--speculative: expected none, mtp or "
-                                     "ngram");
-            break;
         case 'K':
-            rc = parse_range("--spec-tokens", optarg, 1, 8, &o->spec_tokens);
-            break;
         case 'a':
-            errno = 0;
-            o->spec_acceptance = strtod(optarg, &end);
-            if (*optarg == '\0' || *end != '\0' || errno != 0 ||
-                !(o->spec_acceptance >= 0.0 && o->spec_acceptance <= 1.0))
-                rc = cli_usage_error(&cli_cmd_strategies,
-                                     "--acceptance: expected a number in "
-                                     "[0, 1]");
+            rc = cli_spec_parse(&cli_cmd_strategies, opt, optarg, &o->spec);
             break;
         case 'r':
             o->ranks = 1;
@@ -330,29 +309,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
         return cli_usage_error(&cli_cmd_strategies,
                                "--prefill and --kv-dtype are for serving");
     o->knobs = o->redundant >= 0 || o->micro_batches > 0 ||
-               o->spec_method >= 0 || o->spec_tokens > 0 ||
-               !isnan(o->spec_acceptance);
+               o->spec.method >= 0 || o->spec.tokens > 0 ||
+               !isnan(o->spec.acceptance);
     if (o->train && (o->knobs || o->ranks))
         return cli_usage_error(&cli_cmd_strategies,
                                "--redundant-experts, --micro-batches, "
                                "--speculative, --spec-tokens, --acceptance "
                                "and --ranks are for serving");
     /* dsec step's rules for the speculative flags. */
-    if (o->spec_method <= PERF_SPEC_NONE &&
-        (o->spec_tokens > 0 || !isnan(o->spec_acceptance)))
-        return cli_usage_error(&cli_cmd_strategies,
-                               "--spec-tokens and --acceptance go with "
-                               "--speculative mtp|ngram");
-    if (o->spec_method == PERF_SPEC_NGRAM && isnan(o->spec_acceptance))
-        return cli_usage_error(&cli_cmd_strategies,
-                               "--speculative ngram needs --acceptance A "
-                               "(it depends on the workload)");
-    if (o->spec_method > PERF_SPEC_NONE) {
-        if (o->spec_tokens < 1)
-            o->spec_tokens = 1;
-        if (isnan(o->spec_acceptance))
-            o->spec_acceptance = CL_SPEC_MTP_ACCEPTANCE;
-    }
+    rc = cli_spec_finish(&cli_cmd_strategies, &o->spec);
+    if (rc != 0)
+        return rc;
     o->ranks |= o->knobs;
     o->model = argv[optind];
     return 0;
@@ -398,10 +365,10 @@ static int evaluate(const struct opts *o, struct run *x)
         s->redundant_experts = o->redundant;
     if (o->micro_batches > 0)
         s->micro_batches = o->micro_batches;
-    if (o->spec_method > PERF_SPEC_NONE) {
-        s->spec_method = o->spec_method;
-        s->spec_tokens = o->spec_tokens;
-        s->spec_acceptance = o->spec_acceptance;
+    if (o->spec.method > PERF_SPEC_NONE) {
+        s->spec_method = o->spec.method;
+        s->spec_tokens = o->spec.tokens;
+        s->spec_acceptance = o->spec.acceptance;
     }
     if (layout_enumerate(s, &x->res, &x->n) != 0) {
         struct layout_result r;

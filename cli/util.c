@@ -9,7 +9,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <math.h>
+
 #include "cli/cli.h"
+#include "models/perf/roofline.h"
 #include "models/perf/calib.h"
 #include "models/arch/arch.h"
 #include "models/arch/hf.h"
@@ -237,5 +240,57 @@ int cli_apply_calibration(const char *cmd, struct cl_scenario *s,
     perf_calib_fini(s->calib);
     free(s->calib);
     s->calib = c;
+    return 0;
+}
+
+int cli_spec_parse(const struct cli_entry *cmd, int opt, const char *arg,
+                   struct cli_spec_opts *o)
+{
+    uint64_t v;
+    char *end;
+
+    switch (opt) {
+    case 'S':
+        if (strcmp(arg, "none") == 0)
+            o->method = PERF_SPEC_NONE;
+        else if (strcmp(arg, "mtp") == 0)
+            o->method = PERF_SPEC_MTP;
+        else if (strcmp(arg, "ngram") == 0)
+            o->method = PERF_SPEC_NGRAM;
+        else
+            return cli_usage_error(cmd, "--speculative: expected none, mtp "
+                                        "or ngram");
+        return 0;
+    case 'K':
+        if (cli_parse_u64(arg, &v) != 0 || v < 1 || v > 8)
+            return cli_usage_error(cmd, "--spec-tokens: expected an integer "
+                                        "in [1, 8]");
+        o->tokens = (int)v;
+        return 0;
+    default:
+        errno = 0;
+        o->acceptance = strtod(arg, &end);
+        if (*arg == '\0' || *end != '\0' || errno != 0 ||
+            !(o->acceptance >= 0.0 && o->acceptance <= 1.0))
+            return cli_usage_error(cmd, "--acceptance: expected a number in "
+                                        "[0, 1]");
+        return 0;
+    }
+}
+
+int cli_spec_finish(const struct cli_entry *cmd, struct cli_spec_opts *o)
+{
+    if (o->method <= PERF_SPEC_NONE && (o->tokens > 0 || !isnan(o->acceptance)))
+        return cli_usage_error(cmd, "--spec-tokens and --acceptance go with "
+                                    "--speculative mtp|ngram");
+    if (o->method == PERF_SPEC_NGRAM && isnan(o->acceptance))
+        return cli_usage_error(cmd, "--speculative ngram needs --acceptance "
+                                    "A (it depends on the workload)");
+    if (o->method > PERF_SPEC_NONE) {
+        if (o->tokens < 1)
+            o->tokens = 1;
+        if (isnan(o->acceptance))
+            o->acceptance = CL_SPEC_MTP_ACCEPTANCE;
+    }
     return 0;
 }
