@@ -138,7 +138,7 @@ static void gpus_col(const struct plan *p, const struct plan_config *c,
     if (p->elastic)
         snprintf(buf, len, "%d-%d", c->min_replicas * g, c->replicas * g);
     else
-        snprintf(buf, len, "%d", c->replicas * g);
+        snprintf(buf, len, "%d", plan_config_gpus(p->layouts, c));
 }
 
 static const char *policy_col(const struct plan_config *c)
@@ -292,6 +292,20 @@ static void layout_cells(const struct plan_layout *l, char cell[][64])
     snprintf(cell[9], 64, "%.2f", b->replicas_peak);
     snprintf(cell[10], 64, "%.2f", b->replicas_peak_sum);
     snprintf(cell[11], 64, "%d..%d", b->min_replicas, b->cap_replicas);
+    if (l->pd) {
+        /* The groups: prefill's rate and sizes beside decode's. */
+        const struct plan_bound *pb = &l->pd_prefill;
+        snprintf(cell[3], 64, "%d+%d", l->pd_gpus[0], l->pd_gpus[1]);
+        snprintf(cell[7], 64, "%.0f", pb->prefill_tokens_per_s);
+        snprintf(cell[8], 64, "%.2f+%.2f", pb->replicas_mean,
+                 b->replicas_mean);
+        snprintf(cell[9], 64, "%.2f+%.2f", pb->replicas_peak,
+                 b->replicas_peak);
+        snprintf(cell[10], 64, "%.2f+%.2f", pb->replicas_peak_sum,
+                 b->replicas_peak_sum);
+        snprintf(cell[11], 64, "%d..%d+%d..%d", pb->min_replicas,
+                 pb->cap_replicas, b->min_replicas, b->cap_replicas);
+    }
 }
 
 static void print_row(char cell[][64], const int *w, int n, int nleft)
@@ -459,10 +473,7 @@ static void config_cells(const struct plan *p, const struct plan_config *c,
     snprintf(cell[K_GPU], 80, "%s", l->gpu->name);
     plan_layout_name(l, cell[K_LAYOUT], 80);
     snprintf(cell[K_DTYPE], 80, "%s", perf_dtype_name(l->weight_dtype));
-    if (p->elastic)
-        snprintf(cell[K_REPLICAS], 80, "%d-%d", c->min_replicas, c->replicas);
-    else
-        snprintf(cell[K_REPLICAS], 80, "%d", c->replicas);
+    plan_config_replicas(p->elastic, c, cell[K_REPLICAS], 80);
     gpus_col(p, c, cell[K_GPUS], 80);
     snprintf(cell[K_POLICY], 80, "%s", policy_col(c));
     stat_col(cell[K_COST], 80, &c->m[PLAN_M_COST], 1, 2);
@@ -528,6 +539,13 @@ static void describe(const struct plan *p, const struct plan_config *c,
     if (p->elastic)
         snprintf(buf, len, "%s %s %s, %s gpus, %s", l->gpu->name, name,
                  perf_dtype_name(l->weight_dtype), gpus, policy_col(c));
+    else if (l->pd)
+        snprintf(buf, len,
+                 "%s %s %s, %d prefill replica%s of %d gpus + %d decode "
+                 "replica%s of %d gpus",
+                 l->gpu->name, name, perf_dtype_name(l->weight_dtype),
+                 c->replicas, c->replicas == 1 ? "" : "s", l->pd_gpus[0],
+                 c->pd_decode, c->pd_decode == 1 ? "" : "s", l->pd_gpus[1]);
     else
         snprintf(buf, len, "%s %s %s, %d replica%s of %d gpu%s", l->gpu->name,
                  name, perf_dtype_name(l->weight_dtype), c->replicas,
@@ -609,10 +627,7 @@ static void pi_cells(const struct plan *p, size_t row, char cell[PI_NK][80])
     snprintf(cell[PI_GPU], 80, "%s", l->gpu->name);
     plan_layout_name(l, cell[PI_LAYOUT], 80);
     snprintf(cell[PI_DTYPE], 80, "%s", perf_dtype_name(l->weight_dtype));
-    if (p->elastic)
-        snprintf(cell[PI_REPLICAS], 80, "%d-%d", c->min_replicas, c->replicas);
-    else
-        snprintf(cell[PI_REPLICAS], 80, "%d", c->replicas);
+    plan_config_replicas(p->elastic, c, cell[PI_REPLICAS], 80);
     gpus_col(p, c, cell[PI_GPUS], 80);
     snprintf(cell[PI_POLICY], 80, "%s", policy_col(c));
     pi_col(cell[PI_COST], 80, c->pi, CL_PI_COST, 1, 2);
@@ -842,7 +857,15 @@ static struct json_object *json_config(const struct plan *p, size_t i)
     json_object_object_add(o, "min_replicas",
                            json_object_new_int(c->min_replicas));
     json_object_object_add(o, "gpus",
-                           json_object_new_int(c->replicas * l->gpus));
+                           json_object_new_int(plan_config_gpus(p->layouts, c)));
+    if (l->pd) {
+        json_object_object_add(o, "prefill_replicas",
+                               json_object_new_int(c->replicas));
+        json_object_object_add(o, "decode_replicas",
+                               json_object_new_int(c->pd_decode));
+        json_object_object_add(o, "prefill_gpus_per_replica",
+                               json_object_new_int(l->pd_gpus[0]));
+    }
     json_object_object_add(o, "policy",
                            c->policy_run ? json_object_new_string(c->policy_run)
                            : c->policy   ? json_object_new_string(c->policy)

@@ -342,7 +342,19 @@ void plan_layouts_free(struct plan_layout *v, size_t n)
 
 void plan_layout_name(const struct plan_layout *l, char *buf, size_t len)
 {
-    int k = snprintf(buf, len, "tp%d", l->tp);
+    int k;
+
+    if (l->pd) {
+        k = snprintf(buf, len, "P tp%d", l->pd_tp[0]);
+        if (k >= 0 && (size_t)k < len && l->pd_ep[0] > 1)
+            k += snprintf(buf + k, len - (size_t)k, " ep%d", l->pd_ep[0]);
+        if (k >= 0 && (size_t)k < len)
+            k += snprintf(buf + k, len - (size_t)k, " / D tp%d", l->pd_tp[1]);
+        if (k >= 0 && (size_t)k < len && l->pd_ep[1] > 1)
+            snprintf(buf + k, len - (size_t)k, " ep%d", l->pd_ep[1]);
+        return;
+    }
+    k = snprintf(buf, len, "tp%d", l->tp);
 
     if (k >= 0 && (size_t)k < len && l->ep > 1)
         k += snprintf(buf + k, len - (size_t)k, " ep%d", l->ep);
@@ -366,4 +378,24 @@ size_t plan_pareto(const double *cost, const double *lat, size_t n, int *on)
         count += (size_t)on[i];
     }
     return count;
+}
+
+int plan_config_gpus(const struct plan_layout *ls, const struct plan_config *c)
+{
+    const struct plan_layout *l = &ls[c->layout];
+
+    if (l->pd)
+        return c->replicas * l->pd_gpus[0] + c->pd_decode * l->pd_gpus[1];
+    return c->replicas * l->gpus;
+}
+
+void plan_config_replicas(int elastic, const struct plan_config *c, char *buf,
+                          size_t len)
+{
+    if (c->pd_decode > 0)
+        snprintf(buf, len, "%d+%d", c->replicas, c->pd_decode);
+    else if (elastic)
+        snprintf(buf, len, "%d-%d", c->min_replicas, c->replicas);
+    else
+        snprintf(buf, len, "%d", c->replicas);
 }

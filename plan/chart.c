@@ -40,11 +40,12 @@ static void label(const struct plan *p, const struct plan_config *c, char *buf,
                   size_t len)
 {
     const struct plan_layout *l = &p->layouts[c->layout];
-    char name[64];
+    char name[64], reps[32];
 
     plan_layout_name(l, name, sizeof(name));
-    snprintf(buf, len, "%s %s %s x%d", l->gpu->name, name,
-             perf_dtype_name(l->weight_dtype), c->replicas);
+    plan_config_replicas(0, c, reps, sizeof(reps));
+    snprintf(buf, len, "%s %s %s x%s", l->gpu->name, name,
+             perf_dtype_name(l->weight_dtype), reps);
 }
 
 /* Indexes of the frontier, by cost. Returns how many. */

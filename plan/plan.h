@@ -151,6 +151,14 @@ struct plan_layout {
     int verdict;                   /* enum plan_verdict */
     char *why;                     /* owned; NULL when it fits */
     struct plan_bound bound;       /* PLAN_V_FITS, PLAN_V_SLOW */
+    /* A disaggregated scenario (deploy.disaggregation): 1, each group's
+     * tp, ep and GPUs per replica (enum cl_pd_group), and the prefill
+     * group's bound; tp, ep and gpus above, and bound, are then the
+     * decode group's, whose min/cap_replicas size the decode group and
+     * pd_prefill's the prefill group. */
+    int pd;
+    int pd_tp[2], pd_ep[2], pd_gpus[2];
+    struct plan_bound pd_prefill;
 };
 
 /*
@@ -174,8 +182,21 @@ void plan_layouts_enumerate(const struct cl_scenario *s,
 /* Frees the n layouts of v and v. NULL is a no-op. */
 void plan_layouts_free(struct plan_layout *v, size_t n);
 
-/* Writes l's layout as "tp4", "tp1 ep8" or "tp8 pp2" into buf. */
+/* Writes l's layout as "tp4", "tp1 ep8" or "tp8 pp2" into buf; a
+ * disaggregated one as "P tp1 ep8 / D tp1 ep16". */
 void plan_layout_name(const struct plan_layout *l, char *buf, size_t len);
+
+struct plan_config;
+
+/* The GPUs of configuration c of a plan whose layouts are ls: replicas x
+ * GPUs per replica (elastic: at most), or prefill x its GPUs + decode x
+ * its GPUs when disaggregated. */
+int plan_config_gpus(const struct plan_layout *ls, const struct plan_config *c);
+
+/* Writes c's replicas into buf: "4", "2-8" (elastic: fewest-most) or
+ * "2+1" (disaggregated: prefill + decode). */
+void plan_config_replicas(int elastic, const struct plan_config *c, char *buf,
+                          size_t len);
 
 /* Marks in on[i] (1 or 0) the points of the Pareto frontier of cost[i]
  * (lower is better) against lat[i] (lower is better) for i < n: those no
@@ -220,6 +241,8 @@ struct plan_config {
     int replicas;         /* static: the count; elastic: the most */
     int min_replicas;     /* elastic: the fewest; static: replicas */
     int initial_replicas; /* elastic with cluster.initial_gpus; else 0 */
+    int pd_decode; /* disaggregated: the decode replicas (replicas is then
+                      the prefill group's); 0 otherwise */
     size_t chain;         /* index into plan->chains */
     size_t point;         /* spec point of replication 0 */
     int state;            /* enum plan_state */

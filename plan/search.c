@@ -301,6 +301,101 @@ static int apply_duration(struct plan *p, struct sim_diag *d)
     return 0;
 }
 
+/* A disaggregated scenario: one layout per GPU kind searched, the
+ * scenario's two group layouts on it (cl_pd_group_perf_init()); a group
+ * that does not fit makes it PLAN_V_MEMORY with the group's reason. */
+static void pd_layouts(struct plan *p)
+{
+    const struct cl_scenario *s = &p->scn;
+
+    p->layouts = xcalloc((size_t)p->ngpus, sizeof(*p->layouts));
+    p->nlayouts = (size_t)p->ngpus;
+    for (int i = 0; i < p->ngpus; i++) {
+        struct plan_layout *l = &p->layouts[i];
+
+        l->gpu = p->gpus[i];
+        l->pd = 1;
+        l->pp = s->deploy.pp > 1 ? s->deploy.pp : 1;
+        l->weight_dtype = s->deploy.weight_dtype;
+        l->price_usd_per_gpu_hour =
+            !isnan(s->hardware.price_usd_per_gpu_hour) &&
+                    cl_gpu_find(s, s->hardware.gpu) == l->gpu
+                ? s->hardware.price_usd_per_gpu_hour
+                : l->gpu->price_usd_per_hour;
+        l->verdict = PLAN_V_FITS;
+        for (int k = 0; k < CL_PD_GROUPS; k++) {
+            struct perf_replica r;
+            char why[512];
+
+            if (cl_pd_group_perf_init(s, p->arch, l->gpu, k, &r, why,
+                                      sizeof(why)) != 0) {
+                l->verdict = PLAN_V_MEMORY;
+                l->why = xasprintf("%s group: %s", cl_pd_group_name(k), why);
+                break;
+            }
+            l->pd_tp[k] = r.tp;
+            l->pd_ep[k] = r.ep;
+            l->pd_gpus[k] = r.gpus;
+        }
+        l->tp = l->pd_tp[CL_PD_DECODE];
+        l->ep = l->pd_ep[CL_PD_DECODE];
+        l->gpus = l->pd_gpus[CL_PD_DECODE];
+    }
+}
+
+/* The bound of disaggregated layout l: the decode group's from its
+ * replica with the TPOT target alone and its own batch caps (its decode
+ * share), the prefill group's from its replica with the TTFT target alone
+ * (its prefill share). 0, or SIM_EINFEASIBLE with why. */
+static int pd_bound(const struct plan *p, struct plan_layout *l, char *why,
+                    size_t whylen)
+{
+    const struct cl_scenario *s = &p->scn;
+    const struct plan_workload *w = &p->wl;
+
+    for (int k = 0; k < CL_PD_GROUPS; k++) {
+        struct cl_pd_layout gl = cl_pd_layout_resolve(s, k);
+        struct plan_target t = p->target;
+        struct plan_bound *b = k == CL_PD_PREFILL ? &l->pd_prefill : &l->bound;
+        struct perf_replica r;
+        double x, need_mean, need_peak;
+        char w2[400];
+
+        if (k == CL_PD_PREFILL)
+            t.tpot_ns = -1;
+        else
+            t.ttft_ns = -1;
+        t.max_num_seqs = gl.max_num_seqs;
+        t.max_num_batched_tokens = gl.max_num_batched_tokens;
+        cl_pd_group_perf_init(s, p->arch, l->gpu, k, &r, NULL, 0);
+        if (plan_bound_compute(&r, &t, w, b, w2, sizeof(w2)) != 0) {
+            snprintf(why, whylen, "%s group: %s", cl_pd_group_name(k), w2);
+            return SIM_EINFEASIBLE;
+        }
+        /* Each group carries its own share only. */
+        x = k == CL_PD_PREFILL ? b->prefill_tokens_per_s
+                               : b->decode_tokens_per_s;
+        need_mean = (k == CL_PD_PREFILL ? w->prompt_mean_tokens
+                                        : w->output_mean_tokens) *
+                    w->rate_mean_per_s / x;
+        need_peak = (k == CL_PD_PREFILL ? w->prompt_mean_tokens
+                                        : w->output_mean_tokens) *
+                    w->rate_peak_per_s / x;
+        b->replicas_mean = need_mean;
+        b->replicas_peak = b->replicas_peak_sum = need_peak;
+        b->min_replicas = (int)ceil(need_mean - 1e-9);
+        if (b->min_replicas < 1)
+            b->min_replicas = 1;
+        b->peak_replicas = (int)ceil(need_peak - 1e-9);
+        if (b->peak_replicas < 1)
+            b->peak_replicas = 1;
+        b->cap_replicas = (int)ceil(t.headroom * need_peak - 1e-9);
+        if (b->cap_replicas < b->min_replicas)
+            b->cap_replicas = b->min_replicas;
+    }
+    return 0;
+}
+
 /* The limit on a chain's sizes from --max-gpus and --budget. */
 static int size_limit(const struct plan *p, const struct plan_layout *l)
 {
@@ -326,6 +421,13 @@ static void bound_layouts(struct plan *p)
 
         if (l->verdict != PLAN_V_FITS)
             continue;
+        if (l->pd) {
+            if (pd_bound(p, l, why, sizeof(why)) != 0) {
+                l->verdict = PLAN_V_SLOW;
+                l->why = xstrdup(why);
+            }
+            continue;
+        }
         cl_replica_perf_init(&p->scn, p->arch, l->gpu, l->tp, l->pp, l->ep,
                              l->weight_dtype, &r, NULL, 0);
         if (plan_bound_compute(&r, &p->target, &p->wl, &l->bound, why,
@@ -377,6 +479,78 @@ static int pick_sizes(int lo, int hi, int *out)
     return n;
 }
 
+/* Whether a disaggregated configuration of P prefill and D decode
+ * replicas of l stays within --max-gpus and --budget. */
+static int pd_within(const struct plan *p, const struct plan_layout *l, int np,
+                     int nd)
+{
+    int g = np * l->pd_gpus[CL_PD_PREFILL] + nd * l->pd_gpus[CL_PD_DECODE];
+
+    if (p->opts.max_gpus > 0 && g > p->opts.max_gpus)
+        return 0;
+    return isnan(p->opts.budget_usd_per_hour) ||
+           g * l->price_usd_per_gpu_hour <= p->opts.budget_usd_per_hour + 1e-9;
+}
+
+/* A disaggregated layout's chains: one per decode size, each over the
+ * prefill sizes from the smallest up (the search stops a chain at its
+ * first size that meets the SLO, as it does a colocated layout's). */
+static void pd_chains(struct plan *p, size_t li, size_t *ccap, size_t *chcap)
+{
+    struct plan_layout *l = &p->layouts[li];
+    int ps[PLAN_MAX_SIZES], ds[PLAN_MAX_SIZES];
+    int np = pick_sizes(l->pd_prefill.min_replicas,
+                        l->pd_prefill.cap_replicas, ps);
+    int nd = pick_sizes(l->bound.min_replicas, l->bound.cap_replicas, ds);
+    size_t before = p->nchains;
+
+    for (int j = 0; j < nd; j++) {
+        struct plan_chain *ch;
+        int n = 0;
+
+        for (int i = 0; i < np; i++)
+            n += pd_within(p, l, ps[i], ds[j]);
+        p->counts.over_limit += (size_t)(np - n);
+        if (n == 0)
+            continue;
+        if (p->nconfigs + (size_t)n > PLAN_MAX_CONFIGS) {
+            p->counts.too_many += (size_t)n;
+            continue;
+        }
+        if (p->nchains == *chcap) {
+            *chcap = *chcap ? 2 * *chcap : 32;
+            p->chains = xrealloc(p->chains, *chcap, sizeof(*p->chains));
+        }
+        ch = &p->chains[p->nchains];
+        memset(ch, 0, sizeof(*ch));
+        ch->first = p->nconfigs;
+        ch->n = (size_t)n;
+        ch->met = -1;
+        for (int i = 0; i < np; i++) {
+            struct plan_config *c;
+            if (!pd_within(p, l, ps[i], ds[j]))
+                continue;
+            c = add_config(p, ccap);
+            c->layout = li;
+            c->chain = p->nchains;
+            c->replicas = c->min_replicas = ps[i];
+            c->pd_decode = ds[j];
+        }
+        p->nchains++;
+    }
+    if (p->nchains == before) {
+        l->verdict = PLAN_V_LIMIT;
+        l->why = xasprintf("the smallest split (%d prefill + %d decode "
+                           "replicas, %d gpus) exceeds %s",
+                           l->pd_prefill.min_replicas, l->bound.min_replicas,
+                           l->pd_prefill.min_replicas *
+                                   l->pd_gpus[CL_PD_PREFILL] +
+                               l->bound.min_replicas *
+                                   l->pd_gpus[CL_PD_DECODE],
+                           p->opts.max_gpus > 0 ? "--max-gpus" : "--budget");
+    }
+}
+
 static void build_chains(struct plan *p)
 {
     const struct cl_cluster *cl = &p->scn.cluster;
@@ -391,6 +565,10 @@ static void build_chains(struct plan *p)
 
         if (l->verdict != PLAN_V_FITS)
             continue;
+        if (l->pd) {
+            pd_chains(p, li, &ccap, &chcap);
+            continue;
+        }
         lo = b->min_replicas;
         hi = b->cap_replicas;
         lim = size_limit(p, l);
@@ -463,6 +641,18 @@ static void write_point(FILE *fp, const struct plan *p,
 
     fprintf(fp, "  - {hardware.gpu: ");
     yaml_quote(fp, l->gpu->name);
+    if (l->pd) {
+        /* The groups' layouts are the scenario's; the split is searched. */
+        if (!isnan(s->hardware.price_usd_per_gpu_hour) &&
+            cl_gpu_find(s, s->hardware.gpu) != l->gpu)
+            fprintf(fp, ", hardware.price_per_gpu_hour: %.10g",
+                    l->price_usd_per_gpu_hour);
+        fprintf(fp,
+                ", deploy.disaggregation.prefill_replicas: %d"
+                ", deploy.disaggregation.decode_replicas: %d}\n",
+                c->replicas, c->pd_decode);
+        return;
+    }
     if (!isnan(s->hardware.price_usd_per_gpu_hour) &&
         cl_gpu_find(s, s->hardware.gpu) != l->gpu)
         fprintf(fp, ", hardware.price_per_gpu_hour: %.10g",
@@ -647,16 +837,16 @@ struct plan *plan_new(const char *path, const struct plan_opts *o,
                        "hardware.gpu; remove pools to plan this scenario");
         goto fail;
     }
-    if (s->deploy.disaggregation.enabled) {
-        /* Its layouts and sizes are per group; the search is not. */
+    if (s->deploy.disaggregation.enabled && s->cluster.min_gpus >= 1 &&
+        s->cluster.replicas < 1) {
+        /* Each group's sizes are its policy's; the search sizes static
+         * groups. */
         sim_diag_error(d, path, s->pos.pd_layout[CL_PD_PREFILL].line,
                        s->pos.pd_layout[CL_PD_PREFILL].col,
-                       "deploy.disaggregation: dsec plan does not search "
-                       "disaggregated deployments yet; size the groups "
-                       "with dsec sweep over "
-                       "deploy.disaggregation.prefill_replicas and "
-                       "decode_replicas (docs/sweep.md), or plan the "
-                       "colocated scenario without the section");
+                       "deploy.disaggregation: dsec plan searches the split "
+                       "of a static disaggregated cluster, not an elastic "
+                       "one; plan the static scenario (cluster.replicas) "
+                       "and give its groups' sizes as their bounds");
         goto fail;
     }
     if (s->slo.ttft_ns < 0 && s->slo.tpot_ns < 0 && s->slo.e2e_ns < 0) {
@@ -687,7 +877,9 @@ struct plan *plan_new(const char *path, const struct plan_opts *o,
     if (rc != 0)
         goto fail;
 
-    {
+    if (s->deploy.disaggregation.enabled) {
+        pd_layouts(p);
+    } else {
         int dt = s->deploy.weight_dtype;
         plan_layouts_enumerate(
             s, p->arch, p->gpus, p->ngpus, o->dtypes ? o->dtypes : &dt,

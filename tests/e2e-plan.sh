@@ -12,7 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..23"
+echo "1..24"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -105,29 +105,48 @@ if [ $st -eq 1 ] && grep -q 'error: slo: dsec plan needs a service-level objecti
 [ $st -ne 0 ] && show "$tmp/err"
 ok "no slo: exit 1 naming slo.tpot_ms" $st
 
-# 8b. A disaggregated scenario: exit 1 at once, pointing at the sweep.
+# 8b. A disaggregated scenario: the search sizes the two groups. Qwen3-
+# 235B-A22B on H200, prefill EP8 (8 GPUs) and decode EP16 (16), 150 req/s
+# of 2,000 + 200 tokens: the bound asks for at least 3 prefill replicas
+# (150 x 2,000 prompt tokens/s over one's prefill rate) and 1 decode; the
+# cheapest split that meets the slo is 3 + 1 (40 GPUs). An elastic P/D
+# scenario is refused at the section.
 cat >"$tmp/pd.yaml" <<'EOF'
+seed: 1
 model: qwen3-235b-a22b
 workload:
   synthetic:
-    arrival: {process: poisson, rate_per_s: 10}
-    requests: 100
+    arrival: {process: poisson, rate_per_s: 150}
+    requests: 20000
     prompt_tokens: {dist: fixed, value: 2000}
     output_tokens: {dist: fixed, value: 200}
-hardware: {gpu: h800, gpus_per_node: 8}
+hardware: {gpu: h200, gpus_per_node: 8}
 deploy:
   weight_dtype: fp8
+  kv_dtype: fp8
   disaggregation:
     prefill_replicas: 1
     decode_replicas: 1
     prefill: {tp: 1, ep: 8}
-slo: {tpot_ms: 50}
+    decode: {tp: 1, ep: 16}
+slo: {ttft_ms: 2000, tpot_ms: 50}
 EOF
-$dsec plan "$tmp/pd.yaml" >"$tmp/out" 2>"$tmp/err"
+$dsec plan "$tmp/pd.yaml" --gpus h200 -j 1 --quiet --json >"$tmp/pd.json" 2>"$tmp/err"
 st=$?
-if [ $st -eq 1 ] && grep -q "pd.yaml:14:26: error: deploy.disaggregation: dsec plan does not search disaggregated deployments yet; size the groups with dsec sweep" "$tmp/err"; then st=0; else st=1; fi
+if [ $st -eq 0 ] && command -v jq >/dev/null 2>&1; then
+    got=$(jq -c '.configurations[.chosen] | [.prefill_replicas, .decode_replicas, .gpus, .meets]' "$tmp/pd.json")
+    [ "$got" = '[3,1,40,true]' ] || { echo "# chosen $got"; st=1; }
+    below=$(jq '[.configurations[] | select(.prefill_replicas < 3)] | length' "$tmp/pd.json")
+    [ "$below" -eq 0 ] || { echo "# $below configurations below the prefill bound"; st=1; }
+fi
 [ $st -ne 0 ] && show "$tmp/err"
-ok "disaggregated scenario: exit 1 naming the sweep keys" $st
+ok "disaggregated scenario: the cheapest split meeting the slo, 3 prefill + 1 decode" $st
+sed -e 's/^slo:/cluster: {min_gpus: 24, max_gpus: 96}\nslo:/' "$tmp/pd.yaml" >"$tmp/pde.yaml"
+$dsec plan "$tmp/pde.yaml" --gpus h200 >"$tmp/out" 2>"$tmp/err"
+st=$?
+if [ $st -eq 1 ] && grep -q "pde.yaml:[0-9]*:[0-9]*: error: deploy.disaggregation: dsec plan searches the split of a static disaggregated cluster" "$tmp/err"; then st=0; else st=1; fi
+[ $st -ne 0 ] && show "$tmp/err"
+ok "elastic disaggregated scenario: exit 1 at the section" $st
 
 # 9. Nothing feasible: exit 1 with the reason per gpu.
 $dsec plan "$small" --gpus l40s --max-gpus 1 >"$tmp/out" 2>"$tmp/err"

@@ -230,6 +230,18 @@ static int derive_tp(const struct cl_scenario *s, const struct arch_spec *a,
     return s->hardware.gpus_per_node;
 }
 
+int cl_pd_group_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
+                          const struct gpu_spec *g, int group,
+                          struct perf_replica *r, char *why, size_t whylen)
+{
+    struct cl_pd_layout l = cl_pd_layout_resolve(s, group);
+
+    if (l.tp < 1)
+        l.tp = derive_tp(s, a, g, l);
+    return cl__replica_perf_layout(s, a, g, &l, s->deploy.pp,
+                                   s->deploy.weight_dtype, r, why, whylen);
+}
+
 /* deploy.disaggregation: each group's layout (cl_pd_layout_resolve()) on
  * hardware.gpu, since a static cluster has no pools; a group's unset tp is
  * derived as the scenario's is. A layout that does not fit is reported at
