@@ -297,10 +297,8 @@ static void layout_cells(const struct plan_layout *l, char cell[][64])
         const struct plan_bound *pb = &l->pd_prefill;
         snprintf(cell[3], 64, "%d+%d", l->pd_gpus[0], l->pd_gpus[1]);
         snprintf(cell[7], 64, "%.0f", pb->prefill_tokens_per_s);
-        snprintf(cell[8], 64, "%.2f+%.2f", pb->replicas_mean,
-                 b->replicas_mean);
-        snprintf(cell[9], 64, "%.2f+%.2f", pb->replicas_peak,
-                 b->replicas_peak);
+        snprintf(cell[8], 64, "%.2f+%.2f", pb->replicas_mean, b->replicas_mean);
+        snprintf(cell[9], 64, "%.2f+%.2f", pb->replicas_peak, b->replicas_peak);
         snprintf(cell[10], 64, "%.2f+%.2f", pb->replicas_peak_sum,
                  b->replicas_peak_sum);
         snprintf(cell[11], 64, "%d..%d+%d..%d", pb->min_replicas,
@@ -856,8 +854,8 @@ static struct json_object *json_config(const struct plan *p, size_t i)
     json_object_object_add(o, "replicas", json_object_new_int(c->replicas));
     json_object_object_add(o, "min_replicas",
                            json_object_new_int(c->min_replicas));
-    json_object_object_add(o, "gpus",
-                           json_object_new_int(plan_config_gpus(p->layouts, c)));
+    json_object_object_add(
+        o, "gpus", json_object_new_int(plan_config_gpus(p->layouts, c)));
     if (l->pd) {
         json_object_object_add(o, "prefill_replicas",
                                json_object_new_int(c->replicas));

@@ -243,9 +243,9 @@ struct plan_config {
     int initial_replicas; /* elastic with cluster.initial_gpus; else 0 */
     int pd_decode; /* disaggregated: the decode replicas (replicas is then
                       the prefill group's); 0 otherwise */
-    size_t chain;         /* index into plan->chains */
-    size_t point;         /* spec point of replication 0 */
-    int state;            /* enum plan_state */
+    size_t chain;  /* index into plan->chains */
+    size_t point;  /* spec point of replication 0 */
+    int state;     /* enum plan_state */
     int reps_done;
     char *policy_run; /* the policy the runs report, or NULL (static) */
     char *message;    /* PLAN_C_FAILED: why; owned */

@@ -499,8 +499,8 @@ static void pd_chains(struct plan *p, size_t li, size_t *ccap, size_t *chcap)
 {
     struct plan_layout *l = &p->layouts[li];
     int ps[PLAN_MAX_SIZES], ds[PLAN_MAX_SIZES];
-    int np = pick_sizes(l->pd_prefill.min_replicas,
-                        l->pd_prefill.cap_replicas, ps);
+    int np =
+        pick_sizes(l->pd_prefill.min_replicas, l->pd_prefill.cap_replicas, ps);
     int nd = pick_sizes(l->bound.min_replicas, l->bound.cap_replicas, ds);
     size_t before = p->nchains;
 
@@ -540,14 +540,13 @@ static void pd_chains(struct plan *p, size_t li, size_t *ccap, size_t *chcap)
     }
     if (p->nchains == before) {
         l->verdict = PLAN_V_LIMIT;
-        l->why = xasprintf("the smallest split (%d prefill + %d decode "
-                           "replicas, %d gpus) exceeds %s",
-                           l->pd_prefill.min_replicas, l->bound.min_replicas,
-                           l->pd_prefill.min_replicas *
-                                   l->pd_gpus[CL_PD_PREFILL] +
-                               l->bound.min_replicas *
-                                   l->pd_gpus[CL_PD_DECODE],
-                           p->opts.max_gpus > 0 ? "--max-gpus" : "--budget");
+        l->why =
+            xasprintf("the smallest split (%d prefill + %d decode "
+                      "replicas, %d gpus) exceeds %s",
+                      l->pd_prefill.min_replicas, l->bound.min_replicas,
+                      l->pd_prefill.min_replicas * l->pd_gpus[CL_PD_PREFILL] +
+                          l->bound.min_replicas * l->pd_gpus[CL_PD_DECODE],
+                      p->opts.max_gpus > 0 ? "--max-gpus" : "--budget");
     }
 }
 

@@ -86,9 +86,10 @@ int cl_replica_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
  * (cl_pd_layout_resolve(), its tp derived when unset as the simulation
  * derives it), s's pp and weight dtype, priced as cl_replica_perf_init()
  * prices. Returns perf_replica_init()'s code with why filled on failure. */
-int cl_pd_group_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
-                          const struct gpu_spec *g, int group,
-                          struct perf_replica *r, char *why, size_t whylen);
+int cl_pd_group_perf_init(const struct cl_scenario *s,
+                          const struct arch_spec *a, const struct gpu_spec *g,
+                          int group, struct perf_replica *r, char *why,
+                          size_t whylen);
 
 /* Checks what needs the catalogs: the model and GPU names, the replica's
  * feasibility (weights and KV cache in HBM), the GPU counts. Adds a

@@ -230,9 +230,10 @@ static int derive_tp(const struct cl_scenario *s, const struct arch_spec *a,
     return s->hardware.gpus_per_node;
 }
 
-int cl_pd_group_perf_init(const struct cl_scenario *s, const struct arch_spec *a,
-                          const struct gpu_spec *g, int group,
-                          struct perf_replica *r, char *why, size_t whylen)
+int cl_pd_group_perf_init(const struct cl_scenario *s,
+                          const struct arch_spec *a, const struct gpu_spec *g,
+                          int group, struct perf_replica *r, char *why,
+                          size_t whylen)
 {
     struct cl_pd_layout l = cl_pd_layout_resolve(s, group);
 
