@@ -34,6 +34,7 @@ tests_check_models_kv_SOURCES = tests/check_models_kv.c
 tests_check_models_kv_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_models_kv_LDADD = $(DSEC_TEST_LIBS)
 dist_dsecdata_DATA += scenarios/mooncake-offload.yaml scenarios/multi-turn-chat.yaml
+dist_dsecdata_DATA += scenarios/deepseek-pd.yaml
 
 check_PROGRAMS += tests/check_models_engines
 TESTS += tests/check_models_engines
