@@ -1070,10 +1070,19 @@ static double mtp_draft_ns(const struct perf_replica *r,
 {
     struct perf_batch d = {0};
     struct perf_breakdown br;
-    struct perf_op_cost proj = {0};
-    double body_ns = 0.0, body_f = 0.0, body_b = 0.0, proj_ns = 0.0;
-    double worst = 0.0, k = r->spec_tokens, m = b->decode_seqs * r->inv_dp;
+    double body_ns = 0.0, body_f = 0.0, body_b = 0.0;
+    double k = r->spec_tokens, m = b->decode_seqs * r->inv_dp;
     double per = 1.0 / r->layers;
+    /* The projection, one GEMM of m rows: add_gemm()'s roofline (not
+     * add_gemm() itself, whose inlining in the hot path that would
+     * change). */
+    double proj_f = 2.0 * r->mtp_proj_params * m;
+    double proj_b = r->mtp_proj_params * r->weight_bytes_per_param +
+                    m * 3.0 * r->arch->hidden * ACT_BYTES;
+    double tc = 2.0 * r->mtp_proj_params * (m + r->calib.gemm_half_tokens) *
+                r->ns_per_gemm_flop;
+    double tm = proj_b * r->ns_per_gemm_byte;
+    double proj_ns = (tc >= tm ? tc : tm) + kernel_ns;
 
     d.decode_seqs = b->decode_seqs;
     d.decode_ctx_tokens = b->decode_ctx_tokens;
@@ -1085,15 +1094,9 @@ static double mtp_draft_ns(const struct perf_replica *r,
         body_f += br.op[i].flops;
         body_b += br.op[i].bytes;
     }
-    add_gemm(r, &proj, &proj_ns, 1.0, m, 2.0 * r->mtp_proj_params,
-             r->mtp_proj_params * r->weight_bytes_per_param +
-                 m * 3.0 * r->arch->hidden * ACT_BYTES,
-             1.0, kernel_ns, &worst);
     if (op != NULL) {
-        op->flops =
-            k * (body_f * per + br.op[PERF_OP_LM_HEAD].flops + proj.flops);
-        op->bytes =
-            k * (body_b * per + br.op[PERF_OP_LM_HEAD].bytes + proj.bytes);
+        op->flops = k * (body_f * per + br.op[PERF_OP_LM_HEAD].flops + proj_f);
+        op->bytes = k * (body_b * per + br.op[PERF_OP_LM_HEAD].bytes + proj_b);
         op->bound = br.op[PERF_OP_LM_HEAD].bound;
     }
     return k * (body_ns * per + br.op[PERF_OP_LM_HEAD].ns + proj_ns);
