@@ -27,12 +27,23 @@ enum pol_guard_reason scl_decide(struct scl_decider *d,
                                  const struct pol_snapshot *s,
                                  struct pol_decision *out, int *policy_rc)
 {
-    int rc;
+    enum pol_guard_reason why;
+    int cur = s->ready + s->pending, rc;
 
-    out->desired = s->ready + s->pending;
+    out->desired = cur;
     out->borrow = 0;
+
     rc = d->policy->ops->decide(d->state, s, out);
     if (policy_rc != NULL)
         *policy_rc = rc;
-    return pol_guard_apply(&d->guard, s, rc, out);
+    why = pol_guard_apply(&d->guard, s, rc, out);
+    if (out->desired != cur && out->desired > s->max_replicas) {
+        out->desired = s->max_replicas;
+        why = POL_GUARD_CLAMP;
+    }
+    if (out->desired != cur && out->desired < s->min_replicas) {
+        out->desired = s->min_replicas;
+        why = POL_GUARD_CLAMP;
+    }
+    return why;
 }

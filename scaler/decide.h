@@ -27,7 +27,12 @@ void scl_decider_fini(struct scl_decider *d);
 
 /* Decides on s. *out is the answer to act on; *policy_rc what decide()
  * returned. Returns the guard's reason (POL_GUARD_NONE when the policy's
- * answer stands). */
+ * answer stands). Safety net of the live scaler, which acts on a real
+ * cluster: an answer that changes the size (differs from ready + pending)
+ * is clamped into [s->min_replicas, s->max_replicas] after the guard, whose
+ * step limits count from ready + pending and so could leave the bounds
+ * when more replicas report than the bounds allow (POL_GUARD_CLAMP then);
+ * an answer equal to ready + pending changes nothing and is kept. */
 enum pol_guard_reason scl_decide(struct scl_decider *d,
                                  const struct pol_snapshot *s,
                                  struct pol_decision *out, int *policy_rc);

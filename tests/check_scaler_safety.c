@@ -244,6 +244,33 @@ START_TEST(test_decide_clamp_to_bounds)
 }
 END_TEST
 
+/* More replicas report than the bounds allow (10 ready, max 4, one step
+ * down at a time): the guard's step limit would answer 9; the scaler
+ * clamps every change into [min, max] and answers 4. Holding at the
+ * reported 10 changes nothing and stays a hold. */
+START_TEST(test_decide_never_leaves_bounds)
+{
+    struct scl_config c;
+    struct scl_decider d;
+    struct pol_snapshot s;
+    struct pol_replica r[10];
+    struct pol_decision out;
+
+    load(&c, "max_replicas: 4\nmin_replicas: 1\npolicy: {name: static, "
+             "params: {replicas: 1}, max_step_down: 1}\n"
+             "actuator: {kind: log}\n");
+    ck_assert_int_eq(scl_decider_init(&d, &c), 0);
+    snap(&s, r, 10, 1, 0, &c);
+    ck_assert_int_eq(scl_decide(&d, &s, &out, NULL), POL_GUARD_CLAMP);
+    ck_assert_int_eq(out.desired, 4);
+    s.metrics_valid = 0; /* a hold: the answer is the reported size */
+    scl_decide(&d, &s, &out, NULL);
+    ck_assert_int_eq(out.desired, 10);
+    scl_decider_fini(&d);
+    scl_config_fini(&c);
+}
+END_TEST
+
 START_TEST(test_decide_cooldown_and_step)
 {
     struct scl_config c;
@@ -533,6 +560,7 @@ static Suite *scaler_safety_suite(void)
     TCase *tc = tcase_create("decide");
 
     tcase_add_test(tc, test_decide_clamp_to_bounds);
+    tcase_add_test(tc, test_decide_never_leaves_bounds);
     tcase_add_test(tc, test_decide_cooldown_and_step);
     suite_add_tcase(s, tc);
     tc = tcase_create("source");
