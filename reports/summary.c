@@ -114,7 +114,21 @@ void rpt_summary_print(FILE *fp, const struct cl_results *r)
                 num(b[1], sizeof(b[1]), 2, (double)r->kv_fetch_bytes * 1e-9),
                 num(b[2], sizeof(b[2]), 2,
                     (double)r->kv_fetch_remote_bytes * 1e-9));
-    if (r->swaps_out > 0 || r->swap_fallbacks > 0)
+    if (r->kv_seq_host_bytes > 0 || r->kv_seq_remote_bytes > 0 ||
+        r->kv_recompute_chosen > 0)
+        fprintf(
+            fp,
+            "%-16s%llu preempted requests paused in host or remote "
+            "memory, %llu recomputed (cheaper), %llu recomputed (tiers "
+            "full); %s GB host, %s GB remote (both ways), %s s stalled "
+            "on prefetch\n",
+            "tiered kv", (unsigned long long)r->swaps_out,
+            (unsigned long long)r->kv_recompute_chosen,
+            (unsigned long long)r->swap_fallbacks,
+            num(b[0], sizeof(b[0]), 2, (double)r->kv_seq_host_bytes * 1e-9),
+            num(b[1], sizeof(b[1]), 2, (double)r->kv_seq_remote_bytes * 1e-9),
+            num(b[2], sizeof(b[2]), 3, r->kv_stall_s));
+    else if (r->swaps_out > 0 || r->swap_fallbacks > 0)
         fprintf(fp,
                 "%-16s%llu out, %llu in, %s GB, %llu recomputed (swap "
                 "space full)\n",

@@ -81,6 +81,7 @@ struct cl_req {
     int64_t nshared;        /* its leading blocks that are prefix-cache
                                entries it references */
     int64_t swapped_tokens; /* swap: tokens whose KV waits in host memory */
+    int swap_tier;          /* where: 0 swap space, 1 host, 2 remote */
     /* llm.c: the last prefix lookup of a blocked waiting head, reused
      * while its replica's cache has gained nothing (memo_gen). */
     const struct cl_llm_replica *memo_rep;

@@ -93,6 +93,7 @@ static const struct sim_param_choice server_kinds[] = {
 static const struct sim_param_choice preemptions[] = {
     {"recompute", CL_PREEMPT_RECOMPUTE},
     {"swap", CL_PREEMPT_SWAP},
+    {"auto", CL_PREEMPT_AUTO},
     {NULL, 0},
 };
 
@@ -375,11 +376,14 @@ const struct sim_param cl_server_rows[] = {
      "llm only: tokens per paged KV-cache block (vLLM block_size, "
      "FACTS.md §5.1)",
      offsetof(struct cl_server, block_tokens), NULL, NULL},
-    {"preemption", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, LLM, "recompute",
+    {"preemption", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, LLM, "auto",
      "llm only: what happens to the newest running request when the KV "
      "cache cannot grow; recompute drops its KV and prefills it again "
      "(vLLM V1, FACTS.md §5.1); swap copies its KV to host memory over "
-     "PCIe and back (vLLM V0; recompute when the swap space is full)",
+     "PCIe and back (vLLM V0; recompute when the swap space is full); "
+     "auto is recompute, and with cluster.kv_cache_offload moves the KV "
+     "to host memory (then the remote tier) when copying it out and back "
+     "costs less than recomputing it (docs/serving.md \"Tiered KV\")",
      offsetof(struct cl_server, preemption), preemptions, NULL},
     {"kv_admission", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, LLM, "greedy",
      "llm only: when a waiting request may take KV blocks; greedy: when "
@@ -588,8 +592,10 @@ const struct sim_param cl_cluster_rows[] = {
      "that is not given",
      offsetof(struct cl_cluster, target_latency_ns), NULL, NULL},
     {"kv_cache_offload", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, 0, "false",
-     "offload evicted prefix-cache blocks to host memory over PCIe (and "
-     "to server.kv_offload.remote); needs server.prefix_caching",
+     "KV below HBM: the KV of preempted requests (server.preemption auto) "
+     "and, with server.prefix_caching, evicted prefix-cache blocks go to "
+     "host memory over PCIe (server.kv_offload.host) and then to "
+     "server.kv_offload.remote over RDMA",
      offsetof(struct cl_cluster, kv_cache_offload), NULL, NULL},
     {"rdma_interface", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "RDMA device for calibration (e.g. mlx5_0); ignored by the simulator",

@@ -48,6 +48,8 @@ enum cl_server_kind {
 enum cl_preemption {
     CL_PREEMPT_RECOMPUTE, /* drop its KV; it re-prefills prompt + output */
     CL_PREEMPT_SWAP,      /* copy its KV to host memory and back */
+    CL_PREEMPT_AUTO,      /* recompute; with cluster.kv_cache_offload, the
+                             cheaper of recompute and the offload tiers */
 };
 
 /* server.kv_admission: when a waiting request may take KV blocks. */

@@ -79,7 +79,17 @@ struct cl_kv_world {
     uint64_t swaps_out, swaps_in, swap_bytes; /* both directions */
     uint64_t swap_fallbacks; /* swap space full: recomputed instead */
     int64_t transfer_ns;     /* time iterations waited for transfers */
-    uint64_t pd_transfers;   /* P/D: prefill -> decode KV transfers */
+    /* Tiered KV (server.preemption auto with cluster.kv_cache_offload):
+     * remote blocks held by paused requests, the bytes of paused
+     * requests' KV moved to and from host memory and the remote tier
+     * (both directions), the preemptions where recompute was the cheaper,
+     * and the time iterations waited for prefetched KV beyond their
+     * compute. */
+    int64_t remote_seq;
+    uint64_t seq_host_bytes, seq_remote_bytes;
+    uint64_t recompute_chosen;
+    int64_t stall_ns;
+    uint64_t pd_transfers; /* P/D: prefill -> decode KV transfers */
     uint64_t pd_bytes;
     int64_t pd_transfer_ns; /* summed transfer times */
 };

@@ -445,8 +445,9 @@ int cl__llm_pool_init(struct cl_world *w, int i, const struct cl_plan *plan,
 
 void cl__llm_notes(const struct cl_scenario *s, struct cl_results *out)
 {
-    if (s->cluster.kv_cache_offload && !s->server.prefix_caching)
-        cl_results_note(out, "kv_cache_offload: only prefix-cache blocks are "
-                             "offloaded; set server.prefix_caching: true "
-                             "(kv stays in hbm)");
+    if (s->cluster.kv_cache_offload &&
+        s->server.preemption != CL_PREEMPT_AUTO && !s->server.prefix_caching)
+        cl_results_note(out, "kv_cache_offload: nothing is offloaded (server."
+                             "preemption is not auto and prefix caching "
+                             "is off)");
 }

@@ -46,6 +46,21 @@
  * remote links run in parallel), while offload writes are taken as
  * asynchronous (off the critical path, counted in bytes only).
  *
+ * Tiered KV (server.preemption auto, the default, with
+ * cluster.kv_cache_offload): a preempted request's KV moves down instead
+ * of being dropped when copying it out and back costs less than
+ * recomputing it (the prefill of its context on this replica, marginal
+ * over a decode step; docs/serving.md "Tiered KV"): to the replica's host
+ * memory (server.kv_offload.host, shared with offloaded prefix blocks,
+ * which are evicted to make room: a paused request's blocks are pinned
+ * until it resumes) or, when host memory is full of paused requests, to
+ * the remote tier over RDMA; with no room anywhere it is recomputed. The
+ * copy out delays the iteration that preempts (the GPU blocks are reused
+ * at once); the copy back is a prefetch loaded layer by layer ahead of
+ * the layer's compute, as LMCache's layerwise retrieval does, so the
+ * iteration that resumes the request lasts max(compute, transfer): only
+ * the part of the transfer the compute does not hide is a stall.
+ *
  * Cost per iteration is O(1) plus O(log n) per request that joins or leaves
  * the decode set plus O(1) per prefill chunk: decoding requests are never
  * visited one by one. A request that enters decode after iteration i with
@@ -157,7 +172,12 @@ struct cl_llm_replica {
     double rdma_bytes_gpu;
     uint64_t gen; /* bumped when a lookup may find more or claim less */
     int plain;    /* no caching, swap or P/D: admission as before */
-    int role;     /* enum cl_role: its replica's */
+    /* Tiered KV: on, the host blocks pinned by paused requests, and this
+     * iteration's prefetches (per GPU), hidden behind its compute. */
+    int tiered;
+    int64_t host_seq;
+    double pf_pcie_bytes_gpu, pf_rdma_bytes_gpu;
+    int role; /* enum cl_role: its replica's */
     /* Speculative decoding (server.speculative): on, drafted tokens k,
      * acceptance, expected tokens per step tau and its variance, the
      * iterations between a decoder's new KV blocks (grow_period: block
@@ -237,7 +257,11 @@ static void remote_put(struct cl_llm_replica *e, uint64_t h)
         cl_kvtier_lru_touch(&kv->remote, i);
         return;
     }
-    while (kv->remote.n >= kv->remote_cap)
+    if (kv->remote_seq >= kv->remote_cap) {
+        e->gen++; /* full of paused requests' KV: dropped */
+        return;
+    }
+    while (kv->remote.n + kv->remote_seq >= kv->remote_cap)
         cl_kvtier_remove(&kv->remote, kv->remote.lru_head);
     cl_kvtier_lru_push(&kv->remote, cl_kvtier_insert(&kv->remote, h));
     kv->remote_gen++;
@@ -250,7 +274,7 @@ static void host_put(struct cl_llm_replica *e, uint64_t h)
 {
     struct cl_kv_world *kv = &e->lw->kv;
     int32_t i;
-    if (e->host_cap <= 0) {
+    if (e->host_seq >= e->host_cap) { /* none, or all paused KV */
         remote_put(e, h);
         return;
     }
@@ -259,7 +283,7 @@ static void host_put(struct cl_llm_replica *e, uint64_t h)
         cl_kvtier_lru_touch(&e->host, i);
         return;
     }
-    while (e->host.n >= e->host_cap) {
+    while (e->host.n + e->host_seq >= e->host_cap) {
         int32_t v = e->host.lru_head;
         uint64_t vh = e->host.b[v].hash;
         cl_kvtier_remove(&e->host, v);
@@ -619,14 +643,106 @@ static struct cl_req *victim(const struct cl_llm_replica *e)
     return v;
 }
 
+/* The time recomputing `tokens` tokens of context costs this replica: a
+ * prefill of them alone less a decode step at that context (what the
+ * request would have cost anyway), in ns. O(1); called per preemption. */
+static double recompute_ns(const struct cl_llm_replica *e, int64_t tokens)
+{
+    struct perf_batch p = {0}, d = {0};
+    double t;
+    p.prefill_tokens = tokens;
+    p.prefill_attn_pairs = (double)tokens * ((double)tokens + 1.0) / 2.0;
+    p.prefill_seqs = 1;
+    p.prefill_done_seqs = 1;
+    d.decode_seqs = 1;
+    d.decode_ctx_tokens = tokens;
+    t = (double)perf_iteration_ns(e->perf, &p) -
+        (double)perf_iteration_ns(e->perf, &d);
+    return t > 0 ? t : 0;
+}
+
+/* Tiered KV: moves the KV of `tokens` tokens of preempted request r to
+ * host memory (evicting offloaded prefix blocks, which go to the remote
+ * tier) or, when paused requests fill it, to the remote tier, if copying
+ * it out and back costs less than recomputing it; otherwise r will be
+ * recomputed. */
+static void tier_out(struct cl_llm_replica *e, struct cl_req *r, int64_t tokens)
+{
+    struct cl_kv_world *kv = &e->lw->kv;
+    int64_t nb = blocks_of(e, tokens);
+    double bytes = (double)tokens * e->tok_bytes_gpu;
+    uint64_t whole = (uint64_t)llround((double)tokens * e->tok_bytes);
+    int tier = 0;
+
+    if (e->host_cap - e->host_seq >= nb)
+        tier = 1;
+    else if (e->rdma != NULL && kv->remote_cap - kv->remote_seq >= nb)
+        tier = 2;
+    if (tier == 0) {
+        kv->swap_fallbacks++;
+        return;
+    }
+    if (2.0 * net_p2p_ns(tier == 1 ? &e->pcie : e->rdma, bytes) >=
+        recompute_ns(e, tokens)) {
+        kv->recompute_chosen++;
+        return;
+    }
+    if (tier == 1) {
+        e->host_seq += nb;
+        while (e->host.n > 0 && e->host.n + e->host_seq > e->host_cap) {
+            int32_t v = e->host.lru_head;
+            uint64_t vh = e->host.b[v].hash;
+            cl_kvtier_remove(&e->host, v);
+            remote_put(e, vh);
+        }
+        e->pcie_bytes_gpu += bytes;
+        kv->seq_host_bytes += whole;
+    } else {
+        kv->remote_seq += nb;
+        while (kv->remote.n > 0 &&
+               kv->remote.n + kv->remote_seq > kv->remote_cap)
+            cl_kvtier_remove(&kv->remote, kv->remote.lru_head);
+        e->rdma_bytes_gpu += bytes;
+        kv->seq_remote_bytes += whole;
+    }
+    r->swapped_tokens = tokens;
+    r->swap_tier = tier;
+    kv->swaps_out++;
+    kv->swap_bytes += whole;
+}
+
+/* Gives back the space r's swapped KV holds (e: the replica it was
+ * preempted on) and forgets it: r will be recomputed, or (resume) its KV
+ * is coming back. */
+static void unswap(struct cl_llm_replica *e, struct cl_req *r)
+{
+    int64_t nb = blocks_of(e, r->swapped_tokens);
+    if (r->swapped_tokens <= 0)
+        return;
+    if (r->swap_tier == 1)
+        e->host_seq -= nb;
+    else if (r->swap_tier == 2)
+        e->lw->kv.remote_seq -= nb;
+    else
+        e->swap_used -= nb;
+    r->swapped_tokens = 0;
+    r->swap_tier = 0;
+}
+
 /* Swap preemption: copies the KV of `tokens` tokens to host memory when
  * the swap space holds it (then r resumes from them); otherwise r will be
- * recomputed. */
+ * recomputed. With tiered KV, tier_out() decides. */
 static void swap_out(struct cl_llm_replica *e, struct cl_req *r, int64_t tokens)
 {
     struct cl_kv_world *kv = &e->lw->kv;
     int64_t nb = blocks_of(e, tokens);
-    if (e->rep->w->scn->server.preemption != CL_PREEMPT_SWAP || tokens <= 0)
+    if (tokens <= 0)
+        return;
+    if (e->tiered) {
+        tier_out(e, r, tokens);
+        return;
+    }
+    if (e->rep->w->scn->server.preemption != CL_PREEMPT_SWAP)
         return;
     if (e->swap_used + nb > e->swap_cap) {
         kv->swap_fallbacks++;
@@ -840,12 +956,21 @@ static void admit(struct cl_llm_replica *e)
         if (r->pd_tokens > 0) {
             r->pd_tokens = 0;
         } else if (r->swapped_tokens > 0) {
-            e->swap_used -= blocks_of(e, r->swapped_tokens);
-            e->pcie_bytes_gpu += (double)r->swapped_tokens * e->tok_bytes_gpu;
-            e->lw->kv.swaps_in++;
-            e->lw->kv.swap_bytes +=
+            double bytes = (double)r->swapped_tokens * e->tok_bytes_gpu;
+            uint64_t whole =
                 (uint64_t)llround((double)r->swapped_tokens * e->tok_bytes);
-            r->swapped_tokens = 0;
+            if (r->swap_tier == 1) { /* prefetched: see kick() */
+                e->pf_pcie_bytes_gpu += bytes;
+                e->lw->kv.seq_host_bytes += whole;
+            } else if (r->swap_tier == 2) {
+                e->pf_rdma_bytes_gpu += bytes;
+                e->lw->kv.seq_remote_bytes += whole;
+            } else {
+                e->pcie_bytes_gpu += bytes;
+            }
+            e->lw->kv.swaps_in++;
+            e->lw->kv.swap_bytes += whole;
+            unswap(e, r);
         } else if (r->hashes != NULL && e->caching) {
             int64_t nh = hashed_blocks(e, r);
             take_prefix(e, r, nhit);
@@ -1161,6 +1286,22 @@ static void kick(struct cl_llm_replica *e)
         perf_iteration_breakdown(e->perf, &b, &br);
         dt += (int64_t)llround(br.comm_ns * (1.0 / w->link_factor - 1.0));
     }
+    if (e->pf_pcie_bytes_gpu > 0 || e->pf_rdma_bytes_gpu > 0) {
+        /* Tiered KV coming back, layer by layer ahead of the compute: the
+         * iteration lasts max(compute, transfer). */
+        double t = e->pf_pcie_bytes_gpu > 0
+                       ? net_p2p_ns(&e->pcie, e->pf_pcie_bytes_gpu)
+                       : 0;
+        if (e->pf_rdma_bytes_gpu > 0 &&
+            net_p2p_ns(e->rdma, e->pf_rdma_bytes_gpu) > t)
+            t = net_p2p_ns(e->rdma, e->pf_rdma_bytes_gpu);
+        if (t > (double)dt) {
+            int64_t stall = (int64_t)llround(t) - dt;
+            dt += stall;
+            e->lw->kv.stall_ns += stall;
+        }
+        e->pf_pcie_bytes_gpu = e->pf_rdma_bytes_gpu = 0;
+    }
     if (e->pcie_bytes_gpu > 0 || e->rdma_bytes_gpu > 0) {
         /* Fetches and swaps this iteration waits for; the host and remote
          * links work in parallel. */
@@ -1202,8 +1343,10 @@ static void kv_init(struct cl_world *w, struct cl_llm_replica *e)
     e->async = sv->async_scheduling;
     e->kva = sv->kv_admission;
     e->sched_cutoff_ns = INT64_MAX;
+    e->tiered =
+        w->scn->cluster.kv_cache_offload && sv->preemption == CL_PREEMPT_AUTO;
     e->plain = !sv->prefix_caching && sv->preemption != CL_PREEMPT_SWAP &&
-               !w->scn->deploy.disaggregation.enabled;
+               !e->tiered && !w->scn->deploy.disaggregation.enabled;
     e->offload = e->caching && w->scn->cluster.kv_cache_offload;
     cl_kvtier_init(&e->gpu);
     cl_kvtier_init(&e->host);
@@ -1222,7 +1365,7 @@ static void kv_init(struct cl_world *w, struct cl_llm_replica *e)
     if (p->gpu->pcie_bytes_per_s > 0)
         e->pcie.bytes_per_s = p->gpu->pcie_bytes_per_s;
     e->swap_cap = block > 0 ? (int64_t)(sv->swap_space_bytes / block) : 0;
-    if (!e->offload)
+    if (!e->offload && !e->tiered)
         return;
     host = isnan(sv->kv_offload.host_bytes) ? HOST_BYTES_PER_GPU * p->gpus
                                             : sv->kv_offload.host_bytes;
@@ -1377,9 +1520,10 @@ static void reroute(struct cl_world *w, struct cl_fifo *q, int was_waiting)
     struct cl_req *r;
     while ((r = cl__fifo_pop(q)) != NULL) {
         struct cl_llm_replica *held = r->rep != NULL ? llm_of(r->rep) : NULL;
-        if (r->swapped_tokens > 0 && held != NULL)
-            held->swap_used -= blocks_of(held, r->swapped_tokens);
+        if (held != NULL)
+            unswap(held, r);
         r->swapped_tokens = 0;
+        r->swap_tier = 0;
         r->pd_tokens = 0; /* the KV it received is lost: prefill again */
         if (was_waiting)
             cl__set_waiting(w, -1);
@@ -1408,6 +1552,7 @@ static void restart(struct cl_world *w, struct cl_req *r)
     r->kv_blocks = 0;
     r->nshared = 0; /* the replica's cache is gone with it */
     r->swapped_tokens = 0;
+    r->swap_tier = 0;
     r->pd_tokens = 0;
     r->run_prev = r->run_next = NULL;
     r->retries++;
@@ -1544,9 +1689,7 @@ static void llm_abandon(struct cl_world *w, struct cl_req *r)
     e = llm_of(r->rep);
     if (!admitted(e, r)) {
         cl__fifo_remove(&e->waiting, r);
-        if (r->swapped_tokens > 0)
-            e->swap_used -= blocks_of(e, r->swapped_tokens);
-        r->swapped_tokens = 0;
+        unswap(e, r);
         cl__set_waiting(w, -1);
     } else {
         if (r->dec_iter >= 0) {
@@ -1613,6 +1756,10 @@ static void llm_results(const struct cl_world *w, int64_t end_ns,
     for (int k = 0; k < w->nreps; k++)
         if (llm_of(w->reps[k]) != NULL)
             out->kv_blocks_end += llm_of(w->reps[k])->blocks_used;
+    out->kv_paused_blocks_end = kv->remote_seq;
+    for (int k = 0; k < w->nreps; k++)
+        if (llm_of(w->reps[k]) != NULL)
+            out->kv_paused_blocks_end += llm_of(w->reps[k])->host_seq;
     out->prefix_hit_rate = kv->lookup_blocks > 0 ? (double)kv->hit_blocks /
                                                        (double)kv->lookup_blocks
                                                  : NAN;
@@ -1629,6 +1776,10 @@ static void llm_results(const struct cl_world *w, int64_t end_ns,
     out->swaps_in = kv->swaps_in;
     out->swap_bytes = kv->swap_bytes;
     out->swap_fallbacks = kv->swap_fallbacks;
+    out->kv_seq_host_bytes = kv->seq_host_bytes;
+    out->kv_seq_remote_bytes = kv->seq_remote_bytes;
+    out->kv_recompute_chosen = kv->recompute_chosen;
+    out->kv_stall_s = sim_ns_to_s(kv->stall_ns);
     out->pd_transfers = kv->pd_transfers;
     out->pd_bytes = kv->pd_bytes;
     out->pd_transfer_ms_mean =

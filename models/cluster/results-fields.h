@@ -310,6 +310,9 @@
       "cut off")                                                               \
     X(kv_blocks_peak, I64, NULL, NULL, NULL, "blocks",                         \
       "llm: most KV blocks one replica held at once")                          \
+    X(kv_paused_blocks_end, I64, NULL, NULL, NULL, "blocks",                   \
+      "llm, tiered KV: host and remote blocks paused requests still held "     \
+      "when the run ended; 0 unless requests were cut off")                    \
     X(prefix_hit_rate, F64, "prefix_hit_rate", "prefix_hit_rate", NULL,        \
       "fraction",                                                              \
       "hit / looked-up prompt blocks; NAN when none was looked up")            \
@@ -338,6 +341,16 @@
       "both directions")                                                       \
     X(swap_fallbacks, U64, "kv.swap_fallbacks", "kv.swap_fallbacks", NULL,     \
       "requests", "swap space full: recomputed")                               \
+    X(kv_seq_host_bytes, U64, "kv.seq_host_bytes", "kv.seq_host_bytes", NULL,  \
+      "bytes", "tiered KV: preempted requests' KV to and from host memory")    \
+    X(kv_seq_remote_bytes, U64, "kv.seq_remote_bytes", "kv.seq_remote_bytes",  \
+      NULL, "bytes",                                                           \
+      "tiered KV: preempted requests' KV to and from the remote tier")         \
+    X(kv_recompute_chosen, U64, "kv.recompute_chosen", "kv.recompute_chosen",  \
+      NULL, "requests",                                                        \
+      "tiered KV: preemptions recomputed because that was cheaper")            \
+    X(kv_stall_s, F64, "kv.stall_s", "kv.stall_s", NULL, "s",                  \
+      "tiered KV: iteration time waiting for prefetched KV beyond compute")    \
     X(kv_transfer_s, F64, "kv.transfer_s", "kv.transfer_s", NULL, "s",         \
       "iteration time spent waiting for fetches and swaps")                    \
     X(pd_transfers, U64, "kv.pd_transfers", "kv.pd_transfers", NULL, "",       \

@@ -1,0 +1,52 @@
+#!/bin/sh
+# Prints the tables of docs/orchestrator.md "Mechanisms on and off": each
+# bundled scenario of an orchestrator mechanism run as shipped and with the
+# mechanism switched off (one key changed), same seed, as Markdown rows.
+#
+#   tests/orchestrator-tables.sh [DSEC]     (default: _build/dsec, then dsec)
+#
+# Needs jq. Run from the source tree.
+set -eu
+dsec=${1:-}
+if [ -z "$dsec" ]; then
+    if [ -x _build/dsec ]; then dsec=_build/dsec; else dsec=dsec; fi
+fi
+command -v jq >/dev/null || {
+    echo "orchestrator-tables: jq is needed" >&2
+    exit 1
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+row() { # row LABEL FILE: one Markdown row of FILE's results
+    "$dsec" run "$2" --no-db --json --quiet >"$tmp/out.json" 2>/dev/null ||
+        "$dsec" run "$2" --no-db --json >"$tmp/out.json"
+    jq -r --arg l "$1" '
+      def f(d): if . == null then "n/a" else (. * pow(10; d) | round) / pow(10; d) | tostring end;
+      "| \($l) | \(.ttft_ms.mean / 1000 | f(2)) | \(.ttft_ms.p99 / 1000 | f(2)) | \(.e2e_ms.mean / 1000 | f(1)) | \(.throughput_tokens_per_s | f(0)) | \(.preemptions) | \(.requests_retried) | \((.slo_attainment // null) | if . == null then "n/a" else (. * 100 | f(1)) + " %" end) | \(.cost_usd | f(2)) |"' \
+        "$tmp/out.json"
+}
+
+# table SCENARIO TITLE OFF [BASE]: the scenario (with the sed script BASE
+# applied, if given), then with the sed script OFF applied too.
+table() {
+    printf '\n%s (`scenarios/%s.yaml`%s):\n\n' "$2" "$1" \
+        "${4:+ with \`$4\`}"
+    echo "| run | TTFT mean (s) | TTFT p99 (s) | E2E mean (s) | tokens/s | preemptions | restarted | SLO met | cost (USD) |"
+    echo "|---|---|---|---|---|---|---|---|---|"
+    sed "${4:-}" "scenarios/$1.yaml" >"$tmp/on.yaml"
+    sed "$3" "$tmp/on.yaml" >"$tmp/off.yaml"
+    if cmp -s "$tmp/on.yaml" "$tmp/off.yaml"; then
+        echo "orchestrator-tables: $3 changed nothing in $1" >&2
+        exit 1
+    fi
+    row "mechanism on" "$tmp/on.yaml"
+    row "mechanism off" "$tmp/off.yaml"
+}
+
+table kv-offload-pressure "Tiered KV under memory pressure" \
+    's/kv_cache_offload: true/kv_cache_offload: false/'
+table kv-offload-pressure \
+    "The same with prefix caching on (vLLM V1's default)" \
+    's/kv_cache_offload: true/kv_cache_offload: false/' \
+    's/prefix_caching: false/prefix_caching: true/'
