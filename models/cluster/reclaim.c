@@ -73,6 +73,7 @@ struct pool_proc {
     struct sim_event intr_ev;  /* the provider's next candidate */
     struct cl_world *w;
     int pool;
+    int owner_held; /* GPUs of claims whose notice has ended */
     char owner_stream[96];
     char intr_stream[96];
     struct intr_at *at; /* interruptions.at, one each */
@@ -192,6 +193,7 @@ static void on_claim(struct sim_loop *loop, struct sim_event *ev)
     struct claim *c = ev->arg;
     struct cl_world *w = c->w;
     struct cl_pool_rt *p = &w->pools[c->pool];
+    struct pool_proc *pp = &w->reclaim->pools[c->pool];
     int over;
 
     switch (c->phase) {
@@ -203,8 +205,10 @@ static void on_claim(struct sim_loop *loop, struct sim_event *ev)
         return;
     case CLAIM_NOTICE:
         /* The notice has ended: the pool's GPUs of ours fit what the
-         * owner left (the replicas given notice are gone). */
-        over = p->gpus_live + p->owner_gpus - p->gpus;
+         * owner holds now, the claims whose notice has ended (a later
+         * claim's replicas may still drain). */
+        pp->owner_held += c->taken;
+        over = p->gpus_live + pp->owner_held - p->gpus;
         if (SIM_NEVER(over > 0))
             w->revoke[CL_REVOKE_RECLAIM].late_gpus += (uint64_t)over;
         if (c->duration_ns < 0) {
@@ -216,6 +220,7 @@ static void on_claim(struct sim_loop *loop, struct sim_event *ev)
         return;
     default:
         p->owner_gpus -= c->taken;
+        pp->owner_held -= c->taken;
         claim_unlink(w->reclaim, c);
         return;
     }
