@@ -19,7 +19,8 @@ tests_check_models_cluster_SOURCES = tests/check_models_cluster.c
 tests_check_models_cluster_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_models_cluster_LDADD = $(DSEC_TEST_LIBS)
 models_libmodels_la_SOURCES += models/cluster/replica.c \
-	models/cluster/orchestrator.c models/policy/promhist.c \
+	models/cluster/orchestrator.c models/cluster/reclaim.c \
+	models/policy/promhist.c \
 	models/policy/promhist.h
 
 check_PROGRAMS += tests/check_models_orchestrator

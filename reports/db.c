@@ -261,7 +261,7 @@ static int write_summary(sqlite3 *sql, int64_t run_id,
     for (int i = 0; i < CL_RESULTS_NFIELDS && rc == SQLITE_OK; i++) {
         const struct cl_rfield *f = &cl_results_fields[i];
 
-        if (!in_summary(f) || is_moved(f))
+        if (!in_summary(f) || is_moved(f) || cl_rfield_omitted(f, r))
             continue;
         rc = put_field(st, f, r);
         for (size_t m = 0; m < NMOVED && rc == SQLITE_OK; m++)

@@ -219,6 +219,29 @@ void rpt_summary_print(FILE *fp, const struct cl_results *r)
                 (unsigned long long)r->failures,
                 (unsigned long long)r->requests_retried,
                 num(b[0], sizeof(b[0]), 1, r->recovery_s_mean));
+    if (r->reclaims > 0)
+        fprintf(fp,
+                "%-16s%llu claims: %llu replicas (%llu GPUs) given notice, "
+                "%llu handed back busy, %llu requests restarted, %s KV "
+                "tokens lost%s\n",
+                "reclaims", (unsigned long long)r->reclaims,
+                (unsigned long long)r->reclaim_replicas,
+                (unsigned long long)r->reclaim_gpus,
+                (unsigned long long)r->reclaim_handed_back,
+                (unsigned long long)r->reclaim_requests_restarted,
+                num(b[0], sizeof(b[0]), 0, r->reclaim_kv_tokens_lost),
+                r->reclaim_late_gpus > 0 ? "; GPUs kept past notice!" : "");
+    if (r->interruptions > 0)
+        fprintf(fp,
+                "%-16s%llu (%llu GPUs), %llu handed back busy, %llu requests "
+                "restarted, %s KV tokens lost%s\n",
+                "interruptions", (unsigned long long)r->interruptions,
+                (unsigned long long)r->interruption_gpus,
+                (unsigned long long)r->interruption_handed_back,
+                (unsigned long long)r->interruption_requests_restarted,
+                num(b[0], sizeof(b[0]), 0, r->interruption_kv_tokens_lost),
+                r->interruption_late_gpus > 0 ? "; GPUs kept past notice!"
+                                              : "");
     fprintf(fp, "%-16s%s\n", "GPU-hours",
             num(b[0], sizeof(b[0]), 2, r->gpu_hours));
     if (r->npools > 1 || r->borrowed_gpu_hours > 0 ||
@@ -362,7 +385,7 @@ static struct json_object *jsummary(const struct cl_results *r, int replicas)
 
         if (key == NULL || (f->type == CL_RT_CLASSES && r->nclasses == 0) ||
             (f->type == CL_RT_GROUPS && r->ngroups == 0) ||
-            (f->type == CL_RT_REPLICAS && !replicas))
+            (f->type == CL_RT_REPLICAS && !replicas) || cl_rfield_omitted(f, r))
             continue;
         dot = strchr(key, '.');
         if (dot != NULL) {

@@ -44,6 +44,17 @@ static void print_rows(FILE *fp, const struct sim_param *rows,
             print_rows(fp, p->sub, path);
             continue;
         }
+        if (p->type == SIM_PT_LIST && p->sub[0].key != NULL &&
+            p->sub[0].key[0] == '\0') {
+            /* A list of scalars: its one row says what each element is. */
+            fprintf(fp, "  %s: list of %ss", path,
+                    sim_param_type_name(p->sub[0].type));
+            if (p->sub[0].unit != SIM_U_NONE)
+                fprintf(fp, " (%s)", sim_unit_plain_name(p->sub[0].unit));
+            fprintf(fp, ", at most %g entries\n", p->max);
+            print_wrapped(fp, p->help);
+            continue;
+        }
         if (p->type == SIM_PT_LIST) {
             /* Element keys print as path[].key. */
             fprintf(fp, "\n  %s: list of mappings, at most %g entries\n", path,

@@ -2,9 +2,11 @@
  * Check suite for the elastic cluster (models/cluster/replica.c,
  * orchestrator.c): the replica life cycle and what it is charged, scale-up
  * and drain, borrowing from a test pool and giving it back first, a
- * scripted failure with both recovery modes, clamping to [min, max], and a
- * reserved pool paid whether used or not. Abstract servers keep the
- * arithmetic exact: a replica's load time is only deploy.engine_init.
+ * scripted failure with both recovery modes, clamping to [min, max], a
+ * reserved pool paid whether used or not, reclaims of a borrowable pool
+ * (by hand, handing back, the owner's jobs) and spot interruptions. Abstract
+ * servers keep the arithmetic exact: a replica's load time is only
+ * deploy.engine_init.
  */
 #include <check.h>
 #include <math.h>
@@ -313,6 +315,206 @@ START_TEST(test_cl_run_link_degradation)
 }
 END_TEST
 
+/* The pools of the reclaim tests: 2 owned GPUs and a test pool of 4, and
+ * the policy wants 4 one-GPU replicas, so 2 are borrowed (serving from t =
+ * 10 + 30 + 50 = 90 s). extra: more keys of the test pool. */
+static char *reclaim_text(const char *service, const char *arrival,
+                          const char *extra)
+{
+    return xasprintf(
+        "seed: 1\n"
+        "workload:\n"
+        "  synthetic:\n"
+        "    arrival: %s\n"
+        "    duration: 1000s\n"
+        "server:\n"
+        "  kind: abstract\n"
+        "  service: %s\n"
+        "  concurrency: 4\n"
+        "  price: $1/h\n"
+        "deploy: {engine_init: 50s}\n"
+        "cluster: {min_gpus: 1, max_gpus: 4}\n"
+        "policy:\n"
+        "  name: static\n"
+        "  interval: 10s\n"
+        "  max_step_up: 8\n"
+        "  max_step_down: 8\n"
+        "  scale_down_cooldown: 0s\n"
+        "  params: {replicas: 4}\n"
+        "pools:\n"
+        "  - {name: main, capacity_gpus: 2, price_per_gpu_hour: $2/h,\n"
+        "     provision: {dist: fixed, mean_s: 100}}\n"
+        "  - {name: test, capacity_gpus: 4, price_per_gpu_hour: $1/h,\n"
+        "     borrowable: true, grace: 30s%s}\n",
+        arrival, service, extra);
+}
+
+/* Every request that arrived has ended: completed, dropped or timed out
+ * (none is in flight once the run is over). */
+static void assert_conserved(const struct cl_results *r)
+{
+    ck_assert_uint_eq(r->requests_arrived, r->requests_completed +
+                                               r->requests_dropped +
+                                               r->requests_timed_out);
+}
+
+START_TEST(test_cl_run_reclaim_by_hand)
+{
+    struct cl_results r;
+    /* At 500 s the owner takes all 4 test GPUs back for 200 s after the
+     * 30 s notice: the 2 borrowed replicas drain (1 s requests: empty at
+     * once), nothing replaces them (main is full, the test pool is the
+     * owner's), and at 730 s the policy borrows again, serving at 810 s. */
+    char *t = reclaim_text("{dist: deterministic, mean_s: 1.0}",
+                           "{process: deterministic, rate_per_s: 0.5}",
+                           ",\n     reclaim: [{at: 500s, gpus: 4, "
+                           "duration: 200s}]");
+    int test = -1;
+
+    run_text(t, &r);
+    for (int i = 0; i < r.npools; i++)
+        if (r.pools[i].borrowable)
+            test = i;
+    ck_assert_uint_eq(r.reclaims, 1);
+    ck_assert_uint_eq(r.reclaim_replicas, 2);
+    ck_assert_uint_eq(r.reclaim_gpus, 2);
+    ck_assert_uint_eq(r.reclaim_handed_back, 0);
+    ck_assert_uint_eq(r.reclaim_requests_restarted, 0);
+    ck_assert_uint_eq(r.reclaim_late_gpus, 0);
+    ck_assert_uint_eq(r.interruptions, 0);
+    /* Borrowed: 2 GPUs over [10, 500] and [730, end] (the 1 s requests,
+     * 2 s apart, are done by 500 s: the drain is instant). */
+    ck_assert_double_eq_tol(
+        r.pools[test].gpu_hours_used,
+        (2 * (500.0 - 10) + 2 * (r.sim_time_s - 730)) / 3600, 1e-9);
+    ck_assert_uint_eq(r.pools[test].replicas_started, 4);
+    assert_conserved(&r);
+    cl_results_fini(&r);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_cl_run_reclaim_hands_back)
+{
+    struct cl_results r;
+    /* 300 s requests every 20 s: the borrowed replicas still run some when
+     * the 30 s notice ends; those restart elsewhere, their work lost, and
+     * no GPU is kept past the notice (the owner takes the 2 idle GPUs
+     * first, then our 2). */
+    char *t = reclaim_text("{dist: deterministic, mean_s: 300}",
+                           "{process: deterministic, rate_per_s: 0.05}",
+                           ",\n     reclaim: [{at: 500s, gpus: 4}]");
+
+    run_text(t, &r);
+    ck_assert_uint_eq(r.reclaims, 1);
+    ck_assert_uint_eq(r.reclaim_gpus, 2);
+    ck_assert_uint_ge(r.reclaim_handed_back, 1);
+    ck_assert_uint_ge(r.reclaim_requests_restarted, 1);
+    ck_assert_uint_eq(r.reclaim_late_gpus, 0);
+    ck_assert_uint_ge(r.requests_retried, r.reclaim_requests_restarted);
+    /* The abstract engine has no KV cache. */
+    ck_assert(r.reclaim_kv_tokens_lost == 0);
+    assert_conserved(&r);
+    cl_results_fini(&r);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_cl_run_owner_demand)
+{
+    struct cl_results r, again;
+    /* The owner's jobs, 20 an hour of 2 GPUs for 60 s each, against long
+     * requests: every claim is met within its notice, requests are
+     * conserved, and the same seed gives the same run. */
+    char *t = reclaim_text("{dist: deterministic, mean_s: 60}",
+                           "{process: poisson, rate_per_s: 0.1}",
+                           ",\n     owner_demand: {rate_per_h: 20, gpus: 2, "
+                           "duration: 60s}");
+
+    run_text(t, &r);
+    run_text(t, &again);
+    ck_assert_uint_ge(r.reclaims, 2);
+    ck_assert_uint_ge(r.reclaim_gpus, 1);
+    ck_assert_uint_eq(r.reclaim_late_gpus, 0);
+    assert_conserved(&r);
+    ck_assert_uint_eq(again.reclaims, r.reclaims);
+    ck_assert_uint_eq(again.reclaim_requests_restarted,
+                      r.reclaim_requests_restarted);
+    ck_assert(again.cost_usd == r.cost_usd);
+    ck_assert(again.e2e_ms.mean == r.e2e_ms.mean);
+    cl_results_fini(&r);
+    cl_results_fini(&again);
+    free(t);
+}
+END_TEST
+
+/* A spot pool of 4 (the plan's $1/h, less the discount) before an
+ * on-demand one of 4 at $1/h, long requests, and spot: the spot pool's
+ * further keys. */
+static char *spot_text(const char *spot)
+{
+    return xasprintf("seed: 3\n"
+                     "workload:\n"
+                     "  synthetic:\n"
+                     "    arrival: {process: poisson, rate_per_s: 0.05}\n"
+                     "    duration: 2000s\n"
+                     "server:\n"
+                     "  kind: abstract\n"
+                     "  service: {dist: deterministic, mean_s: 200}\n"
+                     "  concurrency: 4\n"
+                     "  price: $1/h\n"
+                     "deploy: {engine_init: 50s}\n"
+                     "cluster: {min_gpus: 1, max_gpus: 4, initial_gpus: 3}\n"
+                     "policy:\n"
+                     "  name: static\n"
+                     "  interval: 10s\n"
+                     "  params: {replicas: 3}\n"
+                     "pools:\n"
+                     "  - {name: spot, capacity_gpus: 4, priority: 0%s}\n"
+                     "  - {name: od, capacity_gpus: 4, priority: 1,\n"
+                     "     provision: {dist: fixed, mean_s: 100}}\n",
+                     spot);
+}
+
+START_TEST(test_cl_run_spot_direction)
+{
+    struct cl_results on, off, od;
+    char *t_on = spot_text(", preemptible: true,\n"
+                           "     interruptions: {rate_per_h: 6, at: [300s],"
+                           " notice: 30s}");
+    char *t_off = spot_text(", preemptible: true");
+    char *t_od = spot_text("");
+
+    run_text(t_on, &on);
+    run_text(t_off, &off);
+    run_text(t_od, &od);
+    /* The discount: 60 % off the plan's $1/h. */
+    ck_assert_double_eq_tol(off.pools[0].price_usd_per_gpu_hour, 0.4, 1e-12);
+    ck_assert_double_eq_tol(od.pools[0].price_usd_per_gpu_hour, 1.0, 1e-12);
+    ck_assert(off.cost_usd < od.cost_usd);
+    /* Without interruptions a spot pool only changes the price. */
+    ck_assert_uint_eq(off.interruptions, 0);
+    ck_assert_uint_eq(off.requests_retried, od.requests_retried);
+    ck_assert(off.e2e_ms.mean == od.e2e_ms.mean);
+    /* With them: interruptions, restarts, cold starts, none late, and
+     * still cheaper than on-demand. */
+    ck_assert_uint_ge(on.interruptions, 2);
+    ck_assert_uint_eq(on.interruption_gpus, on.interruptions);
+    ck_assert_uint_ge(on.interruption_requests_restarted, 1);
+    ck_assert_uint_gt(on.requests_retried, off.requests_retried);
+    ck_assert_uint_gt(on.cold_starts, off.cold_starts);
+    ck_assert_uint_eq(on.interruption_late_gpus, 0);
+    ck_assert(on.cost_usd < od.cost_usd);
+    assert_conserved(&on);
+    cl_results_fini(&on);
+    cl_results_fini(&off);
+    cl_results_fini(&od);
+    free(t_on);
+    free(t_off);
+    free(t_od);
+}
+END_TEST
+
 static Suite *orch_suite(void)
 {
     Suite *s = suite_create("orchestrator");
@@ -325,6 +527,13 @@ static Suite *orch_suite(void)
     tc = tcase_create("borrowing");
     tcase_add_test(tc, test_cl_run_borrow_and_give_back);
     tcase_add_test(tc, test_cl_run_borrowed_returned_first);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("reclaim");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_cl_run_reclaim_by_hand);
+    tcase_add_test(tc, test_cl_run_reclaim_hands_back);
+    tcase_add_test(tc, test_cl_run_owner_demand);
+    tcase_add_test(tc, test_cl_run_spot_direction);
     suite_add_tcase(s, tc);
     tc = tcase_create("faults");
     tcase_set_timeout(tc, 120);

@@ -439,7 +439,7 @@ START_TEST(test_rpt_db_write_run_roundtrip)
 
     /* One row per listed metric. */
     ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM summary"),
-                     rfix_nmetrics());
+                     rfix_nmetrics(&r));
     assert_metric(sql, "cold_starts", 5);
     assert_metric(sql, "recovery_s_mean", 180.5);
     assert_metric(sql, "gpu_hours.idle", 3.0); /* 1.0 + 2.0 */
@@ -566,7 +566,7 @@ START_TEST(test_rpt_db_write_run_two_runs)
     ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM runs"), 2);
     ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM summary "
                                   "GROUP BY run_id HAVING run_id = 2"),
-                     rfix_nmetrics());
+                     rfix_nmetrics(&r));
     ck_assert_int_eq(raw_int(sql, "SELECT count(*) FROM timeseries "
                                   "WHERE run_id = 2"),
                      3);
@@ -1069,7 +1069,7 @@ START_TEST(test_rpt_db_write_run_summary_row_order)
     ck_assert_str_eq(first, "ttft_ms.mean");
     ck_assert_str_eq(prev, "events_per_s");
     ck_assert_int_eq(moved, 2);
-    ck_assert_int_eq(nrows, rfix_nmetrics());
+    ck_assert_int_eq(nrows, rfix_nmetrics(&r));
     cl_results_fini(&r);
 }
 END_TEST

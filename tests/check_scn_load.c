@@ -1481,6 +1481,27 @@ START_TEST(test_scn_file_load_bad_pools)
 }
 END_TEST
 
+START_TEST(test_scn_file_load_bad_reclaim)
+{
+    static const char *const want[] = {
+        "11:5: error: pools[0].reclaim: not used by a pool that is not "
+        "borrowable",
+        "12:5: error: pools[0].spot_discount: not used by a pool that is not "
+        "preemptible",
+        "16:30: error: pools[1].reclaim[0].gpus: 5 more than the pool's "
+        "capacity_gpus 4",
+        "17:41: error: pools[1].owner_demand.gpus: 6 more than the pool's "
+        "capacity_gpus 4",
+        "23:5: error: pools[2].interruptions: missing key 'rate_per_h' or "
+        "'at'",
+        "22:5: error: pools[2].spot_discount: give exactly one of "
+        "'price_per_gpu_hour' or 'spot_discount'",
+        NULL};
+
+    load_fixture_expect("bad-reclaim.yaml", SIM_EINVAL, want);
+}
+END_TEST
+
 START_TEST(test_scn_file_load_pools_static_cluster)
 {
     static const char *const want[] = {
@@ -1934,6 +1955,7 @@ static Suite *scn_load_suite(void)
     tcase_add_test(tc, test_scn_file_load_full_elastic);
     tcase_add_test(tc, test_scn_file_load_diurnal);
     tcase_add_test(tc, test_scn_file_load_bad_pools);
+    tcase_add_test(tc, test_scn_file_load_bad_reclaim);
     tcase_add_test(tc, test_scn_file_load_pools_static_cluster);
     tcase_add_test(tc, test_scn_file_load_bad_profile);
     tcase_add_test(tc, test_scn_file_load_bad_steps);

@@ -117,15 +117,17 @@ static inline void rfix_fill(struct cl_results *r)
     }
 }
 
-/* The number of summary metrics of a run: a row per value of every
- * number of CL_RESULTS_FIELDS with a db name (arrays name their table). */
-static inline int rfix_nmetrics(void)
+/* The number of summary metrics of run r: a row per value of every
+ * number of CL_RESULTS_FIELDS with a db name (arrays name their table),
+ * but for those r omits (CL_RESULTS_OMIT_ZERO). */
+static inline int rfix_nmetrics(const struct cl_results *r)
 {
     int n = 0;
 
     for (int i = 0; i < CL_RESULTS_NFIELDS; i++) {
         const struct cl_rfield *f = &cl_results_fields[i];
-        if (f->db != NULL && f->type != CL_RT_STR && !cl_rfield_elem(f))
+        if (f->db != NULL && f->type != CL_RT_STR && !cl_rfield_elem(f) &&
+            !cl_rfield_omitted(f, r))
             n += cl_rfield_nsub(f);
     }
     return n;

@@ -174,6 +174,28 @@ struct cl_llm_replica;
 /* The start or end of a link degradation (orchestrator.c). */
 struct cl_link_ev;
 
+/* Why a replica is given notice to leave (cl__replica_revoke()). */
+enum cl_revoke_cause {
+    CL_REVOKE_RECLAIM,      /* a borrowable pool's owner takes GPUs back */
+    CL_REVOKE_INTERRUPTION, /* a spot pool's provider takes them */
+    CL_REVOKE_COUNT,
+};
+
+/* What taking GPUs back cost, per cause. reclaim.c counts events and
+ * late_gpus; replica.c the rest, as replicas leave. */
+struct cl_revoke_cost {
+    uint64_t events;       /* owner claims / interruptions that hit a replica */
+    uint64_t replicas;     /* replicas given notice */
+    uint64_t gpus;         /* their GPUs */
+    uint64_t handed_back;  /* replicas still busy when their notice ended */
+    uint64_t restarted;    /* requests restarted elsewhere at a notice's end */
+    double kv_tokens_lost; /* KV tokens those replicas held then */
+    uint64_t late_gpus;    /* GPUs still ours when a notice ended (always 0) */
+};
+
+/* The reclaim and interruption processes' own state (reclaim.c). */
+struct cl_reclaim_set;
+
 /* One replica. replica.c writes its life cycle; the other groups say
  * their writer. */
 struct cl_replica {
@@ -193,6 +215,12 @@ struct cl_replica {
     int64_t ready_ns;
     int64_t load_ns; /* weights + engine init, set when requested */
     struct sim_event life_ev;
+    /* replica.c: a notice to leave (a reclaim or an interruption,
+     * cl__replica_revoke()): when it ends (-1: none), why (enum
+     * cl_revoke_cause), and the event that hands back what is left. */
+    int64_t notice_end_ns;
+    int notice_cause;
+    struct sim_event notice_ev;
     /* replica.c, through cl__replica_set_busy() from the engines: idle
      * accounting while serving (idle when it holds no request). */
     int busy;
@@ -269,6 +297,10 @@ struct cl_pool_rt {
      * with it (cl__layout_of()). kv_tokens is NAN in the ones not built. */
     struct cl_layout_rt lay[CL_ROLE_COUNT];
     int kv_block_tokens; /* server.block_tokens */
+    /* reclaim.c: GPUs the owner holds or has claimed (borrowable), so not
+     * ours to take; the interruptions' notice (preemptible). */
+    int owner_gpus;
+    int64_t notice_ns;
     /* replica.c: what its replicas hold and used. */
     int gpus_live;             /* held by replicas not yet gone */
     double gpu_s[CL_GS_COUNT]; /* GPU-seconds by state */
@@ -405,6 +437,10 @@ struct cl_world {
     struct sim_event mtbf_ev;
     struct sim_event script_ev;
     int next_script;
+
+    /* Reclaims and interruptions (reclaim.c's own, and their cost). */
+    struct cl_reclaim_set *reclaim;
+    struct cl_revoke_cost revoke[CL_REVOKE_COUNT];
 
     /* Cluster-wide counters a live system scrapes: cluster.c counts
      * arrivals, the engines the rest; orchestrator.c windows them. */
@@ -610,6 +646,16 @@ void cl__replica_drain(struct cl_world *w, struct cl_replica *rep);
 void cl__replica_cancel(struct cl_world *w, struct cl_replica *rep);
 void cl__replica_fail(struct cl_world *w, struct cl_replica *rep);
 void cl__replica_set_busy(struct cl_world *w, struct cl_replica *rep, int busy);
+/* Gives rep notice (cause: enum cl_revoke_cause) to be gone by now +
+ * notice_ns: a pending replica is cancelled at once, a serving one drains
+ * (admits nothing more, finishes what it runs); whatever a draining one
+ * still runs when the notice ends is handed back: its requests restart
+ * elsewhere with their KV lost, as at a failure. A replica already under
+ * notice keeps the earlier of the two ends (and returns 0). Counts the cost in
+ * w->revoke[cause]. Returns the GPUs that leave (0 for a replica gone or under
+ * notice). */
+int cl__replica_revoke(struct cl_world *w, struct cl_replica *rep,
+                       int64_t notice_ns, int cause);
 /* Called by an engine when a draining replica has emptied. */
 void cl__replica_drained(struct cl_world *w, struct cl_replica *rep);
 /* rep's gauges as a live system scrapes them: the engine's, plus, for an
@@ -649,6 +695,21 @@ int cl__orch_init(struct cl_world *w, struct sim_diag *d);
 void cl__orch_scale_to(struct cl_world *w, int desired, int borrow);
 void cl__orch_start(struct cl_world *w);
 void cl__orch_fini(struct cl_world *w);
+/* GPUs of pool p free for a new replica: capacity less the owner's and
+ * ours. */
+int cl__pool_room(const struct cl_world *w, int p);
+/* Asks at once for a replica of role (enum cl_role) and gpus GPUs to
+ * replace one that is leaving (a reclaim or an interruption), in the
+ * preferred pool with room; nothing for an external session or a static
+ * cluster. */
+void cl__orch_replace(struct cl_world *w, int role, int gpus);
+
+/* Reclaims and spot interruptions (reclaim.c). */
+/* Schedules every pool's reclaims, owner jobs and interruptions; a no-op
+ * for a scenario with none. */
+void cl__reclaim_start(struct cl_world *w);
+/* Frees w->reclaim; a no-op when there is none. */
+void cl__reclaim_fini(struct cl_world *w);
 void cl__counters_init(struct cl_counters *c);
 
 /* The LLM engine (llm.c, llm-plan.c): what its entry's ops and router.c

@@ -999,6 +999,8 @@ static int pools_init(struct cl_world *w, const struct cl_plan *plan,
             w->kv_cap_max = cap;
         if (s->npools > 0 && !isnan(s->pools[i].price_usd_per_gpu_hour))
             p->price = s->pools[i].price_usd_per_gpu_hour;
+        else if (s->npools > 0 && s->pools[i].preemptible)
+            p->price *= 1.0 - s->pools[i].spot_discount;
     }
     return 0;
 }
@@ -1091,6 +1093,27 @@ static void fill_groups(const struct cl_world *w, struct cl_results *out)
         g->dp = pf->dp;
         g->gpu_hours = w->role_gpu_s[CL_ROLE_PREFILL + k] / 3600.0;
     }
+}
+
+/* What taking GPUs back cost (reclaim.c, replica.c). */
+static void revoke_results(const struct cl_world *w, struct cl_results *out)
+{
+    const struct cl_revoke_cost *c = &w->revoke[CL_REVOKE_RECLAIM];
+    const struct cl_revoke_cost *i = &w->revoke[CL_REVOKE_INTERRUPTION];
+
+    out->reclaims = c->events;
+    out->reclaim_replicas = c->replicas;
+    out->reclaim_gpus = c->gpus;
+    out->reclaim_handed_back = c->handed_back;
+    out->reclaim_requests_restarted = c->restarted;
+    out->reclaim_kv_tokens_lost = c->kv_tokens_lost;
+    out->reclaim_late_gpus = c->late_gpus;
+    out->interruptions = i->events;
+    out->interruption_gpus = i->gpus;
+    out->interruption_handed_back = i->handed_back;
+    out->interruption_requests_restarted = i->restarted;
+    out->interruption_kv_tokens_lost = i->kv_tokens_lost;
+    out->interruption_late_gpus = i->late_gpus;
 }
 
 static void fill_pools(struct cl_world *w, struct cl_results *out, double end_s)
@@ -1281,6 +1304,7 @@ int cl__world_close(struct cl_world *w, struct cl_results *out)
     out->scale_events = w->scale_events;
     out->cold_starts = w->cold_starts;
     out->failures = w->failures;
+    revoke_results(w, out);
     out->recovery_s_mean =
         w->recoveries ? w->recovery_s_sum / (double)w->recoveries : NAN;
     out->calibration = xstrdup(w->scn->calib != NULL && w->scn->calib->file

@@ -287,6 +287,8 @@ static const struct sim_param disagg_rows[] = {
 };
 
 SIM_PARAM_COUNT_AFTER(struct cl_faults, scripted, nscripted);
+SIM_PARAM_COUNT_AFTER(struct cl_pool, reclaim, nreclaim);
+SIM_PARAM_COUNT_AFTER(struct cl_interruptions, at_ns, nat);
 SIM_PARAM_COUNT_AFTER(struct cl_faults, links, nlinks);
 SIM_PARAM_COUNT_AFTER(struct cl_policy, params, nparams);
 SIM_PARAM_COUNT_AFTER(struct cl_hardware, gpus, ngpus);
@@ -671,6 +673,66 @@ static const struct sim_param provision_rows[] = {
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
+static const struct sim_param reclaim_rows[] = {
+    {"at", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, REQ, NULL,
+     "when the owner gives notice; its GPUs are back by at + the pool's "
+     "grace",
+     offsetof(struct cl_reclaim, at_ns), NULL, NULL},
+    {"gpus", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, REQ, NULL,
+     "GPUs the owner takes back (at most capacity_gpus)",
+     offsetof(struct cl_reclaim, gpus), NULL, NULL},
+    {"duration", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, NULL,
+     "how long the owner keeps them after the notice ends (default: to the "
+     "end of the run)",
+     offsetof(struct cl_reclaim, duration_ns), NULL, NULL},
+    SIM_PARAM_END_LIST(struct cl_reclaim),
+};
+
+static const struct sim_param owner_demand_rows[] = {
+    {"rate_per_h", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT | REQ, NULL,
+     "the owner's jobs per hour, a Poisson process",
+     offsetof(struct cl_owner_demand, rate_per_h), NULL, NULL},
+    {"gpus", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, REQ, NULL,
+     "GPUs each job takes (at most capacity_gpus)",
+     offsetof(struct cl_owner_demand, gpus), NULL, NULL},
+    {"duration", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT | REQ, NULL,
+     "how long each job holds its GPUs, after the pool's grace",
+     offsetof(struct cl_owner_demand, duration_ns), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param interruption_at_rows[] = {
+    {"", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, NULL,
+     "a time the provider gives notice", 0, NULL, NULL},
+    SIM_PARAM_END_LIST(int64_t),
+};
+
+/* The notice: AWS EC2 gives a Spot Instance interruption notice two
+ * minutes before it stops or terminates the instance (EC2 User Guide,
+ * "Spot Instance interruption notices"); Google Compute Engine gives 30
+ * seconds before it preempts a Spot or preemptible VM (Compute Engine
+ * docs, "Spot VMs", preemption process). */
+static const struct sim_param interruption_rows[] = {
+    {"rate_per_h", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT, NULL,
+     "interruptions per hour over the pool's whole capacity: each hits the "
+     "replica holding a GPU drawn uniformly, none when that GPU is idle",
+     offsetof(struct cl_interruptions, rate_per_h), NULL, NULL},
+    {.key = "at",
+     .type = SIM_PT_LIST,
+     .unit = SIM_U_NONE,
+     .min = NOMIN,
+     .max = SIM_PARAM_LIST_MAX,
+     .help = "times of interruptions (a trace), each of the oldest replica "
+             "serving in the pool then",
+     .offset = offsetof(struct cl_interruptions, at_ns),
+     .sub = interruption_at_rows},
+    {"notice", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "120s",
+     "the provider's notice before it takes the GPUs (AWS EC2 Spot: 2 min; "
+     "GCP Spot VMs: 30 s)",
+     offsetof(struct cl_interruptions, notice_ns), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
 const struct sim_param cl_pool_rows[] = {
     {"name", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
      "pool name, unique", offsetof(struct cl_pool, name), NULL, NULL},
@@ -689,15 +751,41 @@ const struct sim_param cl_pool_rows[] = {
      "120 s)",
      offsetof(struct cl_pool, provision), NULL, provision_rows},
     {"preemptible", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, 0, "false",
-     "the provider may take GPUs back (spot)",
+     "spot capacity: cheaper by spot_discount, and the provider may take "
+     "GPUs back (interruptions)",
      offsetof(struct cl_pool, preemptible), NULL, NULL},
+    {"spot_discount", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, SIM_PF_MAX_EXCL,
+     "0.6",
+     "preemptible only: fraction off the GPU's price when "
+     "price_per_gpu_hour is not given (GCP Spot VMs: 60-91 % off; AWS Spot: "
+     "up to 90 %)",
+     offsetof(struct cl_pool, spot_discount), NULL, NULL},
+    {"interruptions", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "preemptible only: the provider takes a replica's GPUs back after a "
+     "notice; it drains, then its unfinished requests restart elsewhere",
+     offsetof(struct cl_pool, interruptions), NULL, interruption_rows},
     {"borrowable", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, 0, "false",
      "a pool lent to us (e.g. a test cluster) that its owner takes back "
      "with notice",
      offsetof(struct cl_pool, borrowable), NULL, NULL},
     {"grace", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "30s",
-     "borrowable only: notice given before borrowed GPUs are taken back",
+     "borrowable only: notice given before borrowed GPUs are taken back "
+     "(either way: the test work's, and ours at a reclaim)",
      offsetof(struct cl_pool, grace_ns), NULL, NULL},
+    {.key = "reclaim",
+     .type = SIM_PT_LIST,
+     .unit = SIM_U_NONE,
+     .min = NOMIN,
+     .max = SIM_PARAM_LIST_MAX,
+     .help = "borrowable only: the owner takes GPUs back at given times, "
+             "with grace as notice; borrowed replicas drain and what is "
+             "left at the notice's end restarts elsewhere",
+     .offset = offsetof(struct cl_pool, reclaim),
+     .sub = reclaim_rows},
+    {"owner_demand", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "borrowable only: the owner's own jobs, which take GPUs back as "
+     "reclaims do",
+     offsetof(struct cl_pool, owner_demand), NULL, owner_demand_rows},
     {"priority", SIM_PT_INT, SIM_U_NONE, NOMIN, NOMAX, 0, "0",
      "order in which pools are used; lower is preferred",
      offsetof(struct cl_pool, priority), NULL, NULL},
@@ -1078,6 +1166,43 @@ void cl_cluster_check(struct sim_yaml *y, struct cl_scenario *s)
     }
 }
 
+/* The keys by which GPUs of pool pl (pools[i]) are taken back: no more
+ * GPUs than the pool has, interruptions given some source, and a spot
+ * discount only off the catalog price. */
+static void pool_revoke_check(struct sim_yaml *y, const struct cl_pool *pl,
+                              int i)
+{
+    const struct sim_yaml_seen *k;
+
+    for (int r = 0; r < pl->nreclaim && pl->capacity_gpus > 0; r++)
+        if (pl->reclaim[r].gpus > pl->capacity_gpus &&
+            (k = sim_yaml_seenf(y, "pools[%d].reclaim[%d].gpus", i, r)) != NULL)
+            sim_yaml_error(y, k->vline, k->vcol,
+                           "pools[%d].reclaim[%d].gpus: %d more than the "
+                           "pool's capacity_gpus %d",
+                           i, r, pl->reclaim[r].gpus, pl->capacity_gpus);
+    k = sim_yaml_seenf(y, "pools[%d].owner_demand.gpus", i);
+    if (k != NULL && pl->capacity_gpus > 0 &&
+        pl->owner_demand.gpus > pl->capacity_gpus)
+        sim_yaml_error(y, k->vline, k->vcol,
+                       "pools[%d].owner_demand.gpus: %d more than the pool's "
+                       "capacity_gpus %d",
+                       i, pl->owner_demand.gpus, pl->capacity_gpus);
+    k = sim_yaml_seenf(y, "pools[%d].interruptions", i);
+    if (k != NULL && isnan(pl->interruptions.rate_per_h) &&
+        pl->interruptions.nat == 0)
+        sim_yaml_error(y, k->kline, k->kcol,
+                       "pools[%d].interruptions: missing key 'rate_per_h' or "
+                       "'at'",
+                       i);
+    k = sim_yaml_seenf(y, "pools[%d].spot_discount", i);
+    if (k != NULL && sim_yaml_seenf(y, "pools[%d].price_per_gpu_hour", i))
+        sim_yaml_error(y, k->kline, k->kcol,
+                       "pools[%d].spot_discount: give exactly one of "
+                       "'price_per_gpu_hour' or 'spot_discount'",
+                       i);
+}
+
 void cl_pools_check(struct sim_yaml *y, struct cl_scenario *s)
 {
     static const char *const prov_keys[] = {"sd_s", "cv", NULL};
@@ -1109,11 +1234,22 @@ void cl_pools_check(struct sim_yaml *y, struct cl_scenario *s)
                                i, pl->name, j);
                 break;
             }
+        snprintf(path, sizeof(path), "pools[%d]", i);
         if (!pl->borrowable) {
-            snprintf(path, sizeof(path), "pools[%d]", i);
             sim_yaml_not_used(y, path, "grace",
                               "a pool that is not borrowable");
+            sim_yaml_not_used(y, path, "reclaim",
+                              "a pool that is not borrowable");
+            sim_yaml_not_used(y, path, "owner_demand",
+                              "a pool that is not borrowable");
         }
+        if (!pl->preemptible) {
+            sim_yaml_not_used(y, path, "spot_discount",
+                              "a pool that is not preemptible");
+            sim_yaml_not_used(y, path, "interruptions",
+                              "a pool that is not preemptible");
+        }
+        pool_revoke_check(y, pl, i);
         snprintf(path, sizeof(path), "pools[%d].provision", i);
         if (sim_yaml_seen(y, path) != NULL && pl->provision.kind >= 0) {
             unsigned used = 0;

@@ -307,6 +307,33 @@ struct cl_metrics {
 
 /* A pool of GPUs the cluster can grow into (cloud on-demand, spot, a test
  * cluster it may borrow from). */
+/* A scheduled reclaim of a borrowable pool by its owner: notice at at_ns,
+ * the GPUs back by at_ns + the pool's grace, held by the owner for
+ * duration_ns after that (-1: to the end of the run). */
+struct cl_reclaim {
+    int64_t at_ns;
+    int gpus;            /* >= 1, at most the pool's capacity */
+    int64_t duration_ns; /* -1 = until the end */
+};
+
+/* The owner's own work on a borrowable pool: jobs arriving as a Poisson
+ * process, each claiming gpus for duration_ns (after the pool's grace). */
+struct cl_owner_demand {
+    double rate_per_h;   /* jobs per hour; NAN = none */
+    int gpus;            /* per job */
+    int64_t duration_ns; /* per job, fixed */
+};
+
+/* A spot pool's interruptions by its provider: a Poisson process of
+ * rate_per_h over the pool's whole capacity, and/or given times; each
+ * comes with notice_ns. */
+struct cl_interruptions {
+    double rate_per_h; /* NAN = no random interruptions */
+    int64_t *at_ns;    /* owned, or NULL */
+    int nat;
+    int64_t notice_ns; /* provider's notice */
+};
+
 struct cl_pool {
     char *name;                    /* unique */
     char *gpu;                     /* catalog name, NULL = hardware.gpu */
@@ -318,6 +345,11 @@ struct cl_pool {
     int64_t grace_ns;              /* borrowable: notice before take-back */
     int priority;                  /* lower is preferred */
     int reserved;                  /* 0/1: paid for whether used or not */
+    struct cl_reclaim *reclaim;    /* borrowable: owned, scheduled reclaims */
+    int nreclaim;
+    struct cl_owner_demand owner_demand;   /* borrowable */
+    struct cl_interruptions interruptions; /* preemptible */
+    double spot_discount; /* preemptible: off the GPU's price, 0..1 */
 };
 
 enum cl_fault_kind {

@@ -1760,6 +1760,8 @@ static void llm_results(const struct cl_world *w, int64_t end_ns,
     for (int k = 0; k < w->nreps; k++)
         if (llm_of(w->reps[k]) != NULL)
             out->kv_paused_blocks_end += llm_of(w->reps[k])->host_seq;
+    out->kv_tiered = w->scn->cluster.kv_cache_offload &&
+                     w->scn->server.preemption == CL_PREEMPT_AUTO;
     out->prefix_hit_rate = kv->lookup_blocks > 0 ? (double)kv->hit_blocks /
                                                        (double)kv->lookup_blocks
                                                  : NAN;

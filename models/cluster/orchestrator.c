@@ -188,7 +188,8 @@ static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s, int role)
         const struct cl_pool_rt *rt = &w->pools[p];
         memset(pp, 0, sizeof(*pp));
         pp->name = rt->name;
-        pp->capacity_replicas = rt->gpus / gpr;
+        /* What the owner holds or has claimed is not ours to use. */
+        pp->capacity_replicas = (rt->gpus - rt->owner_gpus) / gpr;
         pp->price_usd_per_replica_hour = rt->price * gpr;
         pp->provision_s_mean = (rt->borrowable ? sim_ns_to_s(rt->grace_ns)
                                                : rt->provision_mean_s) +
@@ -210,9 +211,14 @@ static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s, int role)
     s->npools = w->npools;
 }
 
+int cl__pool_room(const struct cl_world *w, int p)
+{
+    return w->pools[p].gpus - w->pools[p].owner_gpus - w->pools[p].gpus_live;
+}
+
 static int pool_has_room(const struct cl_world *w, int p, int gpus)
 {
-    return w->pools[p].gpus - w->pools[p].gpus_live >= gpus;
+    return cl__pool_room(w, p) >= gpus;
 }
 
 /* The pool a new replica of gpus GPUs should come from: borrowable pools
@@ -307,6 +313,23 @@ static void scale_role(struct cl_world *w, int role, int desired, int borrow)
             cl__replica_cancel(w, victim);
         current--;
     }
+}
+
+void cl__orch_replace(struct cl_world *w, int role, int gpus)
+{
+    int p;
+
+    if (!w->elastic || w->external)
+        return;
+    /* The owned pools first, as any scale-up; the policy corrects the
+     * size at its next evaluation. */
+    p = pick_pool(w, 0, gpus);
+    if (p < 0)
+        return;
+    if (w->pd)
+        w->force_role = role;
+    cl__replica_request(w, p, 0, -1);
+    w->force_role = -1;
 }
 
 void cl__orch_scale_to(struct cl_world *w, int desired, int borrow)
@@ -566,6 +589,7 @@ void cl__orch_start(struct cl_world *w)
     }
     if (!isnan(f->gpu_mtbf_s) && f->gpu_mtbf_s > 0)
         schedule_mtbf(w);
+    cl__reclaim_start(w);
 }
 
 void cl__orch_fini(struct cl_world *w)
@@ -578,4 +602,5 @@ void cl__orch_fini(struct cl_world *w)
     free(w->snap_reps);
     free(w->snap_pools);
     free(w->link_evs);
+    cl__reclaim_fini(w);
 }

@@ -14,6 +14,7 @@
 #include "models/cluster/cluster-int.h"
 #include "models/gpu/gpu.h"
 #include "base/errors.h"
+#include "base/xalloc.h"
 #include "sim/time.h"
 
 static int charge_state(int state)
@@ -95,6 +96,10 @@ static void set_state(struct cl_world *w, struct cl_replica *rep, int state)
     if (state == CL_R_GONE) {
         w->pools[rep->pool].gpus_live -= rep->gpus;
         sim_loop_cancel(w->loop, &rep->life_ev);
+        sim_loop_cancel(w->loop, &rep->notice_ev);
+        /* The invariant of a notice: its GPUs are back by its end. */
+        if (SIM_NEVER(rep->notice_end_ns >= 0 && now > rep->notice_end_ns))
+            w->revoke[rep->notice_cause].late_gpus += (uint64_t)rep->gpus;
     }
     note_sizes(w);
 }
@@ -125,6 +130,65 @@ static void on_life(struct sim_loop *loop, struct sim_event *ev)
     } else if (rep->state == CL_R_LOADING) {
         become_ready(w, rep);
     }
+}
+
+/* A notice has ended with rep still draining: what it runs is handed
+ * back. Its requests restart elsewhere (the engine's fail op, as at a
+ * failure, but no replacement: one was asked for at the notice), and the
+ * KV its cache held is lost. */
+static void on_notice(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct cl_replica *rep = ev->arg;
+    struct cl_world *w = rep->w;
+    struct cl_revoke_cost *c = &w->revoke[rep->notice_cause];
+    struct cl_gauges g;
+    uint64_t retried = w->retried;
+
+    (void)loop;
+    if (SIM_NEVER(rep->state != CL_R_DRAINING))
+        return;
+    w->engine->ops->gauges(w, rep, &g);
+    if (!isnan(g.kv_usage))
+        c->kv_tokens_lost +=
+            g.kv_usage * (double)cl__rep_layout(w, rep)->kv_cap_tokens;
+    c->handed_back++;
+    set_state(w, rep, CL_R_GONE);
+    w->engine->ops->fail(w, rep);
+    c->restarted += w->retried - retried;
+}
+
+int cl__replica_revoke(struct cl_world *w, struct cl_replica *rep,
+                       int64_t notice_ns, int cause)
+{
+    int64_t end = sim_loop_now(w->loop) + notice_ns;
+    struct cl_revoke_cost *c = &w->revoke[cause];
+
+    if (rep->state == CL_R_GONE)
+        return 0;
+    if (rep->notice_end_ns >= 0) {
+        /* Two notices: the earlier end holds. */
+        if (end < rep->notice_end_ns) {
+            rep->notice_end_ns = end;
+            rep->notice_cause = cause;
+            sim_loop_cancel(w->loop, &rep->notice_ev);
+            sim_loop_schedule(w->loop, &rep->notice_ev, end);
+        }
+        return 0;
+    }
+    c->replicas++;
+    c->gpus += (uint64_t)rep->gpus;
+    if (rep->state == CL_R_PROVISIONING || rep->state == CL_R_LOADING) {
+        set_state(w, rep, CL_R_GONE);
+        return rep->gpus;
+    }
+    rep->notice_end_ns = end;
+    rep->notice_cause = cause;
+    if (rep->state == CL_R_SERVING)
+        cl__replica_drain(w, rep);
+    /* The drain may have emptied it at once. */
+    if (rep->state == CL_R_DRAINING)
+        sim_loop_schedule(w->loop, &rep->notice_ev, end);
+    return rep->gpus;
 }
 
 static int free_slot(struct cl_world *w)
@@ -242,6 +306,8 @@ struct cl_replica *cl__replica_request(struct cl_world *w, int pool, int warm,
     rep->failed_at_ns = failed_at_ns;
     rep->state = CL_R_GONE; /* set_state() moves it out */
     sim_event_init(&rep->life_ev, on_life, rep);
+    sim_event_init(&rep->notice_ev, on_notice, rep);
+    rep->notice_end_ns = -1;
     cl__counters_init(&rep->ctr);
     p->gpus_live += rep->gpus;
     p->started++;

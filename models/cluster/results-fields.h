@@ -341,6 +341,8 @@
       "both directions")                                                       \
     X(swap_fallbacks, U64, "kv.swap_fallbacks", "kv.swap_fallbacks", NULL,     \
       "requests", "swap space full: recomputed")                               \
+    X(kv_tiered, U64, NULL, NULL, NULL, "",                                    \
+      "1 when tiered KV was on (the kv.seq_* members are left out otherwise)") \
     X(kv_seq_host_bytes, U64, "kv.seq_host_bytes", "kv.seq_host_bytes", NULL,  \
       "bytes", "tiered KV: preempted requests' KV to and from host memory")    \
     X(kv_seq_remote_bytes, U64, "kv.seq_remote_bytes", "kv.seq_remote_bytes",  \
@@ -366,6 +368,40 @@
       "failure -> replacement serving; NAN without failures")                  \
     X(borrowed_gpu_hours, F64, "borrowed_gpu_hours", "borrowed_gpu_hours",     \
       NULL, "GPU-h", "taken from borrowable (test) pools")                     \
+    X(reclaims, U64, "reclaim.claims", "reclaim.claims", NULL, "claims",       \
+      "owners' claims on borrowable pools; omitted when 0")                    \
+    X(reclaim_replicas, U64, "reclaim.replicas", "reclaim.replicas", NULL,     \
+      "replicas", "given notice by a claim (pending ones cancelled)")          \
+    X(reclaim_gpus, U64, "reclaim.gpus", "reclaim.gpus", NULL, "GPUs",         \
+      "theirs, handed back to the owners")                                     \
+    X(reclaim_handed_back, U64, "reclaim.handed_back", "reclaim.handed_back",  \
+      NULL, "replicas", "still busy when their notice ended")                  \
+    X(reclaim_requests_restarted, U64, "reclaim.requests_restarted",           \
+      "reclaim.requests_restarted", NULL, "requests",                          \
+      "restarted elsewhere at a notice's end")                                 \
+    X(reclaim_kv_tokens_lost, F64, "reclaim.kv_tokens_lost",                   \
+      "reclaim.kv_tokens_lost", NULL, "tokens",                                \
+      "KV those replicas held then, recomputed elsewhere")                     \
+    X(reclaim_late_gpus, U64, "reclaim.late_gpus", "reclaim.late_gpus", NULL,  \
+      "GPUs",                                                                  \
+      "still ours at a notice's end beyond what the owner left (a check: 0)")  \
+    X(interruptions, U64, "interruption.events", "interruption.events", NULL,  \
+      "interruptions",                                                         \
+      "spot interruptions that hit a replica; omitted when 0")                 \
+    X(interruption_gpus, U64, "interruption.gpus", "interruption.gpus", NULL,  \
+      "GPUs", "of the replicas interrupted")                                   \
+    X(interruption_handed_back, U64, "interruption.handed_back",               \
+      "interruption.handed_back", NULL, "replicas",                            \
+      "still busy when their notice ended")                                    \
+    X(interruption_requests_restarted, U64, "interruption.requests_restarted", \
+      "interruption.requests_restarted", NULL, "requests",                     \
+      "restarted elsewhere at a notice's end")                                 \
+    X(interruption_kv_tokens_lost, F64, "interruption.kv_tokens_lost",         \
+      "interruption.kv_tokens_lost", NULL, "tokens",                           \
+      "KV those replicas held then, recomputed elsewhere")                     \
+    X(interruption_late_gpus, U64, "interruption.late_gpus",                   \
+      "interruption.late_gpus", NULL, "GPUs",                                  \
+      "held past a notice's end (a check: 0)")                                 \
     X(gpu_hours_by_state, STATES, "gpu_hours_by_state", "gpu_hours", NULL,     \
       "GPU-h", "GPU time by replica state")                                    \
     X(pools, POOLS, "pools", "pools", NULL, "", "per pool accounting")         \
@@ -402,6 +438,29 @@
       "per request, with metrics.requests; not in JSON")                       \
     X(requests_rows_dropped, U64, NULL, NULL, NULL, "rows",                    \
       "request rows past CL_REQUESTS_MAX (a note says so)")
+
+/* Fields of mechanisms most scenarios do not use, left out of the JSON
+ * and the summary table while every value of the group is 0, so that the
+ * outputs of the other scenarios stay as they were: X(field, first) omits
+ * field when first, the group's count, is 0. */
+#define CL_RESULTS_OMIT_ZERO(X)                                                \
+    X(reclaims, reclaims)                                                      \
+    X(reclaim_replicas, reclaims)                                              \
+    X(reclaim_gpus, reclaims)                                                  \
+    X(reclaim_handed_back, reclaims)                                           \
+    X(reclaim_requests_restarted, reclaims)                                    \
+    X(reclaim_kv_tokens_lost, reclaims)                                        \
+    X(reclaim_late_gpus, reclaims)                                             \
+    X(interruptions, interruptions)                                            \
+    X(interruption_gpus, interruptions)                                        \
+    X(interruption_handed_back, interruptions)                                 \
+    X(interruption_requests_restarted, interruptions)                          \
+    X(interruption_kv_tokens_lost, interruptions)                              \
+    X(interruption_late_gpus, interruptions)                                   \
+    X(kv_seq_host_bytes, kv_tiered)                                            \
+    X(kv_seq_remote_bytes, kv_tiered)                                          \
+    X(kv_recompute_chosen, kv_tiered)                                          \
+    X(kv_stall_s, kv_tiered)
 
 /* Summary-table rows the database writes in another place than the list
  * (and the JSON) has them, kept so that databases stay byte-identical:

@@ -71,6 +71,22 @@ const struct cl_rfield *cl_results_field_at(size_t offset)
     return NULL;
 }
 
+/* The groups of CL_RESULTS_OMIT_ZERO: each field with its group's count. */
+#define OMIT(field, first)                                                     \
+    {offsetof(struct cl_results, field), offsetof(struct cl_results, first)},
+static const struct {
+    size_t field, first;
+} omit_zero[] = {CL_RESULTS_OMIT_ZERO(OMIT)};
+
+int cl_rfield_omitted(const struct cl_rfield *f, const struct cl_results *r)
+{
+    for (size_t i = 0; i < sizeof(omit_zero) / sizeof(omit_zero[0]); i++)
+        if (omit_zero[i].field == f->offset)
+            return *(const uint64_t *)(const void *)((const char *)r +
+                                                     omit_zero[i].first) == 0;
+    return 0;
+}
+
 int cl_rfield_nsub(const struct cl_rfield *f)
 {
     if (f->type == CL_RT_LATENCY)

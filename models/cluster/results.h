@@ -217,6 +217,11 @@ static inline void *cl_rfield_ptr(void *rec, const struct cl_rfield *f)
     return (char *)rec + f->offset;
 }
 
+/* 1 when field f of struct cl_results is left out of r's JSON and
+ * summary table: a field of CL_RESULTS_OMIT_ZERO whose group's count
+ * (a U64) is 0 in r; else 0. O(fields of that list). */
+int cl_rfield_omitted(const struct cl_rfield *f, const struct cl_results *r);
+
 /* The number of values of field f: CL_LATENCY_NFIELDS for a latency,
  * CL_GS_COUNT for states, else 1. */
 int cl_rfield_nsub(const struct cl_rfield *f);
