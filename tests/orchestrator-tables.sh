@@ -50,3 +50,8 @@ table kv-offload-pressure \
     "The same with prefix caching on (vLLM V1's default)" \
     's/kv_cache_offload: true/kv_cache_offload: false/' \
     's/prefix_caching: false/prefix_caching: true/'
+table reclaim-flash "A reclaim during a flash crowd" \
+    '/^    reclaim:$/d; /{at: 45min, gpus: 16/d; /owner_demand:/d'
+table spot-pool "A spot pool with interruptions" '/interruptions:/d'
+table spot-pool "The same pool on demand (no spot discount)" \
+    '/interruptions:/d; s/preemptible: true/preemptible: false/'
