@@ -9,7 +9,8 @@ scaler_libscaler_la_SOURCES = scaler/conf.h scaler/conf.c \
 	scaler/expo.h scaler/expo.c scaler/http.h scaler/http.c \
 	scaler/promapi.h scaler/promapi.c scaler/source.h scaler/source.c \
 	scaler/actuator.h scaler/actuator.c scaler/decide.h scaler/decide.c \
-	scaler/log.h scaler/log.c scaler/serve.h scaler/serve.c
+	scaler/log.h scaler/log.c scaler/serve.h scaler/serve.c \
+	scaler/step.h scaler/step.c
 scaler_libscaler_la_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS)
 
 SCALER_LIBS = scaler/libscaler.la models/libmodels.la sim/libsim.la \

@@ -46,6 +46,7 @@ struct api {
     char body[1024];
     char auth[256];
     const char *page; /* the /metrics text */
+    const char *up_b; /* up of the second Prometheus target */
 };
 
 struct upload {
@@ -127,12 +128,21 @@ static mhd_result on_req(void *cls, struct MHD_Connection *c, const char *url,
                      "\"vector\",\"result\":[{\"metric\":{},\"value\":[%ld,"
                      "\"%ld\"]}]}}",
                      (long)time(NULL), (long)time(NULL));
+        else if (q != NULL && strncmp(q, "up", 2) == 0)
+            snprintf(out, sizeof(out),
+                     "{\"status\":\"success\",\"data\":{\"resultType\":"
+                     "\"vector\",\"result\":[{\"metric\":{\"instance\":"
+                     "\"a\"},\"value\":[1,\"1\"]},{\"metric\":{"
+                     "\"instance\":\"b\"},\"value\":[1,\"%s\"]}]}}",
+                     a->up_b);
         else
             snprintf(out, sizeof(out),
                      "{\"status\":\"success\",\"data\":{\"resultType\":"
                      "\"vector\",\"result\":[{\"metric\":{\"replica\":\"a\"},"
-                     "\"value\":[1,\"2\"]},{\"metric\":{\"replica\":\"b\"},"
-                     "\"value\":[1,\"3\"]}]}}");
+                     "\"value\":[1,\"%s\"]},{\"metric\":{\"replica\":\"b\"},"
+                     "\"value\":[1,\"%s\"]}]}}",
+                     q != NULL && strstr(q, "kv_cache") ? "0.2" : "2",
+                     q != NULL && strstr(q, "kv_cache") ? "0.3" : "3");
         ret = reply(c, 200, out);
     } else if (strcmp(url, "/metrics") == 0 && a->page != NULL) {
         a->scrapes++;
@@ -163,6 +173,7 @@ static void api_start(void)
     memset(&api, 0, sizeof(api));
     pthread_mutex_init(&api.mu, NULL);
     api.spec = 3;
+    api.up_b = "1";
     api.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
                              on_req, &api, MHD_OPTION_NOTIFY_COMPLETED, on_done,
                              NULL, MHD_OPTION_END);
@@ -360,7 +371,7 @@ START_TEST(test_prometheus_source_http)
     src = scl_source_new(&c);
     scl_source_collect(src, 0, (double)time(NULL), NULL, NULL);
     scl_source_snapshot(src, 3, &s, &v);
-    ck_assert_int_eq(v.valid, 1);
+    ck_assert_msg(v.valid == 1, "held: %s", v.msg);
     ck_assert_int_eq(s.ready, 2);
     ck_assert_int_eq(s.pending, 1);
     ck_assert_double_eq(s.num_running, 5); /* 2 + 3 */
