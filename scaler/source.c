@@ -594,11 +594,11 @@ static int cmp_rep(const void *a, const void *b)
 
 /* Scrape: windows against the ring, then push this observation. A
  * replica's window reaches back to its oldest observation from which no
- * counter went down; a reset (a restart) ends it there, so the interval
- * holding the reset is skipped rather than read as a negative or a
- * from-zero increase (Prometheus' rate() assumes a reset to zero; the
- * scaler, which sees one value per interval, cannot tell how far the
- * counter went before it). */
+ * counter went down (rounds it is missing from are skipped over); a reset (a
+ * restart) ends it there, so the interval holding the reset is skipped rather
+ * than read as a negative or a from-zero increase (Prometheus' rate() assumes a
+ * reset to zero; the scaler, which sees one value per interval, cannot tell how
+ * far the counter went before it). */
 static void end_scrape(struct scl_source *src)
 {
     struct ring_ent *slot;
@@ -621,7 +621,7 @@ static void end_scrape(struct scl_source *src)
                 &src->ring[(src->head - k + src->slots) % src->slots];
             const struct pol_window *w = ring_find(e, r->key);
             if (w == NULL)
-                break;
+                continue; /* a round it was missing from: skipped over */
             if (win_reset(newer, w)) {
                 reset = 1;
                 break;
