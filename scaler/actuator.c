@@ -2,7 +2,9 @@
 #include "scaler/actuator.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <json-c/json.h>
+#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +66,31 @@ int scl_sleep(double seconds, const volatile sig_atomic_t *stop)
     }
 }
 
+/* Appends s to url percent-escaped as one path segment (RFC 3986:
+ * unreserved bytes stay, every other byte is %XX). The configuration
+ * already refuses names that are not DNS-1123; this keeps the path one
+ * segment whatever reaches it. Caller frees the result. */
+static char *path_segment(const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n = strlen(s);
+    char *o = xmalloc(3 * n + 1), *p = o;
+
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+            (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '~' ||
+            (*c == '.' && strcmp(s, ".") != 0 && strcmp(s, "..") != 0)) {
+            *p++ = (char)*c;
+        } else {
+            *p++ = '%';
+            *p++ = hex[*c >> 4];
+            *p++ = hex[*c & 15];
+        }
+    }
+    *p = '\0';
+    return o;
+}
+
 struct scl_actuator *scl_actuator_new(const struct scl_config *c, int dry_run,
                                       const volatile sig_atomic_t *stop)
 {
@@ -78,11 +105,15 @@ struct scl_actuator *scl_actuator_new(const struct scl_config *c, int dry_run,
         struct scl_http_opts o = {c->http_timeout_s, c->ca_file,
                                   c->insecure_skip_tls_verify, NULL};
         size_t n = strlen(c->api_server);
+        char *ns = path_segment(c->k8s_namespace);
+        char *dep = path_segment(c->deployment);
         a->http = scl_http_new(&o);
         a->url =
             xasprintf("%.*s/apis/apps/v1/namespaces/%s/deployments/%s/scale",
                       (int)(n > 0 && c->api_server[n - 1] == '/' ? n - 1 : n),
-                      c->api_server, c->k8s_namespace, c->deployment);
+                      c->api_server, ns, dep);
+        free(ns);
+        free(dep);
     }
     return a;
 }
@@ -135,19 +166,39 @@ static int load_token(struct scl_actuator *a, char *err, size_t errlen)
     return 0;
 }
 
-static int get_int_at(json_object *o, const char *a, const char *b, int *out)
+/* o.a.b as a replica count: a JSON integer in [0, SCL_REPLICAS_LIMIT],
+ * 0 when b is omitted (Kubernetes omits zero values). Returns 0, or -1
+ * when o.a is missing or o.a.b is not such an integer (a double, a
+ * string, negative, huge: json-c saturates beyond int64, and the limit
+ * refuses that too), with what was found in why. */
+static int get_replicas_at(json_object *o, const char *a, const char *b,
+                           int *out, char *why, size_t whylen)
 {
     json_object *x, *y;
+    int64_t v;
 
-    if (!json_object_object_get_ex(o, a, &x))
+    if (!json_object_object_get_ex(o, a, &x) ||
+        !json_object_is_type(x, json_type_object)) {
+        snprintf(why, whylen, "no %s", a);
         return -1;
+    }
     if (!json_object_object_get_ex(x, b, &y)) {
         *out = 0; /* omitted zero values */
         return 0;
     }
-    if (!json_object_is_type(y, json_type_int))
+    if (!json_object_is_type(y, json_type_int)) {
+        snprintf(why, whylen, "%s.%s is not an integer: %.40s", a, b,
+                 json_object_to_json_string_ext(y, JSON_C_TO_STRING_PLAIN));
         return -1;
-    *out = json_object_get_int(y);
+    }
+    v = json_object_get_int64(y);
+    if (v < 0 || v > SCL_REPLICAS_LIMIT) {
+        snprintf(why, whylen, "%s.%s %.40s out of range [0, %d]", a, b,
+                 json_object_to_json_string_ext(y, JSON_C_TO_STRING_PLAIN),
+                 SCL_REPLICAS_LIMIT);
+        return -1;
+    }
+    *out = (int)v;
     return 0;
 }
 
@@ -164,7 +215,7 @@ static void excerpt(const char *body, char *out, size_t n)
 static int k8s_get(struct scl_actuator *a, int *spec, int *status,
                    long *http_status, char *err, size_t errlen)
 {
-    char *body;
+    char *body, why[128];
     size_t len;
     json_object *root;
     int rc;
@@ -185,14 +236,27 @@ static int k8s_get(struct scl_actuator *a, int *spec, int *status,
     root = json_tokener_parse(body);
     free(body);
     *status = -1;
-    if (root == NULL || get_int_at(root, "spec", "replicas", spec) != 0) {
-        snprintf(err, errlen, "GET %s: not a Scale object (no spec.replicas)",
-                 a->url);
-        json_object_put(root);
-        return SIM_EIO;
+    if (root == NULL) {
+        snprintf(err, errlen, "GET %s: not a Scale object (not JSON)", a->url);
+        return SIM_EINVAL;
     }
-    if (get_int_at(root, "status", "replicas", status) != 0)
-        *status = -1;
+    if (get_replicas_at(root, "spec", "replicas", spec, why, sizeof(why)) !=
+        0) {
+        snprintf(err, errlen, "GET %s: not a usable Scale object: %s", a->url,
+                 why);
+        json_object_put(root);
+        return SIM_EINVAL;
+    }
+    /* status is the controller's and may lag or be absent; an impossible
+     * one says the answer cannot be trusted either. */
+    if (json_object_object_get_ex(root, "status", NULL) &&
+        get_replicas_at(root, "status", "replicas", status, why, sizeof(why)) !=
+            0) {
+        snprintf(err, errlen, "GET %s: not a usable Scale object: %s", a->url,
+                 why);
+        json_object_put(root);
+        return SIM_EINVAL;
+    }
     json_object_put(root);
     return 0;
 }
@@ -226,7 +290,7 @@ static int k8s_once(struct scl_actuator *a, int n, struct scl_act_result *r,
 
     r->attempts++;
     rc = k8s_get(a, &spec, &status, &hs, err, errlen);
-    r->last_status = hs;
+    r->last_status = rc == SIM_EINVAL ? 422 : hs; /* an answer: no retry */
     if (rc != 0)
         return rc;
     if (spec == n)
@@ -295,10 +359,14 @@ static int exec_once(struct scl_actuator *a, int n, struct scl_act_result *r,
         return SIM_EIO;
     }
     if (pid == 0) {
+        /* Its own process group, so that a time-out ends everything it
+         * started, not only itself. */
+        setpgid(0, 0);
         execvp(argv[0], argv);
         fprintf(stderr, "dsec-scaler: exec %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
+    setpgid(pid, pid); /* also here: whichever runs first, no race */
     for (int i = 0; i < c->ncommand; i++)
         free(argv[i]);
     free(argv);
@@ -311,11 +379,13 @@ static int exec_once(struct scl_actuator *a, int n, struct scl_act_result *r,
             return SIM_EIO;
         }
         if (waited >= c->exec_timeout_s) {
-            kill(pid, SIGTERM);
-            if (scl_sleep(1, NULL) == 0 && waitpid(pid, &st, WNOHANG) != pid) {
-                kill(pid, SIGKILL);
-                waitpid(pid, &st, 0);
-            }
+            /* The whole group: a shell's children outlive a shell killed
+             * alone. SIGKILL follows 1 s later for any that remain, even
+             * when the leader itself has exited. */
+            kill(-pid, SIGTERM);
+            scl_sleep(1, NULL);
+            kill(-pid, SIGKILL);
+            waitpid(pid, &st, 0);
             snprintf(err, errlen, "command %s timed out after %g s",
                      c->command[0], c->exec_timeout_s);
             r->last_status = -1;
@@ -350,6 +420,16 @@ int scl_actuator_apply(struct scl_actuator *a, int n, struct scl_act_result *r,
     if (r == NULL)
         r = &local;
     memset(r, 0, sizeof(*r));
+    /* The last line of defence: whatever the inputs said, no size outside
+     * the configured bounds is ever sent. */
+    if (n < a->c->min_replicas || n > a->c->max_replicas) {
+        snprintf(err, errlen,
+                 "refusing to set %d replicas: outside [min_replicas %d, "
+                 "max_replicas %d]",
+                 n, a->c->min_replicas, a->c->max_replicas);
+        r->errors = 1;
+        return SIM_EINVAL;
+    }
     if (a->c->actuator == SCL_ACT_LOG ||
         (a->dry_run && a->c->actuator == SCL_ACT_EXEC)) {
         a->last = n;

@@ -36,16 +36,22 @@ struct scl_actuator *scl_actuator_new(const struct scl_config *c, int dry_run,
 void scl_actuator_free(struct scl_actuator *a);
 
 /* Reads the current size: spec.replicas and status.replicas of the scale
- * subresource (kubernetes; one attempt), or the last size applied, -1
- * before any (exec, log). Returns 0, or SIM_EIO with err. */
+ * subresource (kubernetes; one attempt; status -1 when absent), or the
+ * last size applied, -1 before any (exec, log). Returns 0; SIM_EIO with
+ * err when no answer came (transport, HTTP status); SIM_EINVAL with err
+ * when the answer is not a usable Scale: not JSON, or a replicas field
+ * that is not a JSON integer in [0, SCL_REPLICAS_LIMIT]. */
 int scl_actuator_read(struct scl_actuator *a, int *spec, int *status, char *err,
                       size_t errlen);
 
 /* Sets the size to n: kubernetes reads the scale and patches only when
- * spec.replicas differs; exec runs the command. Retries failures
- * (transport errors, HTTP 5xx and 429, non-zero exits) up to
- * c->max_attempts with backoff. Returns 0, or SIM_EIO with err (the last
- * failure); r (may be NULL) says what happened. */
+ * spec.replicas differs; exec runs the command in its own process group,
+ * the whole group killed on time-out. Retries failures (transport errors,
+ * HTTP 5xx and 429, non-zero exits) up to c->max_attempts with backoff.
+ * Returns 0, SIM_EINVAL without acting when n lies outside
+ * [c->min_replicas, c->max_replicas] or the scale read is not usable, or
+ * SIM_EIO with err (the last failure); r (may be NULL) says what
+ * happened. */
 int scl_actuator_apply(struct scl_actuator *a, int n, struct scl_act_result *r,
                        char *err, size_t errlen);
 

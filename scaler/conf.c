@@ -153,6 +153,7 @@ static const struct sim_param query_rows[] = {
     STRING("itl_buckets", NULL, "", C(queries[SCL_Q_ITL_BUCKETS])),
     STRING("itl_sum", NULL, "", C(queries[SCL_Q_ITL_SUM])),
     STRING("scrape_time", NULL, "", C(queries[SCL_Q_SCRAPE_TIME])),
+    STRING("targets_up", NULL, "", C(queries[SCL_Q_TARGETS_UP])),
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 _Static_assert(sizeof(query_rows) / sizeof(query_rows[0]) == SCL_Q_N + 1,
@@ -188,7 +189,14 @@ static const struct sim_param metrics_rows[] = {
      "metric family overrides, by family key", 0, NULL, name_rows},
     {"targets", SIM_PT_LIST, SIM_U_NONE, NOMIN, SIM_PARAM_LIST_MAX, 0, NULL,
      "/metrics URLs of source scrape", C(targets), NULL, string_rows},
-    SECONDS("timeout_s", GT, "5s", "per HTTP request", http_timeout_s),
+    {"timeout_s", SIM_PT_DOUBLE, SIM_U_SECONDS, SCL_TIMEOUT_MIN_S, YEAR_S, 0,
+     "5s", "per HTTP request", C(http_timeout_s), NULL, NULL},
+    SECONDS("max_clock_skew_s", 0, "5s",
+            "a sample time further ahead of this clock is invalid",
+            max_clock_skew_s),
+    {"min_reporting_share", SIM_PT_DOUBLE, SIM_U_NONE, 0, 1, GT, "1",
+     "share of scrape targets that must answer, else hold",
+     C(min_reporting_share), NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -210,8 +218,9 @@ static const struct sim_param actuator_rows[] = {
     {"command", SIM_PT_LIST, SIM_U_NONE, NOMIN, SIM_PARAM_LIST_MAX, 0, NULL,
      "kind exec: program and arguments, {replicas} substituted", C(command),
      NULL, string_rows},
-    SECONDS("timeout_s", GT, "60s", "kind exec: longest run of the command",
-            exec_timeout_s),
+    {"timeout_s", SIM_PT_DOUBLE, SIM_U_SECONDS, SCL_TIMEOUT_MIN_S, YEAR_S, 0,
+     "60s", "kind exec: longest run of the command", C(exec_timeout_s), NULL,
+     NULL},
     SECONDS("backoff_initial_s", GT, "1s", "first retry delay",
             backoff_initial_s),
     SECONDS("backoff_max_s", GT, "60s", "cap of the doubling delay",
@@ -229,10 +238,10 @@ static const struct sim_param root_rows[] = {
             window_s),
     SECONDS("stale_after_s", GT, "45s", "newest sample older than this: hold",
             stale_after_s),
-    {"min_replicas", SIM_PT_INT, SIM_U_NONE, 0, 100000, 0, "1",
+    {"min_replicas", SIM_PT_INT, SIM_U_NONE, 0, SCL_REPLICAS_LIMIT, 0, "1",
      "fewest replicas", C(min_replicas), NULL, NULL},
-    {"max_replicas", SIM_PT_INT, SIM_U_NONE, 1, 100000, SIM_PF_REQUIRED, NULL,
-     "most replicas", C(max_replicas), NULL, NULL},
+    {"max_replicas", SIM_PT_INT, SIM_U_NONE, 1, SCL_REPLICAS_LIMIT,
+     SIM_PF_REQUIRED, NULL, "most replicas", C(max_replicas), NULL, NULL},
     {"gpus_per_replica", SIM_PT_INT, SIM_U_NONE, 1, 4096, 0, "1",
      "GPUs of one replica", C(gpus_per_replica), NULL, NULL},
     {"target_latency_ms", SIM_PT_DOUBLE, SIM_U_MILLISECONDS, 0, NOMAX, GT, NULL,
@@ -379,6 +388,66 @@ static void check_metrics(struct loader *x)
                        "such as '{job=\"vllm\"}'");
 }
 
+/* Is s a DNS-1123 label (RFC 1123, as Kubernetes checks a namespace):
+ * 1 to 63 of [a-z0-9-], starting and ending with [a-z0-9]? */
+static int dns_label_ok(const char *s, size_t n)
+{
+    if (n == 0 || n > 63 || s[0] == '-' || s[n - 1] == '-')
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
+              s[i] == '-'))
+            return 0;
+    return 1;
+}
+
+/* Is s a DNS-1123 subdomain (a Deployment's name): at most 253 bytes of
+ * DNS-1123 labels joined by '.'? Neither '/', '?', '%' nor ".." passes,
+ * so the name is one path segment of the API URL. */
+static int dns_subdomain_ok(const char *s)
+{
+    size_t n = strlen(s);
+
+    if (n == 0 || n > 253)
+        return 0;
+    for (;;) {
+        const char *dot = strchr(s, '.');
+        size_t k = dot ? (size_t)(dot - s) : strlen(s);
+        if (!dns_label_ok(s, k))
+            return 0;
+        if (dot == NULL)
+            return 1;
+        s = dot + 1;
+    }
+}
+
+/* actuator.namespace and actuator.deployment are Kubernetes names: they
+ * become path segments of the scale URL and must not be able to leave
+ * them. */
+static void check_k8s_names(struct loader *x)
+{
+    const struct scl_config *c = &x->f.c;
+    const struct sim_yaml_seen *ns = sim_yaml_seen(&x->y, "actuator.namespace");
+    const struct sim_yaml_seen *dp =
+        sim_yaml_seen(&x->y, "actuator.deployment");
+
+    if (ns != NULL && c->k8s_namespace != NULL &&
+        !dns_label_ok(c->k8s_namespace, strlen(c->k8s_namespace)))
+        sim_yaml_error(&x->y, ns->vline, ns->vcol,
+                       "actuator.namespace: '%s' is not a Kubernetes "
+                       "namespace name (DNS-1123 label: 1 to 63 of a-z, "
+                       "0-9 and '-', starting and ending with a letter or "
+                       "digit)",
+                       c->k8s_namespace);
+    if (dp != NULL && c->deployment != NULL && !dns_subdomain_ok(c->deployment))
+        sim_yaml_error(&x->y, dp->vline, dp->vcol,
+                       "actuator.deployment: '%s' is not a Kubernetes "
+                       "object name (DNS-1123 subdomain: at most 253 of "
+                       "a-z, 0-9, '-' and '.', each dot-separated part "
+                       "starting and ending with a letter or digit)",
+                       c->deployment);
+}
+
 /* actuator: what each kind needs, reported at the section's mapping. */
 static void check_actuator(struct loader *x, int line, int col)
 {
@@ -389,6 +458,7 @@ static void check_actuator(struct loader *x, int line, int col)
             sim_yaml_error(&x->y, line, col,
                            "actuator.deployment: required for kind "
                            "kubernetes");
+        check_k8s_names(x);
     } else if (c->actuator == SCL_ACT_EXEC) {
         int has = 0;
         if (c->ncommand == 0)
@@ -463,10 +533,22 @@ static void finish(struct loader *x)
     if (!isnan(x->f.target_ttft_ms))
         c->target_ttft_s = x->f.target_ttft_ms / 1e3;
     c->guard.interval_s = c->interval_s;
-    if (c->window_s < c->interval_s)
+    if (c->window_s < c->interval_s) {
         sim_yaml_error(&x->y, line, col,
                        "window_s: %g is shorter than interval_s %g",
                        c->window_s, c->interval_s);
+    } else if (c->source == SCL_SRC_SCRAPE &&
+               c->window_s / c->interval_s + 1 > SCL_RING_MAX) {
+        /* The scrape ring holds one observation per interval over the
+         * window; a longer window is refused, never silently cut. */
+        const struct sim_yaml_seen *w = sim_yaml_seen(&x->y, "window_s");
+        sim_yaml_error(&x->y, w ? w->vline : line, w ? w->vcol : col,
+                       "window_s: %g over interval_s %g needs %.0f "
+                       "observations; at most %d are kept (lengthen "
+                       "interval_s or shorten window_s)",
+                       c->window_s, c->interval_s,
+                       floor(c->window_s / c->interval_s) + 1, SCL_RING_MAX);
+    }
 }
 
 /* Frees what the loader holds beside the configuration. */

@@ -67,6 +67,7 @@ enum scl_query {
     SCL_Q_ITL_BUCKETS,
     SCL_Q_ITL_SUM,
     SCL_Q_SCRAPE_TIME,
+    SCL_Q_TARGETS_UP, /* Prometheus' up: scrape targets answering (1/0) */
     SCL_Q_N,
 };
 
@@ -97,6 +98,8 @@ struct scl_config {
     char **targets;         /* owned scrape URLs */
     int ntargets;
     double http_timeout_s;
+    double max_clock_skew_s;    /* sample time further ahead: invalid */
+    double min_reporting_share; /* of targets answering, else hold */
 
     int actuator; /* enum scl_actuator_kind */
     char *api_server;
@@ -114,6 +117,18 @@ struct scl_config {
 
     char *listen; /* "host:port" or "" (disabled) */
 };
+
+/* Most observations the scrape ring keeps (window_s / interval_s + 1):
+ * a longer window is refused at load rather than silently shortened. */
+#define SCL_RING_MAX 1024
+
+/* Largest max_replicas, and the largest size read from the scale
+ * subresource that is taken as an answer (more is a hold). */
+#define SCL_REPLICAS_LIMIT 100000
+
+/* Shortest HTTP or command time-out, in seconds: libcurl reads a
+ * time-out of 0 ms as none. */
+#define SCL_TIMEOUT_MIN_S 0.001
 
 /* Reads path into out (zeroed first, defaults applied). Returns 0, or
  * SIM_EIO (unreadable or larger than 16 MiB), SIM_EPARSE (YAML syntax) or

@@ -9,7 +9,8 @@ scaler_libscaler_la_SOURCES = scaler/conf.h scaler/conf.c \
 	scaler/expo.h scaler/expo.c scaler/http.h scaler/http.c \
 	scaler/promapi.h scaler/promapi.c scaler/source.h scaler/source.c \
 	scaler/actuator.h scaler/actuator.c scaler/decide.h scaler/decide.c \
-	scaler/log.h scaler/log.c scaler/serve.h scaler/serve.c
+	scaler/log.h scaler/log.c scaler/serve.h scaler/serve.c \
+	scaler/step.h scaler/step.c
 scaler_libscaler_la_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(MHD_CFLAGS)
 
 SCALER_LIBS = scaler/libscaler.la models/libmodels.la sim/libsim.la \
@@ -40,6 +41,11 @@ TESTS += tests/check_scaler_same
 tests_check_scaler_same_SOURCES = tests/check_scaler_same.c
 tests_check_scaler_same_CFLAGS = $(SCALER_TEST_CFLAGS)
 tests_check_scaler_same_LDADD = $(SCALER_TEST_LIBS)
+check_PROGRAMS += tests/check_scaler_hostile
+TESTS += tests/check_scaler_hostile
+tests_check_scaler_hostile_SOURCES = tests/check_scaler_hostile.c
+tests_check_scaler_hostile_CFLAGS = $(SCALER_TEST_CFLAGS)
+tests_check_scaler_hostile_LDADD = $(SCALER_TEST_LIBS)
 TESTS += tests/e2e-scaler-cli.sh
 EXTRA_DIST += tests/e2e-scaler-cli.sh
 EXTRA_DIST += contrib

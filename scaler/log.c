@@ -18,23 +18,42 @@ static void timestamp(char *buf, size_t n)
              ts.tv_nsec / 1000000);
 }
 
+/* Does v hold a byte that a terminal or a log reader would act on? */
+static int has_control(const char *v)
+{
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return 1;
+    return 0;
+}
+
+/* A logfmt value: quoted when it holds a space, quote, '=', backslash or
+ * control byte; inside quotes '"' and '\\' are escaped, \n \r \t keep
+ * their names and every other control byte (ESC, NUL is impossible) is
+ * written \xNN, so that text from outside (an API error body) can
+ * neither forge a line nor drive a terminal. */
 static void put_text(FILE *fp, const char *v)
 {
-    int quote = v[0] == '\0' || strpbrk(v, " \"=\t\n\\") != NULL;
+    int quote = v[0] == '\0' || strpbrk(v, " \"=\\") != NULL || has_control(v);
 
     if (!quote) {
         fputs(v, fp);
         return;
     }
     fputc('"', fp);
-    for (; *v; v++) {
-        if (*v == '"' || *v == '\\')
-            fputc('\\', fp);
-        if (*v == '\n') {
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(fp, "\\%c", *p);
+        else if (*p == '\n')
             fputs("\\n", fp);
-            continue;
-        }
-        fputc(*v, fp);
+        else if (*p == '\r')
+            fputs("\\r", fp);
+        else if (*p == '\t')
+            fputs("\\t", fp);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(fp, "\\x%02x", *p);
+        else
+            fputc(*p, fp);
     }
     fputc('"', fp);
 }

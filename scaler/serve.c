@@ -21,7 +21,7 @@ typedef enum MHD_Result mhd_result;
 
 static const char *const action_names[SCL_ACTION_N] = {"up", "down", "hold"};
 static const char *const holdx_names[SCL_HOLDX_N - SCL_HOLD_N] = {
-    "policy_hold", "cooldown", "actuator_unreachable"};
+    "policy_hold", "cooldown", "actuator_unreachable", "actuator_invalid"};
 static const char *const error_names[SCL_ERR_N] = {"metrics", "actuator"};
 
 void scl_stats_init(struct scl_stats *s, double interval_s)
@@ -210,7 +210,10 @@ struct scl_server *scl_server_start(const char *listen, struct scl_stats *s,
     long port;
     char *end;
     struct scl_server *srv;
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+    /* epoll or poll (MHD_USE_AUTO): select() would cap the descriptors at
+     * FD_SETSIZE below the connection limit. */
+    unsigned flags =
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
 
     memset(&ss, 0, sizeof(ss));
     if (colon == NULL || (size_t)(colon - listen) >= sizeof(host)) {
@@ -249,10 +252,16 @@ struct scl_server *scl_server_start(const char *listen, struct scl_stats *s,
     }
     srv = xcalloc(1, sizeof(*srv));
     srv->s = s;
-    srv->d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request,
-                              srv, MHD_OPTION_SOCK_ADDR, &ss,
-                              MHD_OPTION_CONNECTION_TIMEOUT, 10u,
-                              MHD_OPTION_CONNECTION_LIMIT, 32u, MHD_OPTION_END);
+    /* Idle clients must never lock the probe out: a connection idle for
+     * SCL_SERVE_IDLE_S is closed, one address holds at most
+     * SCL_SERVE_PER_IP connections, and the total is far above what a
+     * kubelet and a Prometheus need together. */
+    srv->d = MHD_start_daemon(
+        flags, (uint16_t)port, NULL, NULL, on_request, srv,
+        MHD_OPTION_SOCK_ADDR, &ss, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)SCL_SERVE_IDLE_S, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)SCL_SERVE_MAX_CONN, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned)SCL_SERVE_PER_IP, MHD_OPTION_END);
     if (srv->d == NULL) {
         snprintf(err, errlen, "listen: cannot serve on %s (port in use?)",
                  listen);

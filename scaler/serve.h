@@ -24,6 +24,7 @@ enum scl_hold_extra {
     SCL_HOLDX_POLICY = SCL_HOLD_N, /* the policy asked to hold */
     SCL_HOLDX_COOLDOWN,            /* a cooldown of the guard */
     SCL_HOLDX_ACTUATOR,            /* the current size could not be read */
+    SCL_HOLDX_ACTUATOR_INVALID,    /* the scale read is not usable */
     SCL_HOLDX_N,
 };
 
@@ -61,6 +62,12 @@ void scl_stats_fini(struct scl_stats *s);
 char *scl_stats_render(struct scl_stats *s);
 
 struct scl_server;
+
+/* The server's limits: seconds before an idle connection is closed,
+ * connections from one address, connections in all. */
+#define SCL_SERVE_IDLE_S 3
+#define SCL_SERVE_PER_IP 32
+#define SCL_SERVE_MAX_CONN 512
 
 /* Serves s (borrowed; must outlive the server) on listen ("host:port",
  * IPv4 or [IPv6]). Returns NULL with err filled when the address is bad

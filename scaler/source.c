@@ -13,8 +13,17 @@
 
 /* Most distinct bucket bounds kept per histogram and replica. */
 #define MAX_LE 64
-/* Ring slots, as the simulator's CL_WIN_MAX. */
-#define RING_MAX 64
+/* Largest plausible value per replica of a gauge of requests (running,
+ * waiting): above it the value is taken as garbage, not load. */
+#define GAUGE_MAX 1e6
+/* Largest plausible counter or histogram count: 2^53, beyond which a
+ * double no longer counts by one. */
+#define COUNT_MAX 9007199254740992.0
+/* Largest plausible KV capacity of one replica, in tokens. */
+#define KV_TOKENS_MAX 1e12
+/* More replicas reporting than this many times max(max_replicas, the
+ * current size) is a hold: they cannot all be this Deployment's. */
+#define TOO_MANY_FACTOR 2
 /* Most replicas remembered (first-seen times); growth is bounded. */
 #define SEEN_MAX 4096
 
@@ -62,14 +71,20 @@ struct seen {
 struct scl_source {
     const struct scl_config *c;
     struct scl_http *http;
-    struct ring_ent ring[RING_MAX];
+    struct ring_ent *ring; /* owned, slots entries */
     int head, nring, slots;
     struct rep *reps;
     int nreps, capreps;
     double now_s, wall_s;
     int failed, fed;
-    double newest_wall_s; /* PromQL scrape_time this round */
-    double last_ok_wall_s;
+    double newest_wall_s;  /* PromQL scrape_time this round, checked */
+    double last_ok_wall_s; /* newest good sample time (PromQL), messages */
+    double last_ok_now_s;  /* monotonic time of the last good scrape */
+    int nbad;              /* impossible values this round */
+    char bad_msg[200];     /* the first of them */
+    int time_bad;          /* a sample time was not finite or ahead */
+    char time_msg[160];
+    int up_n, up_ok; /* PromQL targets_up: series, and those at 1 */
     struct seen *seen;
     int nseen;
     struct pol_window cluster;
@@ -78,7 +93,9 @@ struct scl_source {
 };
 
 static const char *const hold_names[SCL_HOLD_N] = {
-    "none", "source_error", "stale", "no_replicas", "warming_up"};
+    "none",          "source_error", "stale",
+    "no_replicas",   "warming_up",   "invalid_value",
+    "bad_timestamp", "partial",      "too_many_replicas"};
 
 const char *scl_hold_name(int h)
 {
@@ -93,12 +110,12 @@ struct scl_source *scl_source_new(const struct scl_config *c)
     src->c = c;
     src->http = scl_http_new(&o);
     /* The simulator's rule (models/cluster/orchestrator.c). */
-    src->slots = (int)(c->window_s / c->interval_s) + 1;
-    if (src->slots > RING_MAX)
-        src->slots = RING_MAX;
+    src->slots = (int)fmin(c->window_s / c->interval_s + 1, SCL_RING_MAX);
     if (src->slots < 2)
         src->slots = 2;
+    src->ring = xcalloc((size_t)src->slots, sizeof(*src->ring));
     src->last_ok_wall_s = NAN;
+    src->last_ok_now_s = NAN;
     src->newest_wall_s = NAN;
     return src;
 }
@@ -123,8 +140,9 @@ void scl_source_free(struct scl_source *src)
 {
     if (src == NULL)
         return;
-    for (int i = 0; i < RING_MAX; i++)
+    for (int i = 0; i < src->slots; i++)
         ring_ent_clear(&src->ring[i]);
+    free(src->ring);
     reps_clear(src);
     free(src->reps);
     for (int i = 0; i < src->nseen; i++)
@@ -143,6 +161,12 @@ void scl_source_begin(struct scl_source *src, double now_s, double wall_s)
     src->failed = 0;
     src->fed = 0;
     src->newest_wall_s = NAN;
+    src->nbad = 0;
+    src->bad_msg[0] = '\0';
+    src->time_bad = 0;
+    src->time_msg[0] = '\0';
+    src->up_n = 0;
+    src->up_ok = 0;
 }
 
 void scl_source_fail(struct scl_source *src)
@@ -237,12 +261,38 @@ static int is_hist(int f)
            f == SCL_M_ITL;
 }
 
-static void add_value(struct rep *r, int f, int part,
+static const char *const part_suffix[] = {"", "_bucket", "_sum", "_count"};
+
+/* Is v inside [lo, hi]? NaN is not. Otherwise counts the value as
+ * impossible and keeps the first such for the hold's message. */
+static int plausible(struct scl_source *src, const struct rep *r, int f,
+                     int part, double v, double lo, double hi)
+{
+    const char *name = src->c->names[f];
+
+    if (v >= lo && v <= hi)
+        return 1;
+    if (src->nbad++ == 0)
+        snprintf(src->bad_msg, sizeof(src->bad_msg),
+                 "impossible value %g of %s%s (expected %g to %g) for "
+                 "replica '%.60s'",
+                 v, name ? name : "?", part_suffix[part], lo, hi, r->key);
+    return 0;
+}
+
+static void add_value(struct scl_source *src, struct rep *r, int f, int part,
                       const struct scl_sample *s)
 {
     double v = s->value;
+    double hi = f == SCL_M_RUNNING || f == SCL_M_WAITING ? GAUGE_MAX
+                : f == SCL_M_KV_USAGE                    ? 1
+                : f == SCL_M_KV_CAPACITY                 ? KV_TOKENS_MAX
+                                                         : COUNT_MAX;
 
-    if (isnan(v))
+    /* NaN, infinities, negative and absurd values are not load: the round
+     * holds (docs/scaler.md, "What is a hold"). vLLM's cache_config_info
+     * is an info gauge whose value is 1; its labels are checked below. */
+    if (!plausible(src, r, f, part, v, 0, hi))
         return;
     if (is_hist(f)) {
         if (part == P_BUCKET)
@@ -271,6 +321,8 @@ static void add_value(struct rep *r, int f, int part,
         const char *bs = scl_sample_label(s, "block_size");
         const char *nb = scl_sample_label(s, "num_gpu_blocks");
         double cap = bs && nb ? strtod(bs, NULL) * strtod(nb, NULL) : v;
+        if (!plausible(src, r, f, part, cap, 0, KV_TOKENS_MAX))
+            break;
         if (isnan(r->kv_capacity) || cap > r->kv_capacity)
             r->kv_capacity = cap;
         break;
@@ -329,7 +381,8 @@ void scl_source_feed_scrape(struct scl_source *src, const char *target,
         int f = classify(src->c, e->v[i].name, &part);
         if (f < 0)
             continue;
-        add_value(rep_get(src, rep_key(target, &e->v[i])), f, part, &e->v[i]);
+        add_value(src, rep_get(src, rep_key(target, &e->v[i])), f, part,
+                  &e->v[i]);
     }
 }
 
@@ -355,21 +408,43 @@ void scl_source_feed_query(struct scl_source *src, int q,
         [SCL_Q_ITL_BUCKETS] = {SCL_M_ITL, P_BUCKET},
         [SCL_Q_ITL_SUM] = {SCL_M_ITL, P_SUM},
         [SCL_Q_SCRAPE_TIME] = {-1, P_VALUE},
+        [SCL_Q_TARGETS_UP] = {-1, P_VALUE},
     };
 
     if (q < 0 || q >= SCL_Q_N)
         return;
     src->fed++;
     for (int i = 0; i < e->n; i++) {
-        if (map[q].f < 0) {
-            double t = e->v[i].value;
-            if (!isnan(t) &&
-                (isnan(src->newest_wall_s) || t > src->newest_wall_s))
+        double t = e->v[i].value;
+        if (q == SCL_Q_SCRAPE_TIME) {
+            /* Judged per round against this clock: a time that is not
+             * finite, or ahead by more than the skew bound, is invalid
+             * and never remembered (it would hide staleness later). */
+            if (!isfinite(t) || t > src->wall_s + src->c->max_clock_skew_s) {
+                if (!src->time_bad++)
+                    snprintf(src->time_msg, sizeof(src->time_msg),
+                             isfinite(t)
+                                 ? "sample time %.0f s ahead of this clock "
+                                   "(max_clock_skew_s %g)"
+                                 : "sample time %g (max_clock_skew_s %g)",
+                             isfinite(t) ? t - src->wall_s : t,
+                             src->c->max_clock_skew_s);
+            } else if (isnan(src->newest_wall_s) || t > src->newest_wall_s) {
                 src->newest_wall_s = t;
+            }
             continue;
         }
-        add_value(rep_get(src, rep_key(NULL, &e->v[i])), map[q].f, map[q].part,
-                  &e->v[i]);
+        if (q == SCL_Q_TARGETS_UP) {
+            src->up_n++;
+            if (t == 1)
+                src->up_ok++;
+            else if (t != 0 && src->nbad++ == 0)
+                snprintf(src->bad_msg, sizeof(src->bad_msg),
+                         "impossible value %g of up (expected 0 or 1)", t);
+            continue;
+        }
+        add_value(src, rep_get(src, rep_key(NULL, &e->v[i])), map[q].f,
+                  map[q].part, &e->v[i]);
     }
 }
 
@@ -448,13 +523,6 @@ static void build_cum(struct rep *r)
     ph_from(&w->itl, POL_PH_ITL, &r->h[SCL_M_ITL]);
 }
 
-static double dsub(double a, double b)
-{
-    /* A counter that went down was reset (a restart): count from 0, as
-     * rate() does. */
-    return a >= b ? a - b : a;
-}
-
 static int ph_reset(const struct pol_ph *a, const struct pol_ph *b)
 {
     if (a->count < b->count)
@@ -465,6 +533,19 @@ static int ph_reset(const struct pol_ph *a, const struct pol_ph *b)
     return 0;
 }
 
+/* Did a counter go down from b (older) to a (newer): a restart? */
+static int win_reset(const struct pol_window *a, const struct pol_window *b)
+{
+    return a->arrivals < b->arrivals ||
+           a->arrival_prompt_tokens < b->arrival_prompt_tokens ||
+           a->arrival_output_tokens < b->arrival_output_tokens ||
+           a->completed < b->completed || a->prompt_tokens < b->prompt_tokens ||
+           a->output_tokens < b->output_tokens ||
+           ph_reset(&a->ttft, &b->ttft) || ph_reset(&a->itl, &b->itl);
+}
+
+/* out = a - b, for b older than a with no reset between them (callers
+ * check win_reset()), so every difference is >= 0. */
 static void win_sub(struct pol_window *out, const struct pol_window *a,
                     const struct pol_window *b)
 {
@@ -472,22 +553,16 @@ static void win_sub(struct pol_window *out, const struct pol_window *a,
 
     pol_window_init(out);
     out->span_s = span;
-    out->arrivals = dsub(a->arrivals, b->arrivals);
+    out->arrivals = a->arrivals - b->arrivals;
     out->arrival_prompt_tokens =
-        dsub(a->arrival_prompt_tokens, b->arrival_prompt_tokens);
+        a->arrival_prompt_tokens - b->arrival_prompt_tokens;
     out->arrival_output_tokens =
-        dsub(a->arrival_output_tokens, b->arrival_output_tokens);
-    out->completed = dsub(a->completed, b->completed);
-    out->prompt_tokens = dsub(a->prompt_tokens, b->prompt_tokens);
-    out->output_tokens = dsub(a->output_tokens, b->output_tokens);
-    if (ph_reset(&a->ttft, &b->ttft))
-        out->ttft = a->ttft;
-    else
-        pol_ph_delta(&out->ttft, &a->ttft, &b->ttft);
-    if (ph_reset(&a->itl, &b->itl))
-        out->itl = a->itl;
-    else
-        pol_ph_delta(&out->itl, &a->itl, &b->itl);
+        a->arrival_output_tokens - b->arrival_output_tokens;
+    out->completed = a->completed - b->completed;
+    out->prompt_tokens = a->prompt_tokens - b->prompt_tokens;
+    out->output_tokens = a->output_tokens - b->output_tokens;
+    pol_ph_delta(&out->ttft, &a->ttft, &b->ttft);
+    pol_ph_delta(&out->itl, &a->itl, &b->itl);
 }
 
 static const struct pol_window *ring_find(const struct ring_ent *e,
@@ -517,7 +592,13 @@ static int cmp_rep(const void *a, const void *b)
     return strcmp(((const struct rep *)a)->key, ((const struct rep *)b)->key);
 }
 
-/* Scrape: windows against the ring, then push this observation. */
+/* Scrape: windows against the ring, then push this observation. A
+ * replica's window reaches back to its oldest observation from which no
+ * counter went down (rounds it is missing from are skipped over); a reset (a
+ * restart) ends it there, so the interval holding the reset is skipped rather
+ * than read as a negative or a from-zero increase (Prometheus' rate() assumes a
+ * reset to zero; the scaler, which sees one value per interval, cannot tell how
+ * far the counter went before it). */
 static void end_scrape(struct scl_source *src)
 {
     struct ring_ent *slot;
@@ -529,31 +610,38 @@ static void end_scrape(struct scl_source *src)
     src->cluster.span_s = oldest ? src->now_s - oldest->at_s : 0;
     for (int i = 0; i < src->nreps; i++) {
         struct rep *r = &src->reps[i];
-        const struct pol_window *old = NULL;
-        double at = 0, fs = first_seen(src, r->key);
-        struct pol_window cw;
+        const struct pol_window *old = NULL, *newer = &r->cum;
+        const struct ring_ent *from = NULL;
+        double fs = first_seen(src, r->key);
+        int reset = 0;
 
         pol_window_init(&r->win);
-        for (int k = src->nring; k >= 1 && old == NULL; k--) {
+        for (int k = 1; k <= src->nring; k++) {
             const struct ring_ent *e =
                 &src->ring[(src->head - k + src->slots) % src->slots];
-            old = ring_find(e, r->key);
-            at = e->at_s;
+            const struct pol_window *w = ring_find(e, r->key);
+            if (w == NULL)
+                continue; /* a round it was missing from: skipped over */
+            if (win_reset(newer, w)) {
+                reset = 1;
+                break;
+            }
+            old = w;
+            from = e;
+            newer = w;
         }
         if (old == NULL)
             continue; /* no window yet: span 0, as a new replica's */
-        r->win.span_s = src->now_s - at;
+        r->win.span_s = src->now_s - from->at_s;
         win_sub(&r->win, &r->cum, old);
         /* The cluster counts a replica that started after the oldest
-         * observation from zero, as the simulator's cluster counters do. */
-        if (oldest != NULL && ring_find(oldest, r->key) == NULL &&
-            fs > oldest->at_s) {
+         * observation from zero, as the simulator's cluster counters do;
+         * not one whose window a reset cut. */
+        if (!reset && from != oldest && ring_find(oldest, r->key) == NULL &&
+            fs > oldest->at_s)
             pol_window_add(&src->cluster, &r->cum);
-        } else {
-            pol_window_init(&cw);
-            win_sub(&cw, &r->cum, old);
-            pol_window_add(&src->cluster, &cw);
-        }
+        else
+            pol_window_add(&src->cluster, &r->win);
     }
     /* First observation of a replica new since the oldest one. */
     for (int i = 0; i < src->nreps && oldest != NULL; i++) {
@@ -591,7 +679,7 @@ void scl_source_end(struct scl_source *src)
     if (src->c->source == SCL_SRC_SCRAPE) {
         end_scrape(src);
         if (src->fed > 0)
-            src->last_ok_wall_s = src->wall_s;
+            src->last_ok_now_s = src->now_s;
         return;
     }
     pol_window_init(&src->cluster);
@@ -604,10 +692,95 @@ void scl_source_end(struct scl_source *src)
         r->win.span_s = src->c->window_s;
         pol_window_add(&src->cluster, &r->cum);
     }
-    if (!isnan(src->newest_wall_s) &&
-        (isnan(src->last_ok_wall_s) ||
-         src->newest_wall_s > src->last_ok_wall_s))
-        src->last_ok_wall_s = src->newest_wall_s;
+    /* Only a checked time (finite, at most max_clock_skew_s ahead), and
+     * never ahead of this clock: it serves the messages of later rounds
+     * that fail, never this round's staleness. */
+    if (!isnan(src->newest_wall_s))
+        src->last_ok_wall_s = fmin(src->newest_wall_s, src->wall_s);
+}
+
+/* The hold of the round, if any, in order of precedence; docs/scaler.md
+ * "What is a hold" lists them. n is the replicas reporting num_running. */
+static void hold_of(struct scl_source *src, int current, int n,
+                    struct scl_view *v)
+{
+    const struct scl_config *c = src->c;
+    int prom = c->source == SCL_SRC_PROMETHEUS;
+    /* Time since the last good round, for the messages of failed ones. */
+    double since = prom ? src->wall_s - src->last_ok_wall_s
+                        : src->now_s - src->last_ok_now_s;
+    /* This round's own age: the newest checked sample (PromQL) or 0 for a
+     * scrape that answered now. Never carried over from earlier rounds. */
+    double age = prom           ? src->wall_s - src->newest_wall_s
+                 : src->fed > 0 ? 0
+                                : since;
+    int expected = prom ? src->up_n : c->ntargets;
+    int answered = prom ? src->up_ok : src->fed;
+    int too_many = TOO_MANY_FACTOR *
+                   (current > c->max_replicas ? current : c->max_replicas);
+
+    v->age_s = isnan(age) ? since : age;
+    if (expected < answered)
+        expected = answered;
+    if (prom && src->failed > 0) {
+        if (!isnan(since) && since > c->stale_after_s) {
+            v->hold = SCL_HOLD_STALE;
+            snprintf(v->msg, sizeof(v->msg),
+                     "metrics stale for %.0f s (prometheus query failed)",
+                     since);
+        } else {
+            v->hold = SCL_HOLD_SOURCE_ERROR;
+            snprintf(v->msg, sizeof(v->msg), "prometheus query failed");
+        }
+    } else if (src->fed == 0) {
+        v->hold = isnan(since) ? SCL_HOLD_SOURCE_ERROR : SCL_HOLD_STALE;
+        if (isnan(since))
+            snprintf(v->msg, sizeof(v->msg), "no metrics: every target failed");
+        else
+            snprintf(v->msg, sizeof(v->msg),
+                     "metrics stale for %.0f s (every target failed)", since);
+    } else if (src->nbad > 0) {
+        v->hold = SCL_HOLD_INVALID;
+        if (src->nbad > 1)
+            snprintf(v->msg, sizeof(v->msg), "%s, and %d more", src->bad_msg,
+                     src->nbad - 1);
+        else
+            snprintf(v->msg, sizeof(v->msg), "%s", src->bad_msg);
+    } else if (src->time_bad > 0) {
+        v->hold = SCL_HOLD_BAD_TIME;
+        snprintf(v->msg, sizeof(v->msg), "%s", src->time_msg);
+    } else if (expected > 0 &&
+               answered < c->min_reporting_share * expected - 1e-9) {
+        v->hold = SCL_HOLD_PARTIAL;
+        snprintf(v->msg, sizeof(v->msg),
+                 "%d of %d %s answer (min_reporting_share %g)", answered,
+                 expected, prom ? "Prometheus targets" : "scrape targets",
+                 c->min_reporting_share);
+    } else if (n == 0) {
+        v->hold = isnan(since) ? SCL_HOLD_NO_REPLICAS : SCL_HOLD_STALE;
+        if (isnan(since))
+            snprintf(v->msg, sizeof(v->msg), "no replica reports metrics");
+        else
+            snprintf(v->msg, sizeof(v->msg),
+                     "metrics stale for %.0f s (no replica reports)", since);
+    } else if (!isnan(age) && age > c->stale_after_s) {
+        v->hold = SCL_HOLD_STALE;
+        snprintf(v->msg, sizeof(v->msg), "metrics stale for %.0f s", age);
+    } else if (prom && isnan(age)) {
+        v->hold = SCL_HOLD_NO_REPLICAS;
+        snprintf(v->msg, sizeof(v->msg),
+                 "no sample timestamp (scrape_time query empty)");
+    } else if (n > too_many) {
+        v->hold = SCL_HOLD_TOO_MANY;
+        snprintf(v->msg, sizeof(v->msg),
+                 "%d replicas report, more than %d x max(max_replicas %d, "
+                 "current %d)",
+                 n, TOO_MANY_FACTOR, c->max_replicas, current);
+    } else if (!(src->cluster.span_s > 0)) {
+        v->hold = SCL_HOLD_WARMING_UP;
+        snprintf(v->msg, sizeof(v->msg),
+                 "warming up: no window yet (first observation)");
+    }
 }
 
 void scl_source_snapshot(struct scl_source *src, int current,
@@ -641,8 +814,11 @@ void scl_source_snapshot(struct scl_source *src, int current,
     s->now_s = src->now_s;
     s->interval_s = c->interval_s;
     s->window_s = c->window_s;
-    s->ready = n;
-    s->pending = current > n ? current - n : 0;
+    /* The size is the scale subresource's when known: more replicas
+     * reporting (terminating, or series that are not replicas at all)
+     * never make it larger. */
+    s->ready = current >= 0 && n > current ? current : n;
+    s->pending = current > s->ready ? current - s->ready : 0;
     s->draining = 0;
     s->min_replicas = c->min_replicas;
     s->max_replicas = c->max_replicas;
@@ -666,48 +842,7 @@ void scl_source_snapshot(struct scl_source *src, int current,
 
     view.nready = n;
     view.sources_failed = src->failed;
-    view.age_s =
-        isnan(src->last_ok_wall_s) ? NAN : src->wall_s - src->last_ok_wall_s;
-    if (c->source == SCL_SRC_PROMETHEUS && src->failed > 0) {
-        if (!isnan(view.age_s) && view.age_s > c->stale_after_s) {
-            view.hold = SCL_HOLD_STALE;
-            snprintf(view.msg, sizeof(view.msg),
-                     "metrics stale for %.0f s (prometheus query failed)",
-                     view.age_s);
-        } else {
-            view.hold = SCL_HOLD_SOURCE_ERROR;
-            snprintf(view.msg, sizeof(view.msg), "prometheus query failed");
-        }
-    } else if (src->fed == 0) {
-        view.hold = isnan(view.age_s) ? SCL_HOLD_SOURCE_ERROR : SCL_HOLD_STALE;
-        if (isnan(view.age_s))
-            snprintf(view.msg, sizeof(view.msg),
-                     "no metrics: every target failed");
-        else
-            snprintf(view.msg, sizeof(view.msg),
-                     "metrics stale for %.0f s (every target failed)",
-                     view.age_s);
-    } else if (n == 0) {
-        view.hold = isnan(view.age_s) ? SCL_HOLD_NO_REPLICAS : SCL_HOLD_STALE;
-        if (isnan(view.age_s))
-            snprintf(view.msg, sizeof(view.msg), "no replica reports metrics");
-        else
-            snprintf(view.msg, sizeof(view.msg),
-                     "metrics stale for %.0f s (no replica reports)",
-                     view.age_s);
-    } else if (!isnan(view.age_s) && view.age_s > c->stale_after_s) {
-        view.hold = SCL_HOLD_STALE;
-        snprintf(view.msg, sizeof(view.msg), "metrics stale for %.0f s",
-                 view.age_s);
-    } else if (c->source == SCL_SRC_PROMETHEUS && isnan(view.age_s)) {
-        view.hold = SCL_HOLD_NO_REPLICAS;
-        snprintf(view.msg, sizeof(view.msg),
-                 "no sample timestamp (scrape_time query empty)");
-    } else if (!(src->cluster.span_s > 0)) {
-        view.hold = SCL_HOLD_WARMING_UP;
-        snprintf(view.msg, sizeof(view.msg),
-                 "warming up: no window yet (first observation)");
-    }
+    hold_of(src, current, n, &view);
     view.valid = view.hold == SCL_HOLD_NONE;
     s->metrics_valid = view.valid;
     if (v != NULL)
@@ -743,6 +878,7 @@ char *scl_query_text(const struct scl_config *c, int q)
         [SCL_Q_ITL_BUCKETS] = SCL_M_ITL,
         [SCL_Q_ITL_SUM] = SCL_M_ITL,
         [SCL_Q_SCRAPE_TIME] = SCL_M_RUNNING,
+        [SCL_Q_TARGETS_UP] = SCL_M_RUNNING,
     };
     const char *n, *sel = c->selector ? c->selector : "";
     char *w, *r;
@@ -786,6 +922,9 @@ char *scl_query_text(const struct scl_config *c, int q)
     case SCL_Q_ITL_BUCKETS:
         r = xasprintf("sum by (" BY ", le) (increase(%s_bucket%s[%s]))", n, sel,
                       w);
+        break;
+    case SCL_Q_TARGETS_UP:
+        r = xasprintf("up%s", sel);
         break;
     default: /* SCL_Q_SCRAPE_TIME */
         r = xasprintf("max(timestamp(%s%s))", n, sel);

@@ -6,9 +6,13 @@
  * window directly, and direct scrapes of /metrics, whose cumulative
  * counters go through a ring of past observations with the simulator's
  * window rule (window_s / interval_s + 1 slots; the window is the newest
- * observation minus the oldest held). A replica is a distinct value of the
- * labels replica, pod and instance (plus the target URL when scraping).
- * Collection is split in begin / feed / end so that tests can feed
+ * observation minus the oldest held; a counter that went down starts the
+ * replica's window after the reset). Every value is checked: NaN,
+ * infinite, negative or absurd values, sample times ahead of this clock,
+ * too few targets answering or too many replicas make the round a hold
+ * (enum scl_hold, docs/scaler.md "What is a hold"). A replica is a distinct
+ * value of the labels replica, pod and instance (plus the target URL when
+ * scraping). Collection is split in begin / feed / end so that tests can feed
  * recorded texts. Single-threaded.
  */
 #ifndef SCL_SOURCE_H
@@ -25,6 +29,10 @@ enum scl_hold {
     SCL_HOLD_STALE,        /* newest sample older than stale_after_s */
     SCL_HOLD_NO_REPLICAS,  /* no replica reports metrics */
     SCL_HOLD_WARMING_UP,   /* no window yet (scrape: first observation) */
+    SCL_HOLD_INVALID,      /* a value is NaN, infinite, negative or absurd */
+    SCL_HOLD_BAD_TIME,     /* sample time not finite or in the future */
+    SCL_HOLD_PARTIAL,      /* fewer targets answer than min_reporting_share */
+    SCL_HOLD_TOO_MANY,     /* more replicas report than can exist */
     SCL_HOLD_N,
 };
 
@@ -74,7 +82,11 @@ void scl_source_collect(struct scl_source *src, double now_s, double wall_s,
                         void *arg);
 
 /* Builds the snapshot of the last round into s. current is the size the
- * actuator reports (spec.replicas), or -1 when unknown (then ready).
+ * actuator reports (spec.replicas), or -1 when unknown. When known, it is
+ * the size: ready = min(replicas reporting, current) and pending =
+ * current - ready, so ready + pending (what the guard steps from) is
+ * current even when more replicas report; when unknown, ready is the
+ * replicas reporting and pending 0.
  * Replica and pool arrays are owned by src and valid until the next
  * round. v (may be NULL) receives what the round saw. */
 void scl_source_snapshot(struct scl_source *src, int current,

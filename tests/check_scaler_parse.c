@@ -274,6 +274,50 @@ START_TEST(test_config_errors)
 }
 END_TEST
 
+/* Issue #22 items 4 and 5: duplicate keys, time-outs under 1 ms, a share
+ * of 0, a negative skew, names that are not Kubernetes names and a
+ * window longer than the ring are refused with their positions. */
+START_TEST(test_config_hardening_errors)
+{
+    char *path = fixture("bad-names.yaml");
+    struct scl_config c;
+    struct sim_diag d;
+    static const char *const want[] = {
+        "bad-names.yaml:4:1: error: max_replicas: duplicate key",
+        "bad-names.yaml:8:14: error: metrics.timeout_s: 0.0001 out of range "
+        "[0.001, 3.1536e+07]",
+        "bad-names.yaml:9:24: error: metrics.min_reporting_share: 0 out of "
+        "range (0, 1]",
+        "bad-names.yaml:10:21: error: metrics.max_clock_skew_s: -1 out of "
+        "range [0, 3.1536e+07]",
+        "bad-names.yaml:13:14: error: actuator.namespace: 'Prod_NS' is not a "
+        "Kubernetes namespace name (DNS-1123 label: 1 to 63 of a-z, 0-9 and "
+        "'-', starting and ending with a letter or digit)",
+        "bad-names.yaml:14:15: error: actuator.deployment: '../secrets?x=1' "
+        "is not a Kubernetes object name (DNS-1123 subdomain: at most 253 of "
+        "a-z, 0-9, '-' and '.', each dot-separated part starting and ending "
+        "with a letter or digit)",
+        "bad-names.yaml:2:11: error: window_s: 2000 over interval_s 1 needs "
+        "2001 observations; at most 1024 are kept (lengthen interval_s or "
+        "shorten window_s)",
+    };
+    int n = (int)(sizeof(want) / sizeof(want[0]));
+
+    sim_diag_init(&d);
+    ck_assert_int_eq(scl_config_load(path, &c, &d), SIM_EINVAL);
+    ck_assert_int_eq(d.n, n);
+    for (int i = 0; i < n; i++) {
+        char *got = sim_diag_format(&d, i);
+        const char *base = strstr(got, "bad-names.yaml:");
+        ck_assert_ptr_nonnull(base);
+        ck_assert_str_eq(base, want[i]);
+        free(got);
+    }
+    sim_diag_fini(&d);
+    free(path);
+}
+END_TEST
+
 START_TEST(test_config_syntax_and_required)
 {
     struct scl_config c;
@@ -563,6 +607,7 @@ static Suite *scaler_parse_suite(void)
     tc = tcase_create("config");
     tcase_add_test(tc, test_config_good);
     tcase_add_test(tc, test_config_errors);
+    tcase_add_test(tc, test_config_hardening_errors);
     tcase_add_test(tc, test_config_syntax_and_required);
     tcase_add_test(tc, test_config_walker_messages);
     suite_add_tcase(s, tc);

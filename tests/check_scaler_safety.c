@@ -5,6 +5,7 @@
  * started in the test: a fixture of the Kubernetes scale API, the
  * Prometheus query API and a vLLM /metrics page that records what it was
  * asked (a stand-in for those APIs, not for dsec-scaler's code). */
+#include <arpa/inet.h>
 #include <check.h>
 #include <curl/curl.h>
 #include <math.h>
@@ -13,12 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "scaler/actuator.h"
 #include "scaler/conf.h"
 #include "scaler/decide.h"
+#include "scaler/log.h"
 #include "scaler/serve.h"
 #include "scaler/source.h"
 #include "base/diag.h"
@@ -46,6 +50,7 @@ struct api {
     char body[1024];
     char auth[256];
     const char *page; /* the /metrics text */
+    const char *up_b; /* up of the second Prometheus target */
 };
 
 struct upload {
@@ -127,12 +132,21 @@ static mhd_result on_req(void *cls, struct MHD_Connection *c, const char *url,
                      "\"vector\",\"result\":[{\"metric\":{},\"value\":[%ld,"
                      "\"%ld\"]}]}}",
                      (long)time(NULL), (long)time(NULL));
+        else if (q != NULL && strncmp(q, "up", 2) == 0)
+            snprintf(out, sizeof(out),
+                     "{\"status\":\"success\",\"data\":{\"resultType\":"
+                     "\"vector\",\"result\":[{\"metric\":{\"instance\":"
+                     "\"a\"},\"value\":[1,\"1\"]},{\"metric\":{"
+                     "\"instance\":\"b\"},\"value\":[1,\"%s\"]}]}}",
+                     a->up_b);
         else
             snprintf(out, sizeof(out),
                      "{\"status\":\"success\",\"data\":{\"resultType\":"
                      "\"vector\",\"result\":[{\"metric\":{\"replica\":\"a\"},"
-                     "\"value\":[1,\"2\"]},{\"metric\":{\"replica\":\"b\"},"
-                     "\"value\":[1,\"3\"]}]}}");
+                     "\"value\":[1,\"%s\"]},{\"metric\":{\"replica\":\"b\"},"
+                     "\"value\":[1,\"%s\"]}]}}",
+                     q != NULL && strstr(q, "kv_cache") ? "0.2" : "2",
+                     q != NULL && strstr(q, "kv_cache") ? "0.3" : "3");
         ret = reply(c, 200, out);
     } else if (strcmp(url, "/metrics") == 0 && a->page != NULL) {
         a->scrapes++;
@@ -163,6 +177,7 @@ static void api_start(void)
     memset(&api, 0, sizeof(api));
     pthread_mutex_init(&api.mu, NULL);
     api.spec = 3;
+    api.up_b = "1";
     api.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
                              on_req, &api, MHD_OPTION_NOTIFY_COMPLETED, on_done,
                              NULL, MHD_OPTION_END);
@@ -360,7 +375,7 @@ START_TEST(test_prometheus_source_http)
     src = scl_source_new(&c);
     scl_source_collect(src, 0, (double)time(NULL), NULL, NULL);
     scl_source_snapshot(src, 3, &s, &v);
-    ck_assert_int_eq(v.valid, 1);
+    ck_assert_msg(v.valid == 1, "held: %s", v.msg);
     ck_assert_int_eq(s.ready, 2);
     ck_assert_int_eq(s.pending, 1);
     ck_assert_double_eq(s.num_running, 5); /* 2 + 3 */
@@ -529,6 +544,168 @@ START_TEST(test_exec_actuator)
 }
 END_TEST
 
+/* Issue #22 item 5: a command that times out is killed with everything
+ * it started (its process group), not only itself. */
+START_TEST(test_exec_timeout_kills_group)
+{
+    struct scl_config c;
+    struct scl_actuator *a;
+    struct scl_act_result r;
+    char err[256], path[64], buf[32] = "", stat[64];
+    FILE *fp;
+    long gpid = 0;
+    int alive = 1;
+
+    snprintf(path, sizeof(path), "/tmp/scl-grand-%d", (int)getpid());
+    load(&c,
+         "max_replicas: 8\nactuator: {kind: exec, command: [/bin/sh, -c, "
+         "'sleep 30 & echo $! > %s; wait', sh, '{replicas}'], timeout_s: "
+         "0.3, max_attempts: 1}\n",
+         path);
+    a = scl_actuator_new(&c, 0, NULL);
+    ck_assert_int_eq(scl_actuator_apply(a, 2, &r, err, sizeof(err)), SIM_EIO);
+    ck_assert_str_eq(err, "command /bin/sh timed out after 0.3 s");
+    fp = fopen(path, "r");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), fp));
+    fclose(fp);
+    unlink(path);
+    gpid = strtol(buf, NULL, 10);
+    ck_assert_int_gt(gpid, 1);
+    /* Gone, or a zombie waiting for its new parent to reap it. */
+    for (int i = 0; i < 100 && alive; i++) {
+        snprintf(stat, sizeof(stat), "/proc/%ld/stat", gpid);
+        fp = fopen(stat, "r");
+        if (fp == NULL) {
+            alive = 0;
+        } else {
+            char line[256] = "";
+            const char *rp;
+            if (fgets(line, sizeof(line), fp) != NULL &&
+                (rp = strrchr(line, ')')) != NULL && rp[1] == ' ' &&
+                (rp[2] == 'Z' || rp[2] == 'X'))
+                alive = 0;
+            fclose(fp);
+        }
+        if (alive) {
+            struct timespec ts = {0, 10000000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    ck_assert_msg(!alive, "grandchild %ld outlived the time-out", gpid);
+    scl_actuator_free(a);
+    scl_config_fini(&c);
+}
+END_TEST
+
+/* A TCP connection to 127.0.0.1:port from the source address src (any
+ * address of 127/8 is this machine), or -1. */
+static int connect_from(const char *src, int port)
+{
+    struct sockaddr_in a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    if (fd < 0)
+        return -1;
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    inet_pton(AF_INET, src, &a.sin_addr);
+    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+        close(fd);
+        return -1;
+    }
+    a.sin_port = htons((uint16_t)port);
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* GET /healthz from src; 1 when "200" came back within 2 s. */
+static int probe(const char *src, int port)
+{
+    static const char req[] = "GET /healthz HTTP/1.0\r\n\r\n";
+    struct timeval tv = {2, 0};
+    char buf[64] = "";
+    int fd = connect_from(src, port), ok;
+
+    if (fd < 0)
+        return 0;
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    ok = write(fd, req, sizeof(req) - 1) == (ssize_t)(sizeof(req) - 1) &&
+         read(fd, buf, sizeof(buf) - 1) > 0 && strstr(buf, " 200 ") != NULL;
+    close(fd);
+    return ok;
+}
+
+/* Issue #22 item 5: idle clients never lock /healthz out: 200 idle
+ * connections from one address (more than the old limit of 32 in all),
+ * and a probe from another address still answers; idle ones are closed. */
+START_TEST(test_healthz_survives_idle_clients)
+{
+    struct scl_stats st;
+    struct scl_server *srv;
+    char err[128], listen_at[32];
+    int fds[200], port = 0, n = 0;
+    char one;
+
+    scl_stats_init(&st, 15);
+    for (int p = 29464; p < 29564 && port == 0; p++) {
+        snprintf(listen_at, sizeof(listen_at), "127.0.0.1:%d", p);
+        srv = scl_server_start(listen_at, &st, err, sizeof(err));
+        if (srv != NULL)
+            port = p;
+    }
+    ck_assert_int_gt(port, 0);
+    for (int i = 0; i < 200; i++) {
+        fds[i] = connect_from("127.0.0.1", port);
+        n += fds[i] >= 0;
+    }
+    ck_assert_int_gt(n, 32);
+    ck_assert(probe("127.0.0.2", port));
+    /* After the idle time-out the server has closed them: reads see EOF. */
+    sleep(SCL_SERVE_IDLE_S + 1);
+    for (int i = 0; i < 200; i++) {
+        if (fds[i] < 0)
+            continue;
+        if (i < 16) {
+            struct timeval tv = {1, 0};
+            setsockopt(fds[i], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+            ck_assert_int_le(read(fds[i], &one, 1), 0);
+        }
+        close(fds[i]);
+    }
+    ck_assert(probe("127.0.0.1", port));
+    scl_server_stop(srv);
+    scl_stats_fini(&st);
+}
+END_TEST
+
+/* Issue #22 item 5: control bytes from outside (an API error body) are
+ * escaped in the text log, never written raw. */
+START_TEST(test_log_escapes_control_bytes)
+{
+    struct scl_log l = {SCL_LOG_TEXT, tmpfile()};
+    char line[512] = "";
+
+    ck_assert_ptr_nonnull(l.fp);
+    scl_log(&l, "error", "scaling failed", "error",
+            "HTTP 500: \x1b[2J\rlevel=info msg=forged\nx\x7f\t",
+            (const char *)NULL);
+    rewind(l.fp);
+    ck_assert_ptr_nonnull(fgets(line, sizeof(line), l.fp));
+    ck_assert_ptr_nonnull(strstr(line,
+                                 " error=\"HTTP 500: \\x1b[2J\\rlevel=info "
+                                 "msg=forged\\nx\\x7f\\t\"\n"));
+    for (const char *p = line; *p != '\n'; p++)
+        ck_assert_int_ge((unsigned char)*p, 0x20);
+    ck_assert_ptr_null(fgets(line, sizeof(line), l.fp)); /* one line */
+    fclose(l.fp);
+}
+END_TEST
+
 START_TEST(test_stats_render)
 {
     struct scl_stats st;
@@ -571,9 +748,13 @@ static Suite *scaler_safety_suite(void)
     tcase_add_test(tc, test_k8s_idempotent_patch);
     tcase_add_test(tc, test_k8s_backoff_then_success);
     tcase_add_test(tc, test_exec_actuator);
+    tcase_add_test(tc, test_exec_timeout_kills_group);
     suite_add_tcase(s, tc);
     tc = tcase_create("serve");
+    tcase_set_timeout(tc, 30); /* waits out the idle time-out */
     tcase_add_test(tc, test_stats_render);
+    tcase_add_test(tc, test_healthz_survives_idle_clients);
+    tcase_add_test(tc, test_log_escapes_control_bytes);
     suite_add_tcase(s, tc);
     return s;
 }
