@@ -136,6 +136,14 @@ void rpt_summary_print(FILE *fp, const struct cl_results *r)
                 (unsigned long long)r->swaps_in,
                 num(b[0], sizeof(b[0]), 2, (double)r->swap_bytes * 1e-9),
                 (unsigned long long)r->swap_fallbacks);
+    if (r->migrate_on)
+        fprintf(fp,
+                "%-16s%llu requests moved with their KV, %s GB, mean "
+                "downtime %s ms, %llu drains with nowhere to move\n",
+                "migration", (unsigned long long)r->migrations,
+                num(b[0], sizeof(b[0]), 2, (double)r->migration_bytes * 1e-9),
+                num(b[1], sizeof(b[1]), 3, r->migration_downtime_ms_mean),
+                (unsigned long long)r->migration_fallbacks);
     if (r->pd_transfers > 0)
         fprintf(fp,
                 "%-16s%llu prefill->decode kv transfers, %s GB, mean %s ms\n",

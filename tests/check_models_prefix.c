@@ -414,6 +414,70 @@ START_TEST(test_tiered_offload)
 }
 END_TEST
 
+/* Live migration on scale-in: a burst of long requests, then a lull; the
+ * policy scales in and a drained replica's requests move with their KV.
+ * Every request finishes, every output token is made exactly once (the
+ * series' generated tokens add up to the completed requests' outputs, so
+ * a move neither loses nor repeats one), nothing is left held, and the
+ * drains take less GPU time than finishing in place. */
+static char *mig_text(const char *drain)
+{
+    return xasprintf("seed: 4\n"
+                     "model: llama-3.1-8b\n"
+                     "workload:\n"
+                     "  synthetic:\n"
+                     "    arrival:\n"
+                     "      process: poisson\n"
+                     "      rate_per_s: 4\n"
+                     "      steps: [{at: 5min, multiplier: 0.1}]\n"
+                     "    duration: 12min\n"
+                     "    prompt_tokens: {dist: fixed, value: 1000}\n"
+                     "    output_tokens: {dist: fixed, value: 3000}\n"
+                     "hardware: {gpu: h100}\n"
+                     "deploy: {tp: 1}\n"
+                     "server: {max_num_seqs: 32}\n"
+                     "cluster: {min_gpus: 1, max_gpus: 6, initial_gpus: 6, "
+                     "target_latency_ms: 40, drain: %s}\n"
+                     "policy: {name: target-latency, interval: 30s}\n",
+                     drain);
+}
+
+START_TEST(test_migration_conserves)
+{
+    struct cl_results m, f;
+    char *tm = mig_text("migrate"), *tf = mig_text("finish");
+
+    run_text(tm, &m);
+    run_text(tf, &f);
+    for (int k = 0; k < 2; k++) {
+        const struct cl_results *r = k == 0 ? &m : &f;
+        uint64_t gen = 0;
+        for (size_t i = 0; i < r->nreplica_series; i++)
+            gen += r->replica_series[i].generation_tokens;
+        ck_assert_uint_eq(r->requests_completed, r->requests_arrived);
+        ck_assert_uint_eq(r->output_tokens, r->requests_completed * 3000);
+        ck_assert_uint_eq(gen, r->output_tokens);
+        ck_assert_int_eq(r->kv_blocks_end, 0);
+    }
+    ck_assert_uint_eq(m.migrate_on, 1);
+    ck_assert(m.migrations > 0);
+    ck_assert(m.migration_bytes > 0);
+    ck_assert(m.migration_downtime_ms_mean > 0);
+    ck_assert_uint_eq(f.migrations, 0);
+    ck_assert(m.gpu_hours_by_state[CL_GS_DRAINING] <
+              f.gpu_hours_by_state[CL_GS_DRAINING]);
+    printf("# migration: %llu requests, %.2f GB, downtime %.3f ms mean; "
+           "draining %.4f vs %.4f GPU-h (finish); e2e p99 %.0f vs %.0f ms\n",
+           (unsigned long long)m.migrations, (double)m.migration_bytes * 1e-9,
+           m.migration_downtime_ms_mean, m.gpu_hours_by_state[CL_GS_DRAINING],
+           f.gpu_hours_by_state[CL_GS_DRAINING], m.e2e_ms.p99, f.e2e_ms.p99);
+    cl_results_fini(&m);
+    cl_results_fini(&f);
+    free(tm);
+    free(tf);
+}
+END_TEST
+
 START_TEST(test_priority_order)
 {
     struct cl_results p, f;
@@ -631,6 +695,7 @@ static Suite *prefix_suite(void)
     tcase_add_test(tc, test_sessions_drain_and_hit);
     tcase_add_test(tc, test_swap_preemption);
     tcase_add_test(tc, test_tiered_offload);
+    tcase_add_test(tc, test_migration_conserves);
     tcase_add_test(tc, test_priority_order);
     tcase_add_test(tc, test_pd_transfer_in_ttft);
     tcase_add_test(tc, test_pd_load);

@@ -102,6 +102,11 @@ struct cl_req {
     struct sim_event client_ev;
     int user;
     int pd_moving; /* llm.c, P/D: its KV is in transit (ev pending) */
+    /* llm.c, drain: migrate: tokens of KV pre-copied while it ran on a
+     * draining replica (-1: none), and the serial of the replica its KV
+     * is moving to (r->rep while pd_moving). */
+    int64_t mig_copied;
+    uint64_t mig_serial;
 };
 
 /* A priority class at run time (cluster.c). */

@@ -892,10 +892,10 @@ static int check_all(const struct cl_scenario *s, struct cl_plan *plan,
         plan->min_replicas = plan->max_replicas = plan->replicas;
         plan->initial_replicas = plan->replicas;
     }
-    if (c->drain == CL_DRAIN_MIGRATE) {
+    if (c->drain == CL_DRAIN_MIGRATE && s->server.kind != CL_SRV_LLM) {
         sim_diag_error(d, s->file, 0, 0,
-                       "cluster.drain: migrate is not simulated yet "
-                       "(TODO(#5)); use finish");
+                       "cluster.drain: migrate moves requests with their KV "
+                       "cache and needs an llm server; use finish");
         return SIM_EINVAL;
     }
     return check_policy(s, plan, d);

@@ -608,8 +608,9 @@ const struct sim_param cl_cluster_rows[] = {
      offsetof(struct cl_cluster, initial_gpus), NULL, NULL},
     {"drain", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "finish",
      "what a replica being removed does with its requests: finish (admit no "
-     "more, finish the running ones); migrate (move them and their KV "
-     "cache to other replicas) is refused: not simulated yet",
+     "more, finish the running ones) or migrate (move them with their KV "
+     "cache to the replicas that stay: pre-copy while they run, then a "
+     "short stop-and-copy; llm only; docs/serving.md \"Live migration\")",
      offsetof(struct cl_cluster, drain), drains, NULL},
     {"routing", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "least-outstanding",
      "how an arriving request picks an llm replica among those serving whose "

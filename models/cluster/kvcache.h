@@ -89,6 +89,11 @@ struct cl_kv_world {
     uint64_t seq_host_bytes, seq_remote_bytes;
     uint64_t recompute_chosen;
     int64_t stall_ns;
+    /* drain: migrate (llm.c): requests moved with their KV, the KV bytes
+     * (pre-copy and stop-and-copy), the summed downtime of the moved
+     * requests, and drains that found no replica to move to. */
+    uint64_t migrations, migration_bytes, migration_fallbacks;
+    int64_t migration_downtime_ns;
     uint64_t pd_transfers; /* P/D: prefill -> decode KV transfers */
     uint64_t pd_bytes;
     int64_t pd_transfer_ns; /* summed transfer times */

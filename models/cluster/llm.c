@@ -61,6 +61,17 @@
  * iteration that resumes the request lasts max(compute, transfer): only
  * the part of the transfer the compute does not hide is a stall.
  *
+ * Live migration (cluster.drain: migrate), after Llumnix (Sun et al.,
+ * OSDI 2024): a replica told to drain hands back what waits and copies the
+ * KV of every admitted request to other replicas while it keeps serving
+ * them (pre-copy), then stops them at the next iteration boundary and
+ * copies what they computed meanwhile (stop-and-copy, the downtime); they
+ * resume on the least loaded serving replica of their role where their
+ * KV landed, without recomputing it. The KV crosses the scale-out link
+ * (deploy.disaggregation.kv_link), each GPU of the source sending its
+ * share. With no other replica serving, the drain finishes its requests
+ * in place. One event per drain plus one per moved request.
+ *
  * Cost per iteration is O(1) plus O(log n) per request that joins or leaves
  * the decode set plus O(1) per prefill chunk: decoding requests are never
  * visited one by one. A request that enters decode after iteration i with
@@ -188,10 +199,15 @@ struct cl_llm_replica {
     double spec_alpha, spec_tau, spec_var;
     int64_t grow_period, grow_blocks;
     double tok_acc;
+    /* drain: migrate: the end of the pre-copy, and whether it has come
+     * (the next iteration boundary stops and moves the batch). */
+    struct sim_event mig_ev;
+    int mig_stop;
 };
 
 static void kick(struct cl_llm_replica *e);
 static void llm_arrive(struct cl_world *w, struct cl_req *r);
+static void reroute(struct cl_world *w, struct cl_fifo *q, int was_waiting);
 
 static struct cl_llm_replica *llm_of(const struct cl_replica *rep)
 {
@@ -755,20 +771,15 @@ static void swap_out(struct cl_llm_replica *e, struct cl_req *r, int64_t tokens)
     kv->swap_bytes += (uint64_t)llround((double)tokens * e->tok_bytes);
 }
 
-/* Preempts running request r: frees its blocks and puts it at the head of
- * the waiting queue with the tokens it has made. By recompute its next
- * prefill computes them again; by swap its KV goes to host memory first.
- * Only called before an iteration starts. */
-static void preempt(struct cl_llm_replica *e, struct cl_req *r)
+/* Takes running request r out of e's batch: frees its blocks, keeps the
+ * tokens it has made. Returns the tokens whose KV it had computed. Only
+ * called before an iteration starts (e->grown says whether this
+ * iteration's decode growth is reserved). */
+static int64_t unbatch(struct cl_llm_replica *e, struct cl_req *r)
 {
-    struct cl_world *w = e->rep->w;
-
-    /* Its computed prompt blocks stay in the prefix cache (vLLM caches full
-     * blocks as they are computed), so its recompute can find them. */
-    own_hash(e, r);
+    int64_t tokens;
     if (r->dec_iter >= 0) {
         int64_t gen = decoded(e, r);
-        register_prompt(e, r);
         e->phase_n[phase_of(e, r)]--;
         sim_heap_remove(&e->decoding, &r->ev);
         dec_count(e, r, -1);
@@ -783,22 +794,41 @@ static void preempt(struct cl_llm_replica *e, struct cl_req *r)
         }
         r->gen_tokens = gen;
         r->dec_iter = -1;
-        swap_out(e, r, r->prompt_tokens + gen - 1);
+        tokens = r->prompt_tokens + gen - 1;
     } else {
-        register_blocks(e, r, r->prefilled / e->block_tokens);
         cl__fifo_remove(&e->prefill, r);
         release(e, r, r->kv_blocks);
-        swap_out(e, r, r->prefilled);
+        tokens = r->prefilled;
     }
     run_unlink(e, r);
     r->kv_blocks = 0;
     r->prefilled = 0;
     r->chunk = 0;
-    r->npreempt++;
     e->nseqs--;
+    cl__set_running(e->rep->w, -1);
+    return tokens;
+}
+
+/* Preempts running request r: frees its blocks and puts it at the head of
+ * the waiting queue with the tokens it has made. By recompute its next
+ * prefill computes them again; by swap its KV goes to host memory first.
+ * Only called before an iteration starts. */
+static void preempt(struct cl_llm_replica *e, struct cl_req *r)
+{
+    struct cl_world *w = e->rep->w;
+
+    /* Its computed prompt blocks stay in the prefix cache (vLLM caches full
+     * blocks as they are computed), so its recompute can find them. */
+    own_hash(e, r);
+    if (r->dec_iter >= 0)
+        register_prompt(e, r);
+    else
+        register_blocks(e, r, r->prefilled / e->block_tokens);
+    swap_out(e, r, unbatch(e, r));
+    r->mig_copied = 0; /* a pre-copy of it is stale */
+    r->npreempt++;
     e->preempted = 1;
     e->lw->preemptions++;
-    cl__set_running(w, -1);
     wait_push(e, r, 1);
     cl__set_waiting(w, +1);
 }
@@ -1067,6 +1097,138 @@ static void handoff(struct cl_llm_replica *e, struct cl_req *r)
     sim_loop_after(w->loop, &r->ev, t > 0 ? t : 0);
 }
 
+/* The link a migrating request's KV crosses, per GPU. */
+static const struct net_link *mig_link(const struct cl_world *w)
+{
+    return net_link_find(kv_link_names[w->scn->deploy.disaggregation.kv_link]);
+}
+
+/* Tokens of KV running request r holds on e now. */
+static int64_t kv_tokens(const struct cl_llm_replica *e, const struct cl_req *r)
+{
+    return r->dec_iter >= 0 ? r->prompt_tokens + decoded(e, r) - 1
+                            : r->prefilled;
+}
+
+/* The serving replica of e's role, other than e, with the least load
+ * whose KV cache can hold r at its peak; NULL if none. O(replicas). */
+static struct cl_llm_replica *mig_target(const struct cl_llm_replica *e,
+                                         const struct cl_req *r)
+{
+    struct cl_world *w = e->rep->w;
+    struct cl_llm_replica *best = NULL;
+    int64_t need = cl__llm_kv_peak_tokens(r);
+    for (int k = 0; k < w->nreps; k++) {
+        struct cl_replica *rep = w->reps[k];
+        struct cl_llm_replica *c = llm_of(rep);
+        if (rep->state != CL_R_SERVING || c == NULL || c == e ||
+            c->role != e->role || need > cl__rep_layout(w, rep)->kv_cap_tokens)
+            continue;
+        if (best == NULL || load(c) < load(best))
+            best = c;
+    }
+    return best;
+}
+
+/* A migrated request's KV has landed: it waits at the head of its new
+ * replica's queue and resumes after its KV (no recompute); if that
+ * replica has stopped serving meanwhile, the KV is lost and it is routed
+ * again from scratch. */
+static void on_mig_landed(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct cl_req *r = ev->arg;
+    struct cl_replica *to = r->rep;
+    struct cl_world *w = to->w;
+    (void)loop;
+    r->pd_moving = 0;
+    if (to->serial != r->mig_serial || to->state != CL_R_SERVING ||
+        llm_of(to) == NULL) {
+        r->pd_tokens = 0;
+        llm_arrive(w, r);
+        return;
+    }
+    wait_push(llm_of(to), r, 1);
+    cl__set_waiting(w, +1);
+    kick(llm_of(to));
+    update_busy(llm_of(to));
+}
+
+/* The pre-copy is over: every admitted request of e stops and moves with
+ * its KV (what the pre-copy did not carry is copied now, the downtime);
+ * what waits is routed again. Called by kick() between iterations. */
+static void stop_and_copy(struct cl_llm_replica *e)
+{
+    struct cl_world *w = e->rep->w;
+    struct cl_kv_world *kv = &e->lw->kv;
+    struct cl_req *r, *next;
+    double delta = 0;
+    int64_t t, n = 0;
+
+    e->mig_stop = 0;
+    reroute(w, &e->waiting, 1); /* preempted meanwhile: start again */
+    for (r = e->run_head; r != NULL; r = r->run_next) {
+        int64_t now_tokens = kv_tokens(e, r);
+        int64_t copied = r->mig_copied > 0 ? r->mig_copied : 0;
+        if (now_tokens > copied)
+            delta += (double)(now_tokens - copied);
+    }
+    t = (int64_t)llround(net_p2p_ns(mig_link(w), delta * e->tok_bytes_gpu));
+    kv->migration_bytes += (uint64_t)llround(delta * e->tok_bytes);
+    for (r = e->run_head; r != NULL; r = next) {
+        struct cl_llm_replica *to = mig_target(e, r);
+        int64_t tokens;
+        next = r->run_next;
+        if (to == NULL) {
+            kv->migration_fallbacks++;
+            continue; /* it finishes here */
+        }
+        tokens = unbatch(e, r);
+        r->mig_copied = -1;
+        r->pd_tokens = tokens;
+        r->pd_moving = 1;
+        r->rep = to->rep;
+        r->mig_serial = to->rep->serial;
+        kv->migrations++;
+        kv->migration_downtime_ns += t;
+        n++;
+        sim_event_init(&r->ev, on_mig_landed, r);
+        sim_loop_after(w->loop, &r->ev, t);
+    }
+    (void)n;
+}
+
+/* The pre-copy of a draining replica is done: stop and move its batch at
+ * the next iteration boundary (now, if none is in flight). */
+static void on_mig_precopied(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct cl_llm_replica *e = ev->arg;
+    (void)loop;
+    e->mig_stop = 1;
+    if (!e->stepping)
+        kick(e);
+}
+
+/* drain: migrate: starts copying the KV of e's admitted requests to other
+ * replicas while they keep running; 0 when there is nothing to move or
+ * nowhere to move it (the drain then finishes in place). */
+static int mig_start(struct cl_llm_replica *e)
+{
+    struct cl_world *w = e->rep->w;
+    double tokens = 0;
+    int64_t t;
+
+    if (e->nseqs == 0 || mig_target(e, e->run_head) == NULL)
+        return 0;
+    for (struct cl_req *r = e->run_head; r != NULL; r = r->run_next) {
+        r->mig_copied = kv_tokens(e, r);
+        tokens += (double)r->mig_copied;
+    }
+    t = (int64_t)llround(net_p2p_ns(mig_link(w), tokens * e->tok_bytes_gpu));
+    e->lw->kv.migration_bytes += (uint64_t)llround(tokens * e->tok_bytes);
+    sim_loop_after(w->loop, &e->mig_ev, t);
+    return 1;
+}
+
 static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
 {
     struct cl_llm_replica *e = ev->arg;
@@ -1207,6 +1369,15 @@ static void kick(struct cl_llm_replica *e)
         return;
     grow = &e->phase_n[e->iter_no % e->grow_period];
     e->grown = 0;
+    if (e->mig_stop) {
+        stop_and_copy(e);
+        if (e->nseqs == 0 && e->waiting.n == 0 &&
+            e->rep->state == CL_R_DRAINING) {
+            update_busy(e);
+            cl__replica_drained(w, e->rep);
+            return;
+        }
+    }
     while (*grow > 0 && e->blocks_used + *grow * e->grow_blocks > e->cap_blocks)
         preempt(e, victim(e));
     e->blocks_used += *grow * e->grow_blocks;
@@ -1346,7 +1517,8 @@ static void kv_init(struct cl_world *w, struct cl_llm_replica *e)
     e->tiered =
         w->scn->cluster.kv_cache_offload && sv->preemption == CL_PREEMPT_AUTO;
     e->plain = !sv->prefix_caching && sv->preemption != CL_PREEMPT_SWAP &&
-               !e->tiered && !w->scn->deploy.disaggregation.enabled;
+               !e->tiered && !w->scn->deploy.disaggregation.enabled &&
+               w->scn->cluster.drain != CL_DRAIN_MIGRATE;
     e->offload = e->caching && w->scn->cluster.kv_cache_offload;
     cl_kvtier_init(&e->gpu);
     cl_kvtier_init(&e->host);
@@ -1487,6 +1659,7 @@ static void llm_ready(struct cl_world *w, struct cl_replica *rep)
     kv_init(w, e);
     e->role = rep->role; /* replica.c: the group it was requested for */
     sim_event_init(&e->iter_ev, on_iteration_end, e);
+    sim_event_init(&e->mig_ev, on_mig_precopied, e);
     sim_heap_init(&e->decoding);
     rep->engine_state = e;
     /* Requests held while no replica served go out now. */
@@ -1501,9 +1674,10 @@ static void llm_replica_free(struct cl_world *w, struct cl_replica *rep)
 {
     struct cl_llm_replica *e = llm_of(rep);
 
-    (void)w;
     if (e == NULL)
         return;
+    if (sim_event_pending(&e->mig_ev))
+        sim_loop_cancel(w->loop, &e->mig_ev);
     sim_heap_fini(&e->decoding);
     cl_kvtier_fini(&e->gpu);
     cl_kvtier_fini(&e->host);
@@ -1535,6 +1709,9 @@ static void llm_drain(struct cl_world *w, struct cl_replica *rep)
 {
     struct cl_llm_replica *e = llm_of(rep);
     reroute(w, &e->waiting, 1);
+    if (w->scn->cluster.drain == CL_DRAIN_MIGRATE && !e->mig_stop &&
+        !sim_event_pending(&e->mig_ev) && !mig_start(e) && e->nseqs > 0)
+        e->lw->kv.migration_fallbacks++;
     update_busy(e);
     if (e->nseqs == 0 && !e->stepping)
         cl__replica_drained(w, rep);
@@ -1782,6 +1959,14 @@ static void llm_results(const struct cl_world *w, int64_t end_ns,
     out->kv_seq_remote_bytes = kv->seq_remote_bytes;
     out->kv_recompute_chosen = kv->recompute_chosen;
     out->kv_stall_s = sim_ns_to_s(kv->stall_ns);
+    out->migrate_on = w->scn->cluster.drain == CL_DRAIN_MIGRATE;
+    out->migrations = kv->migrations;
+    out->migration_bytes = kv->migration_bytes;
+    out->migration_fallbacks = kv->migration_fallbacks;
+    out->migration_downtime_ms_mean =
+        kv->migrations > 0
+            ? (double)kv->migration_downtime_ns / (double)kv->migrations * 1e-6
+            : NAN;
     out->pd_transfers = kv->pd_transfers;
     out->pd_bytes = kv->pd_bytes;
     out->pd_transfer_ms_mean =

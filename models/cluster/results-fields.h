@@ -362,6 +362,21 @@
     X(pd_transfer_ms_mean, F64, "kv.pd_transfer_ms_mean",                      \
       "kv.pd_transfer_ms_mean", NULL, "ms",                                    \
       "P/D: mean transfer time; NAN without transfers")                        \
+    X(migrate_on, U64, NULL, NULL, NULL, "",                                   \
+      "1 under cluster.drain: migrate (the migration members are left out "    \
+      "otherwise)")                                                            \
+    X(migrations, U64, "migration.requests", "migration.requests", NULL,       \
+      "requests", "drain: migrate: requests moved with their KV")              \
+    X(migration_bytes, U64, "migration.bytes", "migration.bytes", NULL,        \
+      "bytes", "drain: migrate: KV bytes copied (pre-copy and stop-and-copy)") \
+    X(migration_downtime_ms_mean, F64, "migration.downtime_ms_mean",           \
+      "migration.downtime_ms_mean", NULL, "ms",                                \
+      "drain: migrate: mean stop-and-copy time per moved request; NAN "        \
+      "without migrations")                                                    \
+    X(migration_fallbacks, U64, "migration.fallbacks", "migration.fallbacks",  \
+      NULL, "drains",                                                          \
+      "drain: migrate: drains with no replica to move to (finished in "        \
+      "place)")                                                                \
     X(classes, CLASSES, "priority_classes", NULL, NULL, "",                    \
       "per priority class, or NULL; in JSON only when there are any")          \
     X(recovery_s_mean, F64, "recovery_s_mean", "recovery_s_mean", NULL, "s",   \
@@ -460,7 +475,11 @@
     X(kv_seq_host_bytes, kv_tiered)                                            \
     X(kv_seq_remote_bytes, kv_tiered)                                          \
     X(kv_recompute_chosen, kv_tiered)                                          \
-    X(kv_stall_s, kv_tiered)
+    X(kv_stall_s, kv_tiered)                                                   \
+    X(migrations, migrate_on)                                                  \
+    X(migration_bytes, migrate_on)                                             \
+    X(migration_downtime_ms_mean, migrate_on)                                  \
+    X(migration_fallbacks, migrate_on)
 
 /* Summary-table rows the database writes in another place than the list
  * (and the JSON) has them, kept so that databases stay byte-identical:
