@@ -227,6 +227,12 @@ void rpt_summary_print(FILE *fp, const struct cl_results *r)
                 (unsigned long long)r->failures,
                 (unsigned long long)r->requests_retried,
                 num(b[0], sizeof(b[0]), 1, r->recovery_s_mean));
+    if (r->cold_start_waits > 0)
+        fprintf(fp,
+                "%-16s%llu requests arrived with no replica serving, "
+                "waiting %s s on average for one\n",
+                "cold waits", (unsigned long long)r->cold_start_waits,
+                num(b[0], sizeof(b[0]), 1, r->cold_start_wait_s_mean));
     if (r->reclaims > 0)
         fprintf(fp,
                 "%-16s%llu claims: %llu replicas (%llu GPUs) given notice, "

@@ -4,7 +4,8 @@
  * and drain, borrowing from a test pool and giving it back first, a
  * scripted failure with both recovery modes, clamping to [min, max], a
  * reserved pool paid whether used or not, reclaims of a borrowable pool
- * (by hand, handing back, the owner's jobs) and spot interruptions. Abstract
+ * (by hand, handing back, the owner's jobs), spot interruptions and scale
+ * to zero (the activator's exact wait, every policy). Abstract
  * servers keep the arithmetic exact: a replica's load time is only
  * deploy.engine_init.
  */
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "models/cluster/cluster.h"
+#include "models/policy/policy.h"
 #include "scenarios/load.h"
 #include "base/xalloc.h"
 
@@ -515,10 +517,150 @@ START_TEST(test_cl_run_spot_direction)
 }
 END_TEST
 
+/* Scale to zero: one request at t = 2 s into a cluster of 0..2 replicas
+ * that starts empty; the activator asks for a replica at once, which
+ * serves after 100 s of provisioning and 50 s of engine init. */
+START_TEST(test_cl_run_scale_zero_activator_wait)
+{
+    struct cl_results r;
+    const char *t =
+        "seed: 1\n"
+        "workload:\n"
+        "  synthetic:\n"
+        "    arrival: {process: deterministic, rate_per_s: 0.5}\n"
+        "    duration: 3s\n"
+        "server:\n"
+        "  kind: abstract\n"
+        "  service: {dist: deterministic, mean_s: 1.0}\n"
+        "  price: $1/h\n"
+        "deploy: {engine_init: 50s}\n"
+        "cluster: {min_gpus: 0, max_gpus: 2}\n"
+        "pools:\n"
+        "  - {name: main, capacity_gpus: 2, price_per_gpu_hour: $1/h,\n"
+        "     provision: {dist: fixed, mean_s: 100}}\n"
+        "policy: {name: static, interval: 10s}\n";
+
+    run_text(t, &r);
+    ck_assert_uint_eq(r.requests_completed, r.requests_arrived);
+    ck_assert_uint_eq(r.cold_start_waits, r.requests_arrived);
+    ck_assert_uint_eq(r.cold_starts, 1);
+    ck_assert_double_eq_tol(r.cold_start_wait_s_mean, 150.0, 1e-9);
+    ck_assert_int_eq(r.replicas_min, 0);
+    /* Nothing is held before the first request. */
+    ck_assert_double_eq_tol(r.gpu_hours, (r.sim_time_s - 2.0) / 3600, 1e-9);
+    cl_results_fini(&r);
+}
+END_TEST
+
+/* The policies that reach 0 here. Static holds its size. dynamo-load and
+ * llmd-saturation step down only while another replica would remain
+ * (Dynamo's planner keeps min_endpoint, WVA keeps one); dynamo-throughput
+ * and predictive size from a capacity they learn from ITL, which the
+ * abstract engine does not report, so they hold; target-latency removes
+ * a replica only while another remains. */
+static int can_zero(const char *name)
+{
+    static const char *const yes[] = {"apa", "hpa",       "keda",
+                                      "kpa", "ray-serve", NULL};
+    for (int i = 0; yes[i] != NULL; i++)
+        if (strcmp(yes[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Every policy with min_gpus 0: 200 s of traffic, a quiet quarter of an
+ * hour (one request in 20000 s), then a burst at four times the rate.
+ * Every request completes; each policy that can reaches 0 replicas in
+ * the quiet period and comes back for the burst (static holds its size:
+ * it never asks for 0). */
+START_TEST(test_cl_run_scale_zero_policy)
+{
+    const struct pol_entry *e = pol_table[_i];
+    struct cl_results r;
+    char *t;
+
+    if (e == NULL)
+        return;
+    t = xasprintf(
+        "seed: 3\n"
+        "workload:\n"
+        "  synthetic:\n"
+        "    arrival:\n"
+        "      process: deterministic\n"
+        "      rate_per_s: 0.5\n"
+        "      steps:\n"
+        "        - {at: 200s, multiplier: 0.0001}\n"
+        "        - {at: 1400s, multiplier: 4}\n"
+        "    duration: 1700s\n"
+        "server:\n"
+        "  kind: abstract\n"
+        "  service: {dist: deterministic, mean_s: 1.0}\n"
+        "  price: $1/h\n"
+        "deploy: {engine_init: 20s}\n"
+        "cluster: {min_gpus: 0, max_gpus: 4, initial_gpus: 1,\n"
+        "          target_latency_ms: 50}\n"
+        "pools:\n"
+        "  - {name: main, capacity_gpus: 4, price_per_gpu_hour: $1/h,\n"
+        "     provision: {dist: fixed, mean_s: 30}}\n"
+        "policy:\n"
+        "  name: %s\n"
+        "  interval: 10s\n"
+        "  scale_down_cooldown: 60s\n"
+        "slo: {ttft_ms: 2000}\n",
+        e->name);
+    run_text(t, &r);
+    printf("# %s: replicas min %d max %d, cold waits %llu (%.1f s), "
+           "cold starts %llu\n",
+           e->name, r.replicas_min, r.replicas_max,
+           (unsigned long long)r.cold_start_waits, r.cold_start_wait_s_mean,
+           (unsigned long long)r.cold_starts);
+    ck_assert_uint_eq(r.requests_completed, r.requests_arrived);
+    ck_assert_uint_eq(r.requests_dropped, 0);
+    ck_assert_int_ge(r.replicas_max, 1);
+    if (can_zero(e->name)) {
+        ck_assert_int_eq(r.replicas_min, 0);
+        ck_assert_uint_gt(r.cold_start_waits, 0);
+        ck_assert(isfinite(r.cold_start_wait_s_mean));
+        ck_assert(r.cold_start_wait_s_mean > 0);
+        ck_assert_uint_ge(r.cold_starts, 1);
+    }
+    cl_results_fini(&r);
+    free(t);
+}
+END_TEST
+
+/* The grace key belongs to min_gpus 0; scale to zero is refused with
+ * disaggregated groups. */
+START_TEST(test_cl_run_scale_zero_refusals)
+{
+    struct cl_scenario scn;
+    struct sim_diag d;
+    const char *t = "workload:\n"
+                    "  synthetic: {arrival: {rate_per_s: 1}, duration: 1s}\n"
+                    "server:\n"
+                    "  kind: abstract\n"
+                    "  service: {dist: deterministic, mean_s: 1.0}\n"
+                    "cluster: {min_gpus: 1, max_gpus: 2,\n"
+                    "          scale_to_zero_grace: 10s}\n";
+    char buf[512];
+    FILE *fp;
+
+    sim_diag_init(&d);
+    ck_assert_int_ne(scn_string_load("z.yaml", t, strlen(t), &scn, &d), 0);
+    fp = fmemopen(buf, sizeof(buf), "w");
+    sim_diag_print(&d, fp);
+    fclose(fp);
+    ck_assert_str_eq(buf, "z.yaml:7:11: error: cluster.scale_to_zero_grace: "
+                          "only used with cluster.min_gpus 0\n");
+    sim_diag_fini(&d);
+}
+END_TEST
+
 static Suite *orch_suite(void)
 {
     Suite *s = suite_create("orchestrator");
     TCase *tc = tcase_create("replica");
+    int npol = 0;
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_cl_run_replica_lifecycle_charging);
     tcase_add_test(tc, test_cl_run_clamp_to_max);
@@ -534,6 +676,14 @@ static Suite *orch_suite(void)
     tcase_add_test(tc, test_cl_run_reclaim_hands_back);
     tcase_add_test(tc, test_cl_run_owner_demand);
     tcase_add_test(tc, test_cl_run_spot_direction);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("scale_zero");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_cl_run_scale_zero_activator_wait);
+    while (pol_table[npol] != NULL)
+        npol++;
+    tcase_add_loop_test(tc, test_cl_run_scale_zero_policy, 0, npol);
+    tcase_add_test(tc, test_cl_run_scale_zero_refusals);
     suite_add_tcase(s, tc);
     tc = tcase_create("faults");
     tcase_set_timeout(tc, 120);

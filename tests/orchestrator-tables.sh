@@ -57,3 +57,32 @@ table reclaim-flash "A reclaim during a flash crowd" \
 table spot-pool "A spot pool with interruptions" '/interruptions:/d'
 table spot-pool "The same pool on demand (no spot discount)" \
     '/interruptions:/d; s/preemptible: true/preemptible: false/'
+
+# zero_row LABEL FILE: a row of the scale-to-zero table (GPU-hours and
+# cost against TTFT and the cold-start waits).
+zero_row() {
+    "$dsec" run "$2" --no-db --json --quiet >"$tmp/out.json" 2>/dev/null ||
+        "$dsec" run "$2" --no-db --json >"$tmp/out.json"
+    jq -r --arg l "$1" '
+      def f(d): if . == null then "n/a" else (. * pow(10; d) | round) / pow(10; d) | tostring end;
+      "| \($l) | \(.gpu_hours | f(2)) | \(.cost_usd | f(2)) | \(.ttft_ms.mean / 1000 | f(2)) | \(.ttft_ms.p99 / 1000 | f(2)) | \(.cold_starts) | \(.cold_start_waits // 0) | \(.cold_start_wait_s_mean // null | f(1)) | \((.slo_attainment // null) | if . == null then "n/a" else (. * 100 | f(1)) + " %" end) |"' \
+        "$tmp/out.json"
+}
+
+# table_zero SCENARIO TITLE OFF: as table, with zero_row's columns.
+table_zero() {
+    printf '\n%s (`scenarios/%s.yaml`):\n\n' "$2" "$1"
+    echo "| run | GPU-hours | cost (USD) | TTFT mean (s) | TTFT p99 (s) | cold starts | cold-start waits | their wait mean (s) | SLO met |"
+    echo "|---|---|---|---|---|---|---|---|---|"
+    cp "scenarios/$1.yaml" "$tmp/on.yaml"
+    sed "$3" "$tmp/on.yaml" >"$tmp/off.yaml"
+    if cmp -s "$tmp/on.yaml" "$tmp/off.yaml"; then
+        echo "orchestrator-tables: $3 changed nothing in $1" >&2
+        exit 1
+    fi
+    zero_row "min_gpus 0" "$tmp/on.yaml"
+    zero_row "min_gpus 1" "$tmp/off.yaml"
+}
+
+table_zero scale-to-zero "Scale to zero against a floor of one replica" \
+    's/min_gpus: 0/min_gpus: 1/; /scale_to_zero_grace/d'

@@ -426,6 +426,15 @@ struct cl_world {
     struct pol_replica *snap_reps;
     struct pol_pool *snap_pools;
     uint64_t scale_events, policy_holds;
+    /* Scale to zero (min_replicas 0): when the cluster last had no
+     * request (w->live fell to 0; cluster.c), and the requests that
+     * arrived with no replica serving: all of them, those still waiting
+     * for the first replica (their arrivals relative to the first's), and
+     * the seconds waited by those served. */
+    int64_t idle_since_ns;
+    uint64_t cold_waits, cold_pending;
+    int64_t cold_first_ns;
+    double cold_rel_ns, cold_wait_s_sum;
     /* Elastic P/D: the decode group's policy state and guard (the prefill
      * group uses policy_state and guard), each group's bounds, and the
      * group the next requested replica joins (-1: cl__replica_next_role()
@@ -708,6 +717,15 @@ int cl__pool_room(const struct cl_world *w, int p);
  * preferred pool with room; nothing for an external session or a static
  * cluster. */
 void cl__orch_replace(struct cl_world *w, int role, int gpus);
+/* The activator of a cluster that scales to zero (min_replicas 0): called
+ * for each request as it arrives. With no replica serving it counts a cold
+ * wait; with none serving or starting it asks at once for one replica, in
+ * the preferred pool with room, without waiting for the policy. A no-op
+ * for min_replicas >= 1, a static cluster or an external session. */
+void cl__orch_arrive(struct cl_world *w);
+/* Called by replica.c when the first replica starts serving: the cold
+ * waits pending since the cluster had none end now. */
+void cl__orch_served(struct cl_world *w);
 
 /* Reclaims and spot interruptions (reclaim.c). */
 /* Schedules every pool's reclaims, owner jobs and interruptions; a no-op

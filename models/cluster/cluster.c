@@ -120,7 +120,8 @@ void cl__req_free(struct cl_world *w, struct cl_req *r)
     r->hashes = NULL;
     r->next = w->free_list;
     w->free_list = r;
-    w->live--;
+    if (--w->live == 0)
+        w->idle_since_ns = sim_loop_now(w->loop);
 }
 
 void cl__set_waiting(struct cl_world *w, int64_t delta)
@@ -725,6 +726,7 @@ void cl__send_next(struct cl_world *w, int user)
         cl__req_free(w, r);
         return;
     }
+    cl__orch_arrive(w);
     frontend_admit(w, r);
 }
 
@@ -832,7 +834,17 @@ static int check_all(const struct cl_scenario *s, struct cl_plan *plan,
     rc = e->ops->plan(s, plan, d);
     if (rc != 0)
         return rc;
-    plan->elastic = c->min_gpus >= 1 && c->replicas < 1;
+    plan->elastic = c->min_gpus >= 0 && c->max_gpus >= 1 && c->replicas < 1;
+    if (plan->elastic && plan->disaggregated && c->min_gpus == 0) {
+        /* Each group keeps a replica (its min_replicas, default 1): one
+         * activator for two groups is not modelled. */
+        sim_diag_error(d, s->file, s->pos.cluster_min_gpus.line,
+                       s->pos.cluster_min_gpus.col,
+                       "cluster.min_gpus: 0 (scale to zero) is not "
+                       "simulated with deploy.disaggregation; give 1 or "
+                       "more");
+        return SIM_EINVAL;
+    }
     if (plan->disaggregated) {
         /* Each group within its bounds (static: its replicas); the
          * cluster's max_gpus caps the groups' defaults. */
@@ -870,7 +882,7 @@ static int check_all(const struct cl_scenario *s, struct cl_plan *plan,
         plan->replicas = plan->initial_replicas;
     } else if (plan->elastic) {
         int tp = plan->gpus_per_replica;
-        if (c->min_gpus < tp || c->min_gpus % tp != 0) {
+        if ((c->min_gpus > 0 && c->min_gpus < tp) || c->min_gpus % tp != 0) {
             sim_diag_error(d, s->file, s->pos.cluster_min_gpus.line,
                            s->pos.cluster_min_gpus.col,
                            "cluster.min_gpus: %d is not a whole number of "
@@ -881,7 +893,7 @@ static int check_all(const struct cl_scenario *s, struct cl_plan *plan,
         plan->min_replicas = c->min_gpus / tp;
         plan->max_replicas = c->max_gpus / tp;
         plan->initial_replicas =
-            c->initial_gpus >= 1 ? c->initial_gpus / tp : plan->min_replicas;
+            c->initial_gpus >= 0 ? c->initial_gpus / tp : plan->min_replicas;
         if (plan->initial_replicas < plan->min_replicas)
             plan->initial_replicas = plan->min_replicas;
         if (plan->initial_replicas > plan->max_replicas)
@@ -1307,6 +1319,11 @@ int cl__world_close(struct cl_world *w, struct cl_results *out)
     revoke_results(w, out);
     out->recovery_s_mean =
         w->recoveries ? w->recovery_s_sum / (double)w->recoveries : NAN;
+    out->cold_start_waits = w->cold_waits;
+    out->cold_start_wait_s_mean =
+        w->cold_waits > w->cold_pending
+            ? w->cold_wait_s_sum / (double)(w->cold_waits - w->cold_pending)
+            : NAN;
     out->calibration = xstrdup(w->scn->calib != NULL && w->scn->calib->file
                                    ? w->scn->calib->file
                                    : "built-in defaults");

@@ -582,8 +582,10 @@ const struct sim_param cl_cluster_rows[] = {
      "static replica count (give replicas, or min_gpus and max_gpus; 1 when "
      "neither is given)",
      offsetof(struct cl_cluster, replicas), NULL, NULL},
-    {"min_gpus", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
-     "elastic pool: fewest GPUs (with max_gpus, <= max_gpus)",
+    {"min_gpus", SIM_PT_INT, SIM_U_NONE, 0, NOMAX, 0, NULL,
+     "elastic pool: fewest GPUs (with max_gpus, <= max_gpus); 0 scales to "
+     "zero: requests wait for a replica the orchestrator starts at once "
+     "(docs/orchestrator.md, Scale to zero)",
      offsetof(struct cl_cluster, min_gpus), NULL, NULL},
     {"max_gpus", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
      "elastic pool: most GPUs (with min_gpus)",
@@ -602,10 +604,15 @@ const struct sim_param cl_cluster_rows[] = {
     {"rdma_interface", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "RDMA device for calibration (e.g. mlx5_0); ignored by the simulator",
      offsetof(struct cl_cluster, rdma_interface), NULL, NULL},
-    {"initial_gpus", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+    {"initial_gpus", SIM_PT_INT, SIM_U_NONE, 0, NOMAX, 0, NULL,
      "elastic pool: GPUs serving at the start, in [min_gpus, max_gpus] "
      "(default: min_gpus)",
      offsetof(struct cl_cluster, initial_gpus), NULL, NULL},
+    {"scale_to_zero_grace", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "30s",
+     "min_gpus 0: the last replica goes only after the cluster has had no "
+     "request waiting or running this long, whatever the policy says "
+     "(Knative's scale-to-zero-grace-period, 30 s)",
+     offsetof(struct cl_cluster, scale_to_zero_grace_ns), NULL, NULL},
     {"drain", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "finish",
      "what a replica being removed does with its requests: finish (admit no "
      "more, finish the running ones) or migrate (move them with their KV "
@@ -1149,13 +1156,20 @@ void cl_cluster_check(struct sim_yaml *y, struct cl_scenario *s)
             cl->replicas = sum;
     }
 
+    const struct sim_yaml_seen *gz =
+        sim_yaml_seen(y, "cluster.scale_to_zero_grace");
+    if (gz != NULL && (mn == NULL || cl->min_gpus != 0))
+        sim_yaml_error(y, gz->kline, gz->kcol,
+                       "cluster.scale_to_zero_grace: only used with "
+                       "cluster.min_gpus 0");
+
     const struct sim_yaml_seen *ig = sim_yaml_seen(y, "cluster.initial_gpus");
     if (ig != NULL && mn == NULL && mx == NULL) {
         sim_yaml_error(
             y, ig->kline, ig->kcol,
             "cluster.initial_gpus: not used by a static cluster (give "
             "min_gpus and max_gpus)");
-    } else if (ig != NULL && cl->initial_gpus > 0 && cl->min_gpus > 0 &&
+    } else if (ig != NULL && cl->initial_gpus >= 0 && cl->min_gpus >= 0 &&
                cl->max_gpus > 0 &&
                (cl->initial_gpus < cl->min_gpus ||
                 cl->initial_gpus > cl->max_gpus)) {

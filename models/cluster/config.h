@@ -280,12 +280,13 @@ struct cl_cluster {
     int replicas; /* static replica count, -1 if unset */
     int min_gpus; /* elastic bounds, -1 if unset */
     int max_gpus;
-    int64_t target_latency_ns; /* -1 if unset */
-    int kv_cache_offload;      /* 0/1 */
-    char *rdma_interface;      /* calibration only; ignored by the sim */
-    int initial_gpus;          /* GPUs at t = 0 (elastic), -1 = min_gpus */
-    int drain;                 /* enum cl_drain */
-    int routing;               /* enum cl_routing */
+    int64_t target_latency_ns;      /* -1 if unset */
+    int kv_cache_offload;           /* 0/1 */
+    char *rdma_interface;           /* calibration only; ignored by the sim */
+    int initial_gpus;               /* GPUs at t = 0 (elastic), -1 = min_gpus */
+    int64_t scale_to_zero_grace_ns; /* min_gpus 0: idle this long first */
+    int drain;                      /* enum cl_drain */
+    int routing;                    /* enum cl_routing */
     int routing_max_imbalance; /* prefix-affinity: most outstanding requests
                                   above the least loaded replica */
 };

@@ -8,6 +8,15 @@
  * full; scale-down cancels pending replicas first, then drains borrowed
  * ones, then the most expensive and newest.
  *
+ * Scale to zero (min_replicas 0), as Knative Serving does it (Knative docs,
+ * "Autoscaling / Configuring scale to zero"): requests arriving with no
+ * replica wait in the cluster's holding queue, and the activator
+ * (cl__orch_arrive) asks for one replica at once instead of waiting for
+ * the next evaluation; the last replica goes only once the cluster has
+ * had no request for cluster.scale_to_zero_grace (Knative's
+ * scale-to-zero-grace-period, 30 s), so until then the policy sees, and
+ * the orchestrator enforces, a floor of one replica.
+ *
  * Faults: scripted failures at given times, and random GPU failures with a
  * per-GPU MTBF drawn by thinning a Poisson process at the rate of the
  * largest cluster (max_gpus / MTBF): every candidate picks a GPU index
@@ -92,6 +101,20 @@ static void to_window(const struct cl_counters *d, double span_s,
     out->itl = d->itl;
 }
 
+/* The fewest replicas the cluster may have now: min_replicas, or under
+ * scale to zero 1 until the cluster has had no request for the grace
+ * period (requests waiting or running, or any held by the client path,
+ * are work). */
+static int zero_floor(const struct cl_world *w, int64_t now)
+{
+    if (w->min_replicas > 0 || w->pd)
+        return w->min_replicas;
+    if (w->live > 0 ||
+        now - w->idle_since_ns < w->scn->cluster.scale_to_zero_grace_ns)
+        return 1;
+    return 0;
+}
+
 /* Fills s for the policy of role (enum cl_role): CL_ROLE_BOTH, the
  * whole cluster; under elastic P/D one group, whose sizes, bounds,
  * replicas, gauges and pools' capacity (in its replicas) s then holds,
@@ -114,7 +137,7 @@ static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s, int role)
     s->ready = w->n_serving;
     s->pending = w->n_pending;
     s->draining = w->n_draining;
-    s->min_replicas = w->min_replicas;
+    s->min_replicas = zero_floor(w, now);
     s->max_replicas = w->max_replicas;
     s->gpus_per_replica = w->gpus_per_replica;
     s->target_ttft_s =
@@ -182,6 +205,8 @@ static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s, int role)
     pol_snapshot_sum_gauges(s, kv_ready);
     if (!w->engine->central_queue && role != CL_ROLE_DECODE)
         s->num_waiting += (double)w->queue.n; /* held, no replica yet */
+    else if (w->min_replicas == 0 && w->n_serving == 0 && !w->pd)
+        s->num_waiting += (double)w->queue.n; /* no replica to share it */
 
     for (int p = 0; p < w->npools; p++) {
         struct pol_pool *pp = &w->snap_pools[p];
@@ -332,6 +357,47 @@ void cl__orch_replace(struct cl_world *w, int role, int gpus)
     w->force_role = -1;
 }
 
+void cl__orch_arrive(struct cl_world *w)
+{
+    int64_t now = sim_loop_now(w->loop);
+    int p;
+
+    if (!w->elastic || w->external || w->pd || w->min_replicas > 0)
+        return;
+    if (w->n_serving == 0) {
+        /* Arrivals relative to the first still waiting: the sum stays
+         * small, and the waits come out exact when a replica serves. */
+        if (w->cold_pending == 0)
+            w->cold_first_ns = now;
+        w->cold_rel_ns += (double)(now - w->cold_first_ns);
+        w->cold_pending++;
+        w->cold_waits++;
+    }
+    if (w->n_serving + w->n_pending > 0)
+        return;
+    p = pick_pool(w, 0, w->gpus_per_replica);
+    if (p < 0)
+        return; /* every pool is full: the next arrival asks again */
+    cl__replica_request(w, p, 0, -1);
+    w->scale_events++;
+    if (w->desired < 1)
+        w->desired = 1;
+}
+
+void cl__orch_served(struct cl_world *w)
+{
+    int64_t now = sim_loop_now(w->loop);
+
+    if (w->cold_pending == 0)
+        return;
+    w->cold_wait_s_sum +=
+        ((double)w->cold_pending * (double)(now - w->cold_first_ns) -
+         w->cold_rel_ns) /
+        SIM_NS_PER_S_F;
+    w->cold_pending = 0;
+    w->cold_rel_ns = 0;
+}
+
 void cl__orch_scale_to(struct cl_world *w, int desired, int borrow)
 {
     scale_role(w, CL_ROLE_BOTH, desired, borrow);
@@ -356,6 +422,10 @@ static void decide_role(struct cl_world *w, int role)
     rc = w->policy->ops->decide(st, &s, &dec);
     if (pol_guard_apply(g, &s, rc, &dec) == POL_GUARD_INVALID_METRICS)
         w->policy_holds++;
+    /* A policy that holds (no data with no replica ready) keeps the
+     * size as it is; the floor of scale to zero still applies. */
+    if (role == CL_ROLE_BOTH && dec.desired < s.min_replicas)
+        dec.desired = s.min_replicas;
     scale_role(w, role, dec.desired, dec.borrow);
     if (role == CL_ROLE_BOTH) {
         w->desired = dec.desired;

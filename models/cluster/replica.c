@@ -93,6 +93,8 @@ static void set_state(struct cl_world *w, struct cl_replica *rep, int state)
     count_state(w, rep->state, -1);
     rep->state = state;
     count_state(w, state, +1);
+    if (state == CL_R_SERVING && w->n_serving == 1)
+        cl__orch_served(w);
     if (state == CL_R_GONE) {
         w->pools[rep->pool].gpus_live -= rep->gpus;
         sim_loop_cancel(w->loop, &rep->life_ev);

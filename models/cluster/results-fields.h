@@ -383,6 +383,12 @@
       "failure -> replacement serving; NAN without failures")                  \
     X(borrowed_gpu_hours, F64, "borrowed_gpu_hours", "borrowed_gpu_hours",     \
       NULL, "GPU-h", "taken from borrowable (test) pools")                     \
+    X(cold_start_waits, U64, "cold_start_waits", "cold_start_waits", NULL,     \
+      "requests",                                                              \
+      "min_gpus 0: arrived with no replica serving; omitted when 0")           \
+    X(cold_start_wait_s_mean, F64, "cold_start_wait_s_mean",                   \
+      "cold_start_wait_s_mean", NULL, "s",                                     \
+      "their mean wait from arrival until a replica served")                   \
     X(reclaims, U64, "reclaim.claims", "reclaim.claims", NULL, "claims",       \
       "owners' claims on borrowable pools; omitted when 0")                    \
     X(reclaim_replicas, U64, "reclaim.replicas", "reclaim.replicas", NULL,     \
@@ -459,6 +465,8 @@
  * outputs of the other scenarios stay as they were: X(field, first) omits
  * field when first, the group's count, is 0. */
 #define CL_RESULTS_OMIT_ZERO(X)                                                \
+    X(cold_start_waits, cold_start_waits)                                      \
+    X(cold_start_wait_s_mean, cold_start_waits)                                \
     X(reclaims, reclaims)                                                      \
     X(reclaim_replicas, reclaims)                                              \
     X(reclaim_gpus, reclaims)                                                  \

@@ -14,10 +14,17 @@
  * activationThreshold (default 0). When it has been inactive for
  * cooldownPeriod (300 s) KEDA scales to minReplicaCount. Real KEDA does
  * this only when minReplicaCount is 0 and leaves 1..N to the HPA; here
- * min_replicas >= 1, so "min" is the snapshot's min_replicas, reached
- * directly once the cooldown has passed (the clock starts at the first
- * evaluation). Defaults: metric concurrency, target 32 per replica (as
- * hpa, see there).
+ * "min" is the snapshot's min_replicas whatever it is, reached directly
+ * once the cooldown has passed (the clock starts at the first
+ * evaluation). With min_replicas 0 that is KEDA's scale to zero
+ * (minReplicaCount: 0). At zero replicas the HPA is off and KEDA polls
+ * its scaler alone: the metric then comes from its source, not from
+ * replicas (pol_util_idle_total: requests held count as waiting; a
+ * per-replica metric reads 0), and once it is above
+ * activation_threshold KEDA scales to max(minReplicaCount, 1) = 1 and
+ * hands over to the HPA (KEDA docs, "Scaling Deployments": activation
+ * phase 0 <-> 1, scaling phase 1 <-> N). Defaults: metric concurrency,
+ * target 32 per replica (as hpa, see there).
  */
 #include <math.h>
 #include <stddef.h>
@@ -102,6 +109,23 @@ static int decide(void *state, const struct pol_snapshot *s,
     int with, cur = pol_util_current(s), rec;
     double total = pol_util_ready_sum(s, k->p.metric, &with);
 
+    if (with == 0 && s->ready == 0) {
+        /* Activation phase: no replica ready, the scaler alone. */
+        total = pol_util_idle_total(s, k->p.metric);
+        if (isnan(total))
+            total = 0;
+        if (isnan(k->last_active_s))
+            k->last_active_s = s->now_s;
+        k->last_poll_s = s->now_s;
+        k->active = total > k->p.activation_threshold;
+        if (k->active) {
+            k->last_active_s = s->now_s;
+            out->desired = cur > 1 ? cur : 1;
+        } else {
+            out->desired = cur > s->min_replicas ? cur : s->min_replicas;
+        }
+        return 0;
+    }
     if (with == 0)
         return POL_UTIL_ENODATA;
     if (isnan(k->last_active_s))

@@ -22,8 +22,17 @@
  * for LLM serving. Knative samples every 1 s and ticks every 2 s; here the
  * windows average the totals seen at each evaluation, so with a 15 s
  * interval the 6 s panic window holds only the latest sample. Set the
- * guard's interval to 2s for fidelity. Scale-to-zero, the activator and
- * target burst capacity are out of scope (min_replicas >= 1).
+ * guard's interval to 2s for fidelity. Target burst capacity is out of
+ * scope.
+ *
+ * Scale to zero (min_replicas 0; Knative docs, "Autoscaling / Configuring
+ * scale to zero"): with no replica ready the activator buffers the
+ * requests and reports their concurrency to the autoscaler, so the total
+ * is then the cluster's (pol_util_idle_total: requests held and running);
+ * once the stable window's mean is 0, dspc = 0 and R* = 0 (max_down =
+ * floor(1 / 2) = 0). The orchestrator starts the first replica when a
+ * request arrives (the activator's poke) and keeps the last one for
+ * cluster.scale_to_zero_grace (scale-to-zero-grace-period, 30 s).
  */
 #include <math.h>
 #include <stddef.h>
@@ -116,7 +125,11 @@ static int decide(void *state, const struct pol_snapshot *s,
     int with, max_up, max_down, dspc, dppc, ds, dp, want, over;
     double total = pol_util_ready_sum(s, k->p.metric, &with);
 
-    if (with == 0)
+    if (with == 0 && s->ready == 0)
+        total = pol_util_idle_total(s, k->p.metric); /* the activator's */
+    else if (with == 0)
+        return POL_UTIL_ENODATA;
+    if (isnan(total))
         return POL_UTIL_ENODATA;
     pol_util_window_push(&k->totals, s->now_s, total);
     stable = pol_util_window_mean(&k->totals, s->now_s, k->p.stable_window_s);

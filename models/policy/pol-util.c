@@ -166,6 +166,27 @@ double pol_util_ready_sum(const struct pol_snapshot *s, enum pol_util_metric m,
     return n > 0 ? sum : NAN;
 }
 
+double pol_util_idle_total(const struct pol_snapshot *s, enum pol_util_metric m)
+{
+    switch (m) {
+    case POL_UTIL_M_NUM_RUNNING:
+        return s->num_running;
+    case POL_UTIL_M_NUM_WAITING:
+        return s->num_waiting;
+    case POL_UTIL_M_CONCURRENCY:
+        return s->num_running + s->num_waiting;
+    case POL_UTIL_M_REQUESTS_PER_S:
+        return s->arrival_rate_per_s;
+    case POL_UTIL_M_OUTPUT_TOKENS_PER_S:
+        return s->output_tokens_per_s;
+    case POL_UTIL_M_KV_USAGE:
+    case POL_UTIL_M_TTFT_P99:
+    case POL_UTIL_M_ITL_P99:
+        break;
+    }
+    return NAN;
+}
+
 double pol_util_ready_mean(const struct pol_snapshot *s, enum pol_util_metric m,
                            int *n_out)
 {

@@ -91,6 +91,16 @@ double pol_util_ready_mean(const struct pol_snapshot *s, enum pol_util_metric m,
 double pol_util_ready_sum(const struct pol_snapshot *s, enum pol_util_metric m,
                           int *n_out);
 
+/* The revision-wide total of metric m with no replica ready, as a scaler
+ * reading the metric's source (Knative's activator, KEDA's scaler) sees
+ * it: concurrency, num_waiting and num_running from the cluster's gauges
+ * (requests held for want of a replica count as waiting), requests_per_s
+ * from the arrival rate, output_tokens_per_s from the cluster's rate.
+ * Returns NAN for a per-replica metric (KV usage, latency quantiles),
+ * which no replica reports then. */
+double pol_util_idle_total(const struct pol_snapshot *s,
+                           enum pol_util_metric m);
+
 /* The size the cluster is heading to: s->ready + s->pending. */
 int pol_util_current(const struct pol_snapshot *s);
 
