@@ -544,10 +544,10 @@ static void print_recovery(FILE *fp, const struct train_job *j,
         fprintf(fp, " (%d spare nodes, %lld used; then %s)", j->spares,
                 (long long)jr->spares_used, train_recovery_name(j->fallback));
     fprintf(fp,
-            ": %lld spare, %lld shrink, %lld restart; %d replicas at "
-            "the end\n",
+            ": %lld spare, %lld shrink, %lld restart; %lld repaired; %d "
+            "replicas at the end\n",
             (long long)jr->spares_used, (long long)jr->shrinks,
-            (long long)jr->restarts, jr->dp_final);
+            (long long)jr->restarts, (long long)jr->repairs, jr->dp_final);
     if (j->recovery != TRAIN_RECOVER_RESTART)
         fprintf(fp,
                 "                in-memory checkpoint every %lld steps, %.3f "
