@@ -270,10 +270,61 @@ static void job_json(json_object *o, const struct train_job *j,
         rpt_json_double(jr->ideal_tokens_per_s, RPT_JSON_FULL));
     json_object_object_add(o, "gpu_hours",
                            rpt_json_double(jr->gpu_hours, RPT_JSON_FULL));
+    /* The kinds after paused came with recovery modes: left out while
+     * zero, so that outputs without them stay as they were. */
     for (int k = 0; k < TRAIN_T_KINDS; k++)
-        json_object_object_add(t, train_time_name(k),
-                               rpt_json_double(jr->time_s[k], RPT_JSON_FULL));
+        if (k < TRAIN_T_SNAPSHOT || jr->time_s[k] > 0)
+            json_object_object_add(
+                t, train_time_name(k),
+                rpt_json_double(jr->time_s[k], RPT_JSON_FULL));
     json_object_object_add(o, "time_s", t);
+}
+
+/* The recovery block of a scenario's job (training.recovery given). */
+static json_object *recovery_json(const struct train_job *j,
+                                  const struct train_job_result *jr)
+{
+    json_object *o = json_object_new_object(), *l = json_object_new_object();
+
+    json_object_object_add(
+        o, "mode", json_object_new_string(train_recovery_name(j->recovery)));
+    json_object_object_add(
+        o, "fallback",
+        json_object_new_string(train_recovery_name(j->fallback)));
+    json_object_object_add(o, "spares", json_object_new_int(j->spares));
+    json_object_object_add(o, "spares_used",
+                           json_object_new_int64(jr->spares_used));
+    json_object_object_add(o, "shrinks", json_object_new_int64(jr->shrinks));
+    json_object_object_add(o, "restarts", json_object_new_int64(jr->restarts));
+    json_object_object_add(o, "repair_s",
+                           rpt_json_double(j->repair_s, RPT_JSON_FULL));
+    json_object_object_add(o, "repairs", json_object_new_int64(jr->repairs));
+    json_object_object_add(o, "replicas_final",
+                           json_object_new_int(jr->dp_final));
+    json_object_object_add(o, "detection_s",
+                           rpt_json_double(j->detect_s, RPT_JSON_FULL));
+    json_object_object_add(o, "in_memory_every_steps",
+                           json_object_new_int64(j->mem_every_steps));
+    json_object_object_add(o, "in_memory_block_s",
+                           rpt_json_double(j->mem_every_steps > 0
+                                               ? train_mem_ckpt_s(j, j->dp)
+                                               : 0.0,
+                                           RPT_JSON_FULL));
+    json_object_object_add(o, "in_memory_checkpoints",
+                           json_object_new_int64(jr->mem_checkpoints));
+    json_object_object_add(
+        o, "spare_transfer_s",
+        rpt_json_double(train_spare_transfer_s(j, j->dp), RPT_JSON_FULL));
+    json_object_object_add(
+        o, "shrink_transfer_s",
+        rpt_json_double(train_shrink_transfer_s(j, j->dp), RPT_JSON_FULL));
+    for (int k = 0; k < TRAIN_L_KINDS; k++)
+        json_object_object_add(l, train_lost_name(k),
+                               rpt_json_double(jr->lost_s[k], RPT_JSON_FULL));
+    json_object_object_add(o, "lost_s", l);
+    json_object_object_add(o, "goodput_time",
+                           rpt_json_double(jr->goodput_time, RPT_JSON_FULL));
+    return o;
 }
 
 static void print_job(FILE *fp, const struct train_job *j,
@@ -483,6 +534,36 @@ struct json_object *rpt_train_json(const struct rpt_train *t)
 
 /* ---- a scenario's training section (dsec run) ---- */
 
+static void print_recovery(FILE *fp, const struct train_job *j,
+                           const struct train_job_result *jr)
+{
+    double lost = 0;
+
+    fprintf(fp, "  recovery      %s", train_recovery_name(j->recovery));
+    if (j->recovery == TRAIN_RECOVER_SPARE)
+        fprintf(fp, " (%d spare nodes, %lld used; then %s)", j->spares,
+                (long long)jr->spares_used, train_recovery_name(j->fallback));
+    fprintf(fp,
+            ": %lld spare, %lld shrink, %lld restart; %lld repaired; %d "
+            "replicas at the end\n",
+            (long long)jr->spares_used, (long long)jr->shrinks,
+            (long long)jr->restarts, (long long)jr->repairs, jr->dp_final);
+    if (j->recovery != TRAIN_RECOVER_RESTART)
+        fprintf(fp,
+                "                in-memory checkpoint every %lld steps, %.3f "
+                "s blocked each; spare transfer %.3f s, reshard %.3f s\n",
+                (long long)j->mem_every_steps, train_mem_ckpt_s(j, j->dp),
+                train_spare_transfer_s(j, j->dp),
+                train_shrink_transfer_s(j, j->dp));
+    for (int k = 0; k < TRAIN_L_KINDS; k++)
+        lost += jr->lost_s[k];
+    fprintf(fp, "                lost to failures %.0f s:", lost);
+    for (int k = 0; k < TRAIN_L_KINDS; k++)
+        fprintf(fp, " %s %.1f", train_lost_name(k), jr->lost_s[k]);
+    fprintf(fp, "; goodput %.2f%% of wall time useful\n",
+            100.0 * jr->goodput_time);
+}
+
 void rpt_train_report_print(FILE *fp, const struct cl_training_report *t)
 {
     const struct layout_result *r = &t->step;
@@ -536,6 +617,8 @@ void rpt_train_report_print(FILE *fp, const struct cl_training_report *t)
             fprintf(fp, " %s %.2f%%", train_time_name(k),
                     100.0 * jr->time_s[k] / t->job.duration_s);
     fprintf(fp, "\n");
+    if (t->recovery_report)
+        print_recovery(fp, &t->job, jr);
     if (t->elastic) {
         fprintf(fp,
                 "  elastic       pool %s of %d gpus, %d per replica (at "
@@ -599,6 +682,8 @@ struct json_object *rpt_train_report_json(const struct cl_training_report *t)
     json_object_object_add(
         x, "capacity_tokens_lost",
         rpt_json_double(t->res.capacity_tokens_lost, RPT_JSON_FULL));
+    if (t->recovery_report)
+        json_object_object_add(x, "recovery", recovery_json(&t->job, &t->res));
     json_object_object_add(o, "simulation", x);
     if (t->elastic) {
         json_object *e = json_object_new_object();

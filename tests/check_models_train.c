@@ -503,6 +503,178 @@ START_TEST(test_job_shrink_and_grow)
 }
 END_TEST
 
+/* A job with a known state per GPU over a 50 GB/s link with a 10 us
+ * alpha and full efficiency: a spare's GPU receives 2 GB of weights and
+ * 12 GB / 4 of shard (0.1 s + alpha), a shrink's survivor 12 GB / (4 x
+ * 3) (0.02 s + alpha), an in-memory checkpoint copies 3 GB (0.06 s +
+ * alpha, half hidden). */
+static const struct net_link rec_link = {
+    .name = "test", .alpha_ns = 1e4, .bytes_per_s = 50e9, .efficiency = 1.0};
+
+static struct train_job recovery_job(int recovery)
+{
+    struct train_job j = base_job();
+
+    j.dp = 4;
+    j.duration_s = 1e4;
+    j.gpu_mtbf_s = 5000.0 * 32; /* the job's MTBF 5,000 s */
+    j.ckpt_every_steps = 100;
+    j.ckpt_block_s = 10.0;
+    j.restart_s = 600.0;
+    j.load_s = 50.0;
+    j.reconfigure_s = 120.0;
+    j.detect_s = 30.0;
+    j.recovery = recovery;
+    j.fallback = TRAIN_RECOVER_SHRINK;
+    j.spares = recovery == TRAIN_RECOVER_SPARE ? 1 : 0;
+    j.mem_every_steps = recovery == TRAIN_RECOVER_RESTART ? 0 : 1;
+    j.mem_overlap = 0.5;
+    j.repl_bytes = 2e9;
+    j.shard_bytes = 12e9;
+    j.link = &rec_link;
+    return j;
+}
+
+START_TEST(test_recovery_transfers_by_hand)
+{
+    struct train_job j = recovery_job(TRAIN_RECOVER_SPARE);
+
+    ck_assert_double_eq_tol(train_spare_transfer_s(&j, 4), 0.1 + 1e-5, 1e-12);
+    ck_assert_double_eq_tol(train_shrink_transfer_s(&j, 4), 0.02 + 1e-5, 1e-12);
+    ck_assert_double_eq_tol(train_mem_ckpt_s(&j, 4), (0.06 + 1e-5) / 2, 1e-12);
+    ck_assert_double_eq_tol(train_shrink_transfer_s(&j, 1), 0.0, 1e-12);
+    j.shard_bytes = 0; /* ZeRO-0: nothing sharded, nothing to snapshot */
+    ck_assert_double_eq_tol(train_mem_ckpt_s(&j, 4), 0.0, 1e-12);
+    ck_assert_double_eq_tol(train_shrink_transfer_s(&j, 4), 0.0, 1e-12);
+}
+END_TEST
+
+/* One failure, its recovery by hand in each mode. The seed is the first
+ * with exactly one failure whose restart completes; the failure time is
+ * the same in the three modes (the first draw), and the second draw falls
+ * after the end in each (its rate is the same or lower). */
+START_TEST(test_recovery_single_failure_by_hand)
+{
+    struct train_job j = recovery_job(TRAIN_RECOVER_RESTART);
+    struct train_job_result r;
+    uint64_t seed;
+
+    for (seed = 1; seed < 200; seed++) {
+        ck_assert_int_eq(train_job_run(&j, seed, &r), 0);
+        if (r.failures == 1 && r.time_s[TRAIN_T_RESTART] > 650.0 - 1e-6)
+            break;
+        train_job_result_fini(&r);
+    }
+    ck_assert(seed < 200);
+    /* restart: detection 30 of the 600, the rest rebuilding, the load. */
+    ck_assert_int_eq(r.restarts, 1);
+    ck_assert_double_eq_tol(r.lost_s[TRAIN_L_DETECT], 30.0, 1e-9);
+    ck_assert_double_eq_tol(r.lost_s[TRAIN_L_REBUILD], 570.0, 1e-9);
+    ck_assert_double_eq_tol(r.lost_s[TRAIN_L_RELOAD], 50.0, 1e-9);
+    ck_assert_double_eq_tol(r.lost_s[TRAIN_L_TRANSFER], 0.0, 1e-12);
+    /* Recomputed: the steps since the durable checkpoint (at most 100)
+     * and the partial one; the run's end adds its own partial step to
+     * rework, not to the failure's loss. */
+    ck_assert(r.lost_s[TRAIN_L_RECOMPUTE] <= r.time_s[TRAIN_T_REWORK]);
+    ck_assert(r.lost_s[TRAIN_L_RECOMPUTE] <= 100.0 + 1e-9);
+    ck_assert_double_eq_tol(
+        r.lost_s[TRAIN_L_RECOMPUTE],
+        (double)r.steps_lost + fmod(r.lost_s[TRAIN_L_RECOMPUTE], 1.0), 1e-9);
+    train_job_result_fini(&r);
+
+    /* spare: 30 + (0.1 + 1e-5) + 120 s, back at most one step. */
+    j = recovery_job(TRAIN_RECOVER_SPARE);
+    ck_assert_int_eq(train_job_run(&j, seed, &r), 0);
+    ck_assert_int_eq(r.failures, 1);
+    ck_assert_int_eq(r.spares_used, 1);
+    ck_assert_int_eq(r.dp_final, 4);
+    ck_assert_double_eq_tol(r.lost_s[TRAIN_L_DETECT], 30.0, 1e-9);
+    ck_assert_double_eq_tol(r.lost_s[TRAIN_L_TRANSFER], 0.1 + 1e-5, 1e-9);
+    ck_assert_double_eq_tol(r.lost_s[TRAIN_L_REBUILD], 120.0, 1e-9);
+    ck_assert_double_eq_tol(r.lost_s[TRAIN_L_RELOAD], 0.0, 1e-12);
+    ck_assert(r.lost_s[TRAIN_L_RECOMPUTE] <= 1.0 + 1e-9);
+    ck_assert_double_eq_tol(r.time_s[TRAIN_T_RECOVER], 150.1 + 1e-5, 1e-6);
+    ck_assert(r.mem_checkpoints > 0);
+    train_job_result_fini(&r);
+
+    /* shrink: 30 + (0.02 + 1e-5) + 120 s, and 3 replicas after. */
+    j = recovery_job(TRAIN_RECOVER_SHRINK);
+    ck_assert_int_eq(train_job_run(&j, seed, &r), 0);
+    ck_assert_int_eq(r.failures, 1);
+    ck_assert_int_eq(r.shrinks, 1);
+    ck_assert_int_eq(r.dp_final, 3);
+    ck_assert_double_eq_tol(r.lost_s[TRAIN_L_TRANSFER], 0.02 + 1e-5, 1e-9);
+    ck_assert_double_eq_tol(r.lost_s[TRAIN_L_REBUILD], 120.0, 1e-9);
+    ck_assert(r.lost_s[TRAIN_L_RECOMPUTE] <= 1.0 + 1e-9);
+    ck_assert(r.replicas_mean < 4.0 && r.replicas_mean > 3.0);
+    train_job_result_fini(&r);
+}
+END_TEST
+
+/* Many failures: the invariants, and the same result for a seed. */
+START_TEST(test_recovery_invariants)
+{
+    for (int mode = TRAIN_RECOVER_RESTART; mode <= TRAIN_RECOVER_SPARE;
+         mode++) {
+        for (int repair = 0; repair <= 1; repair++) {
+            struct train_job j = recovery_job(mode);
+            struct train_job_result r, r2;
+            double sum = 0;
+
+            j.gpu_mtbf_s = 300.0 * 32; /* about 33 failures */
+            j.spares = mode == TRAIN_RECOVER_SPARE ? 2 : 0;
+            j.min_dp = 2;
+            j.repair_s = repair ? 900.0 : 0.0;
+            ck_assert_int_eq(train_job_run(&j, 3, &r), 0);
+            ck_assert(r.failures > 10);
+            for (int k = 0; k < TRAIN_T_KINDS; k++) {
+                ck_assert(r.time_s[k] >= -1e-6);
+                sum += r.time_s[k];
+            }
+            ck_assert_double_eq_tol(sum, j.duration_s, 1e-6);
+            ck_assert(r.goodput_time >= 0 && r.goodput_time <= 1);
+            ck_assert(r.steps <= (int64_t)(j.duration_s / j.step_s));
+            ck_assert_int_eq(r.spares_used + r.shrinks + r.restarts,
+                             r.failures);
+            /* Spares never below zero: used at most spares + repaired. */
+            ck_assert(r.spares_used <= j.spares + r.repairs);
+            /* Never fewer than max(1, min_dp) replicas. */
+            ck_assert(r.dp_final >= 2 && r.dp_final <= j.dp);
+            if (mode == TRAIN_RECOVER_RESTART)
+                ck_assert_int_eq(r.restarts, r.failures);
+            if (mode == TRAIN_RECOVER_SHRINK && !repair)
+                ck_assert(r.restarts > 0 && r.shrinks == 2);
+            ck_assert_int_eq(train_job_run(&j, 3, &r2), 0);
+            ck_assert_int_eq(r2.steps, r.steps);
+            ck_assert_int_eq(r2.failures, r.failures);
+            ck_assert(memcmp(r2.lost_s, r.lost_s, sizeof(r.lost_s)) == 0);
+            ck_assert(memcmp(r2.time_s, r.time_s, sizeof(r.time_s)) == 0);
+            train_job_result_fini(&r2);
+            train_job_result_fini(&r);
+        }
+    }
+}
+END_TEST
+
+/* ZeRO-0: a live peer holds everything, so nothing is rolled back. */
+START_TEST(test_recovery_zero0_keeps_steps)
+{
+    struct train_job j = recovery_job(TRAIN_RECOVER_SPARE);
+    struct train_job_result r;
+
+    j.repl_bytes = 14e9;
+    j.shard_bytes = 0;
+    j.gpu_mtbf_s = 300.0 * 32;
+    j.spares = 1000;
+    ck_assert_int_eq(train_job_run(&j, 3, &r), 0);
+    ck_assert(r.failures > 10);
+    ck_assert_int_eq(r.steps_lost, 0);
+    ck_assert_double_eq_tol(r.time_s[TRAIN_T_SNAPSHOT], 0.0, 1e-12);
+    ck_assert(r.lost_s[TRAIN_L_RECOMPUTE] < (double)r.failures);
+    train_job_result_fini(&r);
+}
+END_TEST
+
 static Suite *train_suite(void)
 {
     Suite *s = suite_create("train");
@@ -528,6 +700,14 @@ static Suite *train_suite(void)
     tcase_add_test(tc, test_job_failure_accounting);
     tcase_add_test(tc, test_job_checkpoint_optimum_near_young);
     tcase_add_test(tc, test_job_shrink_and_grow);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("recovery");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_recovery_transfers_by_hand);
+    tcase_add_test(tc, test_recovery_single_failure_by_hand);
+    tcase_add_test(tc, test_recovery_invariants);
+    tcase_add_test(tc, test_recovery_zero0_keeps_steps);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,7 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..14"
+echo "1..17"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -170,5 +170,28 @@ ok "dsec run: Training section and JSON member" $st
 expect_err "scenario: bad training.layout" 1 \
     "bad.yaml:[0-9]+:[0-9]+: error: training.layout: unknown key 'xp'; valid: dp, ep, pp, tp, v" \
     $dsec validate "$srcdir/tests/data/train/bad.yaml"
+expect_err "scenario: bad training.recovery" 1 \
+    "bad-recovery.yaml:14:13: error: training.recovery: unknown recovery 'spares'; valid: restart, shrink, spare" \
+    $dsec validate "$srcdir/tests/data/train/bad-recovery.yaml"
+expect_err "scenario: bad training.in_memory_checkpoint key" 1 \
+    "bad-recovery.yaml:15:26: error: training.in_memory_checkpoint.every: unknown key; did you mean 'every_steps'\\?" \
+    $dsec validate "$srcdir/tests/data/train/bad-recovery.yaml"
+
+# 15. Recovery modes: the JSON's recovery block adds up.
+sed -e 's/gpu_mtbf: 2000h/gpu_mtbf: 200h\n  recovery: spare\n  spares: 1\n  repair: 2h/' \
+    "$srcdir/tests/data/train/small.yaml" >"$tmp/spare.yaml"
+st=0
+$dsec run "$tmp/spare.yaml" --no-db --json >"$tmp/sparej" 2>&1 || st=1
+python3 - "$tmp/sparej" <<'PY' || st=1
+import json, sys
+o = json.load(open(sys.argv[1]))["training"]["simulation"]
+r = o["recovery"]
+assert r["mode"] == "spare"
+assert r["spares_used"] + r["shrinks"] + r["restarts"] == o["failures"]
+assert 0 <= r["goodput_time"] <= 1
+assert abs(sum(o["time_s"].values()) - o["duration_s"]) < 1e-3
+PY
+[ $st -ne 0 ] && show "$tmp/sparej"
+ok "dsec run: recovery spare block" $st
 
 [ $fails -eq 0 ]

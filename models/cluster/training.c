@@ -147,6 +147,46 @@ static int min_replicas(const struct cl_training_report *out,
     return l->dp;
 }
 
+/* The recovery fields of the job: the state per GPU by ZeRO stage
+ * (FACTS.md §12.3: bf16 weights 2 bytes a parameter, FP32 master and Adam
+ * moments 12; gradients are recomputed, not moved), the scale-out link the
+ * transfers cross, and the in-memory checkpoint interval (shrink, spare
+ * only: restart keeps none, as before). */
+static void recovery_setup(const struct train_config *t,
+                           struct cl_training_report *out)
+{
+    struct train_job *j = &out->job;
+    double per_gpu = (double)arch_params_total(out->arch) /
+                     (out->step.l.tp * out->step.l.pp);
+    int z = out->step.l.zero;
+
+    out->recovery_report = t->recovery_given;
+    j->recovery = t->recovery;
+    j->fallback = t->fallback;
+    j->spares = t->recovery == TRAIN_RECOVER_SPARE ? t->spares : 0;
+    j->detect_s = (double)t->detection_ns / 1e9;
+    j->repair_s =
+        t->recovery == TRAIN_RECOVER_RESTART ? 0.0 : (double)t->repair_ns / 1e9;
+    j->repl_bytes =
+        (z >= 3 ? 0.0 : 2.0 * per_gpu) + (z == 0 ? 12.0 * per_gpu : 0.0);
+    j->shard_bytes =
+        (z >= 3 ? 2.0 * per_gpu : 0.0) + (z >= 1 ? 12.0 * per_gpu : 0.0);
+    j->link = &out->setup.calib.inter;
+    if (t->recovery == TRAIN_RECOVER_RESTART)
+        return;
+    j->mem_overlap = t->in_memory_checkpoint.overlap;
+    if (t->in_memory_checkpoint.every_steps > 0) {
+        j->mem_every_steps = t->in_memory_checkpoint.every_steps;
+    } else if (t->in_memory_checkpoint.interval_ns > 0) {
+        j->mem_every_steps = llround(
+            (double)t->in_memory_checkpoint.interval_ns / 1e9 / j->step_s);
+        if (j->mem_every_steps < 1)
+            j->mem_every_steps = 1;
+    } else {
+        j->mem_every_steps = 1;
+    }
+}
+
 int cl_training_run(const struct cl_scenario *s, const struct cl_run_opts *opts,
                     const struct cl_results *serving,
                     struct cl_training_report *out, struct sim_diag *d)
@@ -239,6 +279,7 @@ int cl_training_run(const struct cl_scenario *s, const struct cl_run_opts *opts,
     } else {
         j->ckpt_block_s = write_s;
     }
+    recovery_setup(t, out);
     out->job_mtbf_s = t->gpu_mtbf_s > 0 ? t->gpu_mtbf_s / t->gpus : 0.0;
     out->young_s = train_young_s(j->ckpt_block_s, out->job_mtbf_s);
     out->daly_s = train_daly_s(j->ckpt_block_s, out->job_mtbf_s);

@@ -46,6 +46,8 @@ struct cl_training_report {
     double job_mtbf_s;
     double young_s, daly_s;
     struct train_job_result res;
+    int recovery_report; /* training.recovery was given: the text and JSON
+                            show the recovery split */
     /* Elastic (the pool is borrowable and serving used it): */
     int elastic;
     int pool_capacity;

@@ -24,6 +24,7 @@
 
 #define TRN(f) offsetof(struct train_config, f)
 #define CKP(f) offsetof(struct train_ckpt_config, f)
+#define MCK(f) offsetof(struct train_memckpt_config, f)
 
 static const struct sim_param_choice train_recomputes[] = {
     {"auto", LAYOUT_RECOMPUTE_AUTO},
@@ -60,6 +61,34 @@ static const struct sim_param train_ckpt_rows[] = {
      "block only for the snapshot to host memory over PCIe; durable once "
      "written",
      CKP(async), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
+static const struct sim_param_choice train_recoveries[] = {
+    {"restart", TRAIN_RECOVER_RESTART},
+    {"shrink", TRAIN_RECOVER_SHRINK},
+    {"spare", TRAIN_RECOVER_SPARE},
+    {NULL, 0},
+};
+
+static const struct sim_param_choice train_fallbacks[] = {
+    {"restart", TRAIN_RECOVER_RESTART},
+    {"shrink", TRAIN_RECOVER_SHRINK},
+    {NULL, 0},
+};
+
+static const struct sim_param train_memckpt_rows[] = {
+    {"every_steps", SIM_PT_INT64, SIM_U_NONE, 0, NOMAX, 0, "0",
+     "optimizer steps between in-memory checkpoints (0: from interval, else "
+     "every step, as Gemini, SOSP'23)",
+     MCK(every_steps), NULL, NULL},
+    {"interval", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "0s",
+     "time between in-memory checkpoints, rounded to whole steps",
+     MCK(interval_ns), NULL, NULL},
+    {"overlap", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, 0, "0",
+     "fraction of the copy to a peer host hidden behind training (Gemini "
+     "interleaves it with training traffic)",
+     MCK(overlap), NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -121,6 +150,31 @@ const struct sim_param train_config_rows[] = {
      "simulated job time (the serving part's duration when the job "
      "borrows from serving's pool)",
      TRN(duration_ns), NULL, NULL},
+    {"recovery", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "restart",
+     "after a failure: restart (the whole job reloads the last durable "
+     "checkpoint), shrink (one fewer data-parallel replica) or spare (a hot "
+     "spare node replaces the failed one); shrink and spare reshard from "
+     "peers' in-memory checkpoints",
+     TRN(recovery), train_recoveries, NULL},
+    {"spares", SIM_PT_INT, SIM_U_NONE, 0, NOMAX, 0, "0",
+     "hot spare nodes (recovery spare); each replaces one failed node",
+     TRN(spares), NULL, NULL},
+    {"fallback", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "shrink",
+     "recovery spare with no spare left: shrink or restart (shrink below "
+     "the fewest replicas that fit restarts)",
+     TRN(fallback), train_fallbacks, NULL},
+    {"detection", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "30s",
+     "from a failure to the start of its recovery (shrink, spare; with "
+     "restart it is counted inside restart)",
+     TRN(detection_ns), NULL, NULL},
+    {"repair", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "0s",
+     "shrink, spare: a failed node is back this long after its failure, a "
+     "spare again or growing the job back by its replica (0: never)",
+     TRN(repair_ns), NULL, NULL},
+    {"in_memory_checkpoint", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "snapshots of each GPU's ZeRO shard to a peer host's memory "
+     "(shrink, spare)",
+     TRN(in_memory_checkpoint), NULL, train_memckpt_rows},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -183,4 +237,13 @@ void train_config_check(struct sim_yaml *y, struct train_config *t,
         sim_yaml_seen(y, "training.checkpoint.interval") != NULL)
         sim_yaml_exactly_one(y, "training.checkpoint", "every_steps",
                              "interval");
+    if (sim_yaml_seen(y, "training.in_memory_checkpoint.every_steps") != NULL &&
+        sim_yaml_seen(y, "training.in_memory_checkpoint.interval") != NULL)
+        sim_yaml_exactly_one(y, "training.in_memory_checkpoint", "every_steps",
+                             "interval");
+    if (t->spares > 0 && t->recovery != TRAIN_RECOVER_SPARE &&
+        (k = sim_yaml_seen(y, "training.spares")) != NULL)
+        sim_yaml_error(y, k->vline, k->vcol,
+                       "training.spares: needs training.recovery spare");
+    t->recovery_given = sim_yaml_seen(y, "training.recovery") != NULL;
 }

@@ -39,6 +39,23 @@ struct train_ckpt_config {
                                      memory; durable after the write */
 };
 
+/* How the job recovers from a GPU failure (docs/training.md). */
+enum train_recovery {
+    TRAIN_RECOVER_RESTART, /* the whole job reloads the last durable
+                              checkpoint */
+    TRAIN_RECOVER_SHRINK,  /* one fewer data-parallel replica, ZeRO
+                              shards from peers' in-memory copies */
+    TRAIN_RECOVER_SPARE,   /* a hot spare node takes the failed one's
+                              place, its state from peers */
+};
+
+/* The scenario's training.in_memory_checkpoint section (spare, shrink). */
+struct train_memckpt_config {
+    int64_t every_steps; /* K_mem; 0 = from interval_ns, else 1 */
+    int64_t interval_ns; /* rounded to whole steps; 0 = every_steps */
+    double overlap;      /* fraction of the copy hidden behind compute */
+};
+
 /* The scenario's training: section. gpus 0 means there is none. */
 struct train_config {
     char *model;   /* catalog name; NULL = the scenario's model */
@@ -60,6 +77,17 @@ struct train_config {
     int64_t restart_ns;     /* reschedule + rebuild communicators */
     int64_t reconfigure_ns; /* a resize: communicators + reshard */
     int64_t duration_ns;    /* simulated job time */
+    int recovery;           /* enum train_recovery */
+    int fallback;           /* spare with none left: SHRINK or RESTART */
+    int spares;             /* hot spare nodes (recovery spare) */
+    int64_t detection_ns;   /* failure to recovery start (spare, shrink;
+                               reported as part of restart) */
+    int64_t repair_ns;      /* a failed node back (shrink, spare); 0 =
+                               never */
+    struct train_memckpt_config in_memory_checkpoint;
+    int recovery_given; /* training.recovery was given: report the
+                           recovery split (set by
+                           train_config_check()) */
 };
 
 /* Rows of `training:`, filling struct train_config (models/train/config.c). */
@@ -86,7 +114,9 @@ struct train_config_scope {
  * walker y (its seen list says what was given; errors go to it at the
  * keys' positions): a catalog model, a known pool and GPU (sc), a layout
  * that parses for its gpus, and at most one of checkpoint.every_steps and
- * interval. Does nothing when the section was not given. */
+ * interval (the same for in_memory_checkpoint), spares only with recovery
+ * spare. Sets t->recovery_given. Does nothing when the section was not
+ * given. */
 void train_config_check(struct sim_yaml *y, struct train_config *t,
                         const struct train_config_scope *sc);
 

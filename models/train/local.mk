@@ -10,6 +10,6 @@ tests_check_models_train_LDADD = $(DSEC_TEST_LIBS)
 
 TESTS += tests/e2e-train.sh
 EXTRA_DIST += tests/e2e-train.sh tests/data/train/small.yaml \
-	tests/data/train/bad.yaml
+	tests/data/train/bad.yaml tests/data/train/bad-recovery.yaml
 dist_dsecdata_DATA += scenarios/training-405b-1024.yaml \
-	scenarios/training-mixed-diurnal.yaml
+	scenarios/training-mixed-diurnal.yaml scenarios/training-405b-recovery.yaml

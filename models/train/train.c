@@ -12,6 +12,16 @@
  *   the per-GPU MTBF (FACTS.md §12.5 derives ~5.8 GPU-years from Llama 3's
  *   419 unexpected interruptions on 16,384 GPUs in 54 days).
  *
+ * - Recovery without a whole-job restart (shrink, spare): the failed
+ *   node's ZeRO shards come from in-memory checkpoints in peers' host
+ *   memory, as Gemini does (Wang et al., "Gemini: Fast Failure Recovery in
+ *   Distributed Training with In-Memory Checkpoints", SOSP'23, which
+ *   checkpoints to CPU memory every iteration); the replicated bf16
+ *   weights from a live data-parallel peer. Transfers are
+ *   alpha + bytes / bandwidth over the scale-out link (net_p2p_ns(),
+ *   FACTS.md §3.1). With ZeRO-0 a live peer holds everything, so nothing
+ *   is rolled back beyond the partial step.
+ *
  * The simulation schedules one event per checkpoint segment (the steps up
  * to the next checkpoint run as one block), one per checkpoint, failure,
  * restart, resize and availability change. A failure rolls the job back
@@ -44,10 +54,27 @@
 
 const char *train_time_name(int kind)
 {
-    static const char *const names[] = {"useful",  "checkpoint",  "rework",
-                                        "restart", "reconfigure", "paused"};
+    static const char *const names[] = {"useful",   "checkpoint",  "rework",
+                                        "restart",  "reconfigure", "paused",
+                                        "snapshot", "recover"};
 
     return kind >= 0 && kind < TRAIN_T_KINDS ? names[kind] : "?";
+}
+
+const char *train_lost_name(int kind)
+{
+    static const char *const names[] = {"detection", "transfer", "rebuild",
+                                        "reload", "recompute"};
+
+    return kind >= 0 && kind < TRAIN_L_KINDS ? names[kind] : "?";
+}
+
+const char *train_recovery_name(int recovery)
+{
+    static const char *const names[] = {"restart", "shrink", "spare"};
+
+    return recovery >= 0 && recovery <= TRAIN_RECOVER_SPARE ? names[recovery]
+                                                            : "?";
 }
 
 const char *train_ckpt_target_name(int target)
@@ -183,6 +210,40 @@ double train_daly_s(double delta_s, double mtbf_s)
            delta_s;
 }
 
+/* ---- recovery transfers ---- */
+
+/* Seconds of one transfer of bytes per GPU over j's link, 0 for none. */
+static double xfer_s(const struct train_job *j, double bytes)
+{
+    double ns;
+
+    if (!(bytes > 0) || j->link == NULL)
+        return 0.0;
+    ns = net_p2p_ns(j->link, bytes);
+    return ns > 0 ? ns / 1e9 : 0.0;
+}
+
+double train_mem_ckpt_s(const struct train_job *j, int dp)
+{
+    if (dp < 1)
+        return 0.0;
+    return xfer_s(j, j->shard_bytes / dp) * (1.0 - j->mem_overlap);
+}
+
+double train_spare_transfer_s(const struct train_job *j, int dp)
+{
+    if (dp < 1)
+        return 0.0;
+    return xfer_s(j, j->repl_bytes + j->shard_bytes / dp);
+}
+
+double train_shrink_transfer_s(const struct train_job *j, int dp)
+{
+    if (dp < 2)
+        return 0.0;
+    return xfer_s(j, j->shard_bytes / dp / (dp - 1));
+}
+
 /* ---- the job simulation ---- */
 
 enum phase {
@@ -190,6 +251,7 @@ enum phase {
     PH_CKPT,    /* blocked writing a checkpoint */
     PH_RECOVER, /* restarting, or reconfiguring */
     PH_PAUSED,  /* no replica fits */
+    PH_MEMCKPT, /* blocked taking an in-memory checkpoint */
 };
 
 struct job {
@@ -202,11 +264,25 @@ struct job {
     struct sim_event ev_persist; /* an async checkpoint becomes durable */
     struct sim_event ev_avail;   /* the next availability interval */
     struct sim_event ev_end;     /* duration_s */
+    struct sim_event ev_repair;  /* the oldest failed node is back */
+    /* Failed nodes being repaired, oldest first (repair_s is the same for
+     * all, so they come back in order): 1 = it shrank the job, 0 = it
+     * used a spare. At most dp + spares are away at once. */
+    int *repair_shrank;
+    int64_t *repair_due_ns;
+    int nrepair, repair_cap;
     int64_t step_ns, end_ns;
     int phase;
     int recover_kind; /* TRAIN_T_RESTART or TRAIN_T_RECONFIGURE */
     int dp_now;
+    int dp_cap;      /* the job's size less its shrinks */
+    int spares_left; /* hot spares not yet used */
     int64_t phase_start_ns;
+    /* A failure's recovery in progress: its parts in order (seconds) and
+     * where each goes in lost_s; n 0 for a resize. */
+    double rec_s[3];
+    int rec_kind[3];
+    int rec_n;
     int64_t seg_steps;  /* steps of the segment in progress */
     int64_t since_ckpt; /* steps since the last checkpoint began */
     /* Progress kept in memory (total), at the last durable checkpoint
@@ -214,6 +290,9 @@ struct job {
     int64_t steps_total, steps_durable, steps_snap;
     double tokens_total, tokens_durable, tokens_snap;
     double work_total, work_durable, work_snap; /* seconds of steps */
+    /* The last in-memory checkpoint (shrink, spare), and since_ckpt then. */
+    int64_t steps_mem, since_mem, since_ckpt_mem;
+    double tokens_mem, work_mem;
     int64_t last_acct_ns; /* replicas and GPU-hours integrated up to */
     double replica_ns;    /* integral of dp_now over time (ns) */
     size_t avail_idx;
@@ -290,6 +369,9 @@ static void start_segment(struct job *jb)
         n = jb->j->ckpt_every_steps - jb->since_ckpt;
     else
         n = (jb->end_ns - now) / jb->step_ns + 1;
+    if (jb->j->mem_every_steps > 0 &&
+        jb->j->mem_every_steps - jb->since_mem < n)
+        n = jb->j->mem_every_steps - jb->since_mem;
     if (n < 1)
         n = 1;
     jb->phase = PH_RUN;
@@ -303,8 +385,33 @@ static void credit_steps(struct job *jb, int64_t k)
 {
     jb->steps_total += k;
     jb->since_ckpt += k;
+    jb->since_mem += k;
     jb->tokens_total += (double)k * tokens_per_step(jb);
     jb->work_total += (double)k * ns_s(jb->step_ns);
+}
+
+/* Charges elapsed_s of the recovery in progress to its parts in order
+ * (a failure may cut it short), then forgets them. */
+static void split_recovery(struct job *jb, double elapsed_s)
+{
+    for (int i = 0; i < jb->rec_n; i++) {
+        double t = elapsed_s < jb->rec_s[i] ? elapsed_s : jb->rec_s[i];
+
+        if (t > 0)
+            jb->r->lost_s[jb->rec_kind[i]] += t;
+        elapsed_s -= t;
+    }
+    jb->rec_n = 0;
+}
+
+/* Records the in-memory checkpoint of the progress now. */
+static void mem_snapshot(struct job *jb)
+{
+    jb->steps_mem = jb->steps_total;
+    jb->tokens_mem = jb->tokens_total;
+    jb->work_mem = jb->work_total;
+    jb->since_ckpt_mem = jb->since_ckpt;
+    jb->since_mem = 0;
 }
 
 /* Stops whatever runs now: a segment keeps its completed steps (the
@@ -327,6 +434,9 @@ static void interrupt(struct job *jb)
         time_add(jb, TRAIN_T_CHECKPOINT, jb->phase_start_ns);
     } else if (jb->phase == PH_RECOVER) {
         time_add(jb, jb->recover_kind, jb->phase_start_ns);
+        split_recovery(jb, ns_s(now - jb->phase_start_ns));
+    } else if (jb->phase == PH_MEMCKPT) {
+        time_add(jb, TRAIN_T_SNAPSHOT, jb->phase_start_ns);
     } else {
         time_add(jb, TRAIN_T_PAUSED, jb->phase_start_ns);
     }
@@ -338,6 +448,20 @@ static void start_recover(struct job *jb, int kind, double seconds)
     jb->recover_kind = kind;
     jb->phase_start_ns = sim_loop_now(jb->loop);
     sim_loop_after(jb->loop, &jb->ev_phase, s_ns(seconds));
+}
+
+/* A failure's recovery of up to three parts (seconds, lost_s kinds). */
+static void start_failure_recover(struct job *jb, int kind, double a, int ka,
+                                  double b, int kb, double c, int kc)
+{
+    jb->rec_s[0] = a;
+    jb->rec_kind[0] = ka;
+    jb->rec_s[1] = b;
+    jb->rec_kind[1] = kb;
+    jb->rec_s[2] = c;
+    jb->rec_kind[2] = kc;
+    jb->rec_n = 3;
+    start_recover(jb, kind, a + b + c);
 }
 
 static void make_durable(struct job *jb, int64_t steps, double tokens,
@@ -375,6 +499,26 @@ static void on_phase(struct sim_loop *loop, struct sim_event *ev)
             sim_loop_after(jb->loop, &jb->ev_phase, s_ns(j->ckpt_block_s));
             return;
         }
+        if (j->mem_every_steps > 0 && jb->since_mem >= j->mem_every_steps) {
+            double block = train_mem_ckpt_s(j, jb->dp_now);
+
+            if (block <= 0) {
+                jb->r->mem_checkpoints++;
+                mem_snapshot(jb);
+                start_segment(jb);
+                return;
+            }
+            jb->phase = PH_MEMCKPT;
+            jb->phase_start_ns = sim_loop_now(jb->loop);
+            sim_loop_after(jb->loop, &jb->ev_phase, s_ns(block));
+            return;
+        }
+        start_segment(jb);
+        return;
+    case PH_MEMCKPT:
+        time_add(jb, TRAIN_T_SNAPSHOT, jb->phase_start_ns);
+        jb->r->mem_checkpoints++;
+        mem_snapshot(jb);
         start_segment(jb);
         return;
     case PH_CKPT:
@@ -387,10 +531,14 @@ static void on_phase(struct sim_loop *loop, struct sim_event *ev)
         } else {
             make_durable(jb, jb->steps_total, jb->tokens_total, jb->work_total);
         }
+        /* The checkpoint's snapshot serves as an in-memory one too. */
+        if (j->mem_every_steps > 0)
+            mem_snapshot(jb);
         start_segment(jb);
         return;
     case PH_RECOVER:
         time_add(jb, jb->recover_kind, jb->phase_start_ns);
+        split_recovery(jb, ns_s(sim_loop_now(jb->loop) - jb->phase_start_ns));
         start_segment(jb);
         return;
     default:
@@ -406,26 +554,130 @@ static void on_persist(struct sim_loop *loop, struct sim_event *ev)
     make_durable(jb, jb->steps_snap, jb->tokens_snap, jb->work_snap);
 }
 
+/* Queues the failed node's return after repair_s. The queue cannot
+ * overflow: a node is queued only for a spare (at most spares) or a
+ * shrink (at most dp - 1). */
+static void repair_push(struct job *jb, int shrank)
+{
+    int64_t due = sim_loop_now(jb->loop) + s_ns(jb->j->repair_s);
+
+    if (!SIM_ALWAYS(jb->nrepair < jb->repair_cap))
+        return;
+    jb->repair_shrank[jb->nrepair] = shrank;
+    jb->repair_due_ns[jb->nrepair] = due;
+    if (jb->nrepair++ == 0)
+        sim_loop_schedule(jb->loop, &jb->ev_repair, due);
+}
+
+static int replicas_fitting(const struct job *jb, size_t i);
+
+/* The oldest failed node is back: a spare again, or its replica rejoins
+ * (a resize, as when availability grows). */
+static void on_repair(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct job *jb = ev->arg;
+    int shrank = jb->repair_shrank[0], want;
+
+    (void)loop;
+    jb->nrepair--;
+    memmove(jb->repair_shrank, jb->repair_shrank + 1,
+            (size_t)jb->nrepair * sizeof(*jb->repair_shrank));
+    memmove(jb->repair_due_ns, jb->repair_due_ns + 1,
+            (size_t)jb->nrepair * sizeof(*jb->repair_due_ns));
+    if (jb->nrepair > 0)
+        sim_loop_schedule(jb->loop, &jb->ev_repair, jb->repair_due_ns[0]);
+    jb->r->repairs++;
+    if (!shrank) {
+        jb->spares_left++;
+        return;
+    }
+    jb->dp_cap++;
+    want = replicas_fitting(jb, jb->avail_idx);
+    if (want == jb->dp_now)
+        return;
+    account(jb);
+    interrupt(jb);
+    jb->r->resizes++;
+    jb->dp_now = want;
+    start_recover(jb, TRAIN_T_RECONFIGURE, jb->j->reconfigure_s);
+    schedule_failure(jb);
+}
+
 static void on_fail(struct sim_loop *loop, struct sim_event *ev)
 {
     struct job *jb = ev->arg;
     const struct train_job *j = jb->j;
 
+    int how = j->recovery;
+    double rework0;
+
     (void)loop;
     account(jb);
     jb->r->failures++;
+    rework0 = jb->r->time_s[TRAIN_T_REWORK];
     interrupt(jb);
-    /* Roll back to the last durable checkpoint: the steps since are
-     * redone, and an unfinished async write is lost. */
-    sim_loop_cancel(jb->loop, &jb->ev_persist);
-    jb->r->steps_lost += jb->steps_total - jb->steps_durable;
-    jb->r->time_s[TRAIN_T_USEFUL] -= jb->work_total - jb->work_durable;
-    jb->r->time_s[TRAIN_T_REWORK] += jb->work_total - jb->work_durable;
-    jb->steps_total = jb->steps_durable;
-    jb->tokens_total = jb->tokens_durable;
-    jb->work_total = jb->work_durable;
-    jb->since_ckpt = 0;
-    start_recover(jb, TRAIN_T_RESTART, j->restart_s + j->load_s);
+    if (how == TRAIN_RECOVER_SPARE && jb->spares_left == 0)
+        how = j->fallback;
+    if (how == TRAIN_RECOVER_SHRINK &&
+        (jb->dp_now < 2 || jb->dp_now - 1 < j->min_dp))
+        how = TRAIN_RECOVER_RESTART;
+    if (how == TRAIN_RECOVER_RESTART) {
+        double det = j->detect_s < j->restart_s ? j->detect_s : j->restart_s;
+
+        /* Roll back to the last durable checkpoint: the steps since are
+         * redone, and an unfinished async write is lost. */
+        sim_loop_cancel(jb->loop, &jb->ev_persist);
+        jb->r->steps_lost += jb->steps_total - jb->steps_durable;
+        jb->r->time_s[TRAIN_T_USEFUL] -= jb->work_total - jb->work_durable;
+        jb->r->time_s[TRAIN_T_REWORK] += jb->work_total - jb->work_durable;
+        jb->steps_total = jb->steps_durable;
+        jb->tokens_total = jb->tokens_durable;
+        jb->work_total = jb->work_durable;
+        jb->since_ckpt = 0;
+        if (j->mem_every_steps > 0)
+            mem_snapshot(jb);
+        jb->r->restarts++;
+        jb->r->lost_s[TRAIN_L_RECOMPUTE] +=
+            jb->r->time_s[TRAIN_T_REWORK] - rework0;
+        start_failure_recover(jb, TRAIN_T_RESTART, det, TRAIN_L_DETECT,
+                              j->restart_s - det, TRAIN_L_REBUILD, j->load_s,
+                              TRAIN_L_RELOAD);
+        schedule_failure(jb);
+        return;
+    }
+    /* Shrink or spare: roll back to the last in-memory checkpoint, whose
+     * copies on peers' hosts hold the lost shards; with no shard (ZeRO-0)
+     * a live peer holds everything and nothing is rolled back. */
+    if (j->shard_bytes > 0 && jb->steps_total > jb->steps_mem) {
+        jb->r->steps_lost += jb->steps_total - jb->steps_mem;
+        jb->r->time_s[TRAIN_T_USEFUL] -= jb->work_total - jb->work_mem;
+        jb->r->time_s[TRAIN_T_REWORK] += jb->work_total - jb->work_mem;
+        jb->steps_total = jb->steps_mem;
+        jb->tokens_total = jb->tokens_mem;
+        jb->work_total = jb->work_mem;
+        jb->since_ckpt = jb->since_ckpt_mem;
+    }
+    jb->since_mem = 0;
+    jb->r->lost_s[TRAIN_L_RECOMPUTE] += jb->r->time_s[TRAIN_T_REWORK] - rework0;
+    if (j->repair_s > 0)
+        repair_push(jb, how == TRAIN_RECOVER_SHRINK);
+    if (how == TRAIN_RECOVER_SPARE) {
+        jb->spares_left--;
+        jb->r->spares_used++;
+        start_failure_recover(jb, TRAIN_T_RECOVER, j->detect_s, TRAIN_L_DETECT,
+                              train_spare_transfer_s(j, jb->dp_now),
+                              TRAIN_L_TRANSFER, j->reconfigure_s,
+                              TRAIN_L_REBUILD);
+    } else {
+        double x = train_shrink_transfer_s(j, jb->dp_now);
+
+        jb->r->shrinks++;
+        jb->dp_cap--;
+        jb->dp_now--;
+        start_failure_recover(jb, TRAIN_T_RECOVER, j->detect_s, TRAIN_L_DETECT,
+                              x, TRAIN_L_TRANSFER, j->reconfigure_s,
+                              TRAIN_L_REBUILD);
+    }
     schedule_failure(jb);
 }
 
@@ -436,12 +688,12 @@ static int replicas_fitting(const struct job *jb, size_t i)
     int dp;
 
     if (j->avail_gpus == NULL || j->navail == 0)
-        return j->dp;
+        return jb->dp_cap;
     avail = j->avail_gpus[i < j->navail ? i : j->navail - 1];
     dp = avail > 0 ? (int)floor(avail / j->gpus_per_replica + 1e-9) : 0;
     if (dp < j->min_dp)
         return 0;
-    return dp < j->dp ? dp : j->dp;
+    return dp < jb->dp_cap ? dp : jb->dp_cap;
 }
 
 static void on_avail(struct sim_loop *loop, struct sim_event *ev)
@@ -481,6 +733,7 @@ static void on_end(struct sim_loop *loop, struct sim_event *ev)
     sim_loop_cancel(loop, &jb->ev_fail);
     sim_loop_cancel(loop, &jb->ev_persist);
     sim_loop_cancel(loop, &jb->ev_avail);
+    sim_loop_cancel(loop, &jb->ev_repair);
     sim_loop_stop(loop);
 }
 
@@ -491,6 +744,14 @@ static int job_check(const struct train_job *j)
         !(j->ckpt_block_s >= 0) || !(j->ckpt_persist_s >= 0) ||
         !(j->load_s >= 0) || !(j->gpu_mtbf_s >= 0) || !(j->restart_s >= 0) ||
         !(j->reconfigure_s >= 0) || !(j->duration_s > 0))
+        return SIM_EINVAL;
+    if (j->recovery < TRAIN_RECOVER_RESTART ||
+        j->recovery > TRAIN_RECOVER_SPARE || j->spares < 0 ||
+        (j->fallback != TRAIN_RECOVER_RESTART &&
+         j->fallback != TRAIN_RECOVER_SHRINK) ||
+        !(j->detect_s >= 0) || j->mem_every_steps < 0 ||
+        !(j->mem_overlap >= 0 && j->mem_overlap <= 1) ||
+        !(j->repl_bytes >= 0) || !(j->shard_bytes >= 0) || !(j->repair_s >= 0))
         return SIM_EINVAL;
     if (j->avail_gpus != NULL && j->navail > 0 && !(j->avail_interval_s > 0))
         return SIM_EINVAL;
@@ -514,6 +775,12 @@ int train_job_run(const struct train_job *j, uint64_t seed,
     if (jb.step_ns < 1)
         jb.step_ns = 1;
     jb.end_ns = s_ns(j->duration_s);
+    jb.dp_cap = j->dp;
+    jb.spares_left = j->spares;
+    jb.repair_cap = j->dp + j->spares;
+    jb.repair_shrank = xcalloc((size_t)jb.repair_cap, sizeof(int));
+    jb.repair_due_ns = xcalloc((size_t)jb.repair_cap, sizeof(int64_t));
+    sim_event_init(&jb.ev_repair, on_repair, &jb);
     sim_event_init(&jb.ev_phase, on_phase, &jb);
     sim_event_init(&jb.ev_fail, on_fail, &jb);
     sim_event_init(&jb.ev_persist, on_persist, &jb);
@@ -548,6 +815,10 @@ int train_job_run(const struct train_job *j, uint64_t seed,
     out->capacity_tokens_lost = (j->dp - out->replicas_mean) / j->dp *
                                 out->ideal_tokens_per_s * j->duration_s;
     out->events = sim_loop_events(jb.loop);
+    free(jb.repair_shrank);
+    free(jb.repair_due_ns);
+    out->dp_final = jb.dp_cap;
+    out->goodput_time = out->time_s[TRAIN_T_USEFUL] / j->duration_s;
     sim_loop_free(jb.loop);
     return 0;
 }

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "models/layout/layout.h"
+#include "models/net/net.h"
 #include "models/train/config.h"
 
 /*
@@ -118,7 +119,49 @@ struct train_job {
     double avail_interval_s;
     int min_dp; /* fewer replicas than this do not fit (ZeRO shards grow
                    as dp shrinks): the job pauses instead; 0 or 1 = any */
+    /* Recovery from a failure (enum train_recovery; zeroed: restart, as
+     * before these fields). restart: restart_s + load_s, back to the last
+     * durable checkpoint (detect_s of restart_s is reported as
+     * detection). shrink, spare: detect_s + the state transfer +
+     * reconfigure_s, back to the last in-memory checkpoint, or to the
+     * failure itself when shard_bytes is 0 (ZeRO-0: a live peer holds
+     * everything). */
+    int recovery;
+    int fallback; /* spare with no spare left: SHRINK or RESTART */
+    int spares;   /* hot spare nodes, >= 0 */
+    double detect_s;
+    int64_t mem_every_steps; /* in-memory checkpoint every K steps (shrink,
+                                spare); 0 = none */
+    double mem_overlap;      /* of its copy, hidden behind compute */
+    double repl_bytes;       /* per GPU: state every replica holds (bf16
+                                weights; ZeRO-0 the optimizer too) */
+    double shard_bytes;      /* per GPU position: the ZeRO-sharded state (FP32
+                                master and Adam moments; ZeRO-3 the weights
+                                too) summed over the replicas, so one GPU of dp
+                                replicas holds shard_bytes / dp */
+    const struct net_link *link; /* scale-out link of the transfers
+                                    (borrowed); NULL: they take no time */
+    double repair_s; /* shrink, spare: a failed node is back this long
+                        after its failure, as a spare again or growing the
+                        job back by its replica (a resize); 0 = never */
 };
+
+/* Seconds to copy one GPU's ZeRO shard (shard_bytes / dp) to a peer
+ * host's memory over j->link (net_p2p_ns(): alpha + bytes / bandwidth),
+ * times 1 - mem_overlap: what the job blocks per in-memory checkpoint at
+ * dp replicas. 0 when the shard is empty. */
+double train_mem_ckpt_s(const struct train_job *j, int dp);
+
+/* Seconds for a spare node to get a failed one's state at dp replicas:
+ * each of its GPUs receives repl_bytes + shard_bytes / dp over its own
+ * NIC (all at once), alpha + bytes / bandwidth. */
+double train_spare_transfer_s(const struct train_job *j, int dp);
+
+/* Seconds to reshard from dp to dp - 1 replicas (dp >= 2): each surviving
+ * GPU receives its 1 / (dp - 1) part of the lost replica's shard,
+ * shard_bytes / (dp (dp - 1)) bytes, from the in-memory copy on a peer
+ * host. 0 when the shard is empty or dp < 2. */
+double train_shrink_transfer_s(const struct train_job *j, int dp);
 
 /* Seconds of the job's wall time by what it was doing. */
 enum train_time_kind {
@@ -128,7 +171,21 @@ enum train_time_kind {
     TRAIN_T_RESTART,     /* restart and checkpoint load after failures */
     TRAIN_T_RECONFIGURE, /* resizes */
     TRAIN_T_PAUSED,      /* no replica fits in the GPUs left */
+    TRAIN_T_SNAPSHOT,    /* blocked taking in-memory checkpoints */
+    TRAIN_T_RECOVER,     /* shrink or spare recoveries: detection,
+                            transfer, rebuild */
     TRAIN_T_KINDS,
+};
+
+/* Where a failure's lost time went (struct train_job_result's lost_s). */
+enum train_lost_kind {
+    TRAIN_L_DETECT,    /* detection (restart: detect_s of restart_s) */
+    TRAIN_L_TRANSFER,  /* state to the spare, or resharding */
+    TRAIN_L_REBUILD,   /* restart: the rest of restart_s; shrink, spare:
+                          reconfigure_s */
+    TRAIN_L_RELOAD,    /* restart: the checkpoint load */
+    TRAIN_L_RECOMPUTE, /* steps rolled back and the partial step */
+    TRAIN_L_KINDS,
 };
 
 /* The outcome of train_job_run(). */
@@ -149,6 +206,15 @@ struct train_job_result {
     double gpu_hours;            /* held by the job */
     double replicas_mean;        /* time-weighted */
     uint64_t events;
+    /* Recovery: */
+    int64_t spares_used;     /* failures a spare took */
+    int64_t shrinks;         /* failures the job shrank for */
+    int64_t restarts;        /* failures recovered by a whole restart */
+    int64_t repairs;         /* failed nodes back (repair_s) */
+    int64_t mem_checkpoints; /* in-memory checkpoints taken */
+    int dp_final;            /* replica cap at the end (shrinks lower it) */
+    double lost_s[TRAIN_L_KINDS]; /* failures' lost time by kind */
+    double goodput_time;          /* time_s[USEFUL] / duration, in [0, 1] */
     /* Per availability interval (navail of them, or none): the job's
      * time-weighted replicas. Owned; train_job_result_fini() frees. */
     double *replicas_series;
@@ -158,8 +224,12 @@ struct train_job_result {
 /*
  * Simulates job j from t = 0 to j->duration_s with random streams derived
  * from seed ("train.failures"). Failures are exponential with rate (GPUs
- * held) / gpu_mtbf_s; one loses every step since the last durable
- * checkpoint and the partial step, then costs restart_s + load_s. A
+ * held) / gpu_mtbf_s; under restart one loses every step since the last
+ * durable checkpoint and the partial step, then costs restart_s + load_s;
+ * under shrink or spare see struct train_job's recovery fields (a spare
+ * while any is left, else the fallback; a shrink below max(1, min_dp)
+ * replicas restarts instead). With repair_s a failed node comes back:
+ * a used spare is free again, a shrunk replica grows back (a resize). A
  * checkpoint follows every ckpt_every_steps-th step. Resizes happen at the
  * interval boundaries where the replicas that fit change: completed steps
  * are kept, the partial step is lost, reconfigure_s is paid (not when the
@@ -173,8 +243,12 @@ int train_job_run(const struct train_job *j, uint64_t seed,
 void train_job_result_fini(struct train_job_result *r);
 
 /* Static lower-case names: "useful", "checkpoint", "rework", "restart",
- * "reconfigure", "paused"; "storage", "peer_memory". "?" otherwise. */
+ * "reconfigure", "paused", "snapshot", "recover"; "storage",
+ * "peer_memory"; "detection", "transfer", "rebuild", "reload",
+ * "recompute"; "restart", "shrink", "spare". "?" otherwise. */
 const char *train_time_name(int kind);
+const char *train_lost_name(int kind);
+const char *train_recovery_name(int recovery);
 const char *train_ckpt_target_name(int target);
 
 #endif /* TRAIN_TRAIN_H */
