@@ -478,6 +478,66 @@ START_TEST(test_migration_conserves)
 }
 END_TEST
 
+/* cluster.rebalance under KV pressure on two replicas that round-robin
+ * routing loads unevenly (long and short answers alternate): requests
+ * move from the fuller to the freer one, every request and token is
+ * conserved, and the same seed gives the same moves. */
+static char *reb_text(const char *rebalance)
+{
+    return xasprintf("seed: 6\n"
+                     "model: llama-3.1-8b\n"
+                     "workload:\n"
+                     "  synthetic:\n"
+                     "    arrival: {process: poisson, rate_per_s: 6}\n"
+                     "    requests: 400\n"
+                     "    prompt_tokens: {dist: fixed, value: 2000}\n"
+                     "    output_tokens: {dist: lognormal, mean: 1500, sd: "
+                     "1500, max: 8000}\n"
+                     "hardware:\n"
+                     "  gpu: small\n"
+                     "  gpus: [{name: small, base: h100, hbm: 24GB}]\n"
+                     "deploy: {tp: 1}\n"
+                     "server: {max_model_len: 12144}\n"
+                     "cluster: {replicas: 2, routing: round-robin, "
+                     "rebalance: %s}\n",
+                     rebalance);
+}
+
+START_TEST(test_rebalance_moves_and_conserves)
+{
+    struct cl_results on, on2, off;
+    char *ton = reb_text("5s"), *toff = reb_text("0s");
+
+    run_text(ton, &on);
+    run_text(ton, &on2);
+    run_text(toff, &off);
+    for (int k = 0; k < 2; k++) {
+        const struct cl_results *r = k == 0 ? &on : &off;
+        uint64_t gen = 0;
+        for (size_t i = 0; i < r->nreplica_series; i++)
+            gen += r->replica_series[i].generation_tokens;
+        ck_assert_uint_eq(r->requests_completed, 400);
+        ck_assert_uint_eq(gen, r->output_tokens);
+        ck_assert_int_eq(r->kv_blocks_end, 0);
+    }
+    ck_assert(on.migrations > 0);
+    ck_assert_uint_eq(on.migrations, on2.migrations);
+    ck_assert_uint_eq(on.migration_bytes, on2.migration_bytes);
+    ck_assert_uint_eq(off.migrations, 0);
+    ck_assert_uint_eq(off.migrate_on, 0);
+    printf("# rebalance: %llu moves, %.2f GB, downtime %.3f ms; preemptions "
+           "%llu vs %llu, e2e p99 %.0f vs %.0f ms\n",
+           (unsigned long long)on.migrations, (double)on.migration_bytes * 1e-9,
+           on.migration_downtime_ms_mean, (unsigned long long)on.preemptions,
+           (unsigned long long)off.preemptions, on.e2e_ms.p99, off.e2e_ms.p99);
+    cl_results_fini(&on);
+    cl_results_fini(&on2);
+    cl_results_fini(&off);
+    free(ton);
+    free(toff);
+}
+END_TEST
+
 START_TEST(test_priority_order)
 {
     struct cl_results p, f;
@@ -696,6 +756,7 @@ static Suite *prefix_suite(void)
     tcase_add_test(tc, test_swap_preemption);
     tcase_add_test(tc, test_tiered_offload);
     tcase_add_test(tc, test_migration_conserves);
+    tcase_add_test(tc, test_rebalance_moves_and_conserves);
     tcase_add_test(tc, test_priority_order);
     tcase_add_test(tc, test_pd_transfer_in_ttft);
     tcase_add_test(tc, test_pd_load);

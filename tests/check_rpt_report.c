@@ -322,8 +322,17 @@ START_TEST(test_rpt_run_load_every_field_round_trips)
 {
     static const char *const unstored[] = {
         "seed", /* runs.seed is rpt_run_info.seed */
-        "kv_blocks_end", "kv_blocks_peak",         "classes",
-        "groups",        "replica_series_dropped", "requests_rows_dropped",
+        "kv_blocks_end",
+        "kv_blocks_peak",
+        "classes",
+        "groups",
+        "replica_series_dropped",
+        "requests_rows_dropped",
+        /* Run-level switches and an end-of-run check, for the tests and
+         * for leaving members out (CL_RESULTS_OMIT_ZERO). */
+        "kv_paused_blocks_end",
+        "kv_tiered",
+        "migrate_on",
     };
     struct rpt_db *db = rpt_db_open(db_path, &diag);
     struct rpt_run_info info = {0};

@@ -613,6 +613,18 @@ const struct sim_param cl_cluster_rows[] = {
      "request waiting or running this long, whatever the policy says "
      "(Knative's scale-to-zero-grace-period, 30 s)",
      offsetof(struct cl_cluster, scale_to_zero_grace_ns), NULL, NULL},
+    {"rebalance", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, LLM, "0s",
+     "llm only: every this long, move one running request with its KV from "
+     "the replica with the least free KV (counting the blocks its queue's "
+     "head needs) to the one with the most, when their free fractions "
+     "differ by rebalance_gap (Llumnix-style load balancing and "
+     "de-fragmentation; 0: off; docs/serving.md \"Live migration\")",
+     offsetof(struct cl_cluster, rebalance_ns), NULL, NULL},
+    {"rebalance_gap", SIM_PT_DOUBLE, SIM_U_FRACTION, 0.01, 1, LLM, "0.25",
+     "llm only, with rebalance: the least difference of free KV fractions "
+     "(free blocks less the queue head's need, over the cache) between the "
+     "fullest and the freest replica that moves a request",
+     offsetof(struct cl_cluster, rebalance_gap), NULL, NULL},
     {"drain", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "finish",
      "what a replica being removed does with its requests: finish (admit no "
      "more, finish the running ones) or migrate (move them with their KV "

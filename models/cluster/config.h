@@ -285,6 +285,8 @@ struct cl_cluster {
     char *rdma_interface;           /* calibration only; ignored by the sim */
     int initial_gpus;               /* GPUs at t = 0 (elastic), -1 = min_gpus */
     int64_t scale_to_zero_grace_ns; /* min_gpus 0: idle this long first */
+    int64_t rebalance_ns;           /* llm: migration for balance, 0 off */
+    double rebalance_gap;           /* its trigger, a freeness gap */
     int drain;                      /* enum cl_drain */
     int routing;                    /* enum cl_routing */
     int routing_max_imbalance; /* prefix-affinity: most outstanding requests

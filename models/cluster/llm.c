@@ -72,6 +72,14 @@
  * share. With no other replica serving, the drain finishes its requests
  * in place. One event per drain plus one per moved request.
  *
+ * cluster.rebalance moves one request at a time the same way, for load
+ * balancing and de-fragmentation as Llumnix does: every interval, the
+ * replica with the least free KV, counting the blocks its queue's head
+ * needs as used (Llumnix's virtual usage of the head-of-line request),
+ * sends its newest decoding request, the one it would preempt first, to
+ * the replica with the most, when their free fractions differ by
+ * rebalance_gap. O(replicas) per tick.
+ *
  * Cost per iteration is O(1) plus O(log n) per request that joins or leaves
  * the decode set plus O(1) per prefill chunk: decoding requests are never
  * visited one by one. A request that enters decode after iteration i with
@@ -106,7 +114,10 @@
 
 /* The engine's world state (w->engine_state). */
 struct llm_world {
-    struct cl_kv_world kv;  /* prefix cache, offload, swap, P/D (kvcache.h) */
+    struct cl_kv_world kv; /* prefix cache, offload, swap, P/D (kvcache.h) */
+    struct cl_world *w;
+    struct sim_event reb_ev; /* cluster.rebalance's tick */
+    int reb_started;
     int64_t kv_blocks_peak; /* most KV blocks one replica held */
     uint64_t preemptions;   /* running requests whose KV was dropped */
 };
@@ -203,6 +214,10 @@ struct cl_llm_replica {
      * (the next iteration boundary stops and moves the batch). */
     struct sim_event mig_ev;
     int mig_stop;
+    int mig_all; /* a drain: every admitted request moves */
+    /* A rebalance: the replica its marked request goes to (by serial). */
+    struct cl_replica *mig_dst;
+    uint64_t mig_dst_serial;
 };
 
 static void kick(struct cl_llm_replica *e);
@@ -1165,9 +1180,12 @@ static void stop_and_copy(struct cl_llm_replica *e)
     int64_t t, n = 0;
 
     e->mig_stop = 0;
-    reroute(w, &e->waiting, 1); /* preempted meanwhile: start again */
+    if (e->mig_all)
+        reroute(w, &e->waiting, 1); /* preempted meanwhile: start again */
     for (r = e->run_head; r != NULL; r = r->run_next) {
         int64_t now_tokens = kv_tokens(e, r);
+        if (!e->mig_all && r->mig_copied <= 0)
+            continue;
         int64_t copied = r->mig_copied > 0 ? r->mig_copied : 0;
         if (now_tokens > copied)
             delta += (double)(now_tokens - copied);
@@ -1175,9 +1193,15 @@ static void stop_and_copy(struct cl_llm_replica *e)
     t = (int64_t)llround(net_p2p_ns(mig_link(w), delta * e->tok_bytes_gpu));
     kv->migration_bytes += (uint64_t)llround(delta * e->tok_bytes);
     for (r = e->run_head; r != NULL; r = next) {
-        struct cl_llm_replica *to = mig_target(e, r);
+        struct cl_llm_replica *to;
         int64_t tokens;
         next = r->run_next;
+        if (!e->mig_all && r->mig_copied <= 0)
+            continue;
+        to = !e->mig_all && e->mig_dst->serial == e->mig_dst_serial &&
+                     e->mig_dst->state == CL_R_SERVING
+                 ? llm_of(e->mig_dst)
+                 : mig_target(e, r);
         if (to == NULL) {
             kv->migration_fallbacks++;
             continue; /* it finishes here */
@@ -1217,6 +1241,7 @@ static int mig_start(struct cl_llm_replica *e)
     double tokens = 0;
     int64_t t;
 
+    e->mig_all = 1;
     if (e->nseqs == 0 || mig_target(e, e->run_head) == NULL)
         return 0;
     for (struct cl_req *r = e->run_head; r != NULL; r = r->run_next) {
@@ -1227,6 +1252,81 @@ static int mig_start(struct cl_llm_replica *e)
     e->lw->kv.migration_bytes += (uint64_t)llround(tokens * e->tok_bytes);
     sim_loop_after(w->loop, &e->mig_ev, t);
     return 1;
+}
+
+/* Free KV of e as a fraction of its cache, the blocks its queue's head
+ * needs counted as used. */
+static double freeness(const struct cl_llm_replica *e)
+{
+    int64_t head = 0;
+    if (e->waiting.head != NULL) {
+        const struct cl_req *r = e->waiting.head;
+        int64_t first = r->prompt_tokens + r->gen_tokens;
+        head = blocks_of(e, first < e->chunk_max ? first : e->chunk_max);
+    }
+    return e->cap_blocks > 0 ? (double)(e->cap_blocks - e->blocks_used - head) /
+                                   (double)e->cap_blocks
+                             : 0;
+}
+
+/* The newest admitted request of e that is decoding (the one preemption
+ * would take first), or NULL. */
+static struct cl_req *newest_decoder(const struct cl_llm_replica *e)
+{
+    for (struct cl_req *r = e->run_tail; r != NULL; r = r->run_prev)
+        if (r->dec_iter >= 0)
+            return r;
+    return NULL;
+}
+
+/* cluster.rebalance: one move from the fullest to the freest replica of a
+ * role when their freeness differs by the gap; then the next tick, until
+ * the run is over. */
+static void on_rebalance(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct llm_world *lw = ev->arg;
+    struct cl_world *w = lw->w;
+    double gap = w->scn->cluster.rebalance_gap;
+
+    for (int role = 0; role < CL_ROLE_COUNT; role++) {
+        struct cl_llm_replica *lo = NULL, *hi = NULL;
+        double flo = 0, fhi = 0;
+        struct cl_req *r;
+        for (int k = 0; k < w->nreps; k++) {
+            struct cl_llm_replica *e = llm_of(w->reps[k]);
+            double f;
+            if (w->reps[k]->state != CL_R_SERVING || e == NULL ||
+                e->role != role)
+                continue;
+            f = freeness(e);
+            if (lo == NULL || f < flo) {
+                lo = e;
+                flo = f;
+            }
+            if (hi == NULL || f > fhi) {
+                hi = e;
+                fhi = f;
+            }
+        }
+        if (lo == NULL || lo == hi || fhi - flo < gap || lo->mig_stop ||
+            sim_event_pending(&lo->mig_ev) ||
+            (r = newest_decoder(lo)) == NULL ||
+            cl__llm_kv_peak_tokens(r) >
+                cl__rep_layout(w, hi->rep)->kv_cap_tokens)
+            continue;
+        r->mig_copied = kv_tokens(lo, r);
+        lo->mig_all = 0;
+        lo->mig_dst = hi->rep;
+        lo->mig_dst_serial = hi->rep->serial;
+        lw->kv.migration_bytes +=
+            (uint64_t)llround((double)r->mig_copied * lo->tok_bytes);
+        sim_loop_after(
+            loop, &lo->mig_ev,
+            (int64_t)llround(net_p2p_ns(mig_link(w), (double)r->mig_copied *
+                                                         lo->tok_bytes_gpu)));
+    }
+    if (!(w->source_done && w->live == 0))
+        sim_loop_after(loop, ev, w->scn->cluster.rebalance_ns);
 }
 
 static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
@@ -1559,8 +1659,11 @@ static void kv_init(struct cl_world *w, struct cl_llm_replica *e)
 
 static int llm_world_init(struct cl_world *w, struct sim_diag *d)
 {
+    struct llm_world *lw = xcalloc(1, sizeof(struct llm_world));
     (void)d;
-    w->engine_state = xcalloc(1, sizeof(struct llm_world));
+    lw->w = w;
+    sim_event_init(&lw->reb_ev, on_rebalance, lw);
+    w->engine_state = lw;
     return 0;
 }
 
@@ -1618,6 +1721,11 @@ static void llm_ready(struct cl_world *w, struct cl_replica *rep)
     e->rep = rep;
     e->lw = w->engine_state;
     e->perf = &lay->perf;
+    /* cluster.rebalance ticks from the first replica that serves. */
+    if (w->scn->cluster.rebalance_ns > 0 && !e->lw->reb_started) {
+        e->lw->reb_started = 1;
+        sim_loop_after(w->loop, &e->lw->reb_ev, w->scn->cluster.rebalance_ns);
+    }
     e->block_tokens = sv->block_tokens > 0 ? sv->block_tokens : 16;
     e->cap_blocks = perf_kv_capacity_tokens(e->perf) / e->block_tokens;
     /* server.kv_admission (kv_init() sets e->kva too; it runs below). */
@@ -1709,9 +1817,12 @@ static void llm_drain(struct cl_world *w, struct cl_replica *rep)
 {
     struct cl_llm_replica *e = llm_of(rep);
     reroute(w, &e->waiting, 1);
-    if (w->scn->cluster.drain == CL_DRAIN_MIGRATE && !e->mig_stop &&
-        !sim_event_pending(&e->mig_ev) && !mig_start(e) && e->nseqs > 0)
-        e->lw->kv.migration_fallbacks++;
+    if (w->scn->cluster.drain == CL_DRAIN_MIGRATE) {
+        if (e->mig_stop || sim_event_pending(&e->mig_ev))
+            e->mig_all = 1; /* a rebalance is under way: move all */
+        else if (!mig_start(e) && e->nseqs > 0)
+            e->lw->kv.migration_fallbacks++;
+    }
     update_busy(e);
     if (e->nseqs == 0 && !e->stepping)
         cl__replica_drained(w, rep);
@@ -1959,7 +2070,8 @@ static void llm_results(const struct cl_world *w, int64_t end_ns,
     out->kv_seq_remote_bytes = kv->seq_remote_bytes;
     out->kv_recompute_chosen = kv->recompute_chosen;
     out->kv_stall_s = sim_ns_to_s(kv->stall_ns);
-    out->migrate_on = w->scn->cluster.drain == CL_DRAIN_MIGRATE;
+    out->migrate_on = w->scn->cluster.drain == CL_DRAIN_MIGRATE ||
+                      w->scn->cluster.rebalance_ns > 0;
     out->migrations = kv->migrations;
     out->migration_bytes = kv->migration_bytes;
     out->migration_fallbacks = kv->migration_fallbacks;
