@@ -830,6 +830,20 @@ struct plan *plan_new(const char *path, const struct plan_opts *o,
         sim_diag_error(d, path, 0, 0, "model: not found");
         goto fail;
     }
+    if (cl_pools_mixed(s)) {
+        /* TODO(#19): search the count per pool, each in its layout. */
+        for (int i = 0; i < s->npools; i++)
+            if (s->pools[i].has_deploy) {
+                sim_diag_error(d, path, s->pools[i].deploy_pos.line,
+                               s->pools[i].deploy_pos.col,
+                               "pools[%d].deploy: dsec plan does not search "
+                               "mixes of pools with their own deploy yet; "
+                               "run the scenario (dsec run) for each mix",
+                               i);
+                break;
+            }
+        goto fail;
+    }
     if (s->npools > 0) {
         sim_diag_error(d, path, s->pos.pools.line, s->pos.pools.col,
                        "pools: dsec plan sizes the one implicit pool of "

@@ -18,6 +18,7 @@
 #include "models/cluster/cluster.h"
 #include "models/policy/policy.h"
 #include "scenarios/load.h"
+#include "base/errors.h"
 #include "base/xalloc.h"
 
 static void run_text(const char *text, struct cl_results *res)
@@ -656,6 +657,76 @@ START_TEST(test_cl_run_scale_zero_refusals)
 }
 END_TEST
 
+/* A mixed cluster (pools[].deploy) of Llama-3.1-70B: 4 H100s at TP4 then
+ * 4 H200s at TP2, a static policy holding 2 replicas of the first pool's
+ * worth. At t = 0 the H100 replica (4 GPUs) comes first; an H200 TP2
+ * replica counts its speed (> 0.5 of it), so one of it (2 GPUs) completes
+ * the 2: every GPU-hour and dollar per pool is held x time x price. */
+static const char *const mixed_text =
+    "seed: 1\n"
+    "model: llama-3.1-70b\n"
+    "workload:\n"
+    "  synthetic:\n"
+    "    arrival: {process: deterministic, rate_per_s: 1}\n"
+    "    duration: 60s\n"
+    "    prompt_tokens: {dist: fixed, value: 100}\n"
+    "    output_tokens: {dist: fixed, value: 10}\n"
+    "hardware: {gpu: h100, gpus_per_node: 8}\n"
+    "deploy: {tp: 4, weight_dtype: bf16}\n"
+    "cluster: {min_gpus: 4, max_gpus: 8, initial_gpus: 8}\n"
+    "pools:\n"
+    "  - {name: a, gpu: h100, capacity_gpus: 4, price_per_gpu_hour: $2/h,\n"
+    "     deploy: {tp: 4}}\n"
+    "  - {name: b, gpu: h200, capacity_gpus: 4, price_per_gpu_hour: $3/h,\n"
+    "     deploy: {tp: 2}}\n"
+    "policy: {name: static, interval: 10s, params: {replicas: 2}}\n";
+
+START_TEST(test_cl_run_mixed_pools_accounting)
+{
+    struct cl_results r;
+    double h;
+
+    run_text(mixed_text, &r);
+    h = r.sim_time_s / 3600;
+    ck_assert_int_eq(r.npools, 2);
+    ck_assert_uint_eq(r.pools[0].replicas_started, 1);
+    ck_assert_uint_eq(r.pools[1].replicas_started, 1);
+    ck_assert_double_eq_tol(r.pools[0].gpu_hours_used, 4 * h, 1e-9);
+    ck_assert_double_eq_tol(r.pools[1].gpu_hours_used, 2 * h, 1e-9);
+    ck_assert_double_eq_tol(r.pools[0].cost_usd, 4 * h * 2.0, 1e-9);
+    ck_assert_double_eq_tol(r.pools[1].cost_usd, 2 * h * 3.0, 1e-9);
+    ck_assert_double_eq_tol(r.gpu_hours, 6 * h, 1e-9);
+    ck_assert_double_eq_tol(r.cost_usd, 14 * h, 1e-9);
+    ck_assert_uint_eq(r.requests_completed, 60);
+    cl_results_fini(&r);
+}
+END_TEST
+
+/* A pool's layout that does not fit its GPU is reported at its deploy key,
+ * naming the pool; so is a pool layout without an llm server. */
+START_TEST(test_cl_check_mixed_pools_infeasible)
+{
+    struct cl_scenario scn;
+    struct cl_plan plan;
+    struct sim_diag d;
+    char *t = xstrdup(mixed_text);
+    char *tp2 = strstr(t, "deploy: {tp: 2}");
+
+    tp2[13] = '1'; /* the H200 pool at TP1: 140 GB of weights on 141 GB */
+    sim_diag_init(&d);
+    ck_assert_int_eq(scn_string_load("inline.yaml", t, strlen(t), &scn, &d), 0);
+    ck_assert_int_eq(cl_scenario_check(&scn, &plan, &d), SIM_EINFEASIBLE);
+    ck_assert_int_ge(d.n, 1);
+    ck_assert_int_eq(d.v[0].line, 16);
+    ck_assert_int_eq(d.v[0].col, 6);
+    ck_assert_msg(strncmp(d.v[0].msg, "pools[1].deploy: ", 17) == 0, "%s",
+                  d.v[0].msg);
+    sim_diag_fini(&d);
+    cl_scenario_fini(&scn);
+    free(t);
+}
+END_TEST
+
 static Suite *orch_suite(void)
 {
     Suite *s = suite_create("orchestrator");
@@ -689,6 +760,8 @@ static Suite *orch_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_cl_run_failure_recovery_modes);
     tcase_add_test(tc, test_cl_run_link_degradation);
+    tcase_add_test(tc, test_cl_run_mixed_pools_accounting);
+    tcase_add_test(tc, test_cl_check_mixed_pools_infeasible);
     suite_add_tcase(s, tc);
     return s;
 }

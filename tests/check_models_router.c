@@ -31,8 +31,10 @@ static int pick(int routing, const struct cl_route_cand *c, int n, int bound)
 
 START_TEST(test_route_choose_least_outstanding)
 {
-    const struct cl_route_cand c[] = {
-        {0, 3, 0.1, 0}, {1, 1, 0.9, 0}, {2, 1, 0.0, 0}, {4, 5, 0.0, 0}};
+    const struct cl_route_cand c[] = {{0, 3, 0.1, 0, 1.0},
+                                      {1, 1, 0.9, 0, 1.0},
+                                      {2, 1, 0.0, 0, 1.0},
+                                      {4, 5, 0.0, 0, 1.0}};
     /* Fewest outstanding; the tie between slots 1 and 2 to the lower. */
     ck_assert_int_eq(pick(CL_ROUTE_LEAST_OUTSTANDING, c, 4, 8), 1);
     ck_assert_int_eq(pick(CL_ROUTE_LEAST_OUTSTANDING, c + 2, 2, 8), 0);
@@ -40,14 +42,33 @@ START_TEST(test_route_choose_least_outstanding)
 }
 END_TEST
 
+START_TEST(test_route_choose_weighs_speed)
+{
+    /* A mixed cluster: at equal outstanding the faster replica wins;
+     * (outstanding + 1) / speed: 3/1 = 3 against 4/2 = 2 goes to slot 1. */
+    const struct cl_route_cand c[] = {{0, 2, 0.0, 0, 1.0}, {1, 2, 0.0, 0, 1.5}};
+    const struct cl_route_cand d[] = {{0, 2, 0.0, 0, 1.0}, {1, 3, 0.0, 0, 2.0}};
+    const struct cl_route_cand e[] = {{0, 0, 0.0, 0, 1.0}, {1, 0, 0.0, 0, 1.2}};
+    /* Equal speeds keep the count order and the slot tie-break. */
+    const struct cl_route_cand f[] = {{0, 2, 0.0, 0, 1.5}, {1, 2, 0.0, 0, 1.5}};
+    ck_assert_int_eq(pick(CL_ROUTE_LEAST_OUTSTANDING, c, 2, 8), 1);
+    ck_assert_int_eq(pick(CL_ROUTE_LEAST_OUTSTANDING, d, 2, 8), 1);
+    ck_assert_int_eq(pick(CL_ROUTE_LEAST_OUTSTANDING, e, 2, 8), 1);
+    ck_assert_int_eq(pick(CL_ROUTE_LEAST_OUTSTANDING, f, 2, 8), 0);
+}
+END_TEST
+
 START_TEST(test_route_choose_least_kv)
 {
-    const struct cl_route_cand c[] = {
-        {0, 1, 0.50, 0}, {1, 4, 0.20, 0}, {2, 2, 0.20, 0}, {3, 0, 0.30, 0}};
+    const struct cl_route_cand c[] = {{0, 1, 0.50, 0, 1.0},
+                                      {1, 4, 0.20, 0, 1.0},
+                                      {2, 2, 0.20, 0, 1.0},
+                                      {3, 0, 0.30, 0, 1.0}};
     /* Lowest usage; the tie at 0.20 goes to fewer outstanding (slot 2). */
     ck_assert_int_eq(pick(CL_ROUTE_LEAST_KV, c, 4, 8), 2);
     {
-        const struct cl_route_cand d[] = {{5, 2, 0.2, 0}, {7, 2, 0.2, 0}};
+        const struct cl_route_cand d[] = {{5, 2, 0.2, 0, 1.0},
+                                          {7, 2, 0.2, 0, 1.0}};
         ck_assert_int_eq(pick(CL_ROUTE_LEAST_KV, d, 2, 8), 0);
     }
 }
@@ -55,8 +76,10 @@ END_TEST
 
 START_TEST(test_route_choose_prefix_affinity)
 {
-    const struct cl_route_cand c[] = {
-        {0, 0, 0.0, 0}, {1, 5, 0.0, 1024}, {2, 9, 0.0, 4096}, {3, 2, 0.0, 512}};
+    const struct cl_route_cand c[] = {{0, 0, 0.0, 0, 1.0},
+                                      {1, 5, 0.0, 1024, 1.0},
+                                      {2, 9, 0.0, 4096, 1.0},
+                                      {3, 2, 0.0, 512, 1.0}};
     /* Slot 2 holds the longest prefix but is 9 requests above the least
      * loaded: out of a bound of 8, in with 9. */
     ck_assert_int_eq(pick(CL_ROUTE_PREFIX_AFFINITY, c, 4, 8), 1);
@@ -66,13 +89,15 @@ START_TEST(test_route_choose_prefix_affinity)
     {
         /* Nothing cached anywhere: least-outstanding. */
         const struct cl_route_cand d[] = {
-            {0, 4, 0, 0}, {1, 2, 0, 0}, {2, 2, 0, 0}};
+            {0, 4, 0, 0, 1.0}, {1, 2, 0, 0, 1.0}, {2, 2, 0, 0, 1.0}};
         ck_assert_int_eq(pick(CL_ROUTE_PREFIX_AFFINITY, d, 3, 8), 1);
     }
     {
         /* Equal prefixes: fewer outstanding, then the lower slot. */
-        const struct cl_route_cand d[] = {
-            {0, 0, 0, 0}, {1, 3, 0, 512}, {2, 2, 0, 512}, {3, 2, 0, 512}};
+        const struct cl_route_cand d[] = {{0, 0, 0, 0, 1.0},
+                                          {1, 3, 0, 512, 1.0},
+                                          {2, 2, 0, 512, 1.0},
+                                          {3, 2, 0, 512, 1.0}};
         ck_assert_int_eq(pick(CL_ROUTE_PREFIX_AFFINITY, d, 4, 8), 2);
     }
 }
@@ -81,7 +106,7 @@ END_TEST
 START_TEST(test_route_choose_round_robin)
 {
     const struct cl_route_cand c[] = {
-        {0, 9, 0.9, 0}, {2, 0, 0.0, 0}, {5, 3, 0.5, 0}};
+        {0, 9, 0.9, 0, 1.0}, {2, 0, 0.0, 0, 1.0}, {5, 3, 0.5, 0, 1.0}};
     int rr = 0, count[3] = {0, 0, 0};
 
     /* In slot order regardless of load, wrapping around. */
@@ -111,8 +136,10 @@ END_TEST
 
 START_TEST(test_route_choose_random)
 {
-    const struct cl_route_cand c[] = {
-        {0, 0, 0, 0}, {1, 0, 0, 0}, {2, 0, 0, 0}, {3, 0, 0, 0}};
+    const struct cl_route_cand c[] = {{0, 0, 0, 0, 1.0},
+                                      {1, 0, 0, 0, 1.0},
+                                      {2, 0, 0, 0, 1.0},
+                                      {3, 0, 0, 0, 1.0}};
     gsl_rng *a = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng *b = gsl_rng_alloc(gsl_rng_mt19937);
     int rr = 0, count[4] = {0, 0, 0, 0};
@@ -428,6 +455,7 @@ static Suite *router_suite(void)
 
     tcase_add_test(tc, test_route_choose_least_outstanding);
     tcase_add_test(tc, test_route_choose_least_kv);
+    tcase_add_test(tc, test_route_choose_weighs_speed);
     tcase_add_test(tc, test_route_choose_prefix_affinity);
     tcase_add_test(tc, test_route_choose_round_robin);
     tcase_add_test(tc, test_route_choose_random);

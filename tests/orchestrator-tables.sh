@@ -57,6 +57,8 @@ table reclaim-flash "A reclaim during a flash crowd" \
 table spot-pool "A spot pool with interruptions" '/interruptions:/d'
 table spot-pool "The same pool on demand (no spot discount)" \
     '/interruptions:/d; s/preemptible: true/preemptible: false/'
+table hetero-pools "H100 TP4 then H200 TP2 pools; off: all 32 GPUs H100 at TP4" \
+    '/    deploy: {tp:/d; s/gpu: h200/gpu: h100/'
 
 # zero_row LABEL FILE: a row of the scale-to-zero table (GPU-hours and
 # cost against TTFT and the cold-start waits).

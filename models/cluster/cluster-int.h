@@ -249,7 +249,14 @@ struct cl_route_cand {
     int64_t outstanding;   /* requests waiting + running on it */
     double kv_usage;       /* KV blocks used / blocks, 0..1 */
     int64_t cached_tokens; /* prefix-affinity: prompt tokens it has cached */
+    double speed;          /* relative speed (its pool's); <= 0 means 1 */
 };
+
+/* The reference batch at which a pool's replica speed is measured:
+ * decode of this many sequences of this many tokens of context (a
+ * mid-sized chat batch; an assumption, docs/orchestrator.md). */
+#define CL_SPEED_REF_SEQS 64
+#define CL_SPEED_REF_CONTEXT 2048
 
 /* The router's scratch and cursor (router.c). */
 struct cl_router;
@@ -302,6 +309,15 @@ struct cl_pool_rt {
      * with it (cl__layout_of()). kv_tokens is NAN in the ones not built. */
     struct cl_layout_rt lay[CL_ROLE_COUNT];
     int kv_block_tokens; /* server.block_tokens */
+    /* GPUs of one CL_ROLE_BOTH replica here: the plan's gpus_per_replica,
+     * or the pool's own layout's (pools[].deploy). speed_tokps: its decode
+     * output at the reference batch (CL_SPEED_REF_SEQS sequences of
+     * CL_SPEED_REF_CONTEXT tokens, perf_saturate()), 0 when the engine
+     * has no perf model; speed: that over the first pool's in a mixed
+     * cluster (w->mixed), else 1. */
+    int gpr;
+    double speed_tokps;
+    double speed;
     /* reclaim.c: GPUs the owner holds or has claimed (borrowable), so not
      * ours to take; the interruptions' notice (preemptible). */
     int owner_gpus;
@@ -330,6 +346,11 @@ struct cl_world {
     struct sim_diag *diag;
     struct cl_results *res; /* written as the run goes */
     int gpus_per_replica;
+    /* 1 when some pool has its own layout (cl_pools_mixed()): replicas
+     * differ by pool in GPUs and speed, the policy's sizes are in units of
+     * the first pool's replica and the router weights by speed
+     * (docs/orchestrator.md, "Pools with their own layout"). */
+    int mixed;
     /* deploy.disaggregation: 1, with each role's planned replicas and
      * GPUs per replica (CL_ROLE_BOTH's: gpus_per_replica, and 0 replicas
      * under P/D); 0 without it. */
@@ -635,6 +656,13 @@ static inline const struct cl_layout_rt *
 cl__rep_layout(const struct cl_world *w, const struct cl_replica *rep)
 {
     return cl__layout_of(w, rep->pool, rep->role);
+}
+
+/* GPUs of one replica of role in pool: the pool's own for CL_ROLE_BOTH
+ * (pools[].deploy), the group's under disaggregation. */
+static inline int cl__pool_gpr(const struct cl_world *w, int pool, int role)
+{
+    return role == CL_ROLE_BOTH ? w->pools[pool].gpr : w->role_gpus[role];
 }
 
 /* The first role the world's replicas take: CL_ROLE_PREFILL under

@@ -882,7 +882,10 @@ static int check_all(const struct cl_scenario *s, struct cl_plan *plan,
         plan->replicas = plan->initial_replicas;
     } else if (plan->elastic) {
         int tp = plan->gpus_per_replica;
-        if ((c->min_gpus > 0 && c->min_gpus < tp) || c->min_gpus % tp != 0) {
+        /* A mixed cluster counts GPUs across pools of different replica
+         * sizes: its bounds need not be whole replicas of the first. */
+        if (!plan->mixed &&
+            ((c->min_gpus > 0 && c->min_gpus < tp) || c->min_gpus % tp != 0)) {
             sim_diag_error(d, s->file, s->pos.cluster_min_gpus.line,
                            s->pos.cluster_min_gpus.col,
                            "cluster.min_gpus: %d is not a whole number of "
@@ -986,6 +989,8 @@ static int pools_init(struct cl_world *w, const struct cl_plan *plan,
             p->gpus = plan->max_replicas * plan->gpus_per_replica;
         }
         p->gpu = pool_gpu(s, i);
+        p->gpr = plan->gpus_per_replica;
+        p->speed = 1.0;
         sim_tavg_init(&p->iv_gpus, 0, 0.0);
         if (wl_dist_init(&p->provision, &prov, "pools.provision", d) != 0)
             return SIM_EINVAL;
@@ -1014,12 +1019,63 @@ static int pools_init(struct cl_world *w, const struct cl_plan *plan,
         else if (s->npools > 0 && s->pools[i].preemptible)
             p->price *= 1.0 - s->pools[i].spot_discount;
     }
+    /* A mixed cluster: each pool's replica against the first pool's. */
+    for (int i = 0; w->mixed && i < n; i++)
+        if (w->pools[0].speed_tokps > 0 && w->pools[i].speed_tokps > 0)
+            w->pools[i].speed =
+                w->pools[i].speed_tokps / w->pools[0].speed_tokps;
     return 0;
+}
+
+/* GPUs held by replicas serving or starting (not draining). */
+static int live_gpus(const struct cl_world *w)
+{
+    int n = 0;
+    for (int i = 0; i < w->nreps; i++) {
+        const struct cl_replica *rep = w->reps[i];
+        if (rep->state == CL_R_SERVING || rep->state == CL_R_PROVISIONING ||
+            rep->state == CL_R_LOADING)
+            n += rep->gpus;
+    }
+    return n;
+}
+
+/* A mixed cluster's warm replicas at t = 0: n replicas of the first
+ * pool's worth of capacity (within half of one), each from the preferred
+ * pool with room for its own replica and within cluster.max_gpus. */
+static void initial_mixed(struct cl_world *w, int n)
+{
+    double cap = 0;
+    int max_gpus = w->scn->cluster.max_gpus;
+
+    while (cap + 0.5 < (double)n) {
+        int best = -1;
+        for (int p = 0; p < w->npools; p++) {
+            const struct cl_pool_rt *rt = &w->pools[p];
+            if (rt->gpus - rt->gpus_live < rt->gpr ||
+                (max_gpus > 0 && live_gpus(w) + rt->gpr > max_gpus))
+                continue;
+            if (best < 0 || rt->borrowable < w->pools[best].borrowable ||
+                (rt->borrowable == w->pools[best].borrowable &&
+                 (rt->priority < w->pools[best].priority ||
+                  (rt->priority == w->pools[best].priority &&
+                   rt->price < w->pools[best].price))))
+                best = p;
+        }
+        if (best < 0)
+            break;
+        cl__replica_request(w, best, 1, -1);
+        cap += w->pools[best].speed;
+    }
 }
 
 /* Places the replicas that are warm at t = 0, preferring owned pools. */
 static void initial_replicas(struct cl_world *w, int n)
 {
+    if (w->mixed) {
+        initial_mixed(w, n);
+        return;
+    }
     for (int i = 0; i < n; i++) {
         int best = -1;
         for (int p = 0; p < w->npools; p++) {
@@ -1205,6 +1261,7 @@ int cl__world_open(struct cl_world *w, const struct cl_scenario *s,
     w->diag = d;
     w->res = out;
     w->gpus_per_replica = plan.gpus_per_replica;
+    w->mixed = plan.mixed;
     w->role_gpus[CL_ROLE_BOTH] = plan.gpus_per_replica;
     w->pd = plan.disaggregated;
     w->force_role = -1;
@@ -1224,6 +1281,18 @@ int cl__world_open(struct cl_world *w, const struct cl_scenario *s,
     rc = pools_init(w, &plan, d);
     if (rc != 0)
         return rc;
+    if (w->mixed && w->elastic) {
+        /* The most capacity max_gpus buys, in the first pool's replicas:
+         * all of it in the pool fastest per GPU (an upper bound; the
+         * orchestrator keeps to max_gpus itself). */
+        double best = 0;
+        for (int i = 0; i < w->npools; i++)
+            if (w->pools[i].speed / w->pools[i].gpr > best)
+                best = w->pools[i].speed / w->pools[i].gpr;
+        w->max_replicas = (int)ceil(best * s->cluster.max_gpus - 1e-9);
+        if (w->max_replicas < w->min_replicas)
+            w->max_replicas = w->min_replicas;
+    }
     resolve_frontend(w);
     w->loop = sim_loop_new(s->seed);
     w->src = wl_source_new(wl, opts->base_dir, w->loop, d);

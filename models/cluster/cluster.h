@@ -63,6 +63,10 @@ struct cl_plan {
      * and tp the prefill group's. 0 and zeroes without it. */
     int disaggregated;
     struct cl_plan_group groups[CL_PD_GROUPS];
+    /* pools[].deploy given (cl_pools_mixed()): 1, and then
+     * gpus_per_replica is the first pool's replica's, the unit of the
+     * replica counts above (min, max, initial: GPUs / that). */
+    int mixed;
 };
 
 struct arch_spec;

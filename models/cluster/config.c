@@ -262,6 +262,40 @@ static const struct sim_param pd_layout_rows[] = {
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
+/* A pool's layout (pools[].deploy): the P/D group's keys less the group
+ * bounds, plus pp; every key optional, falling back to the top-level one
+ * (cl_pool_layout_resolve()). */
+static const struct sim_param pool_layout_rows[] = {
+    {"tp", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "the pool's tensor-parallel degree (default deploy.tp; unset there "
+     "too: the one deploy.tp derives)",
+     PDL(tp), NULL, NULL},
+    {"ep", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "the pool's expert-parallel degree (default deploy.ep)", PDL(ep), NULL,
+     NULL},
+    {"pp", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "the pool's pipeline stages (default deploy.pp)", PDL(pp), NULL, NULL},
+    {"redundant_experts", SIM_PT_INT, SIM_U_NONE, 0, NOMAX, 0, NULL,
+     "the pool's extra expert slots (default deploy.redundant_experts)",
+     PDL(redundant_experts), NULL, NULL},
+    {"expert_imbalance", SIM_PT_DOUBLE, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "the pool's busiest EP rank over the mean (default "
+     "deploy.expert_imbalance)",
+     PDL(expert_imbalance), NULL, NULL},
+    {"micro_batches", SIM_PT_INT, SIM_U_NONE, 1, 2, 0, NULL,
+     "the pool's micro-batches per iteration (default server.micro_batches)",
+     PDL(micro_batches), NULL, NULL},
+    {"max_num_seqs", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+     "the pool's batch cap per data-parallel rank (default "
+     "server.max_num_seqs)",
+     PDL(max_num_seqs), NULL, NULL},
+    {"max_num_batched_tokens", SIM_PT_INT64, SIM_U_TOKENS, 1, NOMAX, 0, NULL,
+     "the pool's token budget per data-parallel rank (default "
+     "server.max_num_batched_tokens)",
+     PDL(max_num_batched_tokens), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
 #define DSG(f) offsetof(struct cl_disagg, f)
 
 static const struct sim_param disagg_rows[] = {
@@ -812,6 +846,13 @@ const struct sim_param cl_pool_rows[] = {
     {"reserved", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, 0, "false",
      "capacity paid for whether used or not (a reservation)",
      offsetof(struct cl_pool, reserved), NULL, NULL},
+    {"deploy", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "the layout of this pool's replicas {tp, ep, pp, redundant_experts, "
+     "expert_imbalance, micro_batches, max_num_seqs, "
+     "max_num_batched_tokens}; each key left out is the top-level one "
+     "(an llm server; not with deploy.disaggregation; "
+     "docs/orchestrator.md)",
+     offsetof(struct cl_pool, deploy), NULL, pool_layout_rows},
     SIM_PARAM_END_LIST(struct cl_pool),
 };
 
@@ -967,6 +1008,49 @@ struct cl_pd_layout cl_pd_layout_resolve(const struct cl_scenario *s, int g)
     if (l.max_num_batched_tokens < 1)
         l.max_num_batched_tokens = sv->max_num_batched_tokens;
     return l;
+}
+
+struct cl_pd_layout cl_pool_layout_resolve(const struct cl_scenario *s, int i)
+{
+    const struct cl_deploy *dp = &s->deploy;
+    const struct cl_server *sv = &s->server;
+    struct cl_pd_layout l;
+
+    if (i >= 0 && i < s->npools && s->pools[i].has_deploy) {
+        l = s->pools[i].deploy;
+    } else {
+        memset(&l, 0, sizeof(l));
+        l.tp = l.ep = l.pp = l.redundant_experts = -1;
+        l.micro_batches = l.max_num_seqs = -1;
+        l.max_num_batched_tokens = -1;
+        l.expert_imbalance = NAN;
+    }
+    if (l.tp < 1)
+        l.tp = dp->tp;
+    if (l.ep < 1)
+        l.ep = dp->ep;
+    if (l.pp < 1)
+        l.pp = dp->pp;
+    if (l.redundant_experts < 0)
+        l.redundant_experts = dp->redundant_experts;
+    if (isnan(l.expert_imbalance) || l.expert_imbalance < 1)
+        l.expert_imbalance = dp->expert_imbalance;
+    if (l.micro_batches < 1)
+        l.micro_batches = sv->micro_batches;
+    if (l.max_num_seqs < 1)
+        l.max_num_seqs = sv->max_num_seqs;
+    if (l.max_num_batched_tokens < 1)
+        l.max_num_batched_tokens = sv->max_num_batched_tokens;
+    l.min_replicas = l.max_replicas = -1;
+    return l;
+}
+
+int cl_pools_mixed(const struct cl_scenario *s)
+{
+    for (int i = 0; i < s->npools; i++)
+        if (s->pools[i].has_deploy)
+            return 1;
+    return 0;
 }
 
 const struct gpu_spec *cl_gpu_find(const struct cl_scenario *s,
@@ -1277,6 +1361,22 @@ void cl_pools_check(struct sim_yaml *y, struct cl_scenario *s)
                               "a pool that is not preemptible");
         }
         pool_revoke_check(y, pl, i);
+        snprintf(path, sizeof(path), "pools[%d].deploy", i);
+        const struct sim_yaml_seen *dk = sim_yaml_seen(y, path);
+        if (dk != NULL) {
+            pl->has_deploy = 1;
+            pl->deploy_pos.line = dk->kline;
+            pl->deploy_pos.col = dk->kcol;
+            if (s->server.kind != CL_SRV_LLM)
+                sim_yaml_error(y, dk->kline, dk->kcol,
+                               "pools[%d].deploy: needs server kind llm", i);
+            else if (sim_yaml_seen(y, "deploy.disaggregation") != NULL)
+                sim_yaml_error(y, dk->kline, dk->kcol,
+                               "pools[%d].deploy: a pool's own layout is not "
+                               "simulated with deploy.disaggregation (give "
+                               "each group's layout there)",
+                               i);
+        }
         snprintf(path, sizeof(path), "pools[%d].provision", i);
         if (sim_yaml_seen(y, path) != NULL && pl->provision.kind >= 0) {
             unsigned used = 0;

@@ -207,8 +207,10 @@ enum cl_weights_source {
  * expert_imbalance) and falls back to the top-level key
  * (cl_pd_layout_resolve()). */
 struct cl_pd_layout {
-    int tp;                         /* deploy.tp; -1 = derive */
-    int ep;                         /* deploy.ep */
+    int tp; /* deploy.tp; -1 = derive */
+    int ep; /* deploy.ep */
+    int pp; /* deploy.pp; pools[].deploy only (a P/D group has no row for
+               it: 0, deploy.pp) */
     int redundant_experts;          /* deploy.redundant_experts */
     double expert_imbalance;        /* deploy.expert_imbalance; NAN = derive */
     int micro_batches;              /* server.micro_batches */
@@ -353,6 +355,12 @@ struct cl_pool {
     struct cl_owner_demand owner_demand;   /* borrowable */
     struct cl_interruptions interruptions; /* preemptible */
     double spot_discount; /* preemptible: off the GPU's price, 0..1 */
+    /* pools[].deploy: the replica layout on this pool's GPUs, each key
+     * left out the top-level one (cl_pool_layout_resolve()); has_deploy 1
+     * when the section was given (cl_pools_check()), deploy_pos its key. */
+    struct cl_pd_layout deploy;
+    int has_deploy;
+    struct cl_pos deploy_pos;
 };
 
 enum cl_fault_kind {
@@ -507,6 +515,17 @@ char *cl_gpu_names(const struct cl_scenario *s);
  * server.max_num_seqs, server.max_num_batched_tokens. tp, expert_imbalance
  * and the two caps may stay unset (-1, NAN) when the top-level key is. */
 struct cl_pd_layout cl_pd_layout_resolve(const struct cl_scenario *s, int g);
+
+/* The layout of pools[i] of s (pools[].deploy), resolved as
+ * cl_pd_layout_resolve() resolves a P/D group's, deploy.pp standing for a
+ * pp left out; a pool without the section gets the top-level layout.
+ * min_replicas and max_replicas are -1. */
+struct cl_pd_layout cl_pool_layout_resolve(const struct cl_scenario *s, int i);
+
+/* 1 when some pool of s has its own layout (pools[].deploy): the cluster
+ * is then mixed, and its replicas differ in GPUs and speed
+ * (docs/orchestrator.md, "Pools with their own layout"). */
+int cl_pools_mixed(const struct cl_scenario *s);
 
 /* The name of P/D group g ("prefill", "decode"); static. */
 const char *cl_pd_group_name(int g);

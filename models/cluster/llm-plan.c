@@ -334,7 +334,8 @@ int cl__llm_plan(const struct cl_scenario *s, struct cl_plan *plan,
         if (tp > s->hardware.gpus_per_node)
             tp = s->hardware.gpus_per_node;
     }
-    if (init_perf(s, a, g, tp, &perf, why, sizeof(why)) != 0) {
+    if (!cl_pools_mixed(s) &&
+        init_perf(s, a, g, tp, &perf, why, sizeof(why)) != 0) {
         struct cl_pos at = s->pos.deploy_weight_dtype.line
                                ? s->pos.deploy_weight_dtype
                            : s->pos.deploy_tp.line ? s->pos.deploy_tp
@@ -342,21 +343,47 @@ int cl__llm_plan(const struct cl_scenario *s, struct cl_plan *plan,
         sim_diag_error(d, s->file, at.line, at.col, "deploy: %s", why);
         return SIM_EINFEASIBLE;
     }
-    /* Every pool's GPU kind must hold the replica too. */
+    /* Every pool's GPU kind must hold the replica too, in the pool's own
+     * layout where it has one (pools[].deploy), reported at that key. */
+    int mixed = cl_pools_mixed(s), ref_gpus = 0;
     for (int i = 0; i < s->npools; i++) {
-        const struct gpu_spec *pg;
-        if (s->pools[i].gpu == NULL)
+        const struct cl_pool *cp = &s->pools[i];
+        const struct gpu_spec *pg = g;
+        struct cl_pd_layout o = cl_pool_layout_resolve(s, i);
+        struct cl_pos at = cp->has_deploy ? cp->deploy_pos : s->pos.pools;
+
+        if (cp->gpu == NULL && !mixed)
             continue;
-        pg = find_gpu(s, s->pools[i].gpu, s->pos.pools, "pools.gpu", d);
-        if (pg == NULL)
-            return SIM_EINVAL;
-        if (init_perf(s, a, pg, tp, &perf, why, sizeof(why)) != 0) {
-            sim_diag_error(d, s->file, s->pos.pools.line, s->pos.pools.col,
-                           "pools[%d]: %s", i, why);
+        if (cp->gpu != NULL) {
+            pg = find_gpu(s, cp->gpu, s->pos.pools, "pools.gpu", d);
+            if (pg == NULL)
+                return SIM_EINVAL;
+        }
+        if (o.tp < 1)
+            o.tp = tp;
+        if (cl__replica_perf_layout(s, a, pg, &o, o.pp, s->deploy.weight_dtype,
+                                    &perf, why, sizeof(why)) != 0) {
+            sim_diag_error(d, s->file, at.line, at.col, "pools[%d]%s: %s", i,
+                           cp->has_deploy ? ".deploy" : "", why);
             return SIM_EINFEASIBLE;
         }
-        if ((rc = check_max_model_len(s, a, pg, &perf, NULL, d)) != 0)
+        if ((rc = check_max_model_len(
+                 s, a, pg, &perf, cp->has_deploy ? cp->name : NULL, d)) != 0)
             return rc;
+        if (i == 0)
+            ref_gpus = perf.gpus;
+    }
+    if (mixed) {
+        /* Each pool was checked in its layout; hardware.gpu's replica in
+         * the top-level one serves no pool that was not. */
+        plan->tp = tp;
+        plan->tp_chosen = s->deploy.tp < 1;
+        plan->gpus_per_replica = ref_gpus;
+        plan->mixed = 1;
+        plan->price_usd_per_gpu_hour = isnan(s->hardware.price_usd_per_gpu_hour)
+                                           ? g->price_usd_per_hour
+                                           : s->hardware.price_usd_per_gpu_hour;
+        return 0;
     }
     /* The hardware.gpu replica again: the loop reused perf. */
     if (init_perf(s, a, g, tp, &perf, why, sizeof(why)) != 0)
@@ -390,9 +417,10 @@ static int layout_init(const struct cl_scenario *s, const struct arch_spec *a,
 {
     char why[512];
 
-    if (a == NULL || cl__replica_perf_layout(s, a, g, o, s->deploy.pp,
-                                             s->deploy.weight_dtype, &lay->perf,
-                                             why, sizeof(why)) != 0)
+    if (a == NULL ||
+        cl__replica_perf_layout(s, a, g, o, o->pp >= 1 ? o->pp : s->deploy.pp,
+                                s->deploy.weight_dtype, &lay->perf, why,
+                                sizeof(why)) != 0)
         return SIM_EINFEASIBLE;
     lay->kv_tokens = (double)perf_kv_capacity_tokens(&lay->perf);
     lay->kv_cap_tokens = kv_cap_tokens(&s->server, &lay->perf);
@@ -424,16 +452,19 @@ int cl__llm_pool_init(struct cl_world *w, int i, const struct cl_plan *plan,
                 return SIM_EINFEASIBLE;
         }
     } else {
-        struct cl_pd_layout o = {
-            .tp = plan->tp,
-            .ep = s->deploy.ep,
-            .redundant_experts = s->deploy.redundant_experts,
-            .expert_imbalance = s->deploy.expert_imbalance,
-            .micro_batches = s->server.micro_batches,
-            .max_num_seqs = s->server.max_num_seqs,
-            .max_num_batched_tokens = s->server.max_num_batched_tokens};
+        /* The pool's own layout (pools[].deploy), else the top-level
+         * one at the plan's tp. */
+        struct cl_pd_layout o = cl_pool_layout_resolve(s, i);
+        struct perf_saturation sat;
+        if (o.tp < 1 || !plan->mixed)
+            o.tp = plan->tp;
         if (layout_init(s, a, g, &o, &p->lay[CL_ROLE_BOTH]) != 0)
             return SIM_EINFEASIBLE;
+        if (plan->mixed)
+            p->gpr = p->lay[CL_ROLE_BOTH].perf.gpus;
+        if (perf_saturate(&p->lay[CL_ROLE_BOTH].perf, CL_SPEED_REF_CONTEXT,
+                          CL_SPEED_REF_SEQS, &sat) == 0)
+            p->speed_tokps = sat.tokens_per_s;
     }
     p->kv_block_tokens = s->server.block_tokens;
     w->max_model_len = cl__llm_max_model_len(s, a);

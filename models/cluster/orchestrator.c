@@ -211,11 +211,15 @@ static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s, int role)
     for (int p = 0; p < w->npools; p++) {
         struct pol_pool *pp = &w->snap_pools[p];
         const struct cl_pool_rt *rt = &w->pools[p];
+        int pgpr = role == CL_ROLE_BOTH ? rt->gpr : gpr;
         memset(pp, 0, sizeof(*pp));
         pp->name = rt->name;
         /* What the owner holds or has claimed is not ours to use. */
-        pp->capacity_replicas = (rt->gpus - rt->owner_gpus) / gpr;
-        pp->price_usd_per_replica_hour = rt->price * gpr;
+        pp->capacity_replicas = (rt->gpus - rt->owner_gpus) / pgpr;
+        pp->price_usd_per_replica_hour = rt->price * pgpr;
+        pp->gpus_per_replica = pgpr;
+        pp->speed = rt->speed;
+        pp->decode_tokens_per_s = rt->speed_tokps;
         pp->provision_s_mean = (rt->borrowable ? sim_ns_to_s(rt->grace_ns)
                                                : rt->provision_mean_s) +
                                sim_ns_to_s(w->scn->deploy.engine_init_ns);
@@ -234,6 +238,36 @@ static void fill_snapshot(struct cl_world *w, struct pol_snapshot *s, int role)
     }
     s->pools = w->snap_pools;
     s->npools = w->npools;
+    if (w->mixed && role == CL_ROLE_BOTH) {
+        /* Sizes in units of the first pool's replica (cl__orch_scale_to):
+         * each replica counts its pool's speed. */
+        double cr = 0, cp = 0, cd = 0;
+        for (int i = 0; i < n; i++) {
+            double sp = w->pools[w->snap_reps[i].pool].speed;
+            if (w->snap_reps[i].state == POL_RS_READY)
+                cr += sp;
+            else if (w->snap_reps[i].state == POL_RS_PENDING)
+                cp += sp;
+            else
+                cd += sp;
+        }
+        s->ready = (int)floor(cr + 0.5);
+        s->pending = (int)floor(cr + cp + 0.5) - s->ready;
+        s->draining = (int)floor(cd + 0.5);
+    }
+}
+
+/* GPUs held by replicas serving or starting (not draining). O(slots). */
+static int live_gpus(const struct cl_world *w)
+{
+    int n = 0;
+    for (int i = 0; i < w->nreps; i++) {
+        const struct cl_replica *rep = w->reps[i];
+        if (rep->state == CL_R_SERVING || rep->state == CL_R_PROVISIONING ||
+            rep->state == CL_R_LOADING)
+            n += rep->gpus;
+    }
+    return n;
 }
 
 int cl__pool_room(const struct cl_world *w, int p)
@@ -246,17 +280,22 @@ static int pool_has_room(const struct cl_world *w, int p, int gpus)
     return cl__pool_room(w, p) >= gpus;
 }
 
-/* The pool a new replica of gpus GPUs should come from: borrowable pools
- * only when borrow is set (or nothing else has room); otherwise the lowest
- * priority, then the cheapest. -1 when every pool is full. */
-static int pick_pool(const struct cl_world *w, int borrow, int gpus)
+/* The pool a new replica of role (its pool's GPUs, cl__pool_gpr()) should
+ * come from: borrowable pools only when borrow is set (or nothing else has
+ * room); otherwise the lowest priority, then the cheapest. A mixed
+ * cluster's replica must also fit cluster.max_gpus with the live ones.
+ * -1 when every pool is full. */
+static int pick_pool(const struct cl_world *w, int borrow, int role)
 {
     int best = -1;
+    int room = w->mixed ? w->scn->cluster.max_gpus - live_gpus(w) : 0;
     for (int pass = 0; pass < 2 && best < 0; pass++) {
         int want_borrowable = borrow ? pass == 0 : pass == 1;
         for (int p = 0; p < w->npools; p++) {
             const struct cl_pool_rt *rt = &w->pools[p];
-            if (rt->borrowable != want_borrowable || !pool_has_room(w, p, gpus))
+            int gpus = cl__pool_gpr(w, p, role);
+            if (rt->borrowable != want_borrowable ||
+                !pool_has_room(w, p, gpus) || (w->mixed && gpus > room))
                 continue;
             if (best < 0 || rt->priority < w->pools[best].priority ||
                 (rt->priority == w->pools[best].priority &&
@@ -296,17 +335,89 @@ static int live_of(const struct cl_world *w, int role)
     return n;
 }
 
+/* The next replica to remove of role (CL_ROLE_BOTH: any): pending before
+ * serving, borrowed before owned, expensive before cheap, newest first
+ * (removal_rank()); NULL when none is live. */
+static struct cl_replica *pick_victim(struct cl_world *w, int role)
+{
+    struct cl_replica *victim = NULL;
+    for (int i = 0; i < w->nreps; i++) {
+        struct cl_replica *rep = w->reps[i];
+        if ((rep->state != CL_R_SERVING && rep->state != CL_R_PROVISIONING &&
+             rep->state != CL_R_LOADING) ||
+            (role != CL_ROLE_BOTH && rep->role != role))
+            continue;
+        if (victim == NULL || removal_rank(w, rep) > removal_rank(w, victim))
+            victim = rep;
+    }
+    return victim;
+}
+
+/* A mixed cluster (w->mixed) to desired replicas of the first pool's
+ * worth: adds replicas from the preferred pools while the live capacity
+ * (the sum of their pools' speeds) is short of desired by more than half
+ * a replica, or removes them in removal order while the capacity left
+ * stays within half a replica of it. With every speed 1 this is the
+ * count rule of scale_role(). */
+static void scale_mixed(struct cl_world *w, double desired, int borrow)
+{
+    double cap = 0;
+    int changed = 0;
+    struct cl_replica *victim;
+
+    for (int i = 0; i < w->nreps; i++) {
+        const struct cl_replica *rep = w->reps[i];
+        if (rep->state == CL_R_SERVING || rep->state == CL_R_PROVISIONING ||
+            rep->state == CL_R_LOADING)
+            cap += w->pools[rep->pool].speed;
+    }
+    while (cap + 0.5 < desired) {
+        int p = pick_pool(w, borrow > 0, CL_ROLE_BOTH);
+        if (p < 0)
+            break;
+        if (w->pools[p].borrowable && borrow > 0)
+            borrow--;
+        cl__replica_request(w, p, 0, -1);
+        cap += w->pools[p].speed;
+        changed = 1;
+    }
+    while ((victim = pick_victim(w, CL_ROLE_BOTH)) != NULL &&
+           cap - w->pools[victim->pool].speed + 0.5 >= desired &&
+           cap - w->pools[victim->pool].speed > 1e-9) {
+        cap -= w->pools[victim->pool].speed;
+        if (victim->state == CL_R_SERVING)
+            cl__replica_drain(w, victim);
+        else
+            cl__replica_cancel(w, victim);
+        changed = 1;
+    }
+    /* Scale to zero: the last replica goes when desired is 0. */
+    if (desired < 0.5) {
+        while ((victim = pick_victim(w, CL_ROLE_BOTH)) != NULL) {
+            if (victim->state == CL_R_SERVING)
+                cl__replica_drain(w, victim);
+            else
+                cl__replica_cancel(w, victim);
+            changed = 1;
+        }
+    }
+    w->scale_events += changed;
+}
+
 /* Scales the replicas of role (CL_ROLE_BOTH: all) to desired. */
 static void scale_role(struct cl_world *w, int role, int desired, int borrow)
 {
     int current = live_of(w, role);
-    int gpus = role == CL_ROLE_BOTH ? w->gpus_per_replica : w->role_gpus[role];
 
+    if (w->mixed && role == CL_ROLE_BOTH) {
+        scale_mixed(w, (double)desired, borrow);
+        return;
+    }
     if (desired == current)
         return;
     w->scale_events++;
     while (current < desired) {
-        int p = pick_pool(w, borrow > 0, gpus);
+        int p = pick_pool(w, borrow > 0, role);
         if (p < 0)
             break; /* every pool is full */
         if (w->pools[p].borrowable && borrow > 0)
@@ -348,7 +459,8 @@ void cl__orch_replace(struct cl_world *w, int role, int gpus)
         return;
     /* The owned pools first, as any scale-up; the policy corrects the
      * size at its next evaluation. */
-    p = pick_pool(w, 0, gpus);
+    (void)gpus; /* the replacement takes its pool's replica size */
+    p = pick_pool(w, 0, role);
     if (p < 0)
         return;
     if (w->pd)
@@ -375,7 +487,7 @@ void cl__orch_arrive(struct cl_world *w)
     }
     if (w->n_serving + w->n_pending > 0)
         return;
-    p = pick_pool(w, 0, w->gpus_per_replica);
+    p = pick_pool(w, 0, CL_ROLE_BOTH);
     if (p < 0)
         return; /* every pool is full: the next arrival asks again */
     cl__replica_request(w, p, 0, -1);
@@ -637,7 +749,7 @@ void cl__orch_start(struct cl_world *w)
                       ? w->role_gpus[CL_ROLE_PREFILL]
                       : w->role_gpus[CL_ROLE_DECODE];
         for (int p = 0; p < w->npools; p++)
-            n += w->pools[p].gpus / gpr;
+            n += w->pools[p].gpus / (w->mixed ? w->pools[p].gpr : gpr);
         w->snap_reps = xcalloc((size_t)n, sizeof(*w->snap_reps));
         w->snap_pools = xcalloc((size_t)w->npools, sizeof(*w->snap_pools));
         w->desired = w->n_serving;

@@ -301,7 +301,7 @@ struct cl_replica *cl__replica_request(struct cl_world *w, int pool, int warm,
     rep->serial = w->next_serial++;
     rep->pool = pool;
     rep->role = role;
-    rep->gpus = w->role_gpus[role];
+    rep->gpus = cl__pool_gpr(w, pool, role);
     rep->borrowed = p->borrowable;
     rep->requested_ns = now;
     rep->state_since_ns = now;

@@ -9,7 +9,10 @@
  * - least-outstanding: fewest outstanding requests, ties to the lowest
  *   slot. This is the join-shortest-queue rule the cluster always used
  *   (waiting + admitted), so it is the default and leaves every earlier
- *   result unchanged; Vidur calls it `lor` (FACTS.md §5.3).
+ *   result unchanged; Vidur calls it `lor` (FACTS.md §5.3). In a mixed
+ *   cluster (pools[].deploy) the count is weighed by the replica's pool
+ *   speed: fewest (outstanding + 1) / speed, as a heterogeneity-aware
+ *   router weighs its backends; speeds are all 1 otherwise.
  * - least-kv: lowest KV usage, ties by outstanding, then slot.
  * - prefix-affinity: among the candidates whose outstanding requests exceed
  *   the least loaded candidate's by at most cluster.routing_max_imbalance,
@@ -43,11 +46,21 @@ struct cl_router {
     int rr_next; /* round-robin: first slot to try next */
 };
 
-/* Orders a before b when it has fewer outstanding requests (the slot order
- * of the array breaks the remaining ties). */
+/* Orders a before b when it has fewer outstanding requests for its speed:
+ * (outstanding + 1) / speed, the queue the new request would join over how
+ * fast the replica drains it, so that under equal outstanding the faster
+ * replica wins (the slot order of the array breaks the remaining ties).
+ * Cross-multiplied, so that with equal speeds (1 in a cluster that is not
+ * mixed) the order is exactly the outstanding counts'. */
 static int fewer(const struct cl_route_cand *a, const struct cl_route_cand *b)
 {
-    return a->outstanding < b->outstanding;
+    double sa = a->speed > 0 ? a->speed : 1.0;
+    double sb = b->speed > 0 ? b->speed : 1.0;
+
+    if (sa == sb)
+        return a->outstanding < b->outstanding;
+    return (double)(a->outstanding + 1) * sb <
+           (double)(b->outstanding + 1) * sa;
 }
 
 int cl__route_choose(int routing, const struct cl_route_cand *c, int n,
@@ -126,6 +139,7 @@ struct cl_replica *cl__route(struct cl_world *w, const struct cl_req *r)
         c->slot = s;
         c->outstanding = (int64_t)g.running + (int64_t)g.waiting;
         c->kv_usage = g.kv_usage;
+        c->speed = w->pools[rep->pool].speed;
         c->cached_tokens = routing == CL_ROUTE_PREFIX_AFFINITY
                                ? cl__llm_prefix_cached_tokens(rep, r)
                                : 0;

@@ -84,6 +84,16 @@ struct pol_pool {
     int preemptible;         /* can be taken back (spot) */
     int borrowable;          /* a test pool we may borrow from */
     int priority;            /* lower is preferred */
+    /* The pool's replica (0 when unknown, as from dsec-scaler): its GPUs,
+     * its decode output at a reference batch (the simulator: 64 sequences
+     * of 2,048 tokens, from the step-time model), and that over the first
+     * pool's in a cluster whose pools have their own layouts, else 1. In
+     * such a mixed cluster the snapshot's sizes (ready, pending,
+     * min/max_replicas, the decision) count replicas of the first pool's
+     * worth: a pool's replica counts speed of them. */
+    int gpus_per_replica;
+    double decode_tokens_per_s;
+    double speed;
 };
 
 /* What the policy sees at one evaluation. Borrowed for the call. */
