@@ -373,9 +373,8 @@ const struct sim_param cl_server_rows[] = {
      "~90%, docs/sources.md §1.3)",
      offsetof(struct cl_server, efficiency_memory), NULL, NULL},
     {"iteration_overhead", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, LLM, NULL,
-     "llm only: replaces the fixed host time per iteration (docs/sources.md "
-     "§5.4: "
-     "1.2-6.2 ms in Vidur's CPU overheads; default: the calibration's)",
+     "llm only: replaces the fixed host time per iteration (default: the "
+     "calibration's; Vidur measured 1.2-6.2 ms, docs/sources.md §5.4)",
      offsetof(struct cl_server, iteration_overhead_ns), NULL, NULL},
     {"block_tokens", SIM_PT_INT, SIM_U_TOKENS, 1, NOMAX, LLM, "16",
      "llm only: tokens per paged KV-cache block (vLLM block_size, "
