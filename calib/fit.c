@@ -5,14 +5,14 @@
  *
  * What goes where (docs/calibration.md "From fits to the profile"):
  * - nccl-tests: t = alpha + S * f / B with f the bus-bandwidth factor of
- *   the collective over its ranks (FACTS.md §3.3), so B is the bus
+ *   the collective over its ranks (docs/sources.md §3.3), so B is the bus
  *   bandwidth, comparable to the bottleneck link; within one host it is the
  *   GPU's intra-node link, across hosts the inter-node link with one NIC
- *   per GPU (B / GPUs-per-host per NIC, FACTS.md §2.3 derived bound). The
- *   per-step alpha of net.h is (alpha - NCCL's 14 us base latency) over the
- *   ring's steps (2(p-1) for all-reduce, p-1 otherwise; FACTS.md §2.2,
+ *   per GPU (B / GPUs-per-host per NIC, docs/sources.md §2.3 derived bound).
+ * The per-step alpha of net.h is (alpha - NCCL's 14 us base latency) over the
+ *   ring's steps (2(p-1) for all-reduce, p-1 otherwise; docs/sources.md §2.2,
  *   §3.2).
- * - perftest: ib_write_lat gives the inter-node alpha (one-way, FACTS.md
+ * - perftest: ib_write_lat gives the inter-node alpha (one-way, docs/sources.md
  *   §10.2), ib_write_bw its bandwidth; they win over multi-host NCCL.
  * - bandwidthTest, nvbandwidth and dsec-calib copies: PCIe (H2D, D2H) and
  *   peer copies; nvbandwidth prints one size only, so only a bandwidth.
@@ -481,7 +481,7 @@ static int fit_simple(struct ctx *c)
         if (key[0] && strcmp(k2, key) != 0) {
             struct cal_fit fit;
             /* bandwidthTest's D2D copy reads and writes HBM: x counts
-             * both (FACTS.md §10.4). */
+             * both (docs/sources.md §10.4). */
             int hbm = strcmp(bench, "hbm") == 0 || strcmp(op, "d2d") == 0;
             int hrank = strcmp(op, "copy") == 0   ? 0
                         : strcmp(op, "read") == 0 ? 1
@@ -999,7 +999,7 @@ static void plan_link(struct ctx *c, struct link_out *o, const char *cls,
     }
     if (o->has_b) {
         o->efficiency = l->gbps * 1e9 / nominal;
-        /* NVLS and in-network reduction can beat the wire rate (FACTS.md
+        /* NVLS and in-network reduction can beat the wire rate (docs/sources.md
          * §2.3, §3.3): then the measured figure is the bandwidth. */
         o->over = o->efficiency > 1;
         o->gbps = o->over ? l->gbps : nominal / 1e9;
@@ -1353,7 +1353,7 @@ int cal_fit_run(sqlite3 *db, const struct cal_fit_opts *opts,
         }
         fprintf(c.rep,
                 "dsec-calib fit: %s, %d points (peaks: %.1f TFLOP/s bf16, "
-                "%.0f GB/s HBM; FACTS.md §1.1)\n",
+                "%.0f GB/s HBM; docs/sources.md §1.1)\n",
                 c.g->name, n, c.g->flops_bf16 / 1e12,
                 c.g->hbm_bytes_per_s / 1e9);
     }

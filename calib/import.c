@@ -1,6 +1,7 @@
 /* dsec-calib import: parsers for the text output of nccl-tests, perftest,
  * nvbandwidth, cuda-samples bandwidthTest and dsec-calib run. Formats as
- * FACTS.md §10 describes them (nccl-tests @ a0b82b22 src/util.cu, perftest
+ * docs/sources.md §10 describes them (nccl-tests @ a0b82b22 src/util.cu,
+ * perftest
  * @ 00b55b66 src/perftest_parameters.c, nvbandwidth @ 66746a3b,
  * cuda-samples @ 306af8d2 bandwidthTest.cu). Each parser walks the lines
  * once; a row that does not parse is an error naming the row and what was
@@ -14,7 +15,7 @@
 #include "calib/cal.h"
 #include "base/errors.h"
 
-/* nvbandwidth's default buffer, -b 512 (MiB), FACTS.md §10.3; its text
+/* nvbandwidth's default buffer, -b 512 (MiB), docs/sources.md §10.3; its text
  * output does not print the size, so cells are stored at this size. */
 #define NVB_DEFAULT_BYTES (512.0 * 1048576.0)
 
@@ -576,7 +577,7 @@ static int bwt_point(struct log *L, int line, const char *op, const char *mem,
                      double size, double gbps)
 {
     struct cal_point p;
-    /* D2D counts read + write, 2 x size (FACTS.md §10.4). */
+    /* D2D counts read + write, 2 x size (docs/sources.md §10.4). */
     double moved = strcmp(op, "d2d") == 0 ? 2 * size : size;
 
     cal_point_clear(&p);

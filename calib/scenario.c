@@ -12,8 +12,8 @@
  *   gives and config.yaml lacks was unknown to that inference-perf and
  *   ignored: a note, never a setting.
  * - exp-config.yaml is the vLLM server's command line; what it does not
- *   set is vLLM's default (FACTS §5.1: block_size 16, prefix caching on in
- *   the V1 engine, gpu_memory_utilization 0.9 in the releases of the runs)
+ *   set is vLLM's default (docs/sources.md §5.1: block_size 16, prefix caching
+ * on in the V1 engine, gpu_memory_utilization 0.9 in the releases of the runs)
  *   or, for the batch limits, dsec's own default, which follows vLLM's rule.
  * - inference-perf's client is aiohttp; with load.request_timeout null it
  *   keeps aiohttp's default total timeout of 300 s (aiohttp

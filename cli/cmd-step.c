@@ -28,7 +28,7 @@
 #include "base/errors.h"
 
 /* vLLM's gpu_memory_utilization of older releases, the scenario default
- * (FACTS.md §5.1). */
+ * (docs/sources.md §5.1). */
 #define STEP_DEFAULT_UTIL 0.9
 
 struct step_opts {

@@ -137,7 +137,8 @@ static void print_help(void)
            "  --simulate T      also simulate the job for T (e.g. 3d, 72h) "
            "with\n"
            "                    checkpoints and failures\n"
-           "  --mtbf H          per-GPU MTBF in hours (default 50000: FACTS.md "
+           "  --mtbf H          per-GPU MTBF in hours (default 50000: "
+           "docs/sources.md "
            "§12.5's\n"
            "                    Llama 3 figure is ~5.8 GPU-years)\n"
            "  --checkpoint-every K  steps between checkpoints (default: "
@@ -159,7 +160,8 @@ static void print_help(void)
            "  --json            print one JSON object instead of the text\n"
            "\nStep = m micro-batches of the slowest stage + bubble + exposed "
            "dp\ncollectives + optimizer. MFU counts 6 N_active + attention "
-           "FLOPs per token\n(FACTS.md §12.1) at the dense bf16 peak. Memory "
+           "FLOPs per token\n(docs/sources.md §12.1) at the dense bf16 peak. "
+           "Memory "
            "in GB (1e9 B) on the\nfullest stage. Sources: docs/training.md.\n");
 }
 

@@ -1,6 +1,6 @@
 /*
  * Actuators of dsec-scaler: the Kubernetes scale subresource of a
- * Deployment (FACTS.md §7.1: GET then PATCH with
+ * Deployment (docs/sources.md §7.1: GET then PATCH with
  * application/merge-patch+json {"spec":{"replicas":N}}, only when N
  * differs), a command run with the count substituted for {replicas} (no
  * shell), or nothing but a log line (dry run). Failed attempts are retried

@@ -19,8 +19,8 @@
 #include "base/xalloc.h"
 #include "base/yaml-rows.h"
 
-/* Families per engine: vLLM V1 names (FACTS.md §6.1), SGLang names
- * (FACTS.md §6.2). SGLang has no per-request token histograms; NULL
+/* Families per engine: vLLM V1 names (docs/sources.md §6.1), SGLang names
+ * (docs/sources.md §6.2). SGLang has no per-request token histograms; NULL
  * entries fall back as docs/scaler.md describes. */
 static const char *const vllm_names[SCL_M_N] = {
     "vllm:num_requests_running",        "vllm:num_requests_waiting",
@@ -248,7 +248,7 @@ static const struct sim_param root_rows[] = {
      "ITL (TPOT) target", F(target_latency_ms), NULL, NULL},
     {"target_ttft_ms", SIM_PT_DOUBLE, SIM_U_MILLISECONDS, 0, NOMAX, GT, NULL,
      "TTFT target", F(target_ttft_ms), NULL, NULL},
-    /* The simulator's default pool: 120 s provisioning (FACTS.md §8.1)
+    /* The simulator's default pool: 120 s provisioning (docs/sources.md §8.1)
      * plus its default 30 s engine start (docs/orchestrator.md). */
     SECONDS("provision_s", 0, "150s", "expected request -> serving",
             provision_s),

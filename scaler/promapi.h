@@ -1,6 +1,6 @@
 /*
  * The Prometheus HTTP API's instant query (GET /api/v1/query?query=...),
- * FACTS.md §7.1: a JSON answer {"status":"success","data":{"resultType":
+ * docs/sources.md §7.1: a JSON answer {"status":"success","data":{"resultType":
  * "vector","result":[{"metric":{...},"value":[ts,"v"]}]}} parsed with
  * json-c into the sample structure of expo.h (the name is the __name__
  * label or ""). "scalar" results give one sample; "status":"error" and

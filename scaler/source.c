@@ -316,7 +316,7 @@ static void add_value(struct scl_source *src, struct rep *r, int f, int part,
         break;
     case SCL_M_KV_CAPACITY: {
         /* vLLM's cache_config_info carries the capacity in labels
-         * (block_size x num_gpu_blocks, FACTS.md §6.1); SGLang's
+         * (block_size x num_gpu_blocks, docs/sources.md §6.1); SGLang's
          * max_total_num_tokens is the value. */
         const char *bs = scl_sample_label(s, "block_size");
         const char *nb = scl_sample_label(s, "num_gpu_blocks");

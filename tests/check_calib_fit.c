@@ -50,7 +50,7 @@ static void near(double got, double se, double want, double k)
 START_TEST(test_cal_fit_alpha_beta_recovers)
 {
     /* An 8-GPU NVLink ring all-reduce: 24 us, 370 GB/s bus bandwidth
-     * (FACTS.md §2.3), 8 B .. 1 GiB by 2. */
+     * (docs/sources.md §2.3), 8 B .. 1 GiB by 2. */
     double x[28], t[28];
     struct cal_fit f;
     int n = 0;
@@ -150,7 +150,7 @@ END_TEST
 
 START_TEST(test_cal_fit_gemm_recovers)
 {
-    /* H200 peaks (FACTS.md §1.1); truth 0.78 (DeepGEMM's anchor, §1.3),
+    /* H200 peaks (docs/sources.md §1.1); truth 0.78 (DeepGEMM's anchor, §1.3),
      * M_half 60, HBM 0.85, 5 us. Four Llama-3.1-8B projections, 1..8192
      * tokens: decode shapes are memory-bound, prefill compute-bound. */
     static const double nk[4][2] = {

@@ -1,10 +1,10 @@
 /*
  * The "arch" suite: the model-architecture catalog entries added for
  * issue #3 (DeepSeek-V3.2, Llama 2 70B, Llama 3.1 405B, Qwen2.5 72B, Qwen3
- * 32B and 235B-A22B) against the worked values of FACTS.md §4.2-4.4, path
- * recognition, and the Hugging Face config.json reader: every fixture in
- * tests/data/hf/ (written from FACTS.md §4.1) loads to exactly its catalog
- * entry's counts, small synthetic configs exercise the other keys, and
+ * 32B and 235B-A22B) against the worked values of docs/sources.md §4.2-4.4,
+ * path recognition, and the Hugging Face config.json reader: every fixture in
+ * tests/data/hf/ (written from docs/sources.md §4.1) loads to exactly its
+ * catalog entry's counts, small synthetic configs exercise the other keys, and
  * every diagnostic has its exact message checked.
  */
 #include <check.h>
@@ -108,7 +108,7 @@ END_TEST
 
 START_TEST(test_arch_params_total_dense_new)
 {
-    /* FACTS.md §4.2 worked values.
+    /* docs/sources.md §4.2 worked values.
      * Llama-2-70B: 80*(2*8192*8192 + 2*8192*1024 + 3*8192*28672 + 2*8192)
      *   + 2*32000*8192 + 8192 = 68,976,648,192.
      * Llama-3.1-405B: 126*(2*16384*16384 + 2*16384*1024 + 3*16384*53248
@@ -141,11 +141,11 @@ END_TEST
 
 START_TEST(test_arch_params_qwen3_235b)
 {
-    /* FACTS.md §4.2: attention 2*4096*8192 + 2*4096*512 + 256 = 71,303,424;
-     * router 128*4096; expert 3*4096*1536 = 18,874,368; every one of the 94
-     * layers MoE: total 235,093,634,560, active (8 experts) 22,190,763,520.
-     * Always read: 235,093,634,560 - 94*128*18,874,368 - 151936*4096
-     * = 7,374,908,928. */
+    /* docs/sources.md §4.2: attention 2*4096*8192 + 2*4096*512 + 256 =
+     * 71,303,424; router 128*4096; expert 3*4096*1536 = 18,874,368; every one
+     * of the 94 layers MoE: total 235,093,634,560, active (8 experts)
+     * 22,190,763,520. Always read: 235,093,634,560 - 94*128*18,874,368 -
+     * 151936*4096 = 7,374,908,928. */
     const struct arch_spec *a = must_arch("qwen3-235b-a22b");
 
     ck_assert_int_eq(arch_moe_layers(a), 94);
@@ -153,14 +153,14 @@ START_TEST(test_arch_params_qwen3_235b)
     ck_assert_int_eq(arch_params_total(a), INT64_C(235093634560));
     ck_assert_int_eq(arch_params_active(a), INT64_C(22190763520));
     ck_assert_int_eq(arch_params_always_read(a), INT64_C(7374908928));
-    /* FACTS.md §4.4: 2 * (22,190,763,520 - 622,329,856). */
+    /* docs/sources.md §4.4: 2 * (22,190,763,520 - 622,329,856). */
     ck_assert_int_eq(arch_linear_flops_per_token(a), INT64_C(43136867328));
 }
 END_TEST
 
 START_TEST(test_arch_params_deepseek_v3_2_indexer)
 {
-    /* FACTS.md §4.2: indexer 1536*64*128 + 7168*128 + 2*128 + 7168*64
+    /* docs/sources.md §4.2: indexer 1536*64*128 + 7168*128 + 2*128 + 7168*64
      * = 13,959,424 a layer; V3.2 = V3 + 61 * 13,959,424:
      * total 671,026,419,200 + 851,524,864 = 671,877,944,064,
      * active 37,552,297,472 + 851,524,864 = 38,403,822,336. */
@@ -177,7 +177,7 @@ START_TEST(test_arch_params_deepseek_v3_2_indexer)
     ck_assert_int_eq(arch_params_always_read(a), INT64_C(17042494208));
     /* 2 * (38,403,822,336 - 926,679,040). */
     ck_assert_int_eq(arch_linear_flops_per_token(a), INT64_C(74954286592));
-    /* The existing entry is unchanged (FACTS.md §4.2). */
+    /* The existing entry is unchanged (docs/sources.md §4.2). */
     ck_assert_int_eq(arch_params_total(v3), INT64_C(671026419200));
     ck_assert_int_eq(arch_params_active(v3), INT64_C(37552297472));
 }
@@ -185,7 +185,7 @@ END_TEST
 
 START_TEST(test_arch_kv_bytes_per_token_catalog)
 {
-    /* FACTS.md §4.3 table: bf16 and fp8. */
+    /* docs/sources.md §4.3 table: bf16 and fp8. */
     static const struct {
         const char *name;
         int64_t bf16, fp8;
@@ -200,7 +200,7 @@ START_TEST(test_arch_kv_bytes_per_token_catalog)
         /* MLA: 61 * 576 * 2 = 70,272; 61 * 576 = 35,136 (per element). */
         {"deepseek-v3", 70272, 35136},
         /* V3.2: fp8 61 * (512 + 16 + 128 + 128 + 4) = 48,068 (FlashMLA FP8
-         * with scale plus the indexer key, FACTS.md §4.3); bf16 61 *
+         * with scale plus the indexer key, docs/sources.md §4.3); bf16 61 *
          * (1,152 + 132) = 78,324 (the indexer key stays FP8). */
         {"deepseek-v3.2", 78324, 48068},
     };
@@ -223,7 +223,7 @@ START_TEST(test_arch_attn_flops_dsa)
     const struct arch_spec *a = must_arch("deepseek-v3.2");
     const struct arch_spec *l8 = must_arch("llama-3.1-8b");
 
-    /* The per-pair MLA figures are V3's (FACTS.md §4.4): 16,990,208
+    /* The per-pair MLA figures are V3's (docs/sources.md §4.4): 16,990,208
      * decode, 4,997,120 prefill. */
     ck_assert_double_eq(arch_attn_flops_per_pair(a, 1), 16990208.0);
     ck_assert_double_eq(arch_attn_flops_per_pair(a, 0), 4997120.0);

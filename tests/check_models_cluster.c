@@ -1,7 +1,7 @@
 /*
  * Check suite for models/cluster: queueing-theory oracles on abstract
- * servers (FACTS.md §11: Erlang C for M/M/c, Pollaczek-Khinchine for M/D/1
- * and M/G/1), Little's law on dsec's own counters, and LLM replica sanity
+ * servers (docs/sources.md §11: Erlang C for M/M/c, Pollaczek-Khinchine for
+ * M/D/1 and M/G/1), Little's law on dsec's own counters, and LLM replica sanity
  * and determinism. The oracle tests assert that the closed form lies inside
  * dsec's own 95% batch-means confidence interval for queue_ms.mean, with
  * enough requests (1-3 million) that the interval is a few percent wide.
@@ -20,7 +20,7 @@
 #include "tests/run-fixture.h"
 
 /* Erlang C: probability of waiting in M/M/c with offered load a = lambda/mu,
- * through the stable Erlang B recursion (FACTS.md §11). */
+ * through the stable Erlang B recursion (docs/sources.md §11). */
 static double erlang_c(int c, double a)
 {
     double b = 1.0, rho = a / c;
@@ -439,7 +439,7 @@ END_TEST
  *   KV per token = 94 layers x 4 kv heads x 128 x 2 (K, V) x 1 byte (fp8)
  *   = 96,256 bytes, all on the one GPU of a tp-1 rank, so each transfer
  *   moves 2,000 x 96,256 bytes from one GPU: 4.0 us + 192,512,000 /
- *   (0.96 x 50 GB/s) over roce-400 = 4.014667 ms (FACTS.md §2.1-2.3).
+ *   (0.96 x 50 GB/s) over roce-400 = 4.014667 ms (docs/sources.md §2.1-2.3).
  * Every request completes and every KV block is returned. */
 static const char *pd_roles_text =
     "model: qwen3-235b-a22b\n"

@@ -1,7 +1,7 @@
 /*
  * The "layout" suite: parallel layouts (models/layout/). Closed forms are
- * checked against values worked by hand from FACTS.md §12.2-12.4; the
- * memory, KV and traffic rules against the properties FACTS.md §3.2 and
+ * checked against values worked by hand from docs/sources.md §12.2-12.4; the
+ * memory, KV and traffic rules against the properties docs/sources.md §3.2 and
  * §4.3 state (MLA latent replicated over tp, GQA heads split, ZeRO-3 moving
  * 1.5x the data-parallel bytes); the catalog cases against the verdicts
  * they must give.
@@ -71,7 +71,7 @@ START_TEST(test_layout_zero_bytes_per_stage)
 {
     double w, g, o;
 
-    /* FACTS.md §12.3 with Psi = 1,000 and N_d = 4, K = 12:
+    /* docs/sources.md §12.3 with Psi = 1,000 and N_d = 4, K = 12:
      * baseline (2 + 2 + 12) Psi = 16,000;
      * ZeRO-1 2 Psi + 2 Psi + 12 Psi / 4 = 2,000 + 2,000 + 3,000 = 7,000;
      * ZeRO-2 2 Psi + 14 Psi / 4 = 2,000 + 3,500 = 5,500;
@@ -102,7 +102,7 @@ END_TEST
 
 START_TEST(test_layout_bubble_one_f_one_b)
 {
-    /* FACTS.md §12.4: bubble / ideal = (p - 1) / m, so of the step
+    /* docs/sources.md §12.4: bubble / ideal = (p - 1) / m, so of the step
      * (p - 1) / (m + p - 1): p 4, m 8 -> 3/11; p 8, m 1 -> 7/8. */
     ck_assert_double_eq_tol(layout_bubble(4, 8), 3.0 / 11.0, 1e-15);
     ck_assert_double_eq_tol(layout_bubble(8, 1), 7.0 / 8.0, 1e-15);
@@ -137,7 +137,7 @@ START_TEST(test_layout_act_bytes_korthikanti_rows)
     double sc = 5.0 * 16 * s / h; /* 5as/h = 160 */
 
     ck_assert_double_eq_tol(layout_act_constant(a, 0), 34.0, 1e-12);
-    /* FACTS.md §12.2, row by row. No parallelism: sbh (34 + 5as/h). */
+    /* docs/sources.md §12.2, row by row. No parallelism: sbh (34 + 5as/h). */
     ck_assert_double_eq_tol(
         layout_act_bytes_per_layer(a, 0, s, b, 1, 0, LAYOUT_RECOMPUTE_NONE),
         sbh * (34 + sc), 1e-6);
@@ -188,7 +188,7 @@ START_TEST(test_layout_eval_llama8b_one_h100_fits)
     serve(&s, 1, 1, 1, 1, &r);
     ck_assert_int_eq(r.verdict, LAYOUT_FITS);
     ck_assert_str_eq(r.why, "");
-    /* 8,030,261,248 params x 2 bytes (FACTS.md §4.2). */
+    /* 8,030,261,248 params x 2 bytes (docs/sources.md §4.2). */
     ck_assert_double_eq_tol(r.weight_bytes, 16060522496.0, 1.0);
     /* docs/hardware.md worked example: (72e9 - 16,060,522,496 -
      * 2,147,483,648) / 131,072 = 410,400 tokens. */
@@ -233,7 +233,7 @@ START_TEST(test_layout_eval_mla_kv_constant_across_tp)
     double first = 0;
 
     must_setup(&s, "deepseek-v3", "h200", 16, LAYOUT_INFERENCE);
-    /* FACTS.md §4.3: the latent is replicated on every tp rank, 70,272
+    /* docs/sources.md §4.3: the latent is replicated on every tp rank, 70,272
      * bytes per token in bf16 whatever tp (ep 16 so that each fits and
      * the figure is the step-time model's). */
     for (int tp = 1; tp <= 8; tp *= 2) {
@@ -258,7 +258,8 @@ START_TEST(test_layout_eval_gqa_kv_halves_from_tp1_to_tp2)
     serve(&s, 8, 2, 1, 1, &r2);
     ck_assert_msg(r1.verdict == LAYOUT_FITS, "%s", r1.why);
     ck_assert_msg(r2.verdict == LAYOUT_FITS, "%s", r2.why);
-    /* FACTS.md §4.3: 327,680 bytes per token, 8 kv heads split over tp. */
+    /* docs/sources.md §4.3: 327,680 bytes per token, 8 kv heads split over tp.
+     */
     ck_assert_double_eq_tol(r1.kv_bytes_per_token, 327680.0, 1e-6);
     ck_assert_double_eq_tol(r2.kv_bytes_per_token, 163840.0, 1e-6);
     /* tp beyond the KV heads: each rank keeps one, replicated. Qwen3-235B
@@ -327,7 +328,7 @@ START_TEST(test_layout_eval_training_states_sum)
     struct layout_result r;
     double psi = (double)arch_params_total(must_arch("llama-3.1-8b"));
 
-    /* dp 8 tp 1 pp 1, ZeRO-2: 2 Psi + 14 Psi / 8 (FACTS.md §12.3). */
+    /* dp 8 tp 1 pp 1, ZeRO-2: 2 Psi + 14 Psi / 8 (docs/sources.md §12.3). */
     must_setup(&s, "llama-3.1-8b", "h100", 8, LAYOUT_TRAINING);
     must_eval(&s, 8, 1, 1, 1, 2, LAYOUT_RECOMPUTE_FULL, 0, &r);
     ck_assert_double_eq_tol(r.weight_bytes, 2 * psi, 1.0);
@@ -410,7 +411,7 @@ START_TEST(test_layout_eval_zero3_moves_one_and_a_half_times)
     must_eval(&s, 8, 2, 1, 1, 3, LAYOUT_RECOMPUTE_FULL, 0, &z3);
     ck_assert_msg(z0.verdict == LAYOUT_FITS, "%s", z0.why);
     ck_assert_int_eq(z3.verdict, LAYOUT_FITS);
-    /* FACTS.md §12.3: DP and ZeRO-1 move 2 Psi, ZeRO-3 3 Psi. */
+    /* docs/sources.md §12.3: DP and ZeRO-1 move 2 Psi, ZeRO-3 3 Psi. */
     ck_assert_double_eq_tol(z1.traffic[LAYOUT_TR_DP].wire_bytes,
                             z0.traffic[LAYOUT_TR_DP].wire_bytes, 1.0);
     ck_assert_double_eq_tol(z3.traffic[LAYOUT_TR_DP].wire_bytes /

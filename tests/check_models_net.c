@@ -1,8 +1,8 @@
 /*
  * The "net" suite: the link catalog, point-to-point and collective costs
  * (models/net/), and the GPU catalog's scale-up figures (models/gpu/).
- * Expected values are worked by hand in the comments from FACTS.md §1-§3,
- * so that a change to a formula or a figure shows up here.
+ * Expected values are worked by hand in the comments from docs/sources.md
+ * §1-§3, so that a change to a formula or a figure shows up here.
  */
 #include <check.h>
 #include <math.h>
@@ -61,8 +61,9 @@ START_TEST(test_net_link_table_sorted_unique_sane)
     ck_assert_ptr_nonnull(net_link_table[0]);
     for (i = 0; net_link_table[i] != NULL; i++) {
         const struct net_link *l = net_link_table[i];
-        ck_assert_msg(l->summary != NULL && strstr(l->summary, "FACTS.md"),
-                      "%s summary must cite FACTS.md", l->name);
+        ck_assert_msg(l->summary != NULL &&
+                          strstr(l->summary, "docs/sources.md"),
+                      "%s summary must cite docs/sources.md", l->name);
         ck_assert_msg(l->alpha_ns > 0 && l->bytes_per_s > 0, "%s", l->name);
         ck_assert_msg(l->efficiency > 0 && l->efficiency <= 1.0, "%s", l->name);
         ck_assert(l->mesh_peers >= 0);
@@ -76,7 +77,7 @@ END_TEST
 
 START_TEST(test_net_link_find_figures)
 {
-    /* FACTS.md §2.1 nominal rates per direction. */
+    /* docs/sources.md §2.1 nominal rates per direction. */
     ck_assert_double_eq(must_link("nvlink3")->bytes_per_s, 300e9);
     ck_assert_double_eq(must_link("NVLink4")->bytes_per_s, 450e9);
     ck_assert_double_eq(must_link("nvlink-h800")->bytes_per_s, 200e9);
@@ -87,10 +88,12 @@ START_TEST(test_net_link_find_figures)
     ck_assert_double_eq(must_link("pcie5")->bytes_per_s, 63.0e9);
     ck_assert_double_eq(must_link("ib-ndr")->bytes_per_s, 50e9);
     ck_assert_double_eq(must_link("roce-800")->bytes_per_s, 100e9);
-    /* FACTS.md §2.3: 370 of 450 GB/s NVLink; 48 of 50 GB/s per NDR NIC. */
+    /* docs/sources.md §2.3: 370 of 450 GB/s NVLink; 48 of 50 GB/s per NDR NIC.
+     */
     ck_assert_rel(must_link("nvlink4")->efficiency * 450e9, 370e9, 1e-12);
     ck_assert_rel(must_link("ib-ndr")->efficiency * 50e9, 48e9, 1e-12);
-    /* FACTS.md §2.2: NCCL LL128 Ring NVLink 1.9 us, PCIe 2.5, network 4.0. */
+    /* docs/sources.md §2.2: NCCL LL128 Ring NVLink 1.9 us, PCIe 2.5,
+     * network 4.0. */
     ck_assert_double_eq(must_link("nvlink4")->alpha_ns, 1900.0);
     ck_assert_double_eq(must_link("pcie4")->alpha_ns, 2500.0);
     ck_assert_double_eq(must_link("ib-hdr")->alpha_ns, 4000.0);
@@ -150,7 +153,7 @@ END_TEST
 
 START_TEST(test_net_busbw_factor_nccl_tests)
 {
-    /* nccl-tests doc/PERFORMANCE.md via FACTS.md §3.3. */
+    /* nccl-tests doc/PERFORMANCE.md via docs/sources.md §3.3. */
     ck_assert_double_eq(net_busbw_factor(NET_ALLREDUCE, 8), 1.75);
     ck_assert_double_eq(net_busbw_factor(NET_ALLREDUCE, 16), 1.875);
     ck_assert_double_eq(net_busbw_factor(NET_ALLGATHER, 8), 0.875);
@@ -170,8 +173,8 @@ START_TEST(test_net_coll_cost_ring_allreduce_8xh100)
     struct net_topo t = node8("nvlink4");
     struct net_cost c;
 
-    /* Ring all-reduce of 1 GiB on 8 GPUs over NVLink4 (FACTS.md §3.2),
-     * NCCL's Simple protocol (FACTS.md §2.2): base 8,400 ns + 2(p-1) x
+    /* Ring all-reduce of 1 GiB on 8 GPUs over NVLink4 (docs/sources.md §3.2),
+     * NCCL's Simple protocol (docs/sources.md §2.2): base 8,400 ns + 2(p-1) x
      * 3,400 = 47,600 ns; 2 (p-1)/p n / B = 1.75 x 1,073,741,824 B /
      * (370/450 x 450e9 = 370e9 B/s) = 5,078,508.6 ns; total 5,134,508.6
      * ns. LL128 would cost 14,000 + 14 x 1,900 + 5,078,508.6 / 0.92. */
@@ -186,7 +189,8 @@ START_TEST(test_net_coll_cost_ring_allreduce_8xh100)
     ck_assert_int_eq(c.hierarchical, 0);
     ck_assert_ptr_eq(c.bottleneck, must_link("nvlink4"));
     /* Its busbw is the achieved link rate less the latency share: 1 GiB x
-     * 1.75 / 5.135 ms = 366.0 GB/s, inside FACTS.md §2.3's 370 GB/s ring. */
+     * 1.75 / 5.135 ms = 366.0 GB/s, inside docs/sources.md §2.3's 370 GB/s
+     * ring. */
     ck_assert_rel(GIB * 1.75 / (c.total_ns * 1e-9), 365.96e9, 1e-3);
 }
 END_TEST
@@ -196,7 +200,7 @@ START_TEST(test_net_coll_cost_tree_allreduce_terms)
     struct net_topo t = node8("nvlink4");
     struct net_cost c;
 
-    /* Double binary tree (FACTS.md §3.2, §3.4) of 1 MiB, LL128: base
+    /* Double binary tree (docs/sources.md §3.2, §3.4) of 1 MiB, LL128: base
      * 14,000 ns + 2 lg(8) x 1,250 (Tree NVLink LL128) = 21,500 ns; 2 n /
      * (7/9 B) = 2 x 1 MiB / (7/9 x 370e9) = 7,287.4 ns; 28,787.4 ns in
      * all, against LL's 6,800 + 6 x 600 + 3.8 x 5,668.0 = 31,938.4 and
@@ -250,7 +254,7 @@ START_TEST(test_net_coll_cost_protocols)
     struct net_topo t8 = node8("nvlink4");
     struct net_cost c;
 
-    /* 8 KiB all-reduce on 2 H100 over NVLink, NCCL's LL (FACTS.md §2.2,
+    /* 8 KiB all-reduce on 2 H100 over NVLink, NCCL's LL (docs/sources.md §2.2,
      * §3.4): base 6,600 + 2(p-1) x 600 = 7,800 ns; 2 (p-1)/p n / (0.5 B) =
      * 8,192 / 185e9 s = 44.28 ns; 7,844.28 ns. LL128: 14,000 + 2 x 1,900 +
      * 8,192 / (0.92 x 370e9) = 17,824 ns; Simple 8,400 + 6,800 + 22 ns;
@@ -459,8 +463,8 @@ START_TEST(test_net_coll_cost_2x8_ndr_busbw)
      * all-reduce of n/8 over 2 nodes pushes 2 x 1/2 x n/8 through each
      * GPU's own NIC at 48 GB/s: per byte 4.730e-12 s vs 2.604e-12 s, so
      * NVLink is the bottleneck and busbw = 1.875 / 4.730e-12 = 396.4 GB/s.
-     * FACTS.md §2.3 derives ~384 GB/s (8 x 48) for NCCL's flat ring, which
-     * crosses the network with twice the bytes; the measured 46-48 GB/s
+     * docs/sources.md §2.3 derives ~384 GB/s (8 x 48) for NCCL's flat ring,
+     * which crosses the network with twice the bytes; the measured 46-48 GB/s
      * per NIC puts that ring at 368-384. The model must land within 5 % of
      * 384 GB/s (364.8-403.2), which holds both. */
     ck_assert_int_eq(net_coll_cost(&t, NET_ALLREDUCE, NET_ALGO_AUTO, 16, n, &c),
@@ -553,8 +557,8 @@ START_TEST(test_gpu_table_sorted_complete)
 
         ck_assert_msg(g->summary != NULL && g->summary[0] != '\0', "%s",
                       g->name);
-        ck_assert_msg(g->source != NULL && strstr(g->source, "FACTS.md"), "%s",
-                      g->name);
+        ck_assert_msg(g->source != NULL && strstr(g->source, "docs/sources.md"),
+                      "%s", g->name);
         ck_assert_msg(g->price_source != NULL &&
                           strstr(g->price_source, "default") != NULL,
                       "%s", g->name);
@@ -574,7 +578,7 @@ END_TEST
 
 START_TEST(test_gpu_ridge_points_facts)
 {
-    /* FACTS.md §1.2: BF16 ridge = peak FLOP/s / memory B/s, rounded. */
+    /* docs/sources.md §1.2: BF16 ridge = peak FLOP/s / memory B/s, rounded. */
     static const struct {
         const char *name;
         double bf16, fp8;
@@ -604,7 +608,7 @@ START_TEST(test_gpu_new_entries_figures)
     const struct gpu_spec *m = must_gpu("mi300x");
     const struct gpu_spec *h8 = must_gpu("h800");
 
-    /* FACTS.md §1.1. */
+    /* docs/sources.md §1.1. */
     ck_assert_double_eq(a->flops_fp8, 0.0);
     ck_assert_double_eq(a->flops_int4, 1248e12);
     ck_assert_str_eq(a->scale_up, "nvlink3");

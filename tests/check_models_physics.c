@@ -2,7 +2,7 @@
  * The "physics" suite: the GPU and architecture catalogs, the derived
  * parameter, KV and FLOP counts, and replica feasibility and KV capacity
  * (perf_replica_init). Expected values are worked by hand in the comments,
- * from the figures in FACTS.md, so that a change to a formula or a
+ * from the figures in docs/sources.md, so that a change to a formula or a
  * datasheet figure shows up here. The step time itself is tested in
  * check_models_step.c.
  */
@@ -70,7 +70,7 @@ START_TEST(test_gpu_table_sorted_unique_summaries)
         ck_assert_msg(g->price_source != NULL &&
                           strstr(g->price_source, "default") != NULL,
                       "%s price must be marked as a default", g->name);
-        /* FP8 is absent (0) or faster than bf16 (FACTS.md §1.1). */
+        /* FP8 is absent (0) or faster than bf16 (docs/sources.md §1.1). */
         ck_assert(g->flops_bf16 > 0 &&
                   (g->flops_fp8 == 0 || g->flops_fp8 >= g->flops_bf16));
         ck_assert(g->hbm_bytes > 0 && g->hbm_bytes_per_s > 0);
@@ -88,7 +88,7 @@ START_TEST(test_gpu_find_exact_case_and_miss)
     ck_assert_str_eq(must_gpu("H100")->name, "h100");
     ck_assert_ptr_null(gpu_find("h20"));
     ck_assert_ptr_null(gpu_find(NULL));
-    /* FACTS.md §1.1: H200 141 GB, 4.8 TB/s, 989.4 TFLOP/s bf16 dense. */
+    /* docs/sources.md §1.1: H200 141 GB, 4.8 TB/s, 989.4 TFLOP/s bf16 dense. */
     ck_assert_int_eq(must_gpu("h200")->hbm_bytes, INT64_C(141000000000));
     ck_assert_double_eq(must_gpu("h200")->flops_bf16, 989.4e12);
 }
@@ -136,7 +136,7 @@ START_TEST(test_arch_find_path_miss)
 }
 END_TEST
 
-/* ---- parameter counts (FACTS.md §4.2 worked values) ---- */
+/* ---- parameter counts (docs/sources.md §4.2 worked values) ---- */
 
 START_TEST(test_arch_params_total_llama_8b)
 {
@@ -163,7 +163,7 @@ END_TEST
 
 START_TEST(test_arch_params_total_deepseek_v3)
 {
-    /* Per FACTS.md §4.2: MLA 187,107,328; dense MLP 396,361,728; expert
+    /* Per docs/sources.md §4.2: MLA 187,107,328; dense MLP 396,361,728; expert
      * 44,040,192; router 256*7168 + 256 = 1,835,264; norms 14,336.
      * total = 3*(187,107,328 + 396,361,728 + 14,336)
      *       + 58*(187,107,328 + 1,835,264 + 257*44,040,192 + 14,336)
@@ -191,7 +191,7 @@ START_TEST(test_arch_params_always_read_excludes_experts_and_embedding)
 }
 END_TEST
 
-/* ---- KV bytes and FLOPs (FACTS.md §4.3, §4.4) ---- */
+/* ---- KV bytes and FLOPs (docs/sources.md §4.3, §4.4) ---- */
 
 START_TEST(test_arch_kv_bytes_per_token_gqa)
 {
@@ -215,8 +215,8 @@ END_TEST
 
 START_TEST(test_arch_linear_flops_per_token_excludes_embedding)
 {
-    /* 2 * (37,552,297,472 - 926,679,040) = 73,251,236,864 (FACTS.md §4.4:
-     * about 75 GFLOP/token with the embedding). */
+    /* 2 * (37,552,297,472 - 926,679,040) = 73,251,236,864 (docs/sources.md
+     * §4.4: about 75 GFLOP/token with the embedding). */
     ck_assert_int_eq(arch_linear_flops_per_token(must_arch("deepseek-v3")),
                      INT64_C(73251236864));
 }

@@ -128,8 +128,9 @@ END_TEST
 /* Offload: A (4096 tokens, 8 hash blocks) is evicted from HBM by five
  * other 4096-token prompts on a small KV cache, lands in host memory, and
  * comes back for A's second copy as 256 fetched blocks: one transfer of
- * 256 x 16 tokens x 128 KiB (Llama-3.1-8B bf16 KV per token, FACTS.md
- * §4.3) over PCIe Gen5: 2.5 us + bytes / 63 GB/s (FACTS.md §2.1, §2.2). */
+ * 256 x 16 tokens x 128 KiB (Llama-3.1-8B bf16 KV per token, docs/sources.md
+ * §4.3) over PCIe Gen5: 2.5 us + bytes / 63 GB/s (docs/sources.md §2.1, §2.2).
+ */
 START_TEST(test_offload_fetch_time)
 {
     const char *lines[8];
@@ -573,8 +574,8 @@ END_TEST
 /* P/D disaggregation: one request, alone, on one prefill and one decode
  * replica. Its prefill iteration is the same as on a colocated replica, so
  * its TTFT is longer by exactly the KV transfer: 4.0 us + 2,000 tokens x
- * 128 KiB / (0.96 x 50 GB/s) over roce-400 (FACTS.md §2.1-2.3). Its tokens
- * are all made, and blocks return on both groups. */
+ * 128 KiB / (0.96 x 50 GB/s) over roce-400 (docs/sources.md §2.1-2.3). Its
+ * tokens are all made, and blocks return on both groups. */
 static char *pd_text(const char *deploy)
 {
     return xasprintf("model: llama-3.1-8b\n"

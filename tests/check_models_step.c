@@ -2,7 +2,7 @@
  * The "step" suite: the per-operator step-time model
  * (models/perf/roofline.h), its calibration profiles (models/perf/calib.h)
  * and decode saturation. Expected values are worked by hand in the
- * comments from FACTS.md figures and the built-in calibration
+ * comments from docs/sources.md figures and the built-in calibration
  * (models/perf/calib.c), so that a change to a formula or a default shows
  * up here.
  */
@@ -96,7 +96,7 @@ END_TEST
 
 START_TEST(test_perf_calib_defaults_honour_facts_anchors)
 {
-    /* FACTS.md §1.3: the best kernels reach 78 % (DeepGEMM FP8) and 67 %
+    /* docs/sources.md §1.3: the best kernels reach 78 % (DeepGEMM FP8) and 67 %
      * (FlashMLA BF16) of peak and 90 % of HBM (FlashMLA); no default may
      * claim more. A 16k x 16k x 16k FP8 GEMM on H100 then achieves at
      * most 78 % of the FP8 peak. */
@@ -338,8 +338,8 @@ END_TEST
 
 START_TEST(test_perf_iteration_a100_fp8_is_weight_only)
 {
-    /* A100 has no FP8 (FACTS.md §1.1): fp8 weights are stored in one byte
-     * and dequantised to bf16 GEMMs. */
+    /* A100 has no FP8 (docs/sources.md §1.1): fp8 weights are stored in one
+     * byte and dequantised to bf16 GEMMs. */
     struct perf_replica r;
     struct perf_batch b = decode(1, 0);
     struct perf_breakdown bf, f8;
@@ -673,7 +673,7 @@ END_TEST
 
 START_TEST(test_perf_default_max_num_seqs_vllm)
 {
-    /* FACTS.md §5.1: 1,024 at >= 70 GiB except A100, else 256. */
+    /* docs/sources.md §5.1: 1,024 at >= 70 GiB except A100, else 256. */
     ck_assert_int_eq(perf_default_max_num_seqs(must_gpu("h200")), 1024);
     ck_assert_int_eq(perf_default_max_num_seqs(must_gpu("h100")), 1024);
     ck_assert_int_eq(perf_default_max_num_seqs(must_gpu("a100")), 256);
@@ -683,7 +683,7 @@ END_TEST
 
 START_TEST(test_perf_default_max_num_batched_tokens_vllm)
 {
-    /* FACTS.md §5.1, the OpenAI API server's: 8,192 at >= 70 GiB except
+    /* docs/sources.md §5.1, the OpenAI API server's: 8,192 at >= 70 GiB except
      * A100 (80 GiB, excluded by name), else 2,048. */
     ck_assert_int_eq(perf_default_max_num_batched_tokens(must_gpu("h100")),
                      8192);
@@ -1230,7 +1230,7 @@ START_TEST(test_perf_replica_ep144_redundant_slots)
 {
     /* DeepSeek's decode: EP144 with 32 redundant experts, 288 slots, 2 per
      * GPU, the same expert weight per GPU as EP128 without redundancy;
-     * prefill EP32: 9 per GPU (FACTS.md §14). */
+     * prefill EP32: 9 per GPU (docs/sources.md §14). */
     const struct arch_spec *v3 = must_arch("deepseek-v3");
     struct perf_replica r, r128;
     char why[1024] = "";
@@ -1397,7 +1397,7 @@ START_TEST(test_perf_imbalance_uniform_routing)
 END_TEST
 
 /* DeepEP's low-latency kernels on H800 (deepseek-ai/DeepEP @ 0297fc80
- * docs/legacy.md via FACTS.md §14): 128 tokens per GPU, hidden 7168,
+ * docs/legacy.md via docs/sources.md §14): 128 tokens per GPU, hidden 7168,
  * top-8, fp8 dispatch, bf16 combine; EP, dispatch us, combine us. The
  * inputs of the built-in fit (models/perf/calib.c). */
 static const double deepep_ll[][3] = {

@@ -1,7 +1,7 @@
 /*
  * The "train" suite: training jobs (models/train/) and the training step
  * of models/layout. Step components are recomputed here by hand from the
- * formulas of docs/training.md (FACTS.md §12.1-12.5): the linear and
+ * formulas of docs/training.md (docs/sources.md §12.1-12.5): the linear and
  * attention FLOPs at the given efficiencies, the element-wise bytes, the
  * Adam update, the ZeRO memory, the bubble; Young and Daly against their
  * closed forms; the job simulation against worked timelines (checkpoint
@@ -50,7 +50,7 @@ END_TEST
 
 START_TEST(test_bubble_interleaved)
 {
-    /* FACTS.md §12.4: (p - 1) / (v m + p - 1). */
+    /* docs/sources.md §12.4: (p - 1) / (v m + p - 1). */
     ck_assert_double_eq_tol(layout_bubble_interleaved(4, 8, 2), 3.0 / 19.0,
                             1e-15);
     ck_assert_double_eq_tol(layout_bubble_interleaved(4, 8, 1), 3.0 / 11.0,
@@ -155,7 +155,7 @@ START_TEST(test_step_components_by_hand)
 
     /* Compute per micro-batch: 3 passes of 2 N_linear per token at 0.5 of
      * the bf16 peak, 3 of the causal attention at the calibrated
-     * attention efficiency (FACTS.md §12.1, §4.4). */
+     * attention efficiency (docs/sources.md §12.1, §4.4). */
     lin = 3.0 * tokens * (double)arch_linear_flops_per_token(a) /
           (0.5 * g->flops_bf16);
     attn = 3.0 * arch_attn_flops_per_pair(a, 0) * seq * (seq + 1) / 2 /
@@ -197,7 +197,7 @@ START_TEST(test_step_components_by_hand)
     ck_assert_double_eq_tol(r.hfu, r.mfu, 1e-15);
     ck_assert_double_eq_tol(r.tokens_per_s, 64 * 1024 / (r.step_ns / NS), 1e-6);
 
-    /* Memory (FACTS.md §12.3, §12.2): bf16 weights and grads, FP32 Adam
+    /* Memory (docs/sources.md §12.3, §12.2): bf16 weights and grads, FP32 Adam
      * sharded over 8, and one micro-batch of activations. */
     ck_assert_double_eq_tol(r.weight_bytes, 2.0 * p, 1.0);
     ck_assert_double_eq_tol(r.grad_bytes, 2.0 * p, 1.0);
@@ -232,7 +232,7 @@ START_TEST(test_step_full_recompute_memory_and_hfu)
     s.batch = 64;
     ck_assert_int_eq(train_eval(&s, &k, &l, &r), 0);
     ck_assert_int_eq(r.verdict, LAYOUT_FITS);
-    /* Full recomputation keeps 2 s b h a layer (FACTS.md §12.2). */
+    /* Full recomputation keeps 2 s b h a layer (docs/sources.md §12.2). */
     ck_assert_double_eq_tol(r.act_bytes,
                             2.0 * 1024 * s.arch->hidden * s.arch->layers, 1.0);
     /* HFU counts the fourth pass: 4/3 MFU. */

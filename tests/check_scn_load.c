@@ -462,7 +462,7 @@ START_TEST(test_scn_help_print_every_key)
                     "second, range (0, 1e+06], required\n"));
     ck_assert_ptr_nonnull(strstr(buf, "  cluster.target_latency_ms: duration, "
                                       "milliseconds for a plain number"));
-    ck_assert_ptr_nonnull(strstr(buf, "FACTS.md §5.4"));
+    ck_assert_ptr_nonnull(strstr(buf, "docs/sources.md §5.4"));
     ck_assert_ptr_nonnull(strstr(buf, "  metrics.batches: integer, range "
                                       "[10, 256], default 32\n"));
     ck_assert_ptr_nonnull(

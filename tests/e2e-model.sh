@@ -1,6 +1,6 @@
 #!/bin/sh
 # End-to-end tests of `dsec model`, printing TAP: catalog figures against
-# FACTS.md §4.2-4.3, a Hugging Face config.json fixture by path and by
+# docs/sources.md §4.2-4.3, a Hugging Face config.json fixture by path and by
 # directory, the table's separators and the unknown-model error. Run by
 # `make check` (top_srcdir and DSEC set by the harness) or by hand from the
 # build directory.
@@ -53,7 +53,7 @@ expect() {
     fi
 }
 
-# FACTS.md §4.3 KV bytes (bf16, fp8) and §4.2 parameter counts.
+# docs/sources.md §4.3 KV bytes (bf16, fp8) and §4.2 parameter counts.
 show_json deepseek-v3
 st=$?
 expect "$tmp/out.json" 70272 kv_bytes_per_token bf16 || st=1
@@ -68,7 +68,7 @@ st=$?
 expect "$tmp/out.json" 327680 kv_bytes_per_token bf16 || st=1
 expect "$tmp/out.json" 70553706496 params_total || st=1
 expect "$tmp/out.json" 70553706496 params_active || st=1
-# FACTS.md §4.2: 2 bytes a parameter in bf16.
+# docs/sources.md §4.2: 2 bytes a parameter in bf16.
 expect "$tmp/out.json" 141107412992 weight_bytes bf16 || st=1
 ok "model show llama-3.1-70b --json: kv 327,680 B/token, 70.55B params" $st
 

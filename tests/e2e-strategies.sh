@@ -58,7 +58,7 @@ done
 ok "the usage line names every option of --help" $st
 
 # DeepSeek-V3 (fp8) on 16 H200: expert-parallel layouts fit, a replica of
-# the whole model per GPU does not (671.2 GB of weights, FACTS.md §4.2).
+# the whole model per GPU does not (671.2 GB of weights, docs/sources.md §4.2).
 $dsec strategies deepseek-v3 --gpu h200 --gpus 16 >"$tmp/ds" 2>&1
 st=$?
 grep -q '^deepseek-v3 on 16 x h200: 2 nodes of 8' "$tmp/ds" &&
@@ -121,7 +121,7 @@ st=$?
 [ $st -ne 0 ] && diff "$tmp/c" "$tmp/hf" | head -20 | show
 ok "a config.json directory gives the catalog model's layouts" $st
 
-# DeepSeek's decode deployment (FACTS.md; docs/layouts.md "Per-GPU
+# DeepSeek's decode deployment (docs/sources.md; docs/layouts.md "Per-GPU
 # figures"): 144 H800, 32 redundant expert slots, two micro-batches. ep144
 # divides 288 slots, not 256 experts: listed only with the redundant slots.
 $dsec strategies deepseek-v3 --gpu h800 --gpus 144 --redundant-experts 32 \

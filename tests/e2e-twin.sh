@@ -2,7 +2,7 @@
 # End-to-end test of dsec twin (twin/, docs/twin.md), printing TAP: starts
 # the twin on a free loopback port on scenarios/twin-flash-crowd.yaml at 20x
 # real time, reads /metrics (vLLM names, types and histogram buckets of
-# FACTS.md section 6.1; buckets cumulative, +Inf equal to _count), drives
+# docs/sources.md §6.1; buckets cumulative, +Inf equal to _count), drives
 # the Kubernetes scale subresource (GET, PATCH, then the replicas serving
 # follow; bounds; dryRun) and its errors (415, 404, 400, 422, 405), then
 # stops it with SIGTERM (exit 0, a summary). Skips (77) without curl. Run

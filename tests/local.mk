@@ -28,6 +28,10 @@ tests_check_rpt_compare_LDADD = $(DSEC_TEST_LIBS)
 TESTS += tests/e2e-help.sh
 EXTRA_DIST += tests/e2e-help.sh
 
+# Citations of docs/sources.md resolve; no development paths in user docs.
+TESTS += tests/sources.sh
+EXTRA_DIST += tests/sources.sh
+
 check_PROGRAMS += tests/check_models_prefix
 TESTS += tests/check_models_prefix
 tests_check_models_prefix_SOURCES = tests/check_models_prefix.c

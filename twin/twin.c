@@ -1,9 +1,9 @@
 /*
  * The twin's answers: the Prometheus exposition of a session with vLLM's
- * metric names, types, help texts and histogram buckets (FACTS.md section
- * 6.1; buckets from models/policy/promhist.c and cl_vhist_bounds(), which
+ * metric names, types, help texts and histogram buckets (docs/sources.md
+ * §6.1; buckets from models/policy/promhist.c and cl_vhist_bounds(), which
  * cite vLLM's v1/metrics/loggers.py), and the Kubernetes scale subresource of
- * one Deployment as the API server answers it (FACTS.md section 7.1): GET gives
+ * one Deployment as the API server answers it (docs/sources.md §7.1): GET gives
  * an autoscaling/v1 Scale, PATCH takes a merge patch (or strategic merge,
  * or a JSON patch of /spec/replicas), errors are v1 Status objects with
  * Kubernetes' reasons and codes.

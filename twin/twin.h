@@ -3,8 +3,8 @@
  * against the wall clock, seen from outside as a vLLM deployment. twin.c
  * answers the HTTP requests as pure functions of the session: /metrics in
  * the Prometheus text format with vLLM's names, types and buckets
- * (FACTS.md section 6.1), /healthz, and the Kubernetes scale subresource of
- * one Deployment (GET, PATCH; FACTS.md section 7.1). server.c serves them
+ * (docs/sources.md §6.1), /healthz, and the Kubernetes scale subresource of
+ * one Deployment (GET, PATCH; docs/sources.md §7.1). server.c serves them
  * with libmicrohttpd from an external select loop in the calling thread and
  * advances the session to (wall seconds since the start) x speed between
  * requests, so the simulator stays single-threaded. Times in seconds.

@@ -4,10 +4,10 @@
  * same layout for bf16, FP32 accumulation, bf16 output; D(M x N) = A^T(M x
  * K) B(K x N) with M the tokens, as dsec prices a linear layer. FLOPs =
  * 2MNK. Shapes: the projections of Llama-3.1-8B and Llama-3.1-70B at tp 1
- * (config.json, FACTS.md §4.1) over M from one decoding token to a long
+ * (config.json, docs/sources.md §4.1) over M from one decoding token to a long
  * prefill chunk.
  * HBM: cudaMemcpy device to device counts 2 x size (read + write, as
- * bandwidthTest does, FACTS.md §10.4); the read kernel counts size.
+ * bandwidthTest does, docs/sources.md §10.4); the read kernel counts size.
  * Copies: pinned host memory (cudaMallocHost), one size each way per row.
  * Timing: CUDA events around each repetition on one stream, after
  * CAL_RUN_WARMUP untimed ones; median, min, max over the repetitions. */
@@ -256,7 +256,7 @@ fail:
 int cal_cuda_hbm(FILE *log, const struct cal_bench *b, char *why, size_t whylen)
 {
     /* 1 MiB .. 4 GiB (quick: 1 GiB) by 4x: from L2-resident (50 MB L2 on
-     * H100, FACTS.md §1.1 sources) to far past it. */
+     * H100, docs/sources.md §1.1 sources) to far past it. */
     size_t maxb = b->quick ? (1ul << 30) : (4ul << 30);
     void *src = NULL, *dst = NULL;
     float *sink = NULL;

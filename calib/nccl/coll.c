@@ -44,7 +44,7 @@ static const char *const coll_name[] = {"all_reduce_perf", "all_gather_perf",
                                         "sendrecv_perf"};
 
 /* nccl-tests' bus-bandwidth factors (doc/PERFORMANCE.md @ a0b82b22 via
- * FACTS.md §3.3). */
+ * docs/sources.md §3.3). */
 static double bus_factor(enum coll c, int n)
 {
     switch (c) {

@@ -3,9 +3,9 @@
  * reduce-scatter, all-to-all and send/recv over a size sweep, either one
  * process driving every local GPU (ncclCommInitAll) or one rank per GPU
  * under mpirun (MPI only broadcasts the NCCL unique id). Each collective's
- * results are written in nccl-tests' text format (FACTS.md §10.1) with
- * algbw and busbw computed as nccl-tests does (FACTS.md §3.3), so `import`
- * reads them like real nccl-tests logs. Built only with CUDA and NCCL.
+ * results are written in nccl-tests' text format (docs/sources.md §10.1) with
+ * algbw and busbw computed as nccl-tests does (docs/sources.md §3.3), so
+ * `import` reads them like real nccl-tests logs. Built only with CUDA and NCCL.
  */
 #ifndef CAL_NCCL_COLL_H
 #define CAL_NCCL_COLL_H

@@ -1,6 +1,6 @@
 /* ibverbs RDMA write benchmarks of dsec-calib run (calib/verbs/rdma.h),
  * after perftest's ib_write_lat and ib_write_bw (linux-rdma/perftest @
- * 00b55b66 via FACTS.md §10.2): one RC queue pair per rank, port 1, GID
+ * 00b55b66 via docs/sources.md §10.2): one RC queue pair per rank, port 1, GID
  * index 0 when the port has no LID (RoCE).
  * Latency: ping-pong of RDMA writes, each side polling the last byte of
  * its receive region; one-way time = round trip / 2 (perftest's

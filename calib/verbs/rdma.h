@@ -3,7 +3,7 @@
  * two ranks of `mpirun -np 2` (MPI only exchanges the queue-pair
  * addresses), on one RDMA device such as the seed's mlx5_0. Results are
  * written in perftest's text format (ib_write_bw and ib_write_lat,
- * FACTS.md §10.2) so that `import` reads them as it reads perftest.
+ * docs/sources.md §10.2) so that `import` reads them as it reads perftest.
  * Built only with ibverbs and MPI.
  */
 #ifndef CAL_VERBS_RDMA_H

@@ -1,8 +1,8 @@
 /*
  * Quantities derived from an architecture entry. Parameter counts follow
- * FACTS.md §4.2 term by term (it states the per-layer formulas and the
+ * docs/sources.md §4.2 term by term (it states the per-layer formulas and the
  * expected totals these functions reproduce exactly); KV bytes follow
- * FACTS.md §4.3, FLOPs §4.4, expert coverage §4.5. Integer arithmetic in
+ * docs/sources.md §4.3, FLOPs §4.4, expert coverage §4.5. Integer arithmetic in
  * int64_t: the largest product here (DeepSeek-V3 total, 6.7e11) is far from
  * overflow.
  */
@@ -21,7 +21,7 @@ static int64_t attn_params(const struct arch_spec *a)
         int64_t qk = m->qk_nope_head_dim + m->qk_rope_head_dim;
         int64_t q;
 
-        /* FACTS.md §4.2, MLA layer: h*q_lora + q_lora (norm) +
+        /* docs/sources.md §4.2, MLA layer: h*q_lora + q_lora (norm) +
          * q_lora*n_h*(d_nope+d_rope) + h*(kv_lora+d_rope) + kv_lora (norm)
          * + kv_lora*n_h*(d_nope+d_v) + n_h*d_v*h. Without a q LoRA (as in
          * DeepSeek-V2-Lite) the query is one h x n_h*(d_nope+d_rope)
@@ -37,7 +37,7 @@ static int64_t attn_params(const struct arch_spec *a)
                    (m->qk_nope_head_dim + m->v_head_dim) +
                nh * m->v_head_dim * h;
     }
-    /* FACTS.md §4.2, dense layer: h*(n_h*d) [q] + 2*h*(n_kv*d) [k, v] +
+    /* docs/sources.md §4.2, dense layer: h*(n_h*d) [q] + 2*h*(n_kv*d) [k, v] +
      * (n_h*d)*h [o]; no biases for Llama; + n_h*d + 2*n_kv*d biases for
      * Qwen2; + 2*d QK-norm weights for Qwen3. */
     int64_t d = a->head_dim, nkv = a->kv_heads;
@@ -99,7 +99,7 @@ static int64_t fp8_scaled_bytes(int64_t n, int64_t group)
 }
 
 /* Router parameters of one MoE layer: E*h, plus E bias terms (DeepSeek's
- * e_score_correction_bias), FACTS.md §4.2. */
+ * e_score_correction_bias), docs/sources.md §4.2. */
 static int64_t router_params(const struct arch_spec *a)
 {
     int64_t e = a->moe.n_routed_experts;
@@ -113,7 +113,7 @@ static int64_t params_with_experts(const struct arch_spec *a,
                                    int64_t experts_per_layer)
 {
     int64_t h = a->hidden;
-    /* FACTS.md §4.2: two RMSNorm vectors a layer (LayerNorm doubles). */
+    /* docs/sources.md §4.2: two RMSNorm vectors a layer (LayerNorm doubles). */
     int64_t norms = arch_params_layer_norms(a);
     int64_t dense_mlp = arch_params_mlp(a); /* gate, up, down or up, down */
     int moe_layers = arch_moe_layers(a);
@@ -159,7 +159,7 @@ int64_t arch_params_indexer(const struct arch_spec *a)
 
     if (x->n_heads == 0)
         return 0;
-    /* FACTS.md §4.1 (model.py Indexer): wq_b from the query LoRA to
+    /* docs/sources.md §4.1 (model.py Indexer): wq_b from the query LoRA to
      * n_heads*head_dim (from the hidden state when there is no query
      * LoRA), wk hidden -> head_dim, LayerNorm(head_dim) with weight and
      * bias, weights_proj hidden -> n_heads. */
@@ -192,7 +192,7 @@ int64_t arch_kv_bytes_per_token(const struct arch_spec *a, int kv_dtype_bytes)
         const struct arch_mla *m = &a->mla;
         int64_t layer;
 
-        /* FACTS.md §4.3: only the latent and the shared RoPE key are
+        /* docs/sources.md §4.3: only the latent and the shared RoPE key are
          * cached, one copy for all heads. FlashMLA's FP8 layout (V3.2)
          * keeps scales beside the latent and the RoPE key in bf16. */
         if (kv_dtype_bytes == 1 && m->fp8_scale_group > 0)
@@ -201,13 +201,13 @@ int64_t arch_kv_bytes_per_token(const struct arch_spec *a, int kv_dtype_bytes)
         else
             layer = (int64_t)(m->kv_lora_rank + m->qk_rope_head_dim) *
                     kv_dtype_bytes;
-        /* FACTS.md §4.3: the DSA indexer caches an FP8 key with one FP32
+        /* docs/sources.md §4.3: the DSA indexer caches an FP8 key with one FP32
          * scale per 128 elements (model.py k_cache, k_scale_cache). */
         if (a->indexer.n_heads > 0)
             layer += fp8_scaled_bytes(a->indexer.head_dim, 128);
         return a->layers * layer;
     }
-    /* FACTS.md §4.3: K and V for every KV head of every layer. */
+    /* docs/sources.md §4.3: K and V for every KV head of every layer. */
     return 2 * (int64_t)a->layers * a->kv_heads * a->head_dim * kv_dtype_bytes;
 }
 
@@ -216,7 +216,7 @@ int64_t arch_linear_flops_per_token(const struct arch_spec *a)
     int64_t n = arch_params_active(a);
 
     /* A tied head is the embedding matrix and does multiply; an untied
-     * embedding table is only indexed (FACTS.md §4.4). */
+     * embedding table is only indexed (docs/sources.md §4.4). */
     if (!a->tied_embeddings)
         n -= arch_params_embedding(a);
     n -= (int64_t)a->positions * a->hidden; /* looked up, never multiplied */
@@ -249,7 +249,7 @@ double arch_moe_experts_touched(const struct arch_spec *a, int64_t tokens)
 
     if (a->moe.n_routed_experts == 0 || tokens <= 0)
         return 0.0;
-    /* FACTS.md §4.5. exp(T*log1p(-k/E)) keeps precision for large T. */
+    /* docs/sources.md §4.5. exp(T*log1p(-k/E)) keeps precision for large T. */
     return e * -expm1((double)tokens * log1p(-k / e));
 }
 
@@ -261,7 +261,7 @@ int arch_attn_topk(const struct arch_spec *a)
 double arch_indexer_flops_per_pair(const struct arch_spec *a)
 {
     /* One head_dim-wide dot product per indexer head, 2 FLOPs per
-     * multiply-add (FACTS.md §4.4 convention). */
+     * multiply-add (docs/sources.md §4.4 convention). */
     return 2.0 * a->indexer.n_heads * a->indexer.head_dim * a->layers;
 }
 

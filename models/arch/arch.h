@@ -4,8 +4,8 @@
  * model the simulator knows, one const entry per file listed by table.c,
  * plus the quantities derived from them (parameter counts, KV-cache bytes
  * per token, FLOPs per token). Counts are exact integers; the formulas are
- * those of FACTS.md §4.2-4.5 and reproduce its worked values to the unit.
- * Catalog entries are immutable and static; lookups return borrowed
+ * those of docs/sources.md §4.2-4.5 and reproduce its worked values to the
+ * unit. Catalog entries are immutable and static; lookups return borrowed
  * pointers. models/arch/hf.h builds entries from a Hugging Face config.json
  * on the heap; every function below takes either kind. Single-threaded, no
  * state.
@@ -37,7 +37,7 @@ enum arch_mlp_kind {
  * element (the latent and RoPE key alike, a per-tensor scale), or, as in
  * FlashMLA's "FP8 with scale" layout that DeepSeek-V3.2 uses, the latent in
  * FP8 with one FP32 scale per fp8_scale_group elements and the RoPE key kept
- * in bf16: 512 + 16 + 128 = 656 bytes a layer for group 128 (FACTS.md
+ * in bf16: 512 + 16 + 128 = 656 bytes a layer for group 128 (docs/sources.md
  * §4.3). */
 struct arch_mla {
     int q_lora_rank; /* 0: the query is one hidden x heads*qk projection */
@@ -51,12 +51,12 @@ struct arch_mla {
 /* The DeepSeek Sparse Attention (DSA) lightning indexer of DeepSeek-V3.2,
  * one per layer; n_heads == 0 when absent. It scores every cached token
  * with n_heads heads of width head_dim and the main attention then reads
- * only the topk best. Its weights (FACTS.md §4.1, model.py Indexer): wq_b
- * q_lora_rank x n_heads*head_dim, wk hidden x head_dim, a LayerNorm of
+ * only the topk best. Its weights (docs/sources.md §4.1, model.py Indexer):
+ * wq_b q_lora_rank x n_heads*head_dim, wk hidden x head_dim, a LayerNorm of
  * head_dim (weight and bias) and weights_proj hidden x n_heads, 13,959,424
- * a layer for V3.2 (FACTS.md §4.2). It caches one FP8 key of head_dim bytes
- * per token and layer plus one FP32 scale per 128 elements, 132 bytes for
- * V3.2, whatever the MLA cache dtype (FACTS.md §4.3). */
+ * a layer for V3.2 (docs/sources.md §4.2). It caches one FP8 key of head_dim
+ * bytes per token and layer plus one FP32 scale per 128 elements, 132 bytes for
+ * V3.2, whatever the MLA cache dtype (docs/sources.md §4.3). */
 struct arch_indexer {
     int n_heads;
     int head_dim;
@@ -83,9 +83,9 @@ struct arch_moe {
     int shared_gate; /* 1 if the shared experts have a hidden x 1 sigmoid
                         gate (Qwen2-MoE) */
     int moe_layers;  /* > 0: MoE layer count overriding the suffix rule */
-    /* Node-limited routing (DeepSeek-V3 config n_group, topk_group; FACTS.md
-     * §4.5): the routed experts form n_group equal groups and each token's
-     * experts lie in at most topk_group of them. 0 = no limit. */
+    /* Node-limited routing (DeepSeek-V3 config n_group, topk_group;
+     * docs/sources.md §4.5): the routed experts form n_group equal groups and
+     * each token's experts lie in at most topk_group of them. 0 = no limit. */
     int n_group;
     int topk_group;
 };
@@ -98,7 +98,7 @@ struct arch_moe {
 struct arch_spec {
     const char *name;    /* catalog key, lower case, e.g. "llama-3.1-8b" */
     const char *summary; /* one line for --list-models, cites the source */
-    const char *source;  /* config.json and FACTS.md section */
+    const char *source;  /* config.json and docs/sources.md section */
     int layers;
     int hidden;
     int heads;    /* query heads */
@@ -112,9 +112,9 @@ struct arch_spec {
     struct arch_moe moe;
     int weight_dtype; /* enum cl_dtype of the released checkpoint */
     int qkv_bias;     /* 1 if the q, k and v projections have biases (Qwen2,
-                         FACTS.md §4.1, §4.2) */
+                         docs/sources.md §4.1, §4.2) */
     int qk_norm;      /* 1 if q and k get an RMSNorm of head_dim per layer
-                         (Qwen3 QK-norm, FACTS.md §4.1, §4.2) */
+                         (Qwen3 QK-norm, docs/sources.md §4.1, §4.2) */
     struct arch_indexer indexer; /* DeepSeek-V3.2 DSA; zero otherwise */
     int mlp;                     /* enum arch_mlp_kind of the dense MLP */
     int mlp_bias;      /* 1 if the MLP matrices have biases (f up, h down) */
@@ -194,12 +194,12 @@ int64_t arch_params_ends(const struct arch_spec *a);
 int arch_moe_layers(const struct arch_spec *a);
 
 /* Parameters of one layer's DSA indexer (struct arch_indexer), 0 without
- * one: 13,959,424 for DeepSeek-V3.2 (FACTS.md §4.2). Counted in the
+ * one: 13,959,424 for DeepSeek-V3.2 (docs/sources.md §4.2). Counted in the
  * attention of every layer by the totals below. */
 int64_t arch_params_indexer(const struct arch_spec *a);
 
 /* Total parameters of the main model (DeepSeek's multi-token-prediction
- * module excluded), by the FACTS.md §4.2 formulas: embedding, per-layer
+ * module excluded), by the docs/sources.md §4.2 formulas: embedding, per-layer
  * attention (with QKV biases, QK-norm weights and the DSA indexer when the
  * entry has them), MLP or MoE (router, routed and shared experts) and norms,
  * final norm, and the LM head unless tied. */
@@ -208,7 +208,7 @@ int64_t arch_params_total(const struct arch_spec *a);
 /* Parameters used per token: as arch_params_total but counting only
  * experts_per_token routed experts (plus the shared ones and the router) in
  * each MoE layer. Equal to the total for a dense model. The embedding table
- * is counted whole, as FACTS.md §4.2 does. */
+ * is counted whole, as docs/sources.md §4.2 does. */
 int64_t arch_params_active(const struct arch_spec *a);
 
 /* Parameters that are read in full every forward pass whatever the batch:
@@ -218,9 +218,9 @@ int64_t arch_params_active(const struct arch_spec *a);
 int64_t arch_params_always_read(const struct arch_spec *a);
 
 /* KV-cache bytes per token for the whole model (all layers, all heads, on
- * one copy), FACTS.md §4.3: GQA 2 * layers * kv_heads * head_dim * b; MLA
- * layers * (kv_lora_rank + qk_rope_head_dim) * b. kv_dtype_bytes is the size
- * of one cached element in bytes (2 for bf16, 1 for fp8). Two exceptions
+ * one copy), docs/sources.md §4.3: GQA 2 * layers * kv_heads * head_dim * b;
+ * MLA layers * (kv_lora_rank + qk_rope_head_dim) * b. kv_dtype_bytes is the
+ * size of one cached element in bytes (2 for bf16, 1 for fp8). Two exceptions
  * make the figure the real layout's rather than elements times b: an MLA
  * entry with mla.fp8_scale_group > 0 stores fp8 (b == 1) as FlashMLA's "FP8
  * with scale" layout, kv_lora_rank + 4 * ceil(kv_lora_rank / group) +
@@ -232,7 +232,7 @@ int64_t arch_kv_bytes_per_token(const struct arch_spec *a, int kv_dtype_bytes);
 
 /* Linear-layer FLOPs per token of the forward pass, 2 * (active parameters
  * - untied embedding table - position embedding): every weight does one
- * multiply-add per token and the embedding lookups do none (FACTS.md
+ * multiply-add per token and the embedding lookups do none (docs/sources.md
  * §4.4). Includes the LM head and the router (and counts biases and norm
  * weights as weights, a negligible excess); excludes attention score FLOPs
  * (below). */
@@ -240,10 +240,10 @@ int64_t arch_linear_flops_per_token(const struct arch_spec *a);
 
 /* Attention FLOPs per query-key pair summed over all heads and layers, for
  * a prefill (decode == 0) or decode (decode != 0) query. GQA: 4 * heads *
- * head_dim per layer (QK^T and PV, FACTS.md §4.4). MLA prefill, naive form:
- * heads * (2 * (qk_nope + qk_rope) + 2 * v_head_dim); MLA decode, absorbed
- * form (FlashMLA): heads * (2 * (kv_lora + qk_rope) + 2 * kv_lora), i.e.
- * 2,176 * heads for DeepSeek-V3 (FACTS.md §4.4). */
+ * head_dim per layer (QK^T and PV, docs/sources.md §4.4). MLA prefill, naive
+ * form: heads * (2 * (qk_nope + qk_rope) + 2 * v_head_dim); MLA decode,
+ * absorbed form (FlashMLA): heads * (2 * (kv_lora + qk_rope) + 2 * kv_lora),
+ * i.e. 2,176 * heads for DeepSeek-V3 (docs/sources.md §4.4). */
 double arch_attn_flops_per_pair(const struct arch_spec *a, int decode);
 
 /* Keys one query attends to in the main attention at most: the DSA
@@ -255,8 +255,8 @@ int arch_attn_topk(const struct arch_spec *a);
  * all layers: 2 * index_n_heads * index_head_dim * layers (a dot product
  * per head; the ReLU and head weighting are neglected), 999,424 for
  * DeepSeek-V3.2. Every cached key is scored, whatever topk. 0 without an
- * indexer. Derived from the FACTS.md §4.1 shapes with the §4.4 count of 2
- * FLOPs per multiply-add. */
+ * indexer. Derived from the docs/sources.md §4.1 shapes with the §4.4 count of
+ * 2 FLOPs per multiply-add. */
 double arch_indexer_flops_per_pair(const struct arch_spec *a);
 
 /* Attention FLOPs of one decode query over ctx_tokens cached tokens, all
@@ -267,9 +267,9 @@ double arch_attn_flops_decode_query(const struct arch_spec *a,
                                     int64_t ctx_tokens);
 
 /* Expected number of distinct routed experts a batch of tokens touches in
- * one MoE layer under uniform routing, E * (1 - (1 - k/E)^tokens) (FACTS.md
- * §4.5): k for one token, approaching E for large batches. 0 for a dense
- * model or tokens <= 0. */
+ * one MoE layer under uniform routing, E * (1 - (1 - k/E)^tokens)
+ * (docs/sources.md §4.5): k for one token, approaching E for large batches. 0
+ * for a dense model or tokens <= 0. */
 double arch_moe_experts_touched(const struct arch_spec *a, int64_t tokens);
 
 #endif /* ARCH_ARCH_H */

@@ -5,9 +5,10 @@
  * layers, 128 heads, 256 routed experts, top-8, 1 shared, q_lora_rank 1536,
  * kv_lora_rank 512, qk_nope 128, qk_rope 64, v_head_dim 128, vocab 129280,
  * dtype fp8) and HF config copies (tie_word_embeddings false, router bias
- * e_score_correction_bias), all via FACTS.md §4.1. The multi-token-prediction
- * module (11.5B unique parameters) is not part of the main model counted
- * here (FACTS.md §4.2). Released in FP8 e4m3 with 128x128 block scales.
+ * e_score_correction_bias), all via docs/sources.md §4.1. The
+ * multi-token-prediction module (11.5B unique parameters) is not part of the
+ * main model counted here (docs/sources.md §4.2). Released in FP8 e4m3 with
+ * 128x128 block scales.
  */
 #include "models/arch/arch.h"
 
@@ -15,10 +16,10 @@ const struct arch_spec arch_deepseek_v3 = {
     .name = "deepseek-v3",
     .summary = "DeepSeek-V3: MoE 256 experts top-8 + 1 shared, MLA, 61 "
                "layers, 671B total / 37.6B active (deepseek-ai/DeepSeek-V3 "
-               "config_671B.json via FACTS.md §4.1)",
+               "config_671B.json via docs/sources.md §4.1)",
     .source = "deepseek-ai/DeepSeek-V3 @ 9b4e9788 "
               "inference/configs/config_671B.json and HF config.json via "
-              "FACTS.md §4.1, §4.2",
+              "docs/sources.md §4.1, §4.2",
     .layers = 61,
     .hidden = 7168,
     .heads = 128,
@@ -44,11 +45,12 @@ const struct arch_spec arch_deepseek_v3 = {
             .moe_ffn = 2048,
             .first_dense_layers = 3,
             .router_bias = 1,
-            /* FACTS.md §4.1, §4.5: n_group 8, topk_group 4 */
+            /* docs/sources.md §4.1, §4.5: n_group 8, topk_group 4 */
             .n_group = 8,
             .topk_group = 4,
         },
-    .max_positions = 163840, /* FACTS.md §4.1: max_position_embeddings 163840 */
-    .mtp_layers = 1,         /* FACTS.md §4.1: num_nextn_predict_layers 1 */
+    .max_positions =
+        163840,      /* docs/sources.md §4.1: max_position_embeddings 163840 */
+    .mtp_layers = 1, /* docs/sources.md §4.1: num_nextn_predict_layers 1 */
     .weight_dtype = CL_DTYPE_FP8,
 };

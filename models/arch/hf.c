@@ -1,13 +1,13 @@
 /*
  * Hugging Face config.json -> struct arch_spec. The key names and the
- * shapes they describe are FACTS.md §4.1's (DeepSeek with its HF names);
+ * shapes they describe are docs/sources.md §4.1's (DeepSeek with its HF names);
  * the parameter, KV and FLOP formulas applied to the result are arch.c's
- * (FACTS.md §4.2-4.4), so a fixture written from FACTS.md §4.1 loads to
- * exactly the catalog entry's counts (tests/check_models_arch.c).
+ * (docs/sources.md §4.2-4.4), so a fixture written from docs/sources.md §4.1
+ * loads to exactly the catalog entry's counts (tests/check_models_arch.c).
  *
  * Two rules come from the Hugging Face modelling code rather than from
- * FACTS.md and are marked as such in docs/models.md: which layers are MoE
- * (Qwen: (i + 1) % decoder_sparse_step == 0 and i not in mlp_only_layers;
+ * docs/sources.md and are marked as such in docs/models.md: which layers are
+ * MoE (Qwen: (i + 1) % decoder_sparse_step == 0 and i not in mlp_only_layers;
  * DeepSeek: i >= first_k_dense_replace and i % moe_layer_freq == 0), and
  * Qwen2-MoE's hidden x 1 shared-expert gate; so do the Mixtral, phi-2,
  * GPT-NeoX and GPT-2 shapes (biases, norms, position tables), from their
@@ -489,8 +489,8 @@ static int read_gqa(struct ctx *c, enum family fam, struct arch_spec *a)
     a->attn = ARCH_ATTN_GQA;
     if ((rc = read_head_dim(c, a)) != 0)
         return rc;
-    /* FACTS.md §4.1: Qwen2 has QKV bias, Qwen3 QK-norm. Llama, Mistral and
-     * Qwen3 may switch biases on for all four projections; the o bias is
+    /* docs/sources.md §4.1: Qwen2 has QKV bias, Qwen3 QK-norm. Llama, Mistral
+     * and Qwen3 may switch biases on for all four projections; the o bias is
      * not modelled, so refuse rather than miscount. */
     a->qkv_bias = fam == FAM_QWEN2 || fam == FAM_QWEN2_MOE;
     a->qk_norm = fam == FAM_QWEN3 || fam == FAM_QWEN3_MOE;
@@ -522,8 +522,8 @@ static int read_mla(struct ctx *c, enum family fam, struct arch_spec *a)
     a->head_dim = m->v_head_dim; /* as the catalog entries */
     if (fam == FAM_DEEPSEEK_V2 || (fam == FAM_DEEPSEEK_V3 && !has_index))
         return 0;
-    /* DeepSeek-V3.2 (FACTS.md §4.1): the DSA indexer, and the MLA cache in
-     * FlashMLA's FP8-with-scale layout, one FP32 scale per 128 (§4.3). */
+    /* DeepSeek-V3.2 (docs/sources.md §4.1): the DSA indexer, and the MLA cache
+     * in FlashMLA's FP8-with-scale layout, one FP32 scale per 128 (§4.3). */
     if ((rc = get_int(c, "index_n_heads", REQUIRED, 1, MAX_HEADS,
                       &a->indexer.n_heads)) != 0 ||
         (rc = get_int(c, "index_head_dim", REQUIRED, 1, MAX_HEAD_DIM,
@@ -609,7 +609,7 @@ static int read_qwen_moe(struct ctx *c, enum family fam, struct arch_spec *a)
     return read_ffn(c, a, a->layers - n);
 }
 
-/* DeepSeek-V2/V3 experts (HF key names, FACTS.md §4.1). */
+/* DeepSeek-V2/V3 experts (HF key names, docs/sources.md §4.1). */
 static int read_deepseek_moe(struct ctx *c, enum family fam,
                              struct arch_spec *a)
 {
@@ -649,7 +649,8 @@ static int read_deepseek_moe(struct ctx *c, enum family fam,
     if (e->n_group <= 1 || e->topk_group == 0 || e->topk_group >= e->n_group)
         e->n_group = e->topk_group = 0;
     /* noaux_tc routing carries the per-expert e_score_correction_bias
-     * (FACTS.md §4.1, §4.2); V3 and V3.2 use it when the key is absent. */
+     * (docs/sources.md §4.1, §4.2); V3 and V3.2 use it when the key is absent.
+     */
     if (method != NULL)
         e->router_bias = strcmp(method, "noaux_tc") == 0;
     else

@@ -2,8 +2,8 @@
  * Reads a Hugging Face config.json into a heap-allocated struct arch_spec,
  * so that any model of a supported architecture can be planned without a
  * catalog entry. The keys read, their defaults and the limits are listed in
- * docs/models.md; the shapes they describe are those of FACTS.md §4.1 and
- * the derived quantities (arch.h) work on the result as on a catalog entry.
+ * docs/models.md; the shapes they describe are those of docs/sources.md §4.1
+ * and the derived quantities (arch.h) work on the result as on a catalog entry.
  * Parsing is json-c's; the module has no state. Single-threaded.
  */
 #ifndef ARCH_HF_H

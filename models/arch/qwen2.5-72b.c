@@ -3,8 +3,8 @@
  * Shape from verbatim third-party copies of the Qwen2.5-72B-Instruct HF
  * config.json (Qwen2ForCausalLM, hidden 8192, intermediate 29568, 80
  * layers, 64/8 heads, vocab 152064, tie_word_embeddings false), via
- * FACTS.md §4.1. 72,706,203,648 parameters (FACTS.md §4.2). Released in
- * bf16.
+ * docs/sources.md §4.1. 72,706,203,648 parameters (docs/sources.md §4.2).
+ * Released in bf16.
  */
 #include "models/arch/arch.h"
 
@@ -12,9 +12,9 @@ const struct arch_spec arch_qwen2_5_72b = {
     .name = "qwen2.5-72b",
     .summary = "Qwen2.5 72B: dense, 80 layers, hidden 8192, GQA 64/8, QKV "
                "bias, vocab 152064, 72.71B params (HF config copies via "
-               "FACTS.md §4.1)",
+               "docs/sources.md §4.1)",
     .source = "Qwen/Qwen2.5-72B-Instruct config.json (third-party copies) "
-              "via FACTS.md §4.1, §4.2",
+              "via docs/sources.md §4.1, §4.2",
     .layers = 80,
     .hidden = 8192,
     .heads = 64,
@@ -24,7 +24,8 @@ const struct arch_spec arch_qwen2_5_72b = {
     .vocab = 152064,
     .tied_embeddings = 0,
     .attn = ARCH_ATTN_GQA,
-    .max_positions = 32768, /* FACTS.md §4.1: max_position_embeddings 32768 */
+    .max_positions =
+        32768, /* docs/sources.md §4.1: max_position_embeddings 32768 */
     .weight_dtype = CL_DTYPE_BF16,
     .qkv_bias = 1,
 };

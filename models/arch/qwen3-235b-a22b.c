@@ -4,9 +4,10 @@
  * vocab 151936, 128 experts, top-8, moe_intermediate_size 1536, no shared
  * expert, decoder_sparse_step 1 so every layer is MoE, tie_word_embeddings
  * false; its intermediate_size 12288 is unused), counts agreeing with the
- * Qwen3 Technical Report Tables 1-2, via FACTS.md §4.1. The router is
- * softmax top-8 without a bias (FACTS.md §4.5). 235,093,634,560 total and
- * 22,190,763,520 active parameters (FACTS.md §4.2). Released in bf16.
+ * Qwen3 Technical Report Tables 1-2, via docs/sources.md §4.1. The router is
+ * softmax top-8 without a bias (docs/sources.md §4.5). 235,093,634,560 total
+ * and 22,190,763,520 active parameters (docs/sources.md §4.2). Released in
+ * bf16.
  */
 #include "models/arch/arch.h"
 
@@ -14,9 +15,9 @@ const struct arch_spec arch_qwen3_235b_a22b = {
     .name = "qwen3-235b-a22b",
     .summary = "Qwen3 235B-A22B: MoE 128 experts top-8, no shared, 94 "
                "layers, GQA 64/4, QK-norm, 235.1B total / 22.2B active (HF "
-               "config copies via FACTS.md §4.1)",
+               "config copies via docs/sources.md §4.1)",
     .source = "Qwen/Qwen3-235B-A22B config.json (third-party copies) and the "
-              "Qwen3 Technical Report via FACTS.md §4.1, §4.2",
+              "Qwen3 Technical Report via docs/sources.md §4.1, §4.2",
     .layers = 94,
     .hidden = 4096,
     .heads = 64,

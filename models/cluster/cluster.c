@@ -952,7 +952,7 @@ static int count_trace(const struct cl_scenario *s, const char *base_dir,
 /* Builds the pools: the scenario's list, or one implicit pool "default"
  * of hardware.gpu holding the whole cluster (max_gpus, or the static
  * replicas) with a fixed 120 s provisioning delay (the BLIS demo's node
- * provisioning mean, FACTS.md §8.1). */
+ * provisioning mean, docs/sources.md §8.1). */
 static int pools_init(struct cl_world *w, const struct cl_plan *plan,
                       struct sim_diag *d)
 {

@@ -177,7 +177,7 @@ struct cl_vhist {
  * number): for token counts vLLM's 1-2-5 series (build_1_2_5_buckets) up
  * to 100,000, where vLLM stops at the largest value within max_model_len
  * (131,072 for Llama 3.1); for the end-to-end latency vLLM's 0.3 ... 7680 s
- * (FACTS.md section 6.1). */
+ * (docs/sources.md §6.1). */
 const double *cl_vhist_bounds(int kind, int *n);
 
 /* Replica life states as read out. */
@@ -190,7 +190,7 @@ enum cl_session_rstate {
 
 /* One replica as a live system would scrape it: gauges now, cumulative
  * counters and histograms since it was requested (vLLM's names in
- * comments, FACTS.md section 6.1). */
+ * comments, docs/sources.md §6.1). */
 struct cl_session_replica {
     uint64_t serial;       /* start order from 0: a stable name */
     int pool;              /* index into the scenario's pools */

@@ -2,7 +2,7 @@
  * scenario` prints them, their cross-field checks, and the scenario's
  * destructor, which frees through
  * the rows. Enum choices are written in alphabetical order, the order
- * messages list them in. Defaults for the llm server come from FACTS.md
+ * messages list them in. Defaults for the llm server come from docs/sources.md
  * §5.1 (vLLM knobs), §5.4 (host overhead per iteration) and §1.3
  * (achieved-vs-peak anchors); the ones the layout model also uses without
  * a scenario are named constants of models/perf/roofline.h and
@@ -168,7 +168,7 @@ static const struct sim_param warmup_rows[] = {
      WU(iterations), NULL, NULL},
     {"factor", SIM_PT_DOUBLE, SIM_U_NONE, 1, 100, 0, "2",
      "how many times longer a warm-up iteration takes (BLIS's demo uses 2x "
-     "for its warm-up requests, FACTS.md §8.1, illustrative)",
+     "for its warm-up requests, docs/sources.md §8.1, illustrative)",
      WU(factor), NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
@@ -211,7 +211,7 @@ static const struct sim_param kv_offload_rows[] = {
      "(0: none)",
      KVO(remote_bytes), NULL, NULL},
     {"remote_link", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "roce-400",
-     "link class of the remote pool, one per GPU (net catalog, FACTS.md "
+     "link class of the remote pool, one per GPU (net catalog, docs/sources.md "
      "§2.1)",
      KVO(remote_link), kv_links, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
@@ -222,8 +222,8 @@ static const struct sim_param kv_offload_rows[] = {
 /* One group's layout: every key optional, falling back to the top-level
  * one (cl_pd_layout_resolve()). DeepSeek serves V3 with prefill EP32 and
  * decode EP144, both TP1 with 32 redundant experts and two micro-batches
- * (deepseek-ai/open-infra-index, day 6 inference system overview, FACTS.md
- * §14). */
+ * (deepseek-ai/open-infra-index, day 6 inference system overview,
+ * docs/sources.md §14). */
 static const struct sim_param pd_layout_rows[] = {
     {"tp", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
      "the group's tensor-parallel degree (default deploy.tp; unset there "
@@ -306,7 +306,8 @@ static const struct sim_param disagg_rows[] = {
      "replicas that receive the KV and generate the other tokens",
      DSG(decode_replicas), NULL, NULL},
     {"kv_link", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "roce-400",
-     "link class the KV crosses, one per GPU (net catalog, FACTS.md §2.1)",
+     "link class the KV crosses, one per GPU (net catalog, docs/sources.md "
+     "§2.1)",
      DSG(kv_link), kv_links, NULL},
     {"prefill", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "the prefill group's layout {tp, ep, redundant_experts, "
@@ -361,13 +362,14 @@ const struct sim_param cl_server_rows[] = {
     {"max_num_seqs", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, LLM, NULL,
      "llm only: most sequences in one batch (vLLM max_num_seqs; default "
      "vLLM's rule for each pool's GPU: 1024 with at least 70 GiB and not "
-     "an A100, else 256, FACTS.md §5.1)",
+     "an A100, else 256, docs/sources.md §5.1)",
      offsetof(struct cl_server, max_num_seqs), NULL, NULL},
     {"max_num_batched_tokens", SIM_PT_INT64, SIM_U_TOKENS, 1, NOMAX, LLM, NULL,
      "llm only: token budget of one iteration, which also caps a prompt "
      "chunk (vLLM max_num_batched_tokens; default vLLM's OpenAI API-server "
      "rule for each pool's GPU: 8192 with at least 70 GiB and not an A100, "
-     "else 2048, vllm @ 99d7eb5d arg_utils.py get_batch_defaults, FACTS.md "
+     "else 2048, vllm @ 99d7eb5d arg_utils.py get_batch_defaults, "
+     "docs/sources.md "
      "§5.1)",
      offsetof(struct cl_server, max_num_batched_tokens), NULL, NULL},
     {"max_cudagraph_capture_size", SIM_PT_INT64, SIM_U_TOKENS, -1, 1e6, LLM,
@@ -392,30 +394,30 @@ const struct sim_param cl_server_rows[] = {
     {"gpu_memory_utilization", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT | LLM,
      SIM_PARAM_DEF(PERF_DEFAULT_GPU_MEMORY_UTILIZATION),
      "llm only: fraction of HBM the engine may use (vLLM 0.90 in older "
-     "releases, 0.92 at newer commits, FACTS.md §5.1)",
+     "releases, 0.92 at newer commits, docs/sources.md §5.1)",
      offsetof(struct cl_server, gpu_memory_utilization), NULL, NULL},
     {"efficiency_compute", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT | LLM, NULL,
      "llm only: replaces the largest achieved fraction of peak FLOP/s of "
      "GEMMs and attention (default: the calibration's, docs/step-time.md; "
-     "kernel anchors 67-78%, FACTS.md §1.3)",
+     "kernel anchors 67-78%, docs/sources.md §1.3)",
      offsetof(struct cl_server, efficiency_compute), NULL, NULL},
     {"efficiency_memory", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT | LLM, NULL,
      "llm only: replaces the achieved fraction of peak HBM bandwidth of "
      "GEMMs and attention (default: the calibration's; FlashMLA decode "
-     "~90%, FACTS.md §1.3)",
+     "~90%, docs/sources.md §1.3)",
      offsetof(struct cl_server, efficiency_memory), NULL, NULL},
     {"iteration_overhead", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, LLM, NULL,
-     "llm only: replaces the fixed host time per iteration (FACTS.md §5.4: "
-     "1.2-6.2 ms in Vidur's CPU overheads; default: the calibration's)",
+     "llm only: replaces the fixed host time per iteration (default: the "
+     "calibration's; Vidur measured 1.2-6.2 ms, docs/sources.md §5.4)",
      offsetof(struct cl_server, iteration_overhead_ns), NULL, NULL},
     {"block_tokens", SIM_PT_INT, SIM_U_TOKENS, 1, NOMAX, LLM, "16",
      "llm only: tokens per paged KV-cache block (vLLM block_size, "
-     "FACTS.md §5.1)",
+     "docs/sources.md §5.1)",
      offsetof(struct cl_server, block_tokens), NULL, NULL},
     {"preemption", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, LLM, "auto",
      "llm only: what happens to the newest running request when the KV "
      "cache cannot grow; recompute drops its KV and prefills it again "
-     "(vLLM V1, FACTS.md §5.1); swap copies its KV to host memory over "
+     "(vLLM V1, docs/sources.md §5.1); swap copies its KV to host memory over "
      "PCIe and back (vLLM V0; recompute when the swap space is full); "
      "auto is recompute, and with cluster.kv_cache_offload moves the KV "
      "to host memory (then the remote tier) when copying it out and back "
@@ -436,17 +438,17 @@ const struct sim_param cl_server_rows[] = {
      offsetof(struct cl_server, kv_watermark), NULL, NULL},
     {"swap_space", SIM_PT_DOUBLE, SIM_U_BYTES, 0, NOMAX, LLM, "4GiB",
      "llm only: host memory per GPU for swapped-out KV (vLLM V0 swap_space, "
-     "FACTS.md §5.1)",
+     "docs/sources.md §5.1)",
      offsetof(struct cl_server, swap_space_bytes), NULL, NULL},
     {"scheduling", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, LLM, "fcfs",
      "llm only: fcfs admits in arrival order and preempts the newest "
      "admitted request; priority admits by (priority, arrival) and "
-     "preempts the largest (vLLM scheduling_policy, FACTS.md §5.1)",
+     "preempts the largest (vLLM scheduling_policy, docs/sources.md §5.1)",
      offsetof(struct cl_server, scheduling), schedulings, NULL},
     {"prefix_caching", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, LLM, "true",
      "llm only: reuse the KV of prompt blocks already cached, matched by "
      "the requests' block hashes or workload.prefix_hit_rate (vLLM V1 "
-     "enable_prefix_caching, on by default, FACTS.md §5.1); requests "
+     "enable_prefix_caching, on by default, docs/sources.md §5.1); requests "
      "without hashes see no difference",
      offsetof(struct cl_server, prefix_caching), NULL, NULL},
     {"async_scheduling", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, LLM, "true",
@@ -596,11 +598,12 @@ const struct sim_param cl_deploy_rows[] = {
      offsetof(struct cl_deploy, weights_source), weights_sources, NULL},
     {"load_bandwidth", SIM_PT_DOUBLE, SIM_U_BYTES_PER_S, 0, NOMAX, GT, NULL,
      "weight-loading bandwidth per replica (default: the source's, "
-     "docs/orchestrator.md; FACTS.md §8.1 gives the ceilings)",
+     "docs/orchestrator.md; docs/sources.md §8.1 gives the ceilings)",
      offsetof(struct cl_deploy, load_bytes_per_s), NULL, NULL},
     {"engine_init", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "30s",
      "time after loading before a replica serves: container start, CUDA "
-     "graph capture and warm-up (FACTS.md §8.1 puts a whole LLM pod start "
+     "graph capture and warm-up (docs/sources.md §8.1 puts a whole LLM pod "
+     "start "
      "at 2-7 min)",
      offsetof(struct cl_deploy, engine_init_ns), NULL, NULL},
     {"disaggregation", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
@@ -668,7 +671,7 @@ const struct sim_param cl_cluster_rows[] = {
     {"routing", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "least-outstanding",
      "how an arriving request picks an llm replica among those serving whose "
      "KV cache can hold it: least-outstanding (fewest waiting + running; "
-     "Vidur's lor, FACTS.md §5.3), least-kv (lowest KV usage), "
+     "Vidur's lor, docs/sources.md §5.3), least-kv (lowest KV usage), "
      "prefix-affinity (longest cached prefix within routing_max_imbalance), "
      "random, round-robin (docs/routing.md)",
      offsetof(struct cl_cluster, routing), routings, NULL},
@@ -716,7 +719,7 @@ static const struct sim_param provision_rows[] = {
      offsetof(struct cl_dist, kind), provision_dists, NULL},
     {"mean_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, NOMAX, 0, "120",
      "mean time from a request for a node to the node being ready (BLIS "
-     "demo: node provisioning 120 +- 30 s, FACTS.md §8.1)",
+     "demo: node provisioning 120 +- 30 s, docs/sources.md §8.1)",
      offsetof(struct cl_dist, mean), NULL, NULL},
     {"sd_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, NOMAX, GT, NULL,
      "lognormal only: standard deviation of the provisioning time",
@@ -931,19 +934,20 @@ const struct sim_param cl_policy_rows[] = {
      "min_gpus/max_gpus cluster)",
      offsetof(struct cl_policy, name), NULL, NULL},
     {"interval", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, "15s",
-     "time between decisions (Kubernetes HPA sync period 15 s, FACTS.md §8)",
+     "time between decisions (Kubernetes HPA sync period 15 s, docs/sources.md "
+     "§8)",
      offsetof(struct cl_policy, interval_ns), NULL, NULL},
     {"window", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, "60s",
      "span of the windowed rates and quantiles the policy sees (Knative "
-     "stable window 60 s, FACTS.md §8)",
+     "stable window 60 s, docs/sources.md §8)",
      offsetof(struct cl_policy, window_ns), NULL, NULL},
     {"scale_up_cooldown", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "0s",
      "no scale-up sooner than this after a scale-up (HPA scale-up window 0, "
-     "FACTS.md §8)",
+     "docs/sources.md §8)",
      offsetof(struct cl_policy, scale_up_cooldown_ns), NULL, NULL},
     {"scale_down_cooldown", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "300s",
      "no scale-down sooner than this after any change (HPA scale-down "
-     "stabilisation window 300 s, FACTS.md §8)",
+     "stabilisation window 300 s, docs/sources.md §8)",
      offsetof(struct cl_policy, scale_down_cooldown_ns), NULL, NULL},
     {"max_step_up", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, "8",
      "most replicas added by one decision",

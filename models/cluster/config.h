@@ -28,8 +28,8 @@
 struct sim_yaml; /* base/yaml-rows.h: the walker the checks read */
 
 /* DeepSeek-V3's MTP acceptance of the second token, the low end of the
- * 85-90 % its technical report gives (arXiv 2412.19437 via FACTS.md §14):
- * server.speculative.acceptance's default for method mtp. */
+ * 85-90 % its technical report gives (arXiv 2412.19437 via docs/sources.md
+ * §14): server.speculative.acceptance's default for method mtp. */
 #define CL_SPEC_MTP_ACCEPTANCE 0.85
 
 /* A position in the scenario file, 1-based; line 0 means "not given". */
@@ -44,7 +44,7 @@ enum cl_server_kind {
 };
 
 /* What an LLM replica does to a running request whose KV cache cannot
- * grow (FACTS.md §5.1: recompute in vLLM V1; swap in V0). */
+ * grow (docs/sources.md §5.1: recompute in vLLM V1; swap in V0). */
 enum cl_preemption {
     CL_PREEMPT_RECOMPUTE, /* drop its KV; it re-prefills prompt + output */
     CL_PREEMPT_SWAP,      /* copy its KV to host memory and back */
@@ -61,7 +61,7 @@ enum cl_kv_admission {
 };
 
 /* Order in which an LLM replica admits waiting requests and picks the
- * request to preempt (vLLM scheduling_policy, FACTS.md §5.1). */
+ * request to preempt (vLLM scheduling_policy, docs/sources.md §5.1). */
 enum cl_sched {
     CL_SCHED_FCFS,     /* arrival order; preempt the newest admitted */
     CL_SCHED_PRIORITY, /* (priority, arrival); preempt the largest */
@@ -111,7 +111,7 @@ struct cl_warmup {
 /* Speculative decoding (server.speculative, docs/serving.md "Speculative
  * decoding"): method is enum perf_spec (models/perf/roofline.h); tokens
  * drafted per step; acceptance of each drafted token given the ones
- * before, NAN = the method's default (mtp: FACTS.md §14's 85 %, the low
+ * before, NAN = the method's default (mtp: docs/sources.md §14's 85 %, the low
  * end of DeepSeek's 85-90 %; ngram: none, required). */
 struct cl_spec {
     int method;
@@ -131,7 +131,7 @@ struct cl_server {
     struct cl_dist service;    /* seconds */
     int concurrency;           /* requests served at once per replica */
     double price_usd_per_hour; /* abstract replicas: price of one replica */
-    /* llm (vLLM-style knobs, FACTS §5.1) */
+    /* llm (vLLM-style knobs, docs/sources.md §5.1) */
     int max_num_seqs;                   /* -1 = vLLM's rule for the pool's GPU:
                                            perf_default_max_num_seqs() */
     int64_t max_num_batched_tokens;     /* -1 = vLLM's rule for the pool's GPU:

@@ -29,7 +29,7 @@ struct cl_req;
 struct wl_request;
 struct sim_diag;
 
-/* A replica's own gauges, as vLLM exports them (FACTS.md section 6.1). */
+/* A replica's own gauges, as vLLM exports them (docs/sources.md §6.1). */
 struct cl_gauges {
     double running; /* vllm:num_requests_running */
     /* vllm:num_requests_waiting: queued at the replica itself (a central

@@ -1,7 +1,7 @@
 /*
  * One tier of hash-addressed KV blocks (a prefix cache): a hash table from
  * block hash to entry, reference counts, and an LRU list of the entries
- * that may be evicted, after vLLM V1's KV cache manager (FACTS.md §5.1:
+ * that may be evicted, after vLLM V1's KV cache manager (docs/sources.md §5.1:
  * freed blocks keep their hashes and may be re-hit; the free-block queue
  * evicts from its head, blocks freed by a request are appended tail block
  * first so that a prefix's first blocks are evicted last). The GPU tier of

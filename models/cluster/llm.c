@@ -1,10 +1,11 @@
 /*
- * LLM replicas with continuous batching, after vLLM's V1 scheduler (FACTS.md
- * §5.1): one token budget (max_num_batched_tokens) per iteration; running
- * decodes first, one token each; then prompt chunks (chunked prefill) of
- * admitted requests in FCFS order while the budget lasts; new requests are
- * admitted while max_num_seqs and the KV cache allow. The last prefill chunk
- * samples the first output token; each later iteration adds one token.
+ * LLM replicas with continuous batching, after vLLM's V1 scheduler
+ * (docs/sources.md §5.1): one token budget (max_num_batched_tokens) per
+ * iteration; running decodes first, one token each; then prompt chunks (chunked
+ * prefill) of admitted requests in FCFS order while the budget lasts; new
+ * requests are admitted while max_num_seqs and the KV cache allow. The last
+ * prefill chunk samples the first output token; each later iteration adds one
+ * token.
  *
  * The KV cache is paged (vLLM's PagedAttention): capacity is
  * floor(KV tokens / block_tokens) blocks and a request holds
@@ -13,15 +14,15 @@
  * so a request peaks at ceil((prompt + output - 1) / block_tokens) blocks.
  * A waiting request is admitted (FCFS) when the blocks of its first chunk
  * fit. When a running request cannot grow, the newest running request is
- * preempted by recompute (vLLM V1, FACTS.md §5.1): its blocks are freed, it
- * goes back to the head of the waiting queue, and its prefill later covers
+ * preempted by recompute (vLLM V1, docs/sources.md §5.1): its blocks are freed,
+ * it goes back to the head of the waiting queue, and its prefill later covers
  * the prompt plus the tokens it had generated. With server.preemption swap
  * (vLLM V0) its KV is copied to host memory instead, within the swap space,
  * and copied back when it is admitted again; it then resumes where it was
  * (recompute when the swap space is full).
  *
  * Prefix caching (server.prefix_caching, vLLM V1's automatic prefix
- * caching; FACTS.md §5.1): full prompt blocks have hashes (from the
+ * caching; docs/sources.md §5.1): full prompt blocks have hashes (from the
  * source's block_hashes, kvcache.h) and live in a per-replica table with
  * reference counts. blocks_used counts the blocks requests hold, a shared
  * block once; blocks nobody holds stay cached on an LRU list and count as
@@ -39,12 +40,12 @@
  * to the replica's host-memory tier (LRU, server.kv_offload.host) and, when
  * that evicts, to the remote tier shared by all replicas (optional). A hit
  * in a lower tier is fetched back into a new GPU block. Transfers cost
- * alpha + bytes / (efficiency x bandwidth) per GPU (FACTS.md §3.1) over the
- * GPU's PCIe link (host) or the RDMA link (remote), each GPU moving its
- * own share in parallel; the fetches and swaps that an iteration needs are
- * added to that iteration's time (not overlapped with compute; host and
- * remote links run in parallel), while offload writes are taken as
- * asynchronous (off the critical path, counted in bytes only).
+ * alpha + bytes / (efficiency x bandwidth) per GPU (docs/sources.md §3.1) over
+ * the GPU's PCIe link (host) or the RDMA link (remote), each GPU moving its own
+ * share in parallel; the fetches and swaps that an iteration needs are added to
+ * that iteration's time (not overlapped with compute; host and remote links run
+ * in parallel), while offload writes are taken as asynchronous (off the
+ * critical path, counted in bytes only).
  *
  * Tiered KV (server.preemption auto, the default, with
  * cluster.kv_cache_offload): a preempted request's KV moves down instead
@@ -1085,7 +1086,7 @@ static void on_pd_landed(struct sim_loop *loop, struct sim_event *ev)
  * (prompt + tokens made - 1 tokens) crosses deploy.disaggregation.kv_link,
  * each of the tp x pp GPUs of the data-parallel group that held it sending
  * its share (the prefill layout's KV bytes per token per GPU) over its own
- * NIC: alpha + bytes / (efficiency x bandwidth) per GPU (FACTS.md §3.1).
+ * NIC: alpha + bytes / (efficiency x bandwidth) per GPU (docs/sources.md §3.1).
  * The decode replica that takes it holds it in its own layout's cache. */
 static void handoff(struct cl_llm_replica *e, struct cl_req *r)
 {
@@ -1596,7 +1597,7 @@ static void kick(struct cl_llm_replica *e)
 }
 
 /* Host memory per GPU for the offload tier when server.kv_offload.host is
- * not given. Assumption (not in FACTS.md): half of a DGX H100's 2 TB of
+ * not given. Assumption (not in docs/sources.md): half of a DGX H100's 2 TB of
  * system memory (NVIDIA DGX H100 datasheet) over its 8 GPUs, the other
  * half left to the OS, the engine and pinned staging buffers. */
 #define HOST_BYTES_PER_GPU 128e9
@@ -1628,7 +1629,7 @@ static void kv_init(struct cl_world *w, struct cl_llm_replica *e)
     e->tok_bytes = p->kv_bytes_per_token_per_gpu * p->tp * p->pp;
     block = (double)e->block_tokens * e->tok_bytes_gpu;
     /* The GPU's host link: the net catalog's PCIe class of its generation
-     * (alpha 2.5 us, FACTS.md §2.2) at the GPU's own PCIe bandwidth. */
+     * (alpha 2.5 us, docs/sources.md §2.2) at the GPU's own PCIe bandwidth. */
     snprintf(name, sizeof(name), "pcie%d",
              p->gpu->pcie_gen >= 4 && p->gpu->pcie_gen <= 6 ? p->gpu->pcie_gen
                                                             : 5);
@@ -2109,7 +2110,7 @@ const struct cl_engine cl__engine_llm = {
     .name = "llm",
     .summary = "an LLM replica with continuous batching, chunked prefill and "
                "a paged KV cache with prefix caching, offload, swap and P/D, "
-               "after vLLM's V1 scheduler (FACTS.md section 5.1); iteration "
+               "after vLLM's V1 scheduler (docs/sources.md §5.1); iteration "
                "time from the roofline step model (docs/step-time.md)",
     .kind = CL_SRV_LLM,
     .streams_tokens = 1,

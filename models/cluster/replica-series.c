@@ -1,7 +1,7 @@
 /*
  * The per-replica time series: for every series interval and every replica
  * that existed in it, vLLM's gauges (num_requests_running,
- * num_requests_waiting, kv_cache_usage_perc; FACTS.md §6.1) as
+ * num_requests_waiting, kv_cache_usage_perc; docs/sources.md §6.1) as
  * time-weighted means and end values, the prefix cache hit rate, and the
  * interval's prompt and generation tokens and finished requests.
  *

@@ -215,7 +215,7 @@ static double load_rate(const struct cl_world *w, int source,
 
     switch (source) {
     case CL_SRC_OBJECT_STORE:
-        /* ServerlessLLM: 130 GB from remote storage at 5 GB/s (FACTS.md
+        /* ServerlessLLM: 130 GB from remote storage at 5 GB/s (docs/sources.md
          * §8.1). */
         return 5e9;
     case CL_SRC_NVME:
@@ -226,11 +226,12 @@ static double load_rate(const struct cl_world *w, int source,
         /* Each GPU pulls its shard over its own PCIe link. */
         return tp * (g != NULL ? g->pcie_bytes_per_s : 63e9);
     case CL_SRC_PEER_NVLINK:
-        /* NCCL reaches ~82% of NVLink line rate (370 of 450 GB/s, FACTS.md
-         * §2.3). */
+        /* NCCL reaches ~82% of NVLink line rate (370 of 450 GB/s,
+         * docs/sources.md §2.3). */
         return tp * 0.82 * (g != NULL ? g->nvlink_bytes_per_s : 450e9);
     default:
-        /* One NDR 400G NIC per GPU: 46-48 GB/s achieved (FACTS.md §2.3). */
+        /* One NDR 400G NIC per GPU: 46-48 GB/s achieved (docs/sources.md §2.3).
+         */
         return tp * 46e9;
     }
 }

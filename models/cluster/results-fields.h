@@ -91,7 +91,7 @@
       "the orchestrator's target at the interval's end")
 
 /* One replica over one interval, a row of the replica_series table, under
- * the names vLLM gives its Prometheus metrics (FACTS.md §6.1). Means are
+ * the names vLLM gives its Prometheus metrics (docs/sources.md §6.1). Means are
  * time-weighted over the whole interval (zero while the replica did not
  * exist), *_end fields are the gauges at the interval's end, tokens and
  * successes the interval's. X(name, type, col, unit, help): col is the

@@ -9,7 +9,7 @@
  * - least-outstanding: fewest outstanding requests, ties to the lowest
  *   slot. This is the join-shortest-queue rule the cluster always used
  *   (waiting + admitted), so it is the default and leaves every earlier
- *   result unchanged; Vidur calls it `lor` (FACTS.md §5.3). In a mixed
+ *   result unchanged; Vidur calls it `lor` (docs/sources.md §5.3). In a mixed
  *   cluster (pools[].deploy) the count is weighed by the replica's pool
  *   speed: fewest (outstanding + 1) / speed, as a heterogeneity-aware
  *   router weighs its backends; speeds are all 1 otherwise.
@@ -20,13 +20,13 @@
  *   slot. With no prefix cached anywhere it is least-outstanding. The
  *   load bound is our rule, in the spirit of the cache-aware routers of
  *   SGLang and llm-d (which also fall back to load balancing when replicas
- *   drift apart); their thresholds are not in FACTS.md, so the default (8
- *   requests) is an assumption.
+ *   drift apart); their thresholds are not in docs/sources.md, so the default
+ * (8 requests) is an assumption.
  * - random: uniform over the candidates, from the stream "routing" of the
- *   run's seed, so it perturbs no other stream (FACTS.md §5.3: Vidur's
+ *   run's seed, so it perturbs no other stream (docs/sources.md §5.3: Vidur's
  *   `random`).
  * - round-robin: the first candidate at or after the slot following the
- *   last pick, wrapping around (Vidur's default `round_robin`, FACTS.md
+ *   last pick, wrapping around (Vidur's default `round_robin`, docs/sources.md
  *   §5.3). Over a fixed set of n candidates every n picks visit each once.
  *
  * Cost per arrival: O(replicas), plus O(prompt blocks) per replica for

@@ -26,7 +26,7 @@ struct cl_session {
     int stepped; /* advanced to a finite time at least once */
 };
 
-/* vLLM's bounds (FACTS.md section 6.1; vllm/v1/metrics/loggers.py). */
+/* vLLM's bounds (docs/sources.md §6.1; vllm/v1/metrics/loggers.py). */
 static const double len_bounds[] = {1,     2,     5,     10,    20,   50,
                                     100,   200,   500,   1000,  2000, 5000,
                                     10000, 20000, 50000, 100000};

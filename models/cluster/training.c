@@ -148,8 +148,8 @@ static int min_replicas(const struct cl_training_report *out,
 }
 
 /* The recovery fields of the job: the state per GPU by ZeRO stage
- * (FACTS.md §12.3: bf16 weights 2 bytes a parameter, FP32 master and Adam
- * moments 12; gradients are recomputed, not moved), the scale-out link the
+ * (docs/sources.md §12.3: bf16 weights 2 bytes a parameter, FP32 master and
+ * Adam moments 12; gradients are recomputed, not moved), the scale-out link the
  * transfers cross, and the in-memory checkpoint interval (shrink, spare
  * only: restart keeps none, as before). */
 static void recovery_setup(const struct train_config *t,
@@ -255,7 +255,7 @@ int cl_training_run(const struct cl_scenario *s, const struct cl_run_opts *opts,
         return fail(d, s, out, "the layout does not fit", why);
     }
 
-    /* The checkpoint: FACTS.md §12.3's states, to storage or peers. */
+    /* The checkpoint: docs/sources.md §12.3's states, to storage or peers. */
     out->ckpt_bytes = train_ckpt_bytes((double)arch_params_total(out->arch));
     bw = t->checkpoint.bandwidth_bytes_per_s > 0
              ? t->checkpoint.bandwidth_bytes_per_s

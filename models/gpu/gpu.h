@@ -2,8 +2,8 @@
  * The GPU catalog: datasheet figures for each GPU kind the simulator knows,
  * one const entry per file (a100.c, b200.c, h100.c, ...) listed by table.c. All
  * quantities are SI base units (FLOP/s, bytes, bytes/s, ns, USD); peak FLOP/s
- * are dense (no 2:4 sparsity). Every figure cites FACTS.md, which cites the
- * datasheet or third-party reproduction it came from. Entries are immutable
+ * are dense (no 2:4 sparsity). Every figure cites docs/sources.md, which cites
+ * the datasheet or third-party reproduction it came from. Entries are immutable
  * and live for the whole program; lookups return borrowed pointers.
  * Single-threaded, no state.
  */
@@ -23,9 +23,10 @@ struct net_link;
 /* One GPU kind. Prices are defaults (on-demand, third-party snapshots with
  * a date in price_source) to be overridden by the scenario, never facts. */
 struct gpu_spec {
-    const char *name;       /* catalog key, lower case, e.g. "h200" */
-    const char *summary;    /* one line for --list-gpus, cites the source */
-    const char *source;     /* where the figures come from (FACTS.md section) */
+    const char *name;    /* catalog key, lower case, e.g. "h200" */
+    const char *summary; /* one line for --list-gpus, cites the source */
+    const char
+        *source; /* where the figures come from (docs/sources.md section) */
     double flops_bf16;      /* dense peak BF16 tensor FLOP/s */
     double flops_fp8;       /* dense peak FP8 tensor FLOP/s */
     double flops_int8;      /* dense peak INT8 tensor OP/s */
@@ -39,8 +40,9 @@ struct gpu_spec {
     double pcie_bytes_per_s;   /* host link, per direction */
     double price_usd_per_hour; /* default on-demand price of one GPU */
     const char *price_source;  /* provider, basis and date of the price */
-    /* Added with issue #3. Zero where the chip has none or FACTS.md gives
-     * no figure; a spec built from scratch may leave them zero or NULL. */
+    /* Added with issue #3. Zero where the chip has none or docs/sources.md
+     * gives no figure; a spec built from scratch may leave them zero or NULL.
+     */
     double flops_int4; /* dense peak INT4 tensor OP/s, 0 if none */
     double flops_fp4;  /* dense peak FP4 tensor FLOP/s, 0 if none */
     int pcie_gen;      /* host link PCIe generation, e.g. 5 */

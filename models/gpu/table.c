@@ -128,7 +128,7 @@ void gpu_intra_link(const struct gpu_spec *g, struct net_link *out)
 
     /* Without a class, assume a switched NVLink fabric: the common case of
      * an inline GPU, and NVLink4's measured efficiency is the only GPU
-     * fabric figure FACTS.md §2.3 has. */
+     * fabric figure docs/sources.md §2.3 has. */
     if (cls == NULL)
         cls = net_link_find("nvlink4");
     memset(out, 0, sizeof(*out));
@@ -141,7 +141,7 @@ void gpu_intra_link(const struct gpu_spec *g, struct net_link *out)
     out->mesh_peers = cls->mesh_peers;
     out->hw = cls->hw;
     /* A mesh: nvlink_bytes_per_s is the sum over the peer links (MI300X
-     * 7 x 64 GB/s = 448 GB/s, FACTS.md §1.1), one link per pair. */
+     * 7 x 64 GB/s = 448 GB/s, docs/sources.md §1.1), one link per pair. */
     out->bytes_per_s = cls->mesh_peers > 0
                            ? g->nvlink_bytes_per_s / cls->mesh_peers
                            : g->nvlink_bytes_per_s;

@@ -2,7 +2,7 @@
  * Parallel layouts: memory, traffic, bubble and step time per layout. Every
  * formula and its source (docs/layouts.md has them all in one place):
  *
- * - Parameters per layer, by kind (FACTS.md §4.2): the attention of one
+ * - Parameters per layer, by kind (docs/sources.md §4.2): the attention of one
  *   layer is what is left of arch_params_always_read() after the embedding
  *   or head, the final norm, the dense MLPs (3 h f), the MoE layers' router
  *   and shared experts and the norms (2 h a layer). Layers go to pipeline
@@ -16,22 +16,22 @@
  *   of a model). Serving layouts that pass take the step-time model's
  *   figures instead (perf_replica_init(), which replicates norms, router
  *   and MLA's down-projections), so that table and simulator agree.
- * - KV cache per GPU per token (FACTS.md §4.3): GQA heads split over tp,
+ * - KV cache per GPU per token (docs/sources.md §4.3): GQA heads split over tp,
  *   one head per rank (replicated) once tp > kv_heads; the MLA latent
  *   replicated on every tp rank; only the stage's layers. Capacity =
  *   floor((util HBM - weights - reserve) / KV bytes per token), the reserve
  *   being the step-time model's PERF_RESERVE_BYTES_PER_GPU (used here to
  *   tell a KV refusal from another one; the figures are perf's).
- * - Training states (FACTS.md §12.3): mixed-precision Adam, 2 + 2 + 12
+ * - Training states (docs/sources.md §12.3): mixed-precision Adam, 2 + 2 + 12
  *   bytes per parameter, split by ZeRO stage over the data-parallel ranks
  *   that hold the same parameters: dp for the non-routed ones, dp tp /
  *   max(tp, ep) for the routed experts.
- * - Activations (FACTS.md §12.2, Korthikanti et al.): per layer s b h times
- *   the table's factor for the TP / SP / recomputation case, with the
+ * - Activations (docs/sources.md §12.2, Korthikanti et al.): per layer s b h
+ * times the table's factor for the TP / SP / recomputation case, with the
  *   per-tensor constant c recomputed for the model as §12.2 asks (see
  *   layout_act_constant()). With 1F1B stage i holds min(p - i, m)
  *   micro-batches (§12.2: the first stage holds p).
- * - Traffic (FACTS.md §3.2, standard Megatron accounting): tp two
+ * - Traffic (docs/sources.md §3.2, standard Megatron accounting): tp two
  *   all-reduces per layer forward and two backward of tokens h 2 bytes, or
  *   with sequence parallelism an all-gather and a reduce-scatter in place of
  *   each; pp one send of tokens h 2 bytes per micro-batch per boundary each
@@ -40,8 +40,8 @@
  *   ZeRO-3 a reduce-scatter plus two all-gathers (3 Psi, 1.5x, §12.3); ep a
  *   dispatch and a combine all-to-all per MoE layer of k h 2 bytes per
  *   token. Full recomputation repeats the forward collectives. Times come
- *   from net_coll_ns() over the group's topology (FACTS.md §3.2-3.4).
- * - Training compute (FACTS.md §12.1, §4.4): 3 passes (2N forward + 4N
+ *   from net_coll_ns() over the group's topology (docs/sources.md §3.2-3.4).
+ * - Training compute (docs/sources.md §12.1, §4.4): 3 passes (2N forward + 4N
  *   backward per token) of the stage's linear FLOPs at the dtype's peak
  *   times eff_compute (by default the calibration's GEMM efficiency at a
  *   micro-batch's rows, perf_gemm_eff()) and of the causal attention FLOPs
@@ -96,15 +96,15 @@
 
 #define NS_PER_S 1e9
 
-/* Bytes of one activation element crossing a link: bf16 (FACTS.md §3.2
+/* Bytes of one activation element crossing a link: bf16 (docs/sources.md §3.2
  * counts tokens * h * bytes; training and serving activations are 16-bit). */
 #define ACT_BYTES 2.0
 
-/* Bytes of one gradient element reduced across dp: bf16 (FACTS.md §12.3,
+/* Bytes of one gradient element reduced across dp: bf16 (docs/sources.md §12.3,
  * 2 Psi per step). */
 #define GRAD_BYTES 2.0
 
-/* Bytes per parameter held for training (FACTS.md §12.3): bf16 weights,
+/* Bytes per parameter held for training (docs/sources.md §12.3): bf16 weights,
  * bf16 gradients, FP32 master weights, momentum and variance (K = 12). */
 #define ZERO_W 2.0
 #define ZERO_G 2.0
@@ -165,7 +165,7 @@ double layout_bubble(int pp, int micro_batches)
 {
     if (pp <= 1 || micro_batches < 1)
         return 0.0;
-    /* FACTS.md §12.4: bubble / ideal = (p - 1) / m; as a fraction of the
+    /* docs/sources.md §12.4: bubble / ideal = (p - 1) / m; as a fraction of the
      * step (ideal + bubble) it is (p - 1) / (m + p - 1). */
     return (double)(pp - 1) / (double)(micro_batches + pp - 1);
 }
@@ -176,7 +176,7 @@ double layout_bubble_interleaved(int pp, int micro_batches, int chunks)
         return layout_bubble(pp, micro_batches);
     if (pp <= 1 || micro_batches < 1)
         return 0.0;
-    /* FACTS.md §12.4: bubble / ideal = (p - 1) / (v m). */
+    /* docs/sources.md §12.4: bubble / ideal = (p - 1) / (v m). */
     return (double)(pp - 1) /
            ((double)chunks * micro_batches + (double)(pp - 1));
 }
@@ -188,7 +188,7 @@ double layout_zero_bytes(double params, int zero, int nd, double *weights,
 
     if (zero < 0 || zero > 3 || nd < 1)
         return -1.0;
-    /* FACTS.md §12.3: P_os shards the optimizer states, P_os+g also the
+    /* docs/sources.md §12.3: P_os shards the optimizer states, P_os+g also the
      * gradients, P_os+g+p also the parameters. */
     if (zero >= 1)
         o /= nd;
@@ -209,9 +209,9 @@ double layout_act_constant(const struct arch_spec *a, int moe_layer)
 {
     double h = a->hidden, q, k, v, o, attn, mlp;
 
-    /* FACTS.md §12.2 counts, for a GPT layer in bytes per s*b*h: attention
-     * 11 = QKV input 2 + Q and K 4 + V 2 + output-projection input 2 +
-     * dropout mask 1 (the 5as/h scores term apart); MLP 19 = input 2 + GELU
+    /* docs/sources.md §12.2 counts, for a GPT layer in bytes per s*b*h:
+     * attention 11 = QKV input 2 + Q and K 4 + V 2 + output-projection input 2
+     * + dropout mask 1 (the 5as/h scores term apart); MLP 19 = input 2 + GELU
      * input 8 + GELU output 8 + dropout mask 1; two LayerNorm inputs 4;
      * c = 34. §12.2 asks the constant to be recomputed for other MLPs; the
      * same per-tensor count here (derived): */
@@ -239,7 +239,7 @@ double layout_act_constant(const struct arch_spec *a, int moe_layer)
          * expert the SwiGLU tensors below, dropout mask 1. */
         mlp = 2.0 + 2.0 * kx + 8.0 * width / h + 1.0;
     } else if (a->mlp == ARCH_MLP_PLAIN) {
-        /* GELU MLP of width f (FACTS.md §12.2's GPT case): input 2; up's
+        /* GELU MLP of width f (docs/sources.md §12.2's GPT case): input 2; up's
          * output and gelu's (the down projection's input), 2 bytes each by
          * f/h: 4 f / h; dropout mask 1 (19 for f = 4h). */
         mlp = 2.0 + 4.0 * a->ffn / h + 1.0;
@@ -262,7 +262,7 @@ double layout_act_bytes_per_layer(const struct arch_spec *a, int moe_layer,
         recompute < LAYOUT_RECOMPUTE_NONE || recompute > LAYOUT_RECOMPUTE_FULL)
         return -1.0;
     sbh = seq * micro_batch * a->hidden;
-    /* FACTS.md §12.2, full recomputation: only the layer input, 2sbh. */
+    /* docs/sources.md §12.2, full recomputation: only the layer input, 2sbh. */
     if (recompute == LAYOUT_RECOMPUTE_FULL)
         return 2.0 * sbh;
     c = layout_act_constant(a, moe_layer);
@@ -271,8 +271,8 @@ double layout_act_bytes_per_layer(const struct arch_spec *a, int moe_layer,
     scores = recompute == LAYOUT_RECOMPUTE_SELECTIVE
                  ? 0.0
                  : 5.0 * a->heads * seq / (a->hidden * t);
-    /* FACTS.md §12.2: with sequence parallelism everything splits over t;
-     * without it the "10" (norm inputs 4, dropout masks 2, sub-layer inputs
+    /* docs/sources.md §12.2: with sequence parallelism everything splits over
+     * t; without it the "10" (norm inputs 4, dropout masks 2, sub-layer inputs
      * 4) is replicated on every rank. t = 1 gives c + 5as/h. */
     if (seq_parallel && tp > 1)
         return sbh * (c / t + scores);
@@ -281,7 +281,7 @@ double layout_act_bytes_per_layer(const struct arch_spec *a, int moe_layer,
 
 /* ---- model split ---- */
 
-/* Parameters of one layer by part, and of the ends (FACTS.md §4.2). */
+/* Parameters of one layer by part, and of the ends (docs/sources.md §4.2). */
 struct split {
     double attn;          /* attention of one layer, projections and indexer */
     double dense;         /* dense MLP and norms of one dense layer */
@@ -357,7 +357,7 @@ static void stage_params(const struct split *sp, const struct stage *st,
 }
 
 /* Parameters that multiply per token on a stage (linear FLOPs / 2): no
- * embedding lookup, k routed experts (FACTS.md §4.4). */
+ * embedding lookup, k routed experts (docs/sources.md §4.4). */
 static double stage_active(const struct split *sp, const struct stage *st,
                            double h)
 {
@@ -688,7 +688,7 @@ static int structure_ok(const struct layout_setup *s, const struct layout *l,
 
 /* ---- serving ---- */
 
-/* KV bytes per token per GPU for one layer (FACTS.md §4.3). */
+/* KV bytes per token per GPU for one layer (docs/sources.md §4.3). */
 static double kv_layer_per_gpu(const struct layout_setup *s, int tp)
 {
     const struct arch_spec *a = s->arch;
@@ -701,7 +701,7 @@ static double kv_layer_per_gpu(const struct layout_setup *s, int tp)
     return tp >= a->kv_heads ? full / a->kv_heads : full / tp;
 }
 
-/* Tensor-parallel collectives of one forward pass over a stage (FACTS.md
+/* Tensor-parallel collectives of one forward pass over a stage (docs/sources.md
  * §3.2): two per layer (attention output, MLP output). A MoE layer under
  * ep > 1 keeps only the attention one: its combine all-to-all returns each
  * token's expert outputs to the rank that owns it (derived). */
@@ -711,7 +711,7 @@ static double tp_calls_per_pass(const struct layout *l, const struct stage *st)
 }
 
 /* The tp all-reduces, ep all-to-alls and pp sends of one serving
- * iteration of tokens on stage st (FACTS.md §3.2; forward only). Adds to
+ * iteration of tokens on stage st (docs/sources.md §3.2; forward only). Adds to
  * tr; returns the stage's time, or -1 when a group cannot communicate. */
 static double serve_comm(const struct layout_setup *s, const struct layout *l,
                          const struct stage *st, int stage_idx, double tokens,
@@ -726,7 +726,7 @@ static double serve_comm(const struct layout_setup *s, const struct layout *l,
                       tp_calls_per_pass(l, st), act);
     sum += tr[LAYOUT_TR_TP].time_ns - t0;
     /* Each tp rank dispatches its 1/tp of the tokens to k experts and gets
-     * them back (FACTS.md §3.2, k h bytes each way). */
+     * them back (docs/sources.md §3.2, k h bytes each way). */
     t0 = tr[LAYOUT_TR_EP].time_ns;
     rc |= traffic_add(
         s, &tr[LAYOUT_TR_EP], NET_ALLTOALL, l->ep, 1, 0, 2.0 * st->moe,
@@ -864,7 +864,7 @@ static void eval_serving(const struct layout_setup *s, const struct layout *l,
                            sizeof(why));
     if (rc != 0) {
         /* Below one block of KV (PERF_MIN_KV_TOKENS, vLLM's block_size,
-         * FACTS.md §5.1) by our own count: a KV refusal. */
+         * docs/sources.md §5.1) by our own count: a KV refusal. */
         if (cap < PERF_MIN_KV_TOKENS)
             say(r, LAYOUT_NO_KV, "%s", why);
         else
@@ -933,7 +933,7 @@ static double interleave_act_factor(const struct layout *l)
  * (read 2h, write h each, 12h), split over tp under sequence parallelism
  * and replicated otherwise; the gated MLP's activation (read 2f, write f
  * at 2 bytes, 6f / tp) for f the dense width or the active experts'
- * widths. A derived count (the tensors of FACTS.md §12.2's "10" and the
+ * widths. A derived count (the tensors of docs/sources.md §12.2's "10" and the
  * SwiGLU MLP); rotary embeddings and dropout are not counted. */
 static double elem_bytes_per_token(const struct arch_spec *a, int moe_layer,
                                    int tp, int sp_on)
@@ -966,15 +966,15 @@ static void train_stage_mem(const struct layout_setup *s,
     int inflight = l->pp - i < l->micro_batches ? l->pp - i : l->micro_batches;
 
     stage_params(sp, st, a->hidden, &nonrouted, &routed);
-    /* FACTS.md §12.3 over the ranks holding the same shard: dp for the
+    /* docs/sources.md §12.3 over the ranks holding the same shard: dp for the
      * non-routed parameters, dp tp / max(tp, ep) for the routed experts. */
     layout_zero_bytes(nonrouted / l->tp, l->zero, l->dp, &m->w, &m->g, &m->o);
     layout_zero_bytes(routed / ed, l->zero, l->dp * l->tp / ed, &w, &g, &o);
     m->w += w;
     m->g += g;
     m->o += o;
-    /* FACTS.md §12.2: with 1F1B stage i holds min(p - i, m) micro-batches
-     * of its layers (the first stage p, i.e. L layers' worth). */
+    /* docs/sources.md §12.2: with 1F1B stage i holds min(p - i, m)
+     * micro-batches of its layers (the first stage p, i.e. L layers' worth). */
     m->act = inflight * interleave_act_factor(l) *
              (st->dense * layout_act_bytes_per_layer(
                               a, 0, (double)s->seq_tokens, micro_batch, l->tp,
@@ -1012,7 +1012,7 @@ static double train_memory(const struct layout_setup *s, const struct layout *l,
 }
 
 /* The data-parallel collectives of one step for a stage's parameters
- * (FACTS.md §3.2, §12.3): ZeRO-0 an all-reduce of the bf16 gradients,
+ * (docs/sources.md §3.2, §12.3): ZeRO-0 an all-reduce of the bf16 gradients,
  * ZeRO-1/2 a reduce-scatter of them plus an all-gather of the updated bf16
  * weights (the same 2 Psi), ZeRO-3 one more all-gather (3 Psi). */
 static int train_dp(const struct layout_setup *s, const struct layout *l,
@@ -1059,7 +1059,7 @@ static int train_stage_time(const struct layout_setup *s,
     double pass_lin = 3.0, pass_attn = 3.0, passes, calls, nonrouted, routed;
     double elem, shard;
     /* fp8 GEMMs at the fp8 peak, dequantised to bf16 on a GPU without
-     * one (A100, FACTS.md §1.1), as the step-time model does. */
+     * one (A100, docs/sources.md §1.1), as the step-time model does. */
     double peak_lin = s->dtype == CL_DTYPE_FP8 && g->flops_fp8 > 0
                           ? g->flops_fp8
                           : g->flops_bf16;
@@ -1067,9 +1067,9 @@ static int train_stage_time(const struct layout_setup *s,
     int ed = l->tp > l->ep ? l->tp : l->ep, block = l->tp * l->dp, rc = 0;
 
     stage_of(a, l->pp, i, &st);
-    /* FACTS.md §12.1/§4.4: forward 2 N per token and the causal attention
-     * pairs s (s + 1) / 2 per sequence; backward twice the forward; full
-     * recomputation one more forward (96 vs 72), selective one more of the
+    /* docs/sources.md §12.1/§4.4: forward 2 N per token and the causal
+     * attention pairs s (s + 1) / 2 per sequence; backward twice the forward;
+     * full recomputation one more forward (96 vs 72), selective one more of the
      * attention core. */
     lin = 2.0 * tokens * stage_active(sp, &st, h);
     attn = arch_attn_flops_per_pair(a, 0) * ((double)st.layers / a->layers) *
@@ -1096,7 +1096,7 @@ static int train_stage_time(const struct layout_setup *s,
                (s->calib.elem_eff_memory * g->hbm_bytes_per_s);
     *compute_ns += *elem_ns;
 
-    /* FACTS.md §3.2: the forward collectives again backward; full
+    /* docs/sources.md §3.2: the forward collectives again backward; full
      * recomputation repeats the forward ones (passes 3 instead of 2). */
     passes = recompute == LAYOUT_RECOMPUTE_FULL ? 3.0 : 2.0;
     calls = m * passes * tp_calls_per_pass(l, &st);
@@ -1118,7 +1118,7 @@ static int train_stage_time(const struct layout_setup *s,
                     m * passes * 2.0 * st.moe,
                     tokens / l->tp * a->moe.experts_per_token * h * ACT_BYTES);
     t0 += tr[LAYOUT_TR_EP].time_ns;
-    /* FACTS.md §3.2: one send of tokens h 2 bytes per micro-batch per
+    /* docs/sources.md §3.2: one send of tokens h 2 bytes per micro-batch per
      * boundary each way: activations forward, gradients backward. */
     /* Interleaving sends each micro-batch v times across the pipeline
      * (§12.4: v times the pipeline communication). */
@@ -1258,7 +1258,7 @@ static void eval_training(const struct layout_setup *s, struct layout *l,
         if (opt > optim_max)
             optim_max = opt;
     }
-    /* FACTS.md §12.4, 1F1B: (m + p - 1) micro-batch slots of the slowest
+    /* docs/sources.md §12.4, 1F1B: (m + p - 1) micro-batch slots of the slowest
      * stage = ideal / (1 - bubble), interleaved (m + (p - 1) / v) slots
      * (each chunk's slot is 1 / v of a micro-batch's time); then the dp
      * collectives that overlap does not hide and the optimizer step. The
@@ -1295,7 +1295,7 @@ static void eval_training(const struct layout_setup *s, struct layout *l,
     r->comm_ns = l->micro_batches * slow_comm + r->dp_exposed_ns;
     r->step_ns = slots * slow + r->dp_exposed_ns + r->optim_ns;
     r->tokens_per_s = (double)s->batch * s->seq_tokens * NS_PER_S / r->step_ns;
-    /* FACTS.md §12.1: MFU counts 6 N plus attention per token, at the
+    /* docs/sources.md §12.1: MFU counts 6 N plus attention per token, at the
      * dense bf16 peak, without recomputation. */
     flops = 3.0 * (double)s->batch *
             ((double)arch_linear_flops_per_token(a) * s->seq_tokens +
@@ -1303,7 +1303,7 @@ static void eval_training(const struct layout_setup *s, struct layout *l,
                  (s->seq_tokens + 1.0) / 2.0);
     r->model_flops = flops;
     r->mfu = flops / (r->step_ns / NS_PER_S * s->gpus * g->flops_bf16);
-    /* FACTS.md §12.1: HFU counts the recomputed passes too (4/3 MFU for
+    /* docs/sources.md §12.1: HFU counts the recomputed passes too (4/3 MFU for
      * full recomputation of the linear FLOPs). */
     r->hfu = (flops + (rc_try == LAYOUT_RECOMPUTE_FULL ? flops / 3.0 : 0.0) +
               (rc_try == LAYOUT_RECOMPUTE_SELECTIVE
@@ -1339,7 +1339,7 @@ int layout_setup_init(struct layout_setup *s, const struct arch_spec *a,
         s->batch = LAYOUT_DEFAULT_GLOBAL_BATCH_SEQS;
     } else {
         /* vLLM's max_num_seqs and max_num_batched_tokens rules for g
-         * (FACTS.md §5.1). */
+         * (docs/sources.md §5.1). */
         s->batch = perf_default_max_num_seqs(g);
         s->prefill_tokens = perf_default_max_num_batched_tokens(g);
     }

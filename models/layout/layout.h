@@ -11,7 +11,7 @@
  * consecutive ranks of one stage's tp x dp block. Serving layouts are priced
  * by the step-time model (models/perf/roofline.h) and keep tp within a
  * node; training is priced here. Bytes, FLOPs and times are doubles (times
- * in ns); every formula cites FACTS.md §3.2, §4 or §12 here, in layout.c
+ * in ns); every formula cites docs/sources.md §3.2, §4 or §12 here, in layout.c
  * and in docs/layouts.md. The caller owns every struct; catalog entries are
  * borrowed. Pure functions, single-threaded, no state.
  */
@@ -31,8 +31,8 @@ enum layout_mode {
     LAYOUT_TRAINING,
 };
 
-/* Activation recomputation (Korthikanti et al. via FACTS.md §12.2). AUTO is
- * an input only: the least recomputation with which the layout fits. */
+/* Activation recomputation (Korthikanti et al. via docs/sources.md §12.2). AUTO
+ * is an input only: the least recomputation with which the layout fits. */
 enum layout_recompute {
     LAYOUT_RECOMPUTE_NONE,
     LAYOUT_RECOMPUTE_SELECTIVE, /* attention core recomputed */
@@ -42,7 +42,7 @@ enum layout_recompute {
 
 /* The reference batch of a training step when nothing says otherwise: a
  * global batch of 1,024 sequences of 4,096 tokens (4M tokens, Llama 2's
- * batch, FACTS.md §4.1); serving's decode context is also 4,096 tokens.
+ * batch, docs/sources.md §4.1); serving's decode context is also 4,096 tokens.
  * The scenario's training.seq and training.global_batch defaults. Plain
  * literals (a row's default text). */
 #define LAYOUT_DEFAULT_SEQ_TOKENS 4096
@@ -58,13 +58,13 @@ struct layout {
                           above 1 a multiple of tp dividing the expert
                           slots (routed + the setup's redundant) and
                           tp * dp */
-    int zero;          /* training: ZeRO stage 0..3 (FACTS.md §12.3) */
+    int zero;          /* training: ZeRO stage 0..3 (docs/sources.md §12.3) */
     int micro_batches; /* training: m per dp rank per step; 0 = one
                           sequence per micro-batch (m = batch / dp) */
     int recompute;     /* training: enum layout_recompute */
     int seq_parallel;  /* training: 1 on, 0 off, -1 on whenever tp > 1 */
     int chunks;        /* training: model chunks per GPU of the interleaved
-                          1F1B schedule (v, FACTS.md §12.4); 0 or 1 is
+                          1F1B schedule (v, docs/sources.md §12.4); 0 or 1 is
                           plain 1F1B; above 1 needs pp > 1 and micro-batches
                           a multiple of pp */
 };
@@ -106,7 +106,7 @@ struct layout_setup {
     /* Training: fractions of the tensor/sequence-parallel and of the
      * expert all-to-all time hidden behind a micro-batch's compute, [0, 1]
      * (Megatron-LM's --tp-comm-overlap; DeepSeek-V3's DualPipe overlaps
-     * the all-to-alls, FACTS.md §12.4); at most the compute is hidden.
+     * the all-to-alls, docs/sources.md §12.4); at most the compute is hidden.
      * 0, the default, exposes them all. */
     double tp_overlap;
     double ep_overlap;
@@ -114,7 +114,7 @@ struct layout_setup {
      * backward of every micro-batch and reduce-scatters its gradients (3
      * Psi per micro-batch: what FSDP and DeepSpeed do with gradient
      * accumulation, since the whole parameters are never resident); 0,
-     * the default, counts the ZeRO paper's 3 Psi per step (FACTS.md
+     * the default, counts the ZeRO paper's 3 Psi per step (docs/sources.md
      * §12.3), i.e. one gather kept across the micro-batches. */
     int zero3_regather;
     /* Serving: the step-time model's expert-parallel and decoding knobs
@@ -151,7 +151,7 @@ struct layout_traffic {
     int ranks;          /* group size; 0 when the kind is absent */
     double collectives; /* calls per step per GPU */
     double wire_bytes;  /* bytes one GPU sends per step: the busbw factor
-                           (FACTS.md §3.3) times each call's size */
+                           (docs/sources.md §3.3) times each call's size */
     double time_ns;     /* per step, from net_coll_ns() */
     int crosses_nodes;  /* 1 if the group spans nodes */
     const char *link;   /* name of the slowest link crossed, static */
@@ -253,11 +253,11 @@ struct layout_result {
  * its intra-node link and ib-ndr between nodes), the model's released
  * weight dtype (bf16 when training), a bf16 KV cache,
  * gpu_memory_utilization 0.9 (the scenario schema's default, vLLM's 0.90,
- * FACTS.md §5.1), eff_compute 0 (calibrated), tp across nodes allowed;
+ * docs/sources.md §5.1), eff_compute 0 (calibrated), tp across nodes allowed;
  * serving: perf_default_max_num_seqs(g) decode sequences per dp rank at a
  * context of 4,096 and a prefill of 8,192 tokens (vLLM's API-server token
- * budget on >= 70 GiB GPUs, FACTS.md §5.1); training: a global batch of
- * 1,024 sequences of 4,096 tokens (4M tokens, Llama 2's batch, FACTS.md
+ * budget on >= 70 GiB GPUs, docs/sources.md §5.1); training: a global batch of
+ * 1,024 sequences of 4,096 tokens (4M tokens, Llama 2's batch, docs/sources.md
  * §4.1). Returns 0, or SIM_EINVAL (s zeroed) for a NULL entry, gpus < 1 or
  * an unknown mode.
  */
@@ -300,24 +300,24 @@ int layout_result_cmp(const void *a, const void *b);
 int layout_best(const struct layout_setup *s, struct layout_result *out);
 
 /* The 1F1B (and GPipe) pipeline bubble as a fraction of the step,
- * (p - 1) / (m + p - 1): FACTS.md §12.4 gives bubble / ideal = (p - 1) / m,
- * and the step is ideal + bubble. 0 for p <= 1 or m < 1. */
+ * (p - 1) / (m + p - 1): docs/sources.md §12.4 gives bubble / ideal = (p - 1) /
+ * m, and the step is ideal + bubble. 0 for p <= 1 or m < 1. */
 double layout_bubble(int pp, int micro_batches);
 
 /* The interleaved 1F1B bubble with v model chunks per GPU as a fraction of
- * the step, (p - 1) / (v m + p - 1): FACTS.md §12.4 gives bubble / ideal =
- * (p - 1) / (v m). v <= 1 is layout_bubble(). 0 for p <= 1 or m < 1. */
+ * the step, (p - 1) / (v m + p - 1): docs/sources.md §12.4 gives bubble / ideal
+ * = (p - 1) / (v m). v <= 1 is layout_bubble(). 0 for p <= 1 or m < 1. */
 double layout_bubble_interleaved(int pp, int micro_batches, int chunks);
 
 /* Bytes one Adam step reads and writes per parameter of the optimizer
- * shard (mixed precision, FACTS.md §12.3): FP32 master, momentum and
+ * shard (mixed precision, docs/sources.md §12.3): FP32 master, momentum and
  * variance read and written (24), the bf16 gradient read (2) and the bf16
  * weight written (2): 28. */
 #define LAYOUT_ADAM_BYTES_PER_PARAM 28.0
 
 /* Bytes of model states one GPU holds for params parameters under ZeRO
  * stage zero (0..3) over nd data-parallel ranks, mixed-precision Adam
- * (FACTS.md §12.3, K = 12): 16 params at stage 0; 4 params + 12 params /
+ * (docs/sources.md §12.3, K = 12): 16 params at stage 0; 4 params + 12 params /
  * nd at stage 1; 2 params + 14 params / nd at stage 2; 16 params / nd at
  * stage 3. weights, grads and optim, if not NULL, receive the three parts.
  * Returns -1.0 for a stage outside 0..3 or nd < 1. */
@@ -325,8 +325,8 @@ double layout_zero_bytes(double params, int zero, int nd, double *weights,
                          double *grads, double *optim);
 
 /* Activation bytes one transformer layer of a keeps per micro-batch of
- * micro_batch sequences of seq tokens on one of tp ranks (FACTS.md §12.2,
- * Korthikanti et al.), with the per-tensor constant recomputed for a's
+ * micro_batch sequences of seq tokens on one of tp ranks (docs/sources.md
+ * §12.2, Korthikanti et al.), with the per-tensor constant recomputed for a's
  * attention and SwiGLU or MoE MLP (moe_layer != 0 for a MoE layer):
  * none: sbh (10 + (c - 10) / t + 5as / (ht)), or with sequence parallelism
  * sbh (c / t + 5as / (ht)); selective: the same without the 5as/(ht)
@@ -336,7 +336,7 @@ double layout_act_bytes_per_layer(const struct arch_spec *a, int moe_layer,
                                   int seq_parallel, int recompute);
 
 /* The per-tensor constant c of layout_act_bytes_per_layer(): 34 for the
- * GPT layer of FACTS.md §12.2, derived for a's attention and MLP. */
+ * GPT layer of docs/sources.md §12.2, derived for a's attention and MLP. */
 double layout_act_constant(const struct arch_spec *a, int moe_layer);
 
 /* Writes l compactly, e.g. "dp2 tp8 pp1 ep16" (serving) or "dp4 tp4 pp1

@@ -1,9 +1,9 @@
 /*
  * Collective costs: alpha-beta formulas for ring and tree algorithms over
  * one link class (Thakur, Rabenseifner & Gropp, IJHPCA 2005, and
- * Patarasuk & Yuan 2009, via FACTS.md §3.2), the tree forms NCCL's tuner
- * uses (NVIDIA/nccl @ 5067397c src/graph/tuning.cc via FACTS.md §3.4), and
- * their two-level (hierarchical) decomposition for groups spanning nodes.
+ * Patarasuk & Yuan 2009, via docs/sources.md §3.2), the tree forms NCCL's tuner
+ * uses (NVIDIA/nccl @ 5067397c src/graph/tuning.cc via docs/sources.md §3.4),
+ * and their two-level (hierarchical) decomposition for groups spanning nodes.
  *
  * With p ranks, n bytes, alpha the link's per-step latency and B the
  * achieved per-GPU bandwidth (net_link_gpu_bytes_per_s()), one level costs:
@@ -11,21 +11,19 @@
  *   all-reduce      ring 2(p-1)a + 2(p-1)/p n/B
  *                   tree 2 lg(p) a + 2 n/B  (NCCL double binary tree: the
  *                        reduce and broadcast halves each push n through
- *                        every GPU; NCCL's algBw = busBw / 2, FACTS.md §3.4)
- *   all-gather,     ring (p-1)a + (p-1)/p n/B
- *   reduce-scatter  tree lg(p) a + (p-1)/p n/(0.75 B)  (recursive doubling
- *                        or halving, Thakur et al.; 0.75 is NCCL's PAT
- *                        bandwidth factor, FACTS.md §3.4)
- *   all-to-all      (p-1)a + (p-1)/p n/B  (pairwise, the only algorithm)
- *   broadcast       ring (p-1)a + n/B  (pipelined chain, as NCCL's ring)
- *                   tree lg(p) (a + n/B)  (binomial)
- *   send/recv       a + n/B  (every rank to its neighbour at once)
+ *                        every GPU; NCCL's algBw = busBw / 2, docs/sources.md
+ * §3.4) all-gather,     ring (p-1)a + (p-1)/p n/B reduce-scatter  tree lg(p) a
+ * + (p-1)/p n/(0.75 B)  (recursive doubling or halving, Thakur et al.; 0.75 is
+ * NCCL's PAT bandwidth factor, docs/sources.md §3.4) all-to-all      (p-1)a +
+ * (p-1)/p n/B  (pairwise, the only algorithm) broadcast       ring (p-1)a + n/B
+ * (pipelined chain, as NCCL's ring) tree lg(p) (a + n/B)  (binomial) send/recv
+ * a + n/B  (every rank to its neighbour at once)
  *
  * lg(p) is ceil(log2 p). A group of N nodes x k ranks (k = the ranks of the
  * group per node) is hierarchical: all-reduce is an intra-node
  * reduce-scatter, an all-reduce of n/k per GPU among the N nodes (ring or
- * tree as asked), and an intra-node all-gather (FACTS.md §3.2); all-gather
- * is an inter-node all-gather of n/k followed by an intra-node one;
+ * tree as asked), and an intra-node all-gather (docs/sources.md §3.2);
+ * all-gather is an inter-node all-gather of n/k followed by an intra-node one;
  * reduce-scatter the mirror; all-to-all sends (k-1)/p of n inside the node
  * and (p-k)/p over the network; broadcast runs along the node leaders then
  * inside each node. The phases are chunk-pipelined, as NCCL's are, so the
@@ -34,10 +32,10 @@
  * inter-node bandwidth of a GPU is one NIC's when nics_per_node >= k,
  * else nics_per_node / k of one (rails shared); a GPU never drives more
  * than one NIC ("Alltoall cannot aggregate the bandwidth of multiple
- * NICs", FACTS.md §2.3).
+ * NICs", docs/sources.md §2.3).
  *
  * Protocols (NCCL's tuner, NVIDIA/nccl @ 5067397c src/graph/tuning.cc via
- * FACTS.md §2.2 and §3.4): every call pays NCCL's base latency of its
+ * docs/sources.md §2.2 and §3.4): every call pays NCCL's base latency of its
  * algorithm and protocol once (Ring LL 6.6, LL128 14.0, Simple 8.4 us;
  * Tree 6.8, 14.0, 8.4), each step the protocol's hardware latency of the
  * link's class (Ring NVLink 0.6 / 1.9 / 3.4, PCIe 1.0 / 2.5 / 5.7, network
@@ -63,12 +61,12 @@
 #include "base/errors.h"
 #include "sim/time.h"
 
-/* NCCL's PAT bandwidth factor (FACTS.md §3.4). */
+/* NCCL's PAT bandwidth factor (docs/sources.md §3.4). */
 #define PAT_BW_FACTOR 0.75
 
 /* NCCL's per-step hardware latency in us, [tree][enum net_hw][enum
  * net_proto], and base latency per call in us, [tree][enum net_proto]
- * (NVIDIA/nccl @ 5067397c src/graph/tuning.cc, FACTS.md §2.2). */
+ * (NVIDIA/nccl @ 5067397c src/graph/tuning.cc, docs/sources.md §2.2). */
 static const double hw_lat_us[2][3][NET_PROTO_COUNT] = {
     {{0.6, 1.9, 3.4}, {1.0, 2.5, 5.7}, {2.7, 4.0, 14.0}},
     {{0.6, 1.25, 4.0}, {1.0, 1.9, 4.0}, {5.0, 8.5, 14.0}},
@@ -79,7 +77,7 @@ static const double base_lat_us[2][NET_PROTO_COUNT] = {
 };
 
 /* The share of the link's (Simple) bandwidth each protocol reaches,
- * [tree][proto] (FACTS.md §3.4); Tree LL128 across nodes is 120/128. */
+ * [tree][proto] (docs/sources.md §3.4); Tree LL128 across nodes is 120/128. */
 static const double proto_bw[2][NET_PROTO_COUNT] = {
     {0.5, 0.92, 1.0},
     {1.0 / 3.8, 7.0 / 9.0, 1.0},

@@ -3,8 +3,8 @@
  * one link class, and of NCCL-style collectives over a group of GPUs that
  * may span nodes. A link class is a latency (alpha, per step) and a
  * per-direction bandwidth; a topology says which class joins two GPUs of one
- * node and which joins two nodes. Every figure cites FACTS.md §2 and the
- * formulas FACTS.md §3.2-3.4; see docs/hardware.md.
+ * node and which joins two nodes. Every figure cites docs/sources.md §2 and the
+ * formulas docs/sources.md §3.2-3.4; see docs/hardware.md.
  *
  * All quantities are SI (bytes, bytes/s) with times in ns as doubles;
  * callers round. Entries are immutable and static; lookups return borrowed
@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 /* NCCL's hardware-latency class of a link (NVIDIA/nccl @ 5067397c
- * src/graph/tuning.cc hwLat[], FACTS.md §2.2): it selects the per-step
+ * src/graph/tuning.cc hwLat[], docs/sources.md §2.2): it selects the per-step
  * latency of each protocol. */
 enum net_hw {
     NET_HW_NVLINK, /* NVLink, xGMI */
@@ -34,8 +34,8 @@ struct net_link {
     /* Added for meshes: 0 when each GPU reaches the others through one
      * port of bytes_per_s (a switch, a bus, a NIC); k > 0 when the GPUs of
      * a node form a full mesh with one link of bytes_per_s per peer pair
-     * and k links per GPU (MI300X xGMI, FACTS.md §1.1). Collectives over a
-     * group of g GPUs of a mesh use min(g - 1, k) links per GPU at once. */
+     * and k links per GPU (MI300X xGMI, docs/sources.md §1.1). Collectives over
+     * a group of g GPUs of a mesh use min(g - 1, k) links per GPU at once. */
     int mesh_peers;
     /* enum net_hw: which row of NCCL's per-protocol hardware latencies
      * applies; alpha_ns is its LL128 Ring entry, and the other protocols'
@@ -59,7 +59,7 @@ const struct net_link *net_link_find(const char *name);
 char *net_link_names(void);
 
 /* Time of one point-to-point transfer of bytes over l:
- * alpha + bytes / (efficiency * bytes_per_s) (FACTS.md §3.1).
+ * alpha + bytes / (efficiency * bytes_per_s) (docs/sources.md §3.1).
  * Returns -1.0 when l is NULL or has no bandwidth, or bytes < 0. */
 double net_p2p_ns(const struct net_link *l, double bytes);
 
@@ -70,7 +70,7 @@ double net_p2p_ns(const struct net_link *l, double bytes);
 double net_link_gpu_bytes_per_s(const struct net_link *l, int group_gpus);
 
 /* NCCL's base latency of one collective call with the LL128 protocol, in
- * ns (NVIDIA/nccl @ 5067397c src/graph/tuning.cc via FACTS.md §2.2: 14.0
+ * ns (NVIDIA/nccl @ 5067397c src/graph/tuning.cc via docs/sources.md §2.2: 14.0
  * us for Ring and Tree). net_coll_cost() adds the base latency of the
  * protocol it picks (LL 6.6, LL128 14.0, Simple 8.4 us for Ring; 6.8,
  * 14.0, 8.4 for Tree) once per call. */
@@ -93,8 +93,9 @@ enum net_algo {
 
 /* NCCL's protocols. net_coll_cost() evaluates each for the algorithm (or
  * both algorithms, AUTO) and keeps the fastest, as NCCL's tuner does
- * (FACTS.md §3.4): LL at half the bandwidth with the lowest latency, LL128
- * at 0.92 of it, Simple at all of it with the highest per-step latency. */
+ * (docs/sources.md §3.4): LL at half the bandwidth with the lowest latency,
+ * LL128 at 0.92 of it, Simple at all of it with the highest per-step latency.
+ */
 enum net_proto {
     NET_PROTO_LL,
     NET_PROTO_LL128,
@@ -128,8 +129,8 @@ struct net_cost {
 };
 
 /* NCCL's bus-bandwidth factor for c over n ranks (nccl-tests
- * doc/PERFORMANCE.md via FACTS.md §3.3): all-reduce 2(n-1)/n; all-gather,
- * reduce-scatter, all-to-all (n-1)/n; broadcast and send/recv 1. */
+ * doc/PERFORMANCE.md via docs/sources.md §3.3): all-reduce 2(n-1)/n;
+ * all-gather, reduce-scatter, all-to-all (n-1)/n; broadcast and send/recv 1. */
 double net_busbw_factor(enum net_coll c, int n);
 
 /* Fills out with the time of collective c of bytes (the nccl-tests size S:
@@ -138,8 +139,8 @@ double net_busbw_factor(enum net_coll c, int n);
  * send/recv) over ranks ranks placed by t, with algorithm a and the
  * fastest protocol for it: NCCL's base latency of the protocol, plus its
  * per-step latencies, plus the bytes at its share of the bandwidth
- * (FACTS.md §2.2, §3.4). A group that spans nodes is hierarchical
- * (intra-node then inter-node, FACTS.md §3.2).
+ * (docs/sources.md §2.2, §3.4). A group that spans nodes is hierarchical
+ * (intra-node then inter-node, docs/sources.md §3.2).
  * Returns 0, or SIM_EINVAL for ranks < 1, bytes < 0, or a topology missing
  * the link it needs (out zeroed). One rank or zero bytes cost 0. */
 int net_coll_cost(const struct net_topo *t, enum net_coll c, enum net_algo a,
@@ -192,7 +193,7 @@ int net_car_shot(const struct net_link *l, int ranks, double bytes);
 
 /* One barrier of the custom all-reduce over l, ns: l->car_sync_ns when
  * set (> 0), else NCCL's Ring LL per-step hardware latency of l's class
- * scaled by l->alpha_ns over its LL128 entry (NVLink 0.6 us, FACTS.md
+ * scaled by l->alpha_ns over its LL128 entry (NVLink 0.6 us, docs/sources.md
  * §2.2): a flag write and poll across the link, the least a one-way
  * signal costs there. -1.0 for NULL. */
 double net_car_sync_ns(const struct net_link *l);

@@ -12,7 +12,7 @@
  *   GEMMs of eight models at TP 1-8 and 1-32,768 tokens
  *   (shared/reference/vidur, microsoft/vidur @ 7d47513, 36,516 rows),
  *   tests/vidur-check. The asymptote sits inside the kernel authors'
- *   anchors of FACTS.md §1.3 (FlashMLA BF16 67 %, DeepGEMM FP8 78 %) and
+ *   anchors of docs/sources.md §1.3 (FlashMLA BF16 67 %, DeepGEMM FP8 78 %) and
  *   the HBM fraction below FlashMLA's 90 %.
  * - Elementwise kernels: HBM fraction 0.46 and 2.5 us per kernel (0.5 us
  *   GPU-side + the eager launch), fitted on the same files' norms, rotary
@@ -25,28 +25,28 @@
  *   instead (from recall, unverified; chosen so that graphs save little).
  * - GEMMs, Hopper entries (h100, h200, h800; b200 falls back to them): HBM
  *   fraction 0.85 for memory-bound GEMMs, between the A100 fit (0.80) and
- *   FlashMLA's 3,000 of 3,350 GB/s on H800 (0.90, FACTS.md §1.3): HBM3
+ *   FlashMLA's 3,000 of 3,350 GB/s on H800 (0.90, docs/sources.md §1.3): HBM3
  *   streams at ~90 % of its peak on H100 where HBM2e reached ~85-90 % on
  *   A100 (from recall, unverified). The rest is the default entry.
  * - l40s (Ada) and a100 (Ampere) share the A100 attention fit
  *   (FlashAttention-2 class kernels; Ada has no FlashAttention-3); mi300x
  *   (CDNA3) has no figures and uses the default entry.
  * - Attention, "default" entry: FlashMLA's compute-bound 67 % of BF16 peak
- *   and memory-bound 90 % of HBM on H800 (FACTS.md §1.3), the Hopper kernel
- *   authors' figures; 15 us per kernel from the A100 fit below
- *   (assumption for other GPUs).
+ *   and memory-bound 90 % of HBM on H800 (docs/sources.md §1.3), the Hopper
+ * kernel authors' figures; 15 us per kernel from the A100 fit below (assumption
+ * for other GPUs).
  * - Attention, "a100" entry: 28 % of peak, 78 % of HBM, 15 us per kernel
  *   (13 us GPU-side + the eager launch),
  *   fitted on Vidur's FlashAttention profile of CodeLlama-34B at TP 2 on
  *   A100 (legacy/acb95f6 attention.csv, 14,658 rows).
  * - Host overhead, "default": 126 us per iteration and 4 us per sequence,
- *   BLIS's H100 fit (inference-sim @ f90a1e3 via FACTS.md §5.4).
+ *   BLIS's H100 fit (inference-sim @ f90a1e3 via docs/sources.md §5.4).
  * - Host overhead, "a100": 870 us per iteration and 42 us per sequence,
  *   the line through Vidur's A100 CPU overheads of Llama-2-7B at TP 1
- *   (1.2 ms at batch 8, 6.2 ms at 128, FACTS.md §5.4; derived).
+ *   (1.2 ms at batch 8, 6.2 ms at 128, docs/sources.md §5.4; derived).
  * - Expert-parallel all-to-all, "default": DeepEP's tables on H800 with
  *   NVLink at 200 GB/s per direction and one CX7 400 Gb/s NIC (50 GB/s)
- *   per GPU (deepseek-ai/DeepEP @ 0297fc80 docs/legacy.md via FACTS.md
+ *   per GPU (deepseek-ai/DeepEP @ 0297fc80 docs/legacy.md via docs/sources.md
  *   §14), as ratios to those links so that other GPUs scale with their
  *   own: normal kernels intranode 0.78 (dispatch 153, combine 158 GB/s;
  *   mean 155.5 / 200) and internode 1.0 (43-58 GB/s at EP 16-64, mean 50.3
@@ -111,7 +111,7 @@
 
 /* Hopper (and Blackwell, which falls back to it): memory-bound GEMMs at
  * 0.85 of HBM, between the A100 fit's 0.80 and FlashMLA's 0.90 on H800
- * (FACTS.md §1.3); file comment. */
+ * (docs/sources.md §1.3); file comment. */
 #define HOPPER_ENTRY(gpu)                                                      \
     {                                                                          \
         .name = (char *)(gpu),                                                 \
@@ -134,13 +134,13 @@
 static const struct perf_calib_gpu builtin_gpus[] = {
     {
         .name = (char *)PERF_CALIB_DEFAULT_GPU,
-        /* Vidur A100 GEMM fit (file comment); inside FACTS.md §1.3. Kernel
-         * times are the fit's fixed times less the eager launch. */
+        /* Vidur A100 GEMM fit (file comment); inside docs/sources.md §1.3.
+         * Kernel times are the fit's fixed times less the eager launch. */
         .gemm = {.eff_max = 0.74,
                  .half_tokens = 80.0,
                  .eff_memory = 0.80,
                  .kernel_ns = 4000},
-        /* FlashMLA on H800, FACTS.md §1.3; kernel time: A100 fit. */
+        /* FlashMLA on H800, docs/sources.md §1.3; kernel time: A100 fit. */
         .attn = {.eff_compute = 0.67, .eff_memory = 0.90, .kernel_ns = 13000},
         /* Vidur A100 norm/rope/activation fit (file comment). */
         .elem = {.eff_memory = 0.46, .kernel_ns = 500},
@@ -152,15 +152,16 @@ static const struct perf_calib_gpu builtin_gpus[] = {
                      .per_prompt_token_ns = 1000,
                      .per_output_token_ns = 30000},
         /* DeepEP on H800 (NVLink 200 GB/s per direction, CX7 400 Gb/s =
-         * 50 GB/s per GPU), docs/legacy.md via FACTS.md §14, file comment:
-         * normal kernels' mean bandwidths, low-latency kernels' fit. */
+         * 50 GB/s per GPU), docs/legacy.md via docs/sources.md §14, file
+         * comment: normal kernels' mean bandwidths, low-latency kernels' fit.
+         */
         .alltoall = {.normal_intranode = 0.78,
                      .normal_internode = 1.0,
                      .normal_base_ns = 37000,
                      .low_latency_intranode = 1.01,
                      .low_latency_internode = 0.97,
                      .low_latency_base_ns = 37000},
-        /* BLIS H100 fit, FACTS.md §5.4: beta7 126 us, beta6 4 us. */
+        /* BLIS H100 fit, docs/sources.md §5.4: beta7 126 us, beta6 4 us. */
         .iteration_overhead_ns = 126000,
         .seq_overhead_ns = 4000,
     },
@@ -173,7 +174,7 @@ static const struct perf_calib_gpu builtin_gpus[] = {
         .launch = UNSET_LAUNCH,
         .frontend = UNSET_FRONTEND,
         .alltoall = UNSET_ALLTOALL,
-        /* Vidur A100 CPU overheads, FACTS.md §5.4 (derived line). */
+        /* Vidur A100 CPU overheads, docs/sources.md §5.4 (derived line). */
         .iteration_overhead_ns = 870000,
         .seq_overhead_ns = 42000,
     },

@@ -37,7 +37,7 @@
 #define PERF_CALIB_DEFAULT_GPU "default"
 
 /* The inter-node link class assumed between nodes (EP and PP groups that
- * span nodes): InfiniBand NDR, one NIC per GPU as on DGX H100 (FACTS.md
+ * span nodes): InfiniBand NDR, one NIC per GPU as on DGX H100 (docs/sources.md
  * §2.1, §2.3). An assumption; a profile may recalibrate the class. */
 #define PERF_CALIB_INTER_LINK "ib-ndr"
 

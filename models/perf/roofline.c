@@ -4,40 +4,40 @@
  *
  * - GEMM classes (attention projections, dense MLP, MoE router, shared and
  *   routed experts, LM head): FLOPs 2 * M * params and bytes params * b_w
- *   + M * (K + N) * 2 per GEMM (FACTS.md §4.4, "GEMM time model"), priced
- *   max(FLOPs / (eta(M) * peak), bytes / (eta_m * HBM)) + kernels *
- *   kernel time, eta(M) = eta_max * M / (M + M_half) (models/perf/calib.c
- *   for the fitted values). MLA decodes in the absorbed form, whose FLOPs
- *   per query token equal the naive kv_b's (FACTS.md §4.4); a prefill
- *   with cached context also expands the cached latents through kv_b.
+ *   + M * (K + N) * 2 per GEMM (docs/sources.md §4.4, "GEMM time model"),
+ * priced max(FLOPs / (eta(M) * peak), bytes / (eta_m * HBM)) + kernels * kernel
+ * time, eta(M) = eta_max * M / (M + M_half) (models/perf/calib.c for the fitted
+ * values). MLA decodes in the absorbed form, whose FLOPs per query token equal
+ * the naive kv_b's (docs/sources.md §4.4); a prefill with cached context also
+ * expands the cached latents through kv_b.
  * - Routed experts: E * (1 - (1 - k/E)^T) experts touched per MoE layer
- *   (FACTS.md §4.5), whose weights are read; 2 * 3 * h * f_e FLOPs per
+ *   (docs/sources.md §4.5), whose weights are read; 2 * 3 * h * f_e FLOPs per
  *   token-expert pair; M = T * k / touched rows per expert.
  * - Attention: FLOPs per query-key pair of arch_attn_flops_per_pair()
- *   (FACTS.md §4.4: GQA 4 n_h d, MLA naive for prefill and absorbed for
+ *   (docs/sources.md §4.4: GQA 4 n_h d, MLA naive for prefill and absorbed for
  *   decode), capped at the DSA top-k keys plus the indexer's scoring of
  *   every key (arch.h); bytes = the KV cache read (every attended cached
- *   token once) and written (every new token), FACTS.md §4.3.
+ *   token once) and written (every new token), docs/sources.md §4.3.
  * - Elementwise: two fused residual-add RMSNorms (read x and the residual,
  *   write both: 4h elements), rotary embedding on q and k, SiLU-and-mul
  *   (read 2f, write f), MoE routing, permute and combine, embedding lookup
  *   and final norm, at the elementwise HBM fraction.
- * - TP: two all-reduces per layer of T * h * 2 bytes (Megatron, FACTS.md
+ * - TP: two all-reduces per layer of T * h * 2 bytes (Megatron, docs/sources.md
  *   §3.2), one per MoE layer when EP's combine replaces the second; PP: a
- *   send of T * h * 2 bytes per stage boundary (FACTS.md §3.2). Costs from
- *   models/net (FACTS.md §3.2-3.4) over the calibrated links.
+ *   send of T * h * 2 bytes per stage boundary (docs/sources.md §3.2). Costs
+ * from models/net (docs/sources.md §3.2-3.4) over the calibrated links.
  * - EP (docs/step-time.md "Expert parallelism"): slots = routed +
  *   redundant experts, slots / ep whole experts a GPU; the busiest rank's
  *   pairs iota times the mean (uniform routing: its static share plus the
  *   normal approximation of the maximum over ep ranks) set the routed
  *   GEMMs and the all-to-all; dispatch k * h * b_d (b_d = 1 for fp8 as
  *   DeepEP dispatches, else 2) and combine k * h * 2 bytes per token,
- *   priced by DeepEP's kernel class (FACTS.md §14: normal kernels with a
+ *   priced by DeepEP's kernel class (docs/sources.md §14: normal kernels with a
  *   prefill, RDMA one copy per destination node under node-limited
  *   routing; low-latency kernels for decode, base + bytes / bandwidth
  *   fitted to its table) and, with two micro-batches, hidden behind the
  *   other half's compute.
- * - Host: a fixed time per iteration plus a time per sequence (FACTS.md
+ * - Host: a fixed time per iteration plus a time per sequence (docs/sources.md
  *   §5.4).
  *
  * Every class is linear in tokens, query-key pairs or context, so the
@@ -61,11 +61,11 @@
 #include "sim/time.h"
 #include "base/xalloc.h"
 
-/* Bytes per activation element (bf16), FACTS.md §3.2 counts tokens * h *
+/* Bytes per activation element (bf16), docs/sources.md §3.2 counts tokens * h *
  * bytes. */
 #define ACT_BYTES 2.0
 
-/* GEMM kernels per layer (FACTS.md §4.4 shapes): GQA fused QKV and O;
+/* GEMM kernels per layer (docs/sources.md §4.4 shapes): GQA fused QKV and O;
  * MLA fused q_a/kv_a, q_b, kv_b (absorbed: two batched GEMMs), o; dense
  * MLP fused gate/up and down; experts the same two (fused MoE). */
 #define KERNELS_GQA_PROJ 2.0
@@ -128,7 +128,7 @@ double perf_weight_bytes_per_param(int dtype)
     case CL_DTYPE_BF16:
         return 2.0;
     case CL_DTYPE_FP8:
-        /* FACTS.md §4.2: one FP32 scale per 128x128 block. */
+        /* docs/sources.md §4.2: one FP32 scale per 128x128 block. */
         return 1.0 + 4.0 / (128.0 * 128.0);
     case CL_DTYPE_INT4:
         /* Assumption: one 16-bit scale per group of 128 weights. */
@@ -984,10 +984,10 @@ static double elem_ns(const struct perf_replica *r, double bytes,
     return bytes * r->ns_per_elem_byte + kernels * kernel_ns;
 }
 
-/* arch_moe_experts_touched() for t tokens, E * (1 - (1 - k/E)^t) (FACTS.md
- * §4.5), with log(1 - k/E) precomputed and exp() instead of expm1() where
- * 1 - exp(x) loses no precision (exp(x) < 0.61): expm1() is several
- * times slower and this runs every iteration. */
+/* arch_moe_experts_touched() for t tokens, E * (1 - (1 - k/E)^t)
+ * (docs/sources.md §4.5), with log(1 - k/E) precomputed and exp() instead of
+ * expm1() where 1 - exp(x) loses no precision (exp(x) < 0.61): expm1() is
+ * several times slower and this runs every iteration. */
 static double experts_touched(const struct perf_replica *r, double t)
 {
     double x = t * r->moe_log_keep;
@@ -1467,7 +1467,7 @@ double perf_weight_bytes_per_gpu(const struct perf_replica *r)
 }
 
 /* vLLM's "GPU >= 70 GiB and not A100" (vllm @ 99d7eb5d get_batch_defaults
- * via FACTS.md §5.1: "Setting large max_num_batched_tokens for A100
+ * via docs/sources.md §5.1: "Setting large max_num_batched_tokens for A100
  * reduces throughput"). */
 static int vllm_large_gpu(const struct gpu_spec *g)
 {

@@ -33,19 +33,19 @@
 #include "models/perf/calib.h"
 
 /* Memory kept back on every GPU for activations, CUDA graphs, NCCL buffers
- * and allocator slack, outside the KV cache: 2 GiB. An assumption (FACTS.md
- * §4.3 names the term but gives no figure); calibrate against vLLM's
- * "activation peak memory" log line. TODO(#3): make it a function of
+ * and allocator slack, outside the KV cache: 2 GiB. An assumption
+ * (docs/sources.md §4.3 names the term but gives no figure); calibrate against
+ * vLLM's "activation peak memory" log line. TODO(#3): make it a function of
  * max_num_batched_tokens and the model width. */
 #define PERF_RESERVE_BYTES_PER_GPU (INT64_C(2) << 30)
 
 /* A replica is feasible only if its KV cache holds at least this many
  * tokens: one block at vLLM's default block_size of 16 (vllm @ 002f10e0
- * vllm/config/cache.py via FACTS.md §5.1). */
+ * vllm/config/cache.py via docs/sources.md §5.1). */
 #define PERF_MIN_KV_TOKENS 16
 
 /* vLLM engine default that the scenario's server section and the layout
- * model share (FACTS.md §5.1): the fraction of HBM the engine may use,
+ * model share (docs/sources.md §5.1): the fraction of HBM the engine may use,
  * 0.90 in the releases dsec is validated against (v0.15 runs; 0.92 at
  * newer commits). A plain literal: the scenario row takes it as its
  * default text (SIM_PARAM_DEF). The per-GPU defaults are functions below
@@ -345,9 +345,9 @@ struct perf_breakdown {
 
 /* Bytes per weight parameter stored in dtype (enum cl_dtype), quantisation
  * scales included: bf16 2; fp8 1 + 4 / (128 * 128) (one FP32 scale per
- * 128x128 block, DeepSeek-V3 README_WEIGHTS.md via FACTS.md §4.2); int4
+ * 128x128 block, DeepSeek-V3 README_WEIGHTS.md via docs/sources.md §4.2); int4
  * 0.5 + 2 / 128 (one 16-bit scale per group of 128, the usual GPTQ/AWQ
- * group size: an assumption, FACTS.md §4.2 says only "0.5 + scales").
+ * group size: an assumption, docs/sources.md §4.2 says only "0.5 + scales").
  * Returns 0 for an unknown dtype. */
 double perf_weight_bytes_per_param(int dtype);
 
@@ -379,11 +379,11 @@ const char *perf_dtype_name(int dtype);
  * and PERF_RESERVE_BYTES_PER_GPU; KV capacity = dp * floor((util * HBM - those)
  * / KV bytes per token of the stage's layers on one GPU), where a GPU holds
  * kv_heads / tp of the GQA heads (one, replicated, when tp > kv_heads) or the
- * whole MLA latent (FACTS.md §4.3). Returns 0; SIM_EINVAL for an out-of-range
- * argument; SIM_EINFEASIBLE when the layout is not allowed or the weights plus
- * PERF_MIN_KV_TOKENS of KV do not fit, the message then naming the weight
- * dtypes, KV dtype, larger tp, pp or ep, and larger catalog GPUs that would
- * fit. On failure r is unchanged.
+ * whole MLA latent (docs/sources.md §4.3). Returns 0; SIM_EINVAL for an
+ * out-of-range argument; SIM_EINFEASIBLE when the layout is not allowed or the
+ * weights plus PERF_MIN_KV_TOKENS of KV do not fit, the message then naming the
+ * weight dtypes, KV dtype, larger tp, pp or ep, and larger catalog GPUs that
+ * would fit. On failure r is unchanged.
  */
 int perf_replica_init(struct perf_replica *r, const struct arch_spec *a,
                       const struct gpu_spec *g, const struct perf_layout *l,
@@ -412,13 +412,13 @@ double perf_weight_bytes_per_gpu(const struct perf_replica *r);
 
 /* vLLM's default max_num_seqs for g: 1,024 on GPUs of at least 70 GiB
  * other than the A100, else 256 (vllm @ 99d7eb5d EngineArgs
- * get_batch_defaults via FACTS.md §5.1). */
+ * get_batch_defaults via docs/sources.md §5.1). */
 int64_t perf_default_max_num_seqs(const struct gpu_spec *g);
 
 /* vLLM's default max_num_batched_tokens for g as its OpenAI API server
  * (what benchmarks hit) sets it: 8,192 on GPUs of at least 70 GiB other
  * than the A100, else 2,048 (vllm @ 99d7eb5d arg_utils.py
- * get_batch_defaults via FACTS.md §5.1; the LLM class doubles both). The
+ * get_batch_defaults via docs/sources.md §5.1; the LLM class doubles both). The
  * one source of the token budget's default for run, step, strategies and
  * plan. */
 int64_t perf_default_max_num_batched_tokens(const struct gpu_spec *g);

@@ -1,6 +1,6 @@
 /*
  * AIBrix APA (vllm-project/aibrix @ e3e10f9
- * pkg/controller/podautoscaler/algorithm/apa.go, FACTS.md §8):
+ * pkg/controller/podautoscaler/algorithm/apa.go, docs/sources.md §8):
  *
  *   r = (per-ready-replica mean of m, averaged over the window) / t
  *   r > 1 + up_tolerance:   R* = min(ceil(R * r), ceil(max_up_rate * R))

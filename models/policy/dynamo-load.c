@@ -1,6 +1,6 @@
 /*
  * dynamo-load: NVIDIA Dynamo's SLA planner in load (reactive) mode, for one
- * aggregated pool (FACTS.md §8; ai-dynamo/dynamo docs/architecture/
+ * aggregated pool (docs/sources.md §8; ai-dynamo/dynamo docs/architecture/
  * load_planner.md and sla_planner.md @ 19d1fc5).
  *
  * Rule. Every adjustment_interval_s (Dynamo: 5 s) the planner estimates each
@@ -19,11 +19,11 @@
  * Differences from Dynamo, and why. Dynamo regresses per-iteration
  * ForwardPassMetrics (decode KV tokens -> iteration time, prefill tokens ->
  * prefill time). A live system exposing only vLLM's Prometheus metrics
- * (FACTS.md §6.1) has windowed quantiles per replica instead, so one sample
- * here is (load, latency quantile) of one ready replica at one evaluation.
- * The decode load is selectable: running requests (default: exported by
- * every server), KV tokens in use (kv_usage x kv_capacity_tokens, the
- * nearest to Dynamo's regressor) or output tokens/s. The latency compared
+ * (docs/sources.md §6.1) has windowed quantiles per replica instead, so one
+ * sample here is (load, latency quantile) of one ready replica at one
+ * evaluation. The decode load is selectable: running requests (default:
+ * exported by every server), KV tokens in use (kv_usage x kv_capacity_tokens,
+ * the nearest to Dynamo's regressor) or output tokens/s. The latency compared
  * is p50 by default (Dynamo's estimate is a mean iteration time) or p99.
  * A negative fitted slope (noise) is clamped to 0, so the estimate falls
  * back to the mean latency. With no target set for either metric the

@@ -1,6 +1,6 @@
 /*
  * dynamo-throughput: NVIDIA Dynamo's SLA planner in throughput (predictive)
- * mode, for one aggregated pool (FACTS.md §8; ai-dynamo/dynamo
+ * mode, for one aggregated pool (docs/sources.md §8; ai-dynamo/dynamo
  * docs/architecture/sla_planner.md @ 19d1fc5, throughput_scaling.py @
  * 0c9050c, planner-config-reference.mdx @ 08db9ac).
  *

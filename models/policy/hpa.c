@@ -2,7 +2,7 @@
  * Kubernetes Horizontal Pod Autoscaler (autoscaling/v2), on a Pods metric
  * with an AverageValue target (kubernetes/website @ 10ae760
  * content/en/docs/tasks/run-application/horizontal-pod-autoscale.md,
- * FACTS.md §8):
+ * docs/sources.md §8):
  *
  *   ratio = mean over ready pods of m / t
  *   R* = current when |ratio - 1| <= tolerance, else ceil(ratio * ready)
@@ -18,8 +18,8 @@
  * R in the formula is the ready count (the published rule), the size held
  * and compared against is ready + pending (the spec's replicas). Default
  * metric: concurrency (num_running + num_waiting) with target 32 per
- * replica, well below vLLM's max_num_seqs (256 or 1024, FACTS.md §5.1), so
- * that requests rarely queue and decode batches stay in the range where
+ * replica, well below vLLM's max_num_seqs (256 or 1024, docs/sources.md §5.1),
+ * so that requests rarely queue and decode batches stay in the range where
  * inter-token latency is near its floor. The HPA's CPU readiness delay
  * and initialisation period do not apply to these metrics.
  */

@@ -1,6 +1,6 @@
 /*
- * KEDA (kedacore/keda @ 8b4f083, FACTS.md §8): KEDA owns an HPA that reads
- * its external-metrics API with an AverageValue target, so
+ * KEDA (kedacore/keda @ 8b4f083, docs/sources.md §8): KEDA owns an HPA that
+ * reads its external-metrics API with an AverageValue target, so
  *
  *   total = sum over ready replicas of m
  *   R* = current when |total / (t * current) - 1| <= tolerance,

@@ -1,7 +1,7 @@
 /*
  * Knative Pod Autoscaler (knative/serving @ 98e5ef9
  * pkg/autoscaler/scaling/autoscaler.go, config/core/configmaps/
- * autoscaler.yaml, FACTS.md §8), on revision-wide total concurrency:
+ * autoscaler.yaml, docs/sources.md §8), on revision-wide total concurrency:
  *
  *   P = max(1, ready)
  *   stable, panic = means of the total over the stable window (60 s) and

@@ -1,6 +1,6 @@
 /*
  * llmd-saturation: the llm-d Workload Variant Autoscaler's saturation
- * analyzer, V1 (FACTS.md §8; llm-d/llm-d-workload-variant-autoscaler @
+ * analyzer, V1 (docs/sources.md §8; llm-d/llm-d-workload-variant-autoscaler @
  * b08b1c7 docs/saturation-analyzer.md), for one variant.
  *
  * Rule. Per ready replica i take kv_i = max over the last window_s (1 min)

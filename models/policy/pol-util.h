@@ -54,8 +54,8 @@ double pol_util_window_sum(const struct pol_util_window *w, double now_s,
 int pol_util_window_count(const struct pol_util_window *w, double now_s,
                           double span_s);
 
-/* Per-replica metrics a policy can be configured to follow (FACTS.md §6.1
- * names in pol_replica). */
+/* Per-replica metrics a policy can be configured to follow (docs/sources.md
+ * §6.1 names in pol_replica). */
 enum pol_util_metric {
     POL_UTIL_M_NUM_RUNNING = 0, /* vllm:num_requests_running */
     POL_UTIL_M_NUM_WAITING,     /* vllm:num_requests_waiting */
@@ -111,8 +111,8 @@ int pol_util_ceil(double x);
 int pol_util_floor(double x);
 
 /* The behaviour stage of a Kubernetes HPA (autoscaling/v2,
- * kubernetes/website @ 10ae760 horizontal-pod-autoscale.md, FACTS.md §8),
- * shared by hpa and keda: stabilisation windows, then rate limits per
+ * kubernetes/website @ 10ae760 horizontal-pod-autoscale.md, docs/sources.md
+ * §8), shared by hpa and keda: stabilisation windows, then rate limits per
  * period, each direction with one Percent and one Pods policy and
  * selectPolicy Max (the policy allowing the larger change wins). */
 struct pol_util_hpa_behavior {

@@ -1,10 +1,10 @@
 /*
  * The scaling-policy interface, version 1. A policy sees only what a live
  * system can see: a snapshot of serving metrics per replica and per pool,
- * as vLLM exports them (FACTS.md §6.1), windowed aggregates over the last
- * metrics window, the current and pending sizes, the targets and the clock.
- * It answers with the desired number of replicas and, optionally, how many
- * of them it wants borrowed from preemptible test pools.
+ * as vLLM exports them (docs/sources.md §6.1), windowed aggregates over the
+ * last metrics window, the current and pending sizes, the targets and the
+ * clock. It answers with the desired number of replicas and, optionally, how
+ * many of them it wants borrowed from preemptible test pools.
  *
  * The same object files are linked into the simulator (dsec) and into the
  * live scaler (dsec-scaler), so nothing here or in a policy file may depend

@@ -27,8 +27,8 @@
  * gives one noisy sample per slot. Missing slots start at 0.
  *
  * Sizing. desired = ceil(F / capacity), F = the forecast for the bucket at
- * now + lead_s (180 s, a cold start per FACTS.md §8.1) or, with hold_down
- * (default), the highest of the forecasts for the buckets from now to
+ * now + lead_s (180 s, a cold start per docs/sources.md §8.1) or, with
+ * hold_down (default), the highest of the forecasts for the buckets from now to
  * now + lead_s and the current rate: a replica removed now is missing for
  * the whole lead time, so the policy scales up ahead of the load and down
  * only as it falls. capacity is capacity_rps (requests/s one replica serves
@@ -79,7 +79,7 @@ static const struct sim_param pr_rows[] = {
      "seasonal smoothing, applied once per slot per season",
      offsetof(struct pr_params, gamma), NULL, NULL},
     {"lead_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, 86400, 0, "180",
-     "how far ahead to size: the cold start (FACTS.md §8.1: 2-7 min)",
+     "how far ahead to size: the cold start (docs/sources.md §8.1: 2-7 min)",
      offsetof(struct pr_params, lead_s), NULL, NULL},
     {"capacity_rps", SIM_PT_DOUBLE, SIM_U_PER_S, 0, 1e6, 0, "0",
      "requests/s one replica serves at the targets; 0: learn it as "

@@ -4,9 +4,9 @@
  * same windowed quantiles in the simulator as in the live scaler, where
  * they come from scraping vllm:time_to_first_token_seconds and
  * vllm:inter_token_latency_seconds (buckets from vllm v1/metrics/loggers.py
- * via FACTS.md §6.1). Values in seconds. Plain C, no allocation; a window
- * is the difference of two cumulative snapshots, as rate() and increase()
- * make it in PromQL. Single-threaded.
+ * via docs/sources.md §6.1). Values in seconds. Plain C, no allocation; a
+ * window is the difference of two cumulative snapshots, as rate() and
+ * increase() make it in PromQL. Single-threaded.
  */
 #ifndef POL_PROMHIST_H
 #define POL_PROMHIST_H

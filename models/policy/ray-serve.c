@@ -1,6 +1,6 @@
 /*
  * Ray Serve's default autoscaling policy (docs.ray.io AutoscalingConfig;
- * Ray replica_queue_length_autoscaling_policy, FACTS.md §8):
+ * Ray replica_queue_length_autoscaling_policy, docs/sources.md §8):
  *
  *   total = mean over look_back_period (30 s) of the ongoing requests
  *           (num_running + num_waiting summed over ready replicas)

@@ -10,12 +10,11 @@
  *     (latency_stat: the exact mean by default, or p50/p99). Over the
  *     last fit_window_s (at most POL_TL_OBS points) a least-squares line
  *     y = a + b x is fitted; decode ITL grows about linearly with the
- *     batch (weights read once per step plus KV read per sequence, FACTS.md
- *     §1-§4 roofline), so the line is a fair local model. The capacity is
- *     the load where the line reaches target x headroom (0.85):
- *       cap = (T h - a) / b,
- *     capped at max_extrapolation (2) x the largest load observed and at
- *     the smallest load observed violating T (an observation beats the
+ *     batch (weights read once per step plus KV read per sequence,
+ * docs/sources.md §1-§4 roofline), so the line is a fair local model. The
+ * capacity is the load where the line reaches target x headroom (0.85): cap =
+ * (T h - a) / b, capped at max_extrapolation (2) x the largest load observed
+ * and at the smallest load observed violating T (an observation beats the
  *     line). With no spread in x (flat or degenerate fit) cap is the
  *     largest load observed at or under T h. Until min_observations points
  *     exist cap is unknown unless capacity_tokens_per_s is given. The cap
@@ -94,7 +93,7 @@ struct tl_params {
 
 /* Which windowed latency is held to the target. The mean is exact (the
  * histograms' _sum / _count); quantiles are interpolated inside vLLM's
- * coarse buckets (FACTS.md §6.1): with a 45 ms target between the 25 and
+ * coarse buckets (docs/sources.md §6.1): with a 45 ms target between the 25 and
  * 50 ms ITL bounds, a p99 of traffic sitting at 30 ms reads about 49.7 ms.
  * A per-request TPOT objective is a mean of that request's ITLs, so the
  * default holds the mean. */

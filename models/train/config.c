@@ -43,7 +43,7 @@ static const struct sim_param_choice train_ckpt_targets[] = {
 static const struct sim_param train_ckpt_rows[] = {
     {"every_steps", SIM_PT_INT64, SIM_U_NONE, 0, NOMAX, 0, "0",
      "optimizer steps between checkpoints (0: from interval, else Young's "
-     "optimum sqrt(2 delta M), FACTS.md §12.5)",
+     "optimum sqrt(2 delta M), docs/sources.md §12.5)",
      CKP(every_steps), NULL, NULL},
     {"interval", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "0s",
      "time between checkpoints, rounded to whole steps (0: every_steps or "

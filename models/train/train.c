@@ -2,15 +2,15 @@
  * Training jobs: configuration, checkpoint arithmetic, Young/Daly and the
  * job simulation. Sources (docs/training.md repeats them):
  *
- * - Checkpoint contents (FACTS.md §12.3): bf16 weights and the FP32 Adam
+ * - Checkpoint contents (docs/sources.md §12.3): bf16 weights and the FP32 Adam
  *   states, 14 bytes a parameter, sharded over the GPUs.
  * - Young (CACM 17(9), 1974) and Daly (FGCS 22(3), 2006) optimum
- *   intervals, as FACTS.md §12.5 states them (Daly's form is recalled,
+ *   intervals, as docs/sources.md §12.5 states them (Daly's form is recalled,
  *   unverified there; the simulated sweep of docs/training.md checks both).
  * - Failures: exponential inter-arrival times per GPU (the memoryless
  *   model behind both formulas); the job's rate is the GPUs it holds over
- *   the per-GPU MTBF (FACTS.md §12.5 derives ~5.8 GPU-years from Llama 3's
- *   419 unexpected interruptions on 16,384 GPUs in 54 days).
+ *   the per-GPU MTBF (docs/sources.md §12.5 derives ~5.8 GPU-years from Llama
+ * 3's 419 unexpected interruptions on 16,384 GPUs in 54 days).
  *
  * - Recovery without a whole-job restart (shrink, spare): the failed
  *   node's ZeRO shards come from in-memory checkpoints in peers' host
@@ -19,7 +19,7 @@
  *   checkpoints to CPU memory every iteration); the replicated bf16
  *   weights from a live data-parallel peer. Transfers are
  *   alpha + bytes / bandwidth over the scale-out link (net_p2p_ns(),
- *   FACTS.md §3.1). With ZeRO-0 a live peer holds everything, so nothing
+ *   docs/sources.md §3.1). With ZeRO-0 a live peer holds everything, so nothing
  *   is rolled back beyond the partial step.
  *
  * The simulation schedules one event per checkpoint segment (the steps up
@@ -44,12 +44,12 @@
 #include "sim/time.h"
 #include "base/xalloc.h"
 
-/* Bytes saved per parameter (FACTS.md §12.3): bf16 weights 2, FP32 master
- * weights, momentum and variance 12. */
+/* Bytes saved per parameter (docs/sources.md §12.3): bf16 weights 2, FP32
+ * master weights, momentum and variance 12. */
 #define CKPT_BYTES_PER_PARAM 14.0
 
 /* Default aggregate storage bandwidth per 1,024 GPUs (assumption, scaled
- * from Tectonic's 2 TB/s sustained for 16,384 GPUs, FACTS.md §12.5). */
+ * from Tectonic's 2 TB/s sustained for 16,384 GPUs, docs/sources.md §12.5). */
 #define STORAGE_BYTES_PER_S_PER_1024 100e9
 
 const char *train_time_name(int kind)

@@ -6,7 +6,7 @@
  *   rows; strings are owned and freed by sim_param_fini() over them.
  * - Checkpoint arithmetic: the bytes a checkpoint holds, the time to write
  *   and read it (storage or peer host memory), and Young's and Daly's
- *   optimum intervals (FACTS.md §12.5).
+ *   optimum intervals (docs/sources.md §12.5).
  * - A deterministic job simulation (train_job_run()): one optimizer step
  *   time from models/layout, checkpoints every K steps, GPU failures drawn
  *   from an exponential MTBF (its own random stream of a sim_loop seeded by
@@ -66,13 +66,13 @@ int train_eval(const struct layout_setup *s, const struct train_knobs *k,
 int train_enumerate(const struct layout_setup *s, const struct train_knobs *k,
                     struct layout_result **out, int *n);
 
-/* Bytes of one checkpoint of params parameters (FACTS.md §12.3): the bf16
- * weights (2) and the FP32 master, momentum and variance (12), 14 bytes a
+/* Bytes of one checkpoint of params parameters (docs/sources.md §12.3): the
+ * bf16 weights (2) and the FP32 master, momentum and variance (12), 14 bytes a
  * parameter; gradients are not saved. */
 double train_ckpt_bytes(double params);
 
 /* The default checkpoint bandwidth: storage, an aggregate 100 GB/s per
- * 1,024 GPUs of the job (an assumption, scaled from FACTS.md §12.5's
+ * 1,024 GPUs of the job (an assumption, scaled from docs/sources.md §12.5's
  * Tectonic 2 TB/s sustained for 16,384 GPUs: 125 GB/s per 1,024); peer
  * memory, link_bytes_per_s per GPU (the scale-out NIC). */
 double train_ckpt_bandwidth(int target, int gpus, double link_bytes_per_s);
@@ -82,12 +82,12 @@ double train_ckpt_bandwidth(int target, int gpus, double link_bytes_per_s);
 double train_ckpt_seconds(int target, double bytes, int gpus,
                           double bandwidth_bytes_per_s);
 
-/* Young's optimum checkpoint interval sqrt(2 delta M) in seconds (FACTS.md
- * §12.5), delta the checkpoint cost and M the job's MTBF, both seconds.
- * Returns 0 when either is not positive. */
+/* Young's optimum checkpoint interval sqrt(2 delta M) in seconds
+ * (docs/sources.md §12.5), delta the checkpoint cost and M the job's MTBF, both
+ * seconds. Returns 0 when either is not positive. */
 double train_young_s(double delta_s, double mtbf_s);
 
-/* Daly's higher-order optimum (FACTS.md §12.5): sqrt(2 delta M) [1 +
+/* Daly's higher-order optimum (docs/sources.md §12.5): sqrt(2 delta M) [1 +
  * (1/3) sqrt(delta / (2M)) + (1/9) (delta / (2M))] - delta for delta <
  * 2M, else M. Returns 0 when either is not positive. */
 double train_daly_s(double delta_s, double mtbf_s);

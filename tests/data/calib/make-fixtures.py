@@ -2,9 +2,9 @@
 """Writes the recorded-log fixtures of tests/e2e-calib.sh and
 tests/check_calib_import.c: synthetic H200-like measurements in the exact
 text formats of nccl-tests, perftest, nvbandwidth, cuda-samples
-bandwidthTest and dsec-calib run (FACTS.md §10). The numbers follow an
+bandwidthTest and dsec-calib run (docs/sources.md §10). The numbers follow an
 alpha-beta (or dsec GEMM) model with 2 % noise from a fixed seed; the model
-parameters below are the "truth" the fit should find, chosen from FACTS.md:
+parameters below are the "truth" the fit should find, chosen from docs/sources.md:
 - NVLink4 ring bus bandwidth ~370 GB/s = 82 % of 450 GB/s/dir (§1.3, §2.3);
 - IB NDR 46-48 GB/s per NIC, one-way write latency ~1 us, below the 2.5 us
   acceptance bound (§2.2, §2.3);
