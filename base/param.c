@@ -302,7 +302,9 @@ static int parse_quantity(enum sim_unit unit, const char *text,
     errno = 0;
     v = strtod(buf, NULL);
     if (errno == ERANGE || !isfinite(v) || !isfinite(v * factor)) {
-        snprintf(err, errlen, "'%s' is too large", text);
+        /* strtod sets ERANGE for underflow (1e-320) as well as overflow. */
+        snprintf(err, errlen, "'%s' is too %s", text,
+                 fabs(v) < 1.0 && isfinite(v) ? "small" : "large");
         return SIM_ERANGE;
     }
     v *= factor;
@@ -359,10 +361,63 @@ void sim_param_range_format(const struct sim_param *p, char *buf, size_t len)
              (p->flags & SIM_PF_INF) ? " or inf" : "");
 }
 
-/* Checks v (in the row's plain unit) against the row's bounds. */
-static int check_range(const struct sim_param *p, double v, const char *text,
+/* The physical bounds every row of a dimension obeys, whatever its own
+ * range says (docs/scenario.md "Ranges"): the row's range is narrowed to
+ * them, so a table that forgets a bound still cannot feed the simulator a
+ * value whose times or sizes overflow 64-bit nanoseconds or bytes. */
+static struct sim_param physical_range(const struct sim_param *p, double v)
+{
+    struct sim_param q = *p;
+    double lo = -INFINITY, hi = INFINITY;
+
+    switch (p->unit) {
+    case SIM_U_SECONDS:
+    case SIM_U_MILLISECONDS:
+        /* No duration beyond the simulation horizon. A mean time between
+         * events of one part (a GPU's MTBF of 50000h) may exceed it: its
+         * cap is SIM_PARAM_MEAN_TIME_MAX_S, and a drawn time past the
+         * horizon is "never" (sim/time.h). The unit is the row's. */
+        hi = (p->type == SIM_PT_DURATION ? SIM_PARAM_HORIZON_S
+                                         : SIM_PARAM_MEAN_TIME_MAX_S) *
+             (p->unit == SIM_U_MILLISECONDS ? 1e3 : 1);
+        break;
+    case SIM_U_BYTES:
+        hi = SIM_PARAM_BYTES_MAX;
+        break;
+    case SIM_U_BYTES_PER_S:
+        /* A positive bandwidth below this would make any real transfer
+         * outlast the horizon. A row that takes 0 (for "none") still
+         * does: only positive values are bounded below. */
+        if (p->min >= 0 && v > p->min && v < SIM_PARAM_BANDWIDTH_MIN)
+            lo = SIM_PARAM_BANDWIDTH_MIN;
+        hi = SIM_PARAM_BANDWIDTH_MAX;
+        break;
+    case SIM_U_PER_S:
+        /* A positive rate's mean gap must fit in the horizon. */
+        if (p->min >= 0 && v > p->min && v < 1.0 / SIM_PARAM_HORIZON_S)
+            lo = 1.0 / SIM_PARAM_HORIZON_S;
+        break;
+    default:
+        break;
+    }
+    if (lo > q.min) {
+        q.min = lo;
+        q.flags &= ~SIM_PF_MIN_EXCL;
+    }
+    if (hi < q.max) {
+        q.max = hi;
+        q.flags &= ~SIM_PF_MAX_EXCL;
+    }
+    return q;
+}
+
+/* Checks v (in the row's plain unit) against the row's bounds, narrowed to
+ * the physical bounds of its unit. */
+static int check_range(const struct sim_param *row, double v, const char *text,
                        char *err, size_t errlen)
 {
+    struct sim_param q = physical_range(row, v);
+    const struct sim_param *p = &q;
     int low = isfinite(p->min) &&
               ((p->flags & SIM_PF_MIN_EXCL) ? v <= p->min : v < p->min);
     int high = isfinite(p->max) &&

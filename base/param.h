@@ -127,6 +127,22 @@ struct sim_param {
     const struct sim_param *sub;
 };
 
+/* Physical bounds that every row of a unit obeys on top of its own range
+ * (docs/scenario.md "Ranges"). The horizon bounds every time (durations and
+ * seconds, so a rate's mean gap too): 366 days, the longest a scenario
+ * simulates, far below the 292 years int64 nanoseconds hold, so that sums
+ * of a few such times cannot overflow either. Sizes stop at an exabyte
+ * (1e18 bytes, below INT64_MAX bytes). Bandwidths lie between 1 MB/s and
+ * 1 PB/s: slower than that, weights or KV of any real model take longer
+ * than the horizon to move; faster, no link or memory built comes near. */
+#define SIM_PARAM_HORIZON_S (366.0 * 86400.0)
+/* The cap on a time given as a number of seconds (a mean, not a duration):
+ * 1e12 s, some 31,700 years, above any MTBF measured. */
+#define SIM_PARAM_MEAN_TIME_MAX_S 1e12
+#define SIM_PARAM_BYTES_MAX 1e18
+#define SIM_PARAM_BANDWIDTH_MIN 1e6
+#define SIM_PARAM_BANDWIDTH_MAX 1e15
+
 /* Size of the message buffers the functions below fill. */
 #define SIM_PARAM_ERRLEN 256
 

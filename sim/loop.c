@@ -7,6 +7,7 @@
 
 #include "base/errors.h"
 #include "sim/heap.h"
+#include "sim/time.h"
 #include "base/xalloc.h"
 
 struct sim_stream {
@@ -80,7 +81,9 @@ int sim_loop_after(struct sim_loop *loop, struct sim_event *ev,
 {
     if (delay_ns < 0)
         return SIM_EPAST;
-    return sim_loop_schedule(loop, ev, loop->now_ns + delay_ns);
+    /* Saturates rather than wrapping into the past: an event at or past
+     * SIM_HORIZON_NS is "never", and sim_loop_run() does not fire it. */
+    return sim_loop_schedule(loop, ev, sim_time_add(loop->now_ns, delay_ns));
 }
 
 int sim_loop_reschedule(struct sim_loop *loop, struct sim_event *ev,
@@ -107,7 +110,8 @@ uint64_t sim_loop_run(struct sim_loop *loop, int64_t until_ns)
     loop->stop = 0;
     while (!loop->stop && loop->heap.n > 0) {
         struct sim_event *ev;
-        if (loop->heap.v[0].time_ns > until_ns)
+        if (loop->heap.v[0].time_ns > until_ns ||
+            loop->heap.v[0].time_ns >= SIM_HORIZON_NS)
             break;
         ev = sim_heap_pop(&loop->heap);
         assert(ev->time_ns >= loop->now_ns);

@@ -33,7 +33,8 @@ int64_t sim_loop_now(const struct sim_loop *loop);
 int sim_loop_schedule(struct sim_loop *loop, struct sim_event *ev,
                       int64_t at_ns);
 
-/* Schedules ev to fire delay_ns from now; delay_ns < 0 is SIM_EPAST. */
+/* Schedules ev to fire delay_ns from now; delay_ns < 0 is SIM_EPAST. A
+ * time past SIM_TIME_MAX saturates there: "never" (see sim_loop_run()). */
 int sim_loop_after(struct sim_loop *loop, struct sim_event *ev,
                    int64_t delay_ns);
 
@@ -47,8 +48,10 @@ void sim_loop_cancel(struct sim_loop *loop, struct sim_event *ev);
 
 /* Runs events in (time, seq) order until the queue is empty, the next event
  * is later than until_ns (the clock then stays at the last event fired), or
- * a handler calls sim_loop_stop(). Returns the number of events fired by
- * this call. */
+ * a handler calls sim_loop_stop(). An event at or past SIM_HORIZON_NS
+ * (sim/time.h) means "never": the loop stops before it, as if the queue
+ * were empty. Returns the number
+ * of events fired by this call. */
 uint64_t sim_loop_run(struct sim_loop *loop, int64_t until_ns);
 
 /* Makes sim_loop_run() return after the current handler. */

@@ -240,6 +240,47 @@ static int key_path_of(struct ld *l, const yaml_node_t *k, const char *where,
     return 0;
 }
 
+struct canon_idx {
+    const char *canon;
+    int i;
+};
+
+static int cmp_canon_idx(const void *pa, const void *pb)
+{
+    const struct canon_idx *a = pa, *b = pb;
+    int c = strcmp(a->canon, b->canon);
+    return c != 0 ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* Reports every value of a equal to an earlier one, in list order, as the
+ * pairwise scan this replaced did, but in O(n log n): sorted by (text,
+ * index), a duplicate follows its equal. */
+static void report_duplicates(struct ld *l, struct axis *a)
+{
+    struct canon_idx *v = xcalloc((size_t)a->n + 1, sizeof(*v));
+    unsigned char *dup = xcalloc((size_t)a->n + 1, 1);
+    size_t m = 0;
+
+    for (int i = 0; i < a->n; i++)
+        if (a->canon[i] != NULL) {
+            v[m].canon = a->canon[i];
+            v[m++].i = i;
+        }
+    qsort(v, m, sizeof(*v), cmp_canon_idx);
+    for (size_t k = 1; k < m; k++)
+        if (strcmp(v[k - 1].canon, v[k].canon) == 0)
+            dup[v[k].i] = 1;
+    for (int i = 0; i < a->n; i++)
+        if (dup[i]) {
+            yaml_node_t *e = yaml_document_get_node(&l->y.doc, a->nodes[i]);
+            sim_diag_error(l->d, l->file, sim_yaml_line(e), sim_yaml_col(e),
+                           "axes.%s[%d]: duplicate value %s", a->key.path, i,
+                           a->canon[i]);
+        }
+    free(dup);
+    free(v);
+}
+
 static int read_axes(struct ld *l, yaml_node_t *n)
 {
     if (n->type != YAML_MAPPING_NODE) {
@@ -282,6 +323,15 @@ static int read_axes(struct ld *l, yaml_node_t *n)
                                : sim_yaml_node_kind(v));
             goto next;
         }
+        if (v->data.sequence.items.top - v->data.sequence.items.start >
+            SWP_MAX_POINTS) {
+            /* Checked before any work on the values: the grid could not
+             * hold them anyway. */
+            sim_diag_error(l->d, l->file, sim_yaml_line(v), sim_yaml_col(v),
+                           "axes.%s: more than %d values", a->key.path,
+                           SWP_MAX_POINTS);
+            goto next;
+        }
         a->n = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
         a->nodes = xcalloc((size_t)a->n, sizeof(*a->nodes));
         a->canon = xcalloc((size_t)a->n, sizeof(*a->canon));
@@ -291,18 +341,8 @@ static int read_axes(struct ld *l, yaml_node_t *n)
             yaml_node_t *e = yaml_document_get_node(&l->y.doc, *it);
             a->nodes[i] = *it;
             a->canon[i] = canon_text(l, e);
-            if (a->canon[i] == NULL)
-                continue;
-            for (int j = 0; j < i; j++)
-                if (a->canon[j] != NULL &&
-                    strcmp(a->canon[j], a->canon[i]) == 0) {
-                    sim_diag_error(l->d, l->file, sim_yaml_line(e),
-                                   sim_yaml_col(e),
-                                   "axes.%s[%d]: duplicate value %s",
-                                   a->key.path, i, a->canon[i]);
-                    break;
-                }
         }
+        report_duplicates(l, a);
     next:;
     }
     return 0;

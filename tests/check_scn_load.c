@@ -470,8 +470,8 @@ START_TEST(test_scn_help_print_every_key)
     ck_assert_ptr_nonnull(strstr(buf, "  pools[].capacity_gpus: integer, "
                                       "range [1, inf), required\n"));
     ck_assert_ptr_nonnull(strstr(buf, "  pools[].provision.mean_s: number, "
-                                      "seconds, range [0, inf), default "
-                                      "120\n"));
+                                      "seconds, range [0, 3.16224e+07], "
+                                      "default 120\n"));
     ck_assert_ptr_nonnull(
         strstr(buf, "  workload.synthetic.arrival.steps[].multiplier: "
                     "number, range (0, 1e+06], required\n"));
@@ -930,6 +930,37 @@ START_TEST(test_scn_string_load_arrival_cv)
 }
 END_TEST
 
+/* Hardening #6/#7/#8: inputs whose times overflow the clock, or that make
+ * the run spin or lie, are refused at load with their position. */
+START_TEST(test_scn_string_load_extreme_values_refused)
+{
+    static const char *const want[] = {
+        "3:27: error: workload.synthetic.arrival.rate_per_s: 1e-300 out of "
+        "range [3.16232e-08, 1e+06]",
+        "6:40: error: server.service.mean_s: 1e30 out of range [1e-09, "
+        "3.16224e+07]",
+        "8:13: error: metrics.interval: 1us out of range [0.001, "
+        "3.16224e+07]",
+        "10:13: error: cluster.replicas: 2147483647 out of range [1, 100000]",
+        "12:13: error: faults.gpu_mtbf: 1e-9 out of range [3600, 1e+12]",
+        NULL};
+
+    load_string_expect("workload:\n"
+                       "  synthetic:\n"
+                       "    arrival: {rate_per_s: 1e-300}\n"
+                       "    requests: 10\n"
+                       "server:\n"
+                       "  service: {dist: exponential, mean_s: 1e30}\n"
+                       "metrics:\n"
+                       "  interval: 1us\n"
+                       "cluster:\n"
+                       "  replicas: 2147483647\n"
+                       "faults:\n"
+                       "  gpu_mtbf: 1e-9\n",
+                       SIM_EINVAL, want);
+}
+END_TEST
+
 START_TEST(test_scn_string_load_service_keys)
 {
     static const char *const want[] = {
@@ -1136,7 +1167,7 @@ START_TEST(test_scn_string_load_inference_perf_random_errors)
         "8:23: error: workload.inference_perf.load.stages[0].rate: 0 out of "
         "range (0, 1e+06]",
         "8:62: error: workload.inference_perf.load.stages[1].duration: 0 out "
-        "of range (0, inf)",
+        "of range (0, 3.16224e+07]",
         "3:5: error: workload.inference_perf.data: missing key "
         "'output_distribution' (required by data type random)",
         "5:33: error: workload.inference_perf.data.input_distribution.min: "
@@ -1517,7 +1548,7 @@ START_TEST(test_scn_file_load_bad_profile)
 {
     static const char *const want[] = {
         "5:25: error: workload.synthetic.arrival.diurnal.period: 0s out of "
-        "range (0, inf)",
+        "range (0, 3.16224e+07]",
         "5:7: error: workload.synthetic.arrival.diurnal: missing key "
         "'amplitude'",
         "6:7: error: workload.synthetic.arrival.steps: give at most one of "
@@ -1534,7 +1565,7 @@ START_TEST(test_scn_file_load_bad_steps)
         "8:34: error: workload.synthetic.arrival.steps[2].multiplier: 0 out "
         "of range (0, 1e+06]",
         "9:33: error: workload.synthetic.arrival.steps[3].ramp: -1s out of "
-        "range [0, inf)",
+        "range [0, 3.16224e+07]",
         "9:11: error: workload.synthetic.arrival.steps[3]: missing key 'at'",
         "10:7: error: workload.synthetic.arrival.cv: not used by process "
         "poisson",
@@ -1551,7 +1582,7 @@ END_TEST
 START_TEST(test_scn_file_load_bad_policy_and_faults)
 {
     static const char *const want[] = {
-        "9:13: error: policy.interval: 0s out of range (0, inf)",
+        "9:13: error: policy.interval: 0s out of range (0, 3.16224e+07]",
         "10:18: error: policy.max_step_down: 0 out of range [1, inf)",
         "13:13: error: policy.params.nested: expected a scalar, got a "
         "mapping",
@@ -1815,7 +1846,7 @@ START_TEST(test_scn_scenario_open_text_and_errors)
     struct scn_open_opts opts = {
         .text = good, .len = strlen(good), .plan = &plan};
     static const char *const want[] = {
-        "7:21: error: cluster.replicas: 0 out of range [1, inf)", NULL};
+        "7:21: error: cluster.replicas: 0 out of range [1, 100000]", NULL};
 
     ck_assert_int_eq(scn_scenario_open("dir/x.yaml", &opts, &scn, &diag), 0);
     ck_assert_str_eq(scn.name, "x");
@@ -1973,6 +2004,7 @@ static Suite *scn_load_suite(void)
     tcase_add_test(tc, test_scn_string_load_dist_cap);
     tcase_add_test(tc, test_scn_string_load_tokens_required_by_llm);
     tcase_add_test(tc, test_scn_string_load_arrival_cv);
+    tcase_add_test(tc, test_scn_string_load_extreme_values_refused);
     tcase_add_test(tc, test_scn_string_load_service_keys);
     tcase_add_test(tc, test_scn_string_load_service_missing);
     tcase_add_test(tc, test_scn_string_load_cluster_bounds);

@@ -37,7 +37,11 @@ struct cl_stage_rt {
 
 /* Upper bound on time-series rows, so that a tiny interval on a long run
  * cannot grow the results without limit (a year at 1 s). */
-#define CL_SERIES_MAX (366u * 86400u)
+/* The most interval rows a run may close (metrics.interval): beyond it the
+ * run fails with an error rather than drop rows or grow without bound (a
+ * row and its pool columns are a few hundred bytes: 1e6 rows stay well
+ * under 1 GiB). */
+#define CL_SERIES_MAX 1000000u
 
 void cl__fifo_push(struct cl_fifo *q, struct cl_req *r)
 {
@@ -629,6 +633,16 @@ static void on_interval(struct sim_loop *loop, struct sim_event *ev)
      * this tick: the final row is closed there, not here. */
     if (w->source_done && w->live == 0)
         return;
+    if (w->res->nseries >= CL_SERIES_MAX) {
+        if (w->diag != NULL)
+            sim_diag_error(w->diag, w->scn->file, 0, 0,
+                           "metrics.interval: the run passes %u intervals; "
+                           "give a longer interval",
+                           CL_SERIES_MAX);
+        w->failed = SIM_ERANGE;
+        sim_loop_stop(loop);
+        return;
+    }
     close_interval(w, sim_loop_now(loop));
     /* Keep ticking only while something can still happen. */
     if (!w->source_done || w->live > 0)

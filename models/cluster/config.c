@@ -26,6 +26,20 @@
 
 #define NOMIN (-INFINITY)
 #define NOMAX INFINITY
+
+/* Ranges with their reasons (docs/scenario.md "Ranges"); the bounds every
+ * time, size and bandwidth obeys are in base/param.h. A time drawn or
+ * given in seconds is at least 1 ns, the clock's resolution. A coefficient
+ * of variation below 0.01 is a deterministic value to 4 digits (use
+ * deterministic), and above 100 the gamma shape 1/cv^2 falls under 1e-4,
+ * where samples underflow to 0. An efficiency below 1 % of peak is no
+ * kernel anyone runs, and would make one step last for ever. */
+#define CL_TIME_MIN_S 1e-9
+#define CL_CV_MIN 0.01
+#define CL_CV_MAX 100
+#define CL_EFFICIENCY_MIN 0.01
+#define CL_REPLICAS_MAX 100000
+#define CL_GPUS_MAX 1000000
 #define GT SIM_PF_MIN_EXCL
 #define REQ SIM_PF_REQUIRED
 #define LLM CL_PF_LLM
@@ -333,12 +347,15 @@ static const struct sim_param service_rows[] = {
      "service-time distribution: exponential (mean_s), deterministic "
      "(mean_s), lognormal (mean_s, sd_s), gamma (mean_s, cv)",
      offsetof(struct cl_dist, kind), service_dists, NULL},
-    {"mean_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, NOMAX, GT | REQ, NULL,
-     "mean service time", offsetof(struct cl_dist, mean), NULL, NULL},
-    {"sd_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, NOMAX, GT, NULL,
-     "lognormal only: standard deviation of the service time",
+    {"mean_s", SIM_PT_DOUBLE, SIM_U_SECONDS, CL_TIME_MIN_S, SIM_PARAM_HORIZON_S,
+     REQ, NULL,
+     "mean service time (at least 1 ns, the clock's resolution; at most the "
+     "366-day horizon)",
+     offsetof(struct cl_dist, mean), NULL, NULL},
+    {"sd_s", SIM_PT_DOUBLE, SIM_U_SECONDS, CL_TIME_MIN_S, SIM_PARAM_HORIZON_S,
+     0, NULL, "lognormal only: standard deviation of the service time",
      offsetof(struct cl_dist, sd), NULL, NULL},
-    {"cv", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT, NULL,
+    {"cv", SIM_PT_DOUBLE, SIM_U_NONE, CL_CV_MIN, CL_CV_MAX, 0, NULL,
      "gamma only: coefficient of variation of the service time",
      offsetof(struct cl_dist, cv), NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
@@ -396,12 +413,14 @@ const struct sim_param cl_server_rows[] = {
      "llm only: fraction of HBM the engine may use (vLLM 0.90 in older "
      "releases, 0.92 at newer commits, docs/sources.md §5.1)",
      offsetof(struct cl_server, gpu_memory_utilization), NULL, NULL},
-    {"efficiency_compute", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT | LLM, NULL,
+    {"efficiency_compute", SIM_PT_DOUBLE, SIM_U_FRACTION, CL_EFFICIENCY_MIN, 1,
+     LLM, NULL,
      "llm only: replaces the largest achieved fraction of peak FLOP/s of "
      "GEMMs and attention (default: the calibration's, docs/step-time.md; "
      "kernel anchors 67-78%, docs/sources.md §1.3)",
      offsetof(struct cl_server, efficiency_compute), NULL, NULL},
-    {"efficiency_memory", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT | LLM, NULL,
+    {"efficiency_memory", SIM_PT_DOUBLE, SIM_U_FRACTION, CL_EFFICIENCY_MIN, 1,
+     LLM, NULL,
      "llm only: replaces the achieved fraction of peak HBM bandwidth of "
      "GEMMs and attention (default: the calibration's; FlashMLA decode "
      "~90%, docs/sources.md §1.3)",
@@ -615,17 +634,19 @@ const struct sim_param cl_deploy_rows[] = {
 };
 
 const struct sim_param cl_cluster_rows[] = {
-    {"replicas", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
+    {"replicas", SIM_PT_INT, SIM_U_NONE, 1, CL_REPLICAS_MAX, 0, NULL,
      "static replica count (give replicas, or min_gpus and max_gpus; 1 when "
-     "neither is given)",
+     "neither is given); at most 100000, more than the GPUs of the largest "
+     "clusters built, so that setting up replicas stays bounded",
      offsetof(struct cl_cluster, replicas), NULL, NULL},
-    {"min_gpus", SIM_PT_INT, SIM_U_NONE, 0, NOMAX, 0, NULL,
+    {"min_gpus", SIM_PT_INT, SIM_U_NONE, 0, CL_GPUS_MAX, 0, NULL,
      "elastic pool: fewest GPUs (with max_gpus, <= max_gpus); 0 scales to "
      "zero: requests wait for a replica the orchestrator starts at once "
      "(docs/orchestrator.md, Scale to zero)",
      offsetof(struct cl_cluster, min_gpus), NULL, NULL},
-    {"max_gpus", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
-     "elastic pool: most GPUs (with min_gpus)",
+    {"max_gpus", SIM_PT_INT, SIM_U_NONE, 1, CL_GPUS_MAX, 0, NULL,
+     "elastic pool: most GPUs (with min_gpus); at most 1000000, ten times "
+     "the largest clusters built",
      offsetof(struct cl_cluster, max_gpus), NULL, NULL},
     {"target_latency_ms", SIM_PT_DURATION, SIM_U_MILLISECONDS, 0, NOMAX, GT,
      NULL,
@@ -641,7 +662,7 @@ const struct sim_param cl_cluster_rows[] = {
     {"rdma_interface", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "RDMA device for calibration (e.g. mlx5_0); ignored by the simulator",
      offsetof(struct cl_cluster, rdma_interface), NULL, NULL},
-    {"initial_gpus", SIM_PT_INT, SIM_U_NONE, 0, NOMAX, 0, NULL,
+    {"initial_gpus", SIM_PT_INT, SIM_U_NONE, 0, CL_GPUS_MAX, 0, NULL,
      "elastic pool: GPUs serving at the start, in [min_gpus, max_gpus] "
      "(default: min_gpus)",
      offsetof(struct cl_cluster, initial_gpus), NULL, NULL},
@@ -696,9 +717,10 @@ const struct sim_param cl_slo_rows[] = {
 };
 
 const struct sim_param cl_metrics_rows[] = {
-    {"interval", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, "60s",
-     "width of a time-series bucket", offsetof(struct cl_metrics, interval_ns),
-     NULL, NULL},
+    {"interval", SIM_PT_DURATION, SIM_U_SECONDS, 1e-3, NOMAX, 0, "60s",
+     "width of a time-series bucket (at least 1ms; a run may close at most "
+     "1000000 of them, so that the series stays bounded)",
+     offsetof(struct cl_metrics, interval_ns), NULL, NULL},
     {"warmup_fraction", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 0.5, SIM_PF_MAX_EXCL,
      "0.1", "leading fraction of requests left out of the statistics",
      offsetof(struct cl_metrics, warmup_fraction), NULL, NULL},
@@ -717,14 +739,14 @@ static const struct sim_param provision_rows[] = {
      "provisioning-time distribution: fixed (mean_s), exponential (mean_s), "
      "lognormal (mean_s, sd_s), gamma (mean_s, cv)",
      offsetof(struct cl_dist, kind), provision_dists, NULL},
-    {"mean_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, NOMAX, 0, "120",
+    {"mean_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, SIM_PARAM_HORIZON_S, 0, "120",
      "mean time from a request for a node to the node being ready (BLIS "
      "demo: node provisioning 120 +- 30 s, docs/sources.md §8.1)",
      offsetof(struct cl_dist, mean), NULL, NULL},
     {"sd_s", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, NOMAX, GT, NULL,
      "lognormal only: standard deviation of the provisioning time",
      offsetof(struct cl_dist, sd), NULL, NULL},
-    {"cv", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT, NULL,
+    {"cv", SIM_PT_DOUBLE, SIM_U_NONE, CL_CV_MIN, CL_CV_MAX, 0, NULL,
      "gamma only: coefficient of variation of the provisioning time",
      offsetof(struct cl_dist, cv), NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
@@ -886,9 +908,10 @@ static const struct sim_param link_fault_rows[] = {
 };
 
 const struct sim_param cl_faults_rows[] = {
-    {"gpu_mtbf", SIM_PT_DOUBLE, SIM_U_SECONDS, 0, NOMAX, GT, NULL,
+    {"gpu_mtbf", SIM_PT_DOUBLE, SIM_U_SECONDS, 3600, NOMAX, 0, NULL,
      "mean time between failures of one GPU, e.g. 50000h (default: no "
-     "random failures)",
+     "random failures); at least 1h: measured fleets see thousands of hours, "
+     "and below an hour a cluster does nothing but fail",
      offsetof(struct cl_faults, gpu_mtbf_s), NULL, NULL},
     {.key = "scripted",
      .type = SIM_PT_LIST,

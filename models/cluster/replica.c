@@ -86,9 +86,13 @@ static void note_sizes(struct cl_world *w)
         w->replicas_max_seen = w->n_serving;
 }
 
+static void free_slot_push(struct cl_world *w, int slot);
+
 static void set_state(struct cl_world *w, struct cl_replica *rep, int state)
 {
     int64_t now = sim_loop_now(w->loop);
+    if (state == CL_R_GONE && rep->state != CL_R_GONE)
+        free_slot_push(w, rep->slot);
     charge(w, rep, now);
     count_state(w, rep->state, -1);
     rep->state = state;
@@ -193,11 +197,47 @@ int cl__replica_revoke(struct cl_world *w, struct cl_replica *rep,
     return rep->gpus;
 }
 
+static void free_slot_push(struct cl_world *w, int slot)
+{
+    int i;
+
+    if (w->nfree == w->cap_free) {
+        w->cap_free = w->cap_free ? 2 * w->cap_free : 16;
+        w->free_slots =
+            xrealloc(w->free_slots, (size_t)w->cap_free, sizeof(int));
+    }
+    i = w->nfree++;
+    while (i > 0 && w->free_slots[(i - 1) / 2] > slot) {
+        w->free_slots[i] = w->free_slots[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    w->free_slots[i] = slot;
+}
+
+static int free_slot_pop(struct cl_world *w)
+{
+    int top = w->free_slots[0], last = w->free_slots[--w->nfree], i = 0;
+
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= w->nfree)
+            break;
+        if (c + 1 < w->nfree && w->free_slots[c + 1] < w->free_slots[c])
+            c++;
+        if (last <= w->free_slots[c])
+            break;
+        w->free_slots[i] = w->free_slots[c];
+        i = c;
+    }
+    if (w->nfree > 0)
+        w->free_slots[i] = last;
+    return top;
+}
+
 static int free_slot(struct cl_world *w)
 {
-    for (int i = 0; i < w->nreps; i++)
-        if (w->reps[i]->state == CL_R_GONE)
-            return i;
+    if (w->nfree > 0)
+        return free_slot_pop(w);
     if (w->nreps == w->cap_reps) {
         w->cap_reps = w->cap_reps ? 2 * w->cap_reps : 16;
         w->reps = xrealloc(w->reps, (size_t)w->cap_reps, sizeof(*w->reps));
@@ -404,6 +444,9 @@ void cl__replicas_free(struct cl_world *w)
         free(w->reps[i]);
     }
     free(w->reps);
+    free(w->free_slots);
     w->reps = NULL;
     w->nreps = w->cap_reps = 0;
+    w->free_slots = NULL;
+    w->nfree = w->cap_free = 0;
 }

@@ -350,6 +350,10 @@ static void *azure_open(const struct cl_workload *cfg, const char *path,
             sim_diag_error(d, path, 0, 0, "cannot open trace: %s", strerror(e));
         return NULL;
     }
+    if (wl__regular_file(fp, path, d) != 0) {
+        fclose(fp);
+        return NULL;
+    }
 
     struct wl__azure *a = xcalloc(1, sizeof(*a));
     a->fp = fp;

@@ -146,9 +146,11 @@ static const struct sim_param arrival_rows[] = {
      offsetof(struct cl_arrival, process), processes, NULL},
     {"rate_per_s", SIM_PT_DOUBLE, SIM_U_PER_S, 0, 1e6, GT | REQ, NULL,
      "mean arrival rate", offsetof(struct cl_arrival, rate_per_s), NULL, NULL},
-    {"cv", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT, NULL,
+    {"cv", SIM_PT_DOUBLE, SIM_U_NONE, 0.01, 100, 0, NULL,
      "gamma only (and required there): coefficient of variation of the gaps; "
-     "1 is poisson, > 1 bursty",
+     "1 is poisson, > 1 bursty; in [0.01, 100]: below, the gaps are equal to "
+     "4 digits (use deterministic); above, the gamma shape 1/cv^2 is so "
+     "small that gaps underflow to 0",
      offsetof(struct cl_arrival, cv), NULL, NULL},
     {"diurnal", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "a daily cycle of the rate (at most one of diurnal, steps); any process "

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "models/workload/workload-int.h"
 #include "base/errors.h"
@@ -31,6 +32,19 @@ void wl__quote(char *dst, const char *p, size_t n)
         dst[i] = '\0';
 }
 
+int wl__regular_file(FILE *fp, const char *path, struct sim_diag *d)
+{
+    struct stat st;
+
+    /* A device or FIFO (/dev/zero) may never end, or never end a line:
+     * only a regular file has a size, so reading it is bounded. */
+    if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode)) {
+        sim_diag_error(d, path, 0, 0, "cannot read trace: not a regular file");
+        return SIM_EIO;
+    }
+    return 0;
+}
+
 int wl__lines_open(struct wl__lines *l, const char *path, size_t max_bytes,
                    const char *hint, struct sim_diag *d)
 {
@@ -43,6 +57,10 @@ int wl__lines_open(struct wl__lines *l, const char *path, size_t max_bytes,
                            strerror(e), hint);
         else
             sim_diag_error(d, path, 0, 0, "cannot open trace: %s", strerror(e));
+        return SIM_EIO;
+    }
+    if (wl__regular_file(fp, path, d) != 0) {
+        fclose(fp);
         return SIM_EIO;
     }
     memset(l, 0, sizeof(*l));

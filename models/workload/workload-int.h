@@ -120,9 +120,15 @@ struct wl__lines {
 /* Results of wl__lines_read(). */
 enum { WL_LINE_OK, WL_LINE_EOF, WL_LINE_LONG, WL_LINE_IOERR };
 
-/* Opens path (copied) for reading. On failure adds "PATH: error: cannot
- * open trace: REASON" to d, followed by "; HINT" when the file does not
- * exist and hint is not NULL, and returns SIM_EIO with l untouched. */
+/* Returns 0 when fp (opened from path) is a regular file, else adds "PATH:
+ * error: cannot read trace: not a regular file" to d and returns SIM_EIO:
+ * a device such as /dev/zero would be read for ever. */
+int wl__regular_file(FILE *fp, const char *path, struct sim_diag *d);
+
+/* Opens path (copied) for reading; it must be a regular file. On failure adds
+ * "PATH: error: cannot open trace: REASON" to d, followed by "; HINT" when the
+ * file does not exist and hint is not NULL, and returns SIM_EIO with l
+ * untouched. */
 int wl__lines_open(struct wl__lines *l, const char *path, size_t max_bytes,
                    const char *hint, struct sim_diag *d);
 
