@@ -7,11 +7,6 @@
 #include <stddef.h>
 
 #include "models/cluster/config.h"
-#include "sim/time.h"
-
-/* The schema's horizon and the loop's are one. */
-_Static_assert(SIM_PARAM_HORIZON_S * 1e9 == (double)SIM_HORIZON_NS,
-               "SIM_PARAM_HORIZON_S must match SIM_HORIZON_NS");
 
 #define NOMIN (-INFINITY)
 #define NOMAX INFINITY

@@ -6,9 +6,15 @@
 #include <string.h>
 
 #include "base/errors.h"
+#include "base/param.h"
 #include "sim/heap.h"
 #include "sim/time.h"
 #include "base/xalloc.h"
+
+/* The schema's horizon (the largest duration a scenario key accepts) and
+ * the loop's are one. */
+_Static_assert(SIM_PARAM_HORIZON_S * 1e9 == (double)SIM_HORIZON_NS,
+               "SIM_PARAM_HORIZON_S must match SIM_HORIZON_NS");
 
 struct sim_stream {
     char *name;
