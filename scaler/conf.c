@@ -194,6 +194,9 @@ static const struct sim_param metrics_rows[] = {
     SECONDS("max_clock_skew_s", 0, "5s",
             "a sample time further ahead of this clock is invalid",
             max_clock_skew_s),
+    STRING("activation_query", NULL,
+           "PromQL: requests waiting with no replica (scale from zero)",
+           C(activation_query)),
     {"min_reporting_share", SIM_PT_DOUBLE, SIM_U_NONE, 0, 1, GT, "1",
      "share of scrape targets that must answer, else hold",
      C(min_reporting_share), NULL, NULL},
@@ -240,6 +243,9 @@ static const struct sim_param root_rows[] = {
             stale_after_s),
     {"min_replicas", SIM_PT_INT, SIM_U_NONE, 0, SCL_REPLICAS_LIMIT, 0, "1",
      "fewest replicas", C(min_replicas), NULL, NULL},
+    SECONDS("scale_to_zero_grace_s", 0, "30s",
+            "idle this long before the last replica goes (min_replicas 0)",
+            scale_to_zero_grace_s),
     {"max_replicas", SIM_PT_INT, SIM_U_NONE, 1, SCL_REPLICAS_LIMIT,
      SIM_PF_REQUIRED, NULL, "most replicas", C(max_replicas), NULL, NULL},
     {"gpus_per_replica", SIM_PT_INT, SIM_U_NONE, 1, 4096, 0, "1",
@@ -505,6 +511,34 @@ static const struct sim_yaml_ops scl_yaml_ops = {
     .map_size = sizeof(struct param_text),
 };
 
+/* Scale to zero: its keys mean something only with min_replicas 0, and
+ * the activation query only with source prometheus. */
+static void check_zero(struct loader *x)
+{
+    const struct scl_config *c = &x->f.c;
+    const struct sim_yaml_seen *aq =
+        sim_yaml_seen(&x->y, "metrics.activation_query");
+    const struct sim_yaml_seen *g =
+        sim_yaml_seen(&x->y, "scale_to_zero_grace_s");
+
+    if (aq != NULL && c->source != SCL_SRC_PROMETHEUS)
+        sim_yaml_error(&x->y, aq->kline, aq->kcol,
+                       "metrics.activation_query: needs source prometheus");
+    else if (aq != NULL && c->min_replicas > 0)
+        sim_yaml_error(&x->y, aq->kline, aq->kcol,
+                       "metrics.activation_query: needs min_replicas 0, "
+                       "not %d",
+                       c->min_replicas);
+    else if (aq != NULL && c->activation_query != NULL &&
+             c->activation_query[0] == '\0')
+        sim_yaml_error(&x->y, aq->vline, aq->vcol,
+                       "metrics.activation_query: empty");
+    if (g != NULL && c->min_replicas > 0)
+        sim_yaml_error(&x->y, g->kline, g->kcol,
+                       "scale_to_zero_grace_s: needs min_replicas 0, not %d",
+                       c->min_replicas);
+}
+
 /* After the walk: the bounds, the metric names of the engine where none
  * was given, the default policy, the guard's interval. */
 static void finish(struct loader *x)
@@ -523,6 +557,7 @@ static void finish(struct loader *x)
         if (c->names[f] == NULL && def != NULL)
             c->names[f] = xstrdup(def);
     }
+    check_zero(x);
     if (c->source == SCL_SRC_SCRAPE && c->ntargets == 0)
         sim_yaml_error(&x->y, line, col,
                        "metrics.targets: required for source scrape");
@@ -623,6 +658,7 @@ void scl_config_fini(struct scl_config *c)
     free(c->policy_params);
     free(c->prometheus_url);
     free(c->selector);
+    free(c->activation_query);
     for (int i = 0; i < SCL_M_N; i++)
         free(c->names[i]);
     for (int i = 0; i < SCL_Q_N; i++)

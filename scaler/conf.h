@@ -98,8 +98,11 @@ struct scl_config {
     char **targets;         /* owned scrape URLs */
     int ntargets;
     double http_timeout_s;
-    double max_clock_skew_s;    /* sample time further ahead: invalid */
-    double min_reporting_share; /* of targets answering, else hold */
+    double max_clock_skew_s;      /* sample time further ahead: invalid */
+    double min_reporting_share;   /* of targets answering, else hold */
+    char *activation_query;       /* owned PromQL: requests waiting with no
+                                   * replica (scale from zero), NULL = none */
+    double scale_to_zero_grace_s; /* idle this long before 1 -> 0 */
 
     int actuator; /* enum scl_actuator_kind */
     char *api_server;

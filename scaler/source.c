@@ -9,6 +9,7 @@
 #include "models/policy/snapshot.h"
 #include "scaler/http.h"
 #include "scaler/promapi.h"
+#include "base/errors.h"
 #include "base/xalloc.h"
 
 /* Most distinct bucket bounds kept per histogram and replica. */
@@ -1009,4 +1010,35 @@ void scl_source_collect(struct scl_source *src, double now_s, double wall_s,
         }
     }
     scl_source_end(src);
+}
+
+int scl_source_activation(struct scl_source *src, double *value, char *err,
+                          size_t errlen)
+{
+    const struct scl_config *c = src->c;
+    struct scl_expo e;
+    double sum = 0;
+
+    *value = NAN;
+    if (c->activation_query == NULL) {
+        snprintf(err, errlen, "no activation_query");
+        return SIM_EINVAL;
+    }
+    scl_expo_init(&e);
+    if (scl_prom_query(src->http, c->prometheus_url, c->activation_query, &e,
+                       err, errlen) != 0) {
+        scl_expo_fini(&e);
+        return SIM_EIO;
+    }
+    for (int i = 0; i < e.n; i++) {
+        double v = e.v[i].value;
+        if (!isfinite(v) || v < 0) {
+            sum = v;
+            break;
+        }
+        sum += v;
+    }
+    scl_expo_fini(&e);
+    *value = sum;
+    return 0;
 }

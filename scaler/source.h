@@ -92,6 +92,14 @@ void scl_source_collect(struct scl_source *src, double now_s, double wall_s,
 void scl_source_snapshot(struct scl_source *src, int current,
                          struct pol_snapshot *s, struct scl_view *v);
 
+/* Runs c->activation_query (scale from zero) against Prometheus: *value
+ * is the sum of the series' values (0 when the vector is empty), or the
+ * first value that is not finite or is negative. Returns 0, SIM_EINVAL
+ * when no query is configured, or SIM_EIO with err (errlen bytes) when
+ * the query failed. */
+int scl_source_activation(struct scl_source *src, double *value, char *err,
+                          size_t errlen);
+
 /* The PromQL of query q under c (a default built from the metric names,
  * selector and window, or the override). Caller frees; NULL when the
  * engine has no such metric. */

@@ -34,6 +34,73 @@ static void fmt_num(char *buf, size_t n, double v)
         snprintf(buf, n, "%.6g", v);
 }
 
+/* Largest plausible activation value (requests waiting with no replica),
+ * as for the engines' request gauges. */
+#define ACTIVATION_MAX 1e6
+
+/* Scale to zero (min_replicas 0; docs/scaler.md "Scale to zero"), after
+ * the decision d on s. From 0 replicas with an activation query, its value
+ * alone decides: > 0 asks for one replica, 0 stays at 0 without a hold,
+ * an impossible value or a failed query is a hold (v). From 1 or more,
+ * an answer below 1 stands only when the replicas have been idle (no
+ * running, no waiting request) for scale_to_zero_grace_s. Returns the
+ * reason when it set d ("activation", "scale_to_zero_grace"), else NULL;
+ * *why is then the guard's reason to keep. */
+static const char *scale_zero(struct scl_loop *x, int spec, double now_s,
+                              const struct pol_snapshot *s, struct scl_view *v,
+                              struct pol_decision *d,
+                              enum pol_guard_reason *why)
+{
+    const struct scl_config *c = x->c;
+    int idle;
+
+    if (spec == 0) {
+        double a;
+        char err[256];
+
+        x->idle_seen = 0;
+        if (c->activation_query == NULL)
+            return NULL; /* nothing can wake it: as without scale to zero */
+        d->desired = 0;
+        *why = POL_GUARD_NONE;
+        v->valid = 0;
+        if (scl_source_activation(x->src, &a, err, sizeof(err)) != 0) {
+            on_metrics_error(x, err);
+            v->hold = SCL_HOLD_SOURCE_ERROR;
+            snprintf(v->msg, sizeof(v->msg), "activation query failed");
+        } else if (!isfinite(a) || a < 0 || a > ACTIVATION_MAX) {
+            v->hold = SCL_HOLD_INVALID;
+            snprintf(v->msg, sizeof(v->msg), "impossible activation value %g",
+                     a);
+        } else {
+            v->valid = 1;
+            v->hold = SCL_HOLD_NONE;
+            v->msg[0] = '\0';
+            if (a > 0) {
+                d->desired = 1;
+                if (d->desired < c->min_replicas)
+                    d->desired = c->min_replicas;
+                if (d->desired > c->max_replicas)
+                    d->desired = c->max_replicas;
+            }
+        }
+        return "activation";
+    }
+    idle = v->valid && s->num_running == 0 && s->num_waiting == 0;
+    if (!idle) {
+        x->idle_seen = 0;
+    } else if (!x->idle_seen) {
+        x->idle_seen = 1;
+        x->idle_since_s = now_s;
+    }
+    if (d->desired < 1 &&
+        (!idle || now_s - x->idle_since_s < c->scale_to_zero_grace_s)) {
+        d->desired = 1;
+        return "scale_to_zero_grace";
+    }
+    return NULL;
+}
+
 int scl_evaluate(struct scl_loop *x, double now_s, double wall_s)
 {
     const struct scl_config *c = x->c;
@@ -46,6 +113,7 @@ int scl_evaluate(struct scl_loop *x, double now_s, double wall_s)
     char b_ready[16], b_pend[16], b_cur[16], b_des[16], b_pol[16];
     char b_arr[32], b_itl[32], b_itlm[32], b_ttft[32], b_run[32], b_wait[32];
     char b_kv[32];
+    const char *zr = NULL;
 
     scl_source_collect(x->src, now_s, wall_s, on_metrics_error, x);
     arc = scl_actuator_read(x->act, &spec, &status, err, sizeof(err));
@@ -67,6 +135,10 @@ int scl_evaluate(struct scl_loop *x, double now_s, double wall_s)
     scl_source_snapshot(x->src, spec, &s, &v);
     why = scl_decide(&x->dec, &s, &d, &prc);
     cur = s.ready + s.pending;
+    if (hold != 0)
+        x->idle_seen = 0;
+    else if (c->min_replicas == 0)
+        zr = scale_zero(x, spec, now_s, &s, &v, &d, &why);
     if (hold != 0)
         d.desired = cur; /* the size is unknown: never act blind */
     action = d.desired > cur   ? SCL_ACTION_UP
@@ -91,6 +163,9 @@ int scl_evaluate(struct scl_loop *x, double now_s, double wall_s)
     fmt_num(b_run, sizeof(b_run), s.num_running);
     fmt_num(b_wait, sizeof(b_wait), s.num_waiting);
     fmt_num(b_kv, sizeof(b_kv), s.kv_usage_mean);
+    if (zr != NULL && (action != SCL_ACTION_HOLD || v.valid == 0))
+        scl_log(&x->log, "info", "scale to zero", "reason", zr, "desired",
+                b_des, "current", b_cur, (const char *)NULL);
     if (!v.valid) {
         char msg[300];
         snprintf(msg, sizeof(msg), "holding: %s", v.msg);

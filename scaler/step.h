@@ -25,6 +25,10 @@ struct scl_loop {
     struct scl_actuator *act;
     struct scl_decider dec;
     int dry_run;
+    /* Scale to zero: the replicas have reported no running and no waiting
+     * request since idle_since_s (when idle_seen). */
+    int idle_seen;
+    double idle_since_s;
 };
 
 /* One evaluation at now_s (monotonic seconds since the start) and wall_s

@@ -50,6 +50,7 @@ struct fake {
     char value[64];  /* running of each series (and counters) */
     char kv[64];     /* kv usage of each series */
     int up_zero;     /* targets_up: this many at 0 */
+    char act[64];    /* the activation query's value, "" = no series */
     char page[NTARGETS][512];
     int down[NTARGETS]; /* target answers 500 */
     long patch[64];     /* replicas of each PATCH */
@@ -131,7 +132,9 @@ static mhd_result on_req(void *cls, struct MHD_Connection *c, const char *url,
         const char *q =
             MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "query");
         char *body;
-        if (q != NULL && strstr(q, "timestamp(") != NULL) {
+        if (q != NULL && strcmp(q, "gateway_queue_length") == 0) {
+            body = vector(fk.act[0] ? 1 : 0, fk.act);
+        } else if (q != NULL && strstr(q, "timestamp(") != NULL) {
             body = vector(1, fk.ts);
         } else if (q != NULL && strncmp(q, "up", 2) == 0) {
             body = vector(NTARGETS, "1");
@@ -203,12 +206,14 @@ static unsigned draw(unsigned n)
 static struct scl_config cfg;
 static struct scl_loop lp;
 
-/* The configuration (source prometheus or scrape) and the loop of main(),
- * logging to /dev/null. */
-static void loop_start(const char *source)
+/* The configuration (source prometheus or scrape) with min_replicas min,
+ * extra_metrics added to the metrics block and extra to the root, and the
+ * loop of main(), logging to /dev/null. */
+static void loop_start_with(const char *source, int min,
+                            const char *extra_metrics, const char *extra)
 {
     struct sim_diag d;
-    char text[1024];
+    char text[2048];
 
     snprintf(text, sizeof(text),
              "interval_s: 15\nwindow_s: 30\nstale_after_s: 45\n"
@@ -219,12 +224,12 @@ static void loop_start(const char *source)
              "metrics: {source: %s, prometheus_url: 'http://127.0.0.1:%d', "
              "targets: [http://127.0.0.1:%d/metrics/0, "
              "http://127.0.0.1:%d/metrics/1, http://127.0.0.1:%d/metrics/2, "
-             "http://127.0.0.1:%d/metrics/3], timeout_s: 2}\n"
+             "http://127.0.0.1:%d/metrics/3], timeout_s: 2%s}\n"
              "actuator: {kind: kubernetes, api_server: "
              "'http://127.0.0.1:%d', namespace: ns, deployment: llm, "
-             "max_attempts: 1}\nlisten: ''\n",
-             MIN_R, MAX_R, STEP_UP, STEP_DOWN, source, fk.port, fk.port,
-             fk.port, fk.port, fk.port, fk.port);
+             "max_attempts: 1}\nlisten: ''\n%s",
+             min, MAX_R, STEP_UP, STEP_DOWN, source, fk.port, fk.port, fk.port,
+             fk.port, fk.port, extra_metrics, fk.port, extra);
     sim_diag_init(&d);
     if (scl_config_parse("t.yaml", text, strlen(text), &cfg, &d) != 0)
         sim_diag_print(&d, stderr);
@@ -238,6 +243,11 @@ static void loop_start(const char *source)
     ck_assert_int_eq(scl_decider_init(&lp.dec, &cfg), 0);
     lp.src = scl_source_new(&cfg);
     lp.act = scl_actuator_new(&cfg, 0, NULL);
+}
+
+static void loop_start(const char *source)
+{
+    loop_start_with(source, MIN_R, "", "");
 }
 
 static void loop_stop(void)
@@ -565,6 +575,95 @@ START_TEST(test_scrape_partial_and_reset)
 }
 END_TEST
 
+/* Scale to zero: from 0 replicas the activation query alone decides (3
+ * waiting: PATCH 1, past the cooldowns; 0 or no series: no PATCH and no
+ * hold; NaN, negative or huge: a hold); from 1, an idle cluster keeps its
+ * replica for scale_to_zero_grace_s, then goes to 0. */
+START_TEST(test_scale_to_zero)
+{
+    static const char *const bad[] = {"NaN", "-1", "1e300", "+Inf"};
+    unsigned long holds;
+    long p[64];
+    int i = 0;
+
+    fake_start();
+    loop_start_with("prometheus", 0, ", activation_query: gateway_queue_length",
+                    "scale_to_zero_grace_s: 30\n");
+    snprintf(fk.scale, sizeof(fk.scale), "{\"spec\":{\"replicas\":0}}");
+    fk.nseries = 0;
+    snprintf(fk.kv, sizeof(fk.kv), "0");
+    snprintf(fk.value, sizeof(fk.value), "0");
+    /* 0 waiting, then no series at all: stay at 0, no hold. */
+    snprintf(fk.act, sizeof(fk.act), "0");
+    snprintf(fk.ts, sizeof(fk.ts), "%.3f", WALL0 + 15.0 * i);
+    ck_assert_int_eq(round_run(i++, p), 0);
+    fk.act[0] = '\0';
+    snprintf(fk.ts, sizeof(fk.ts), "%.3f", WALL0 + 15.0 * i);
+    ck_assert_int_eq(round_run(i++, p), 0);
+    holds = 0;
+    for (int h = 0; h < SCL_HOLDX_N; h++)
+        holds += lp.stats.holds[h];
+    ck_assert_uint_eq(holds, 0);
+    /* Impossible values: a hold each, never a PATCH. */
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        snprintf(fk.act, sizeof(fk.act), "%s", bad[k]);
+        ck_assert_int_eq(round_run(i++, p), 0);
+        ck_assert_uint_eq(lp.stats.holds[SCL_HOLD_INVALID], k + 1);
+    }
+    /* 3 waiting with none serving: one replica. */
+    snprintf(fk.act, sizeof(fk.act), "3");
+    ck_assert_int_eq(round_run(i++, p), 1);
+    ck_assert_int_eq(p[0], 1);
+    /* One idle replica: kept for the grace (30 s), then 0. */
+    snprintf(fk.act, sizeof(fk.act), "0");
+    snprintf(fk.scale, sizeof(fk.scale), "{\"spec\":{\"replicas\":1}}");
+    fk.nseries = 1;
+    {
+        /* running per round: idle, busy (the idle time starts again),
+         * then idle at 0, 15 and 30 s: PATCH 0 only at 30 s. */
+        static const char *const run[] = {"0", "1", "0", "0", "0"};
+        for (int k = 0; k < 5; k++) {
+            snprintf(fk.value, sizeof(fk.value), "%s", run[k]);
+            snprintf(fk.ts, sizeof(fk.ts), "%.3f", WALL0 + 15.0 * i);
+            ck_assert_int_eq(round_run(i++, p), k == 4);
+            ck_assert_int_eq(lp.stats.desired, k == 4 ? 0 : 1);
+        }
+        ck_assert_int_eq(p[0], 0);
+    }
+    loop_stop();
+    fake_stop();
+}
+END_TEST
+
+/* Without min_replicas 0, 0 replicas and a waiting request change
+ * nothing: the round holds as before (no replica reports), and an idle
+ * replica never goes below min_replicas. */
+START_TEST(test_no_zero_without_min_zero)
+{
+    long p[64];
+
+    fake_start();
+    loop_start_with("prometheus", 1, "", "");
+    snprintf(fk.scale, sizeof(fk.scale), "{\"spec\":{\"replicas\":0}}");
+    fk.nseries = 0;
+    snprintf(fk.act, sizeof(fk.act), "3");
+    snprintf(fk.ts, sizeof(fk.ts), "%.3f", WALL0);
+    ck_assert_int_eq(round_run(0, p), 0);
+    /* No replica reports, with a sample time: the hold is "stale". */
+    ck_assert_uint_eq(lp.stats.holds[SCL_HOLD_STALE], 1);
+    snprintf(fk.scale, sizeof(fk.scale), "{\"spec\":{\"replicas\":1}}");
+    fk.nseries = 1;
+    snprintf(fk.value, sizeof(fk.value), "0");
+    snprintf(fk.kv, sizeof(fk.kv), "0");
+    for (int i = 1; i < 6; i++) {
+        snprintf(fk.ts, sizeof(fk.ts), "%.3f", WALL0 + 15.0 * i);
+        ck_assert_int_eq(round_run(i, p), 0);
+    }
+    loop_stop();
+    fake_stop();
+}
+END_TEST
+
 static Suite *scaler_hostile_suite(void)
 {
     Suite *s = suite_create("scaler_hostile");
@@ -574,6 +673,8 @@ static Suite *scaler_hostile_suite(void)
     tcase_add_test(tc, test_size_is_the_scale);
     tcase_add_test(tc, test_future_time_does_not_latch);
     tcase_add_test(tc, test_scrape_partial_and_reset);
+    tcase_add_test(tc, test_scale_to_zero);
+    tcase_add_test(tc, test_no_zero_without_min_zero);
     tcase_add_test(tc, test_hostile_prometheus_rounds);
     tcase_add_test(tc, test_hostile_scrape_rounds);
     suite_add_tcase(s, tc);

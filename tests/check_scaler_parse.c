@@ -254,7 +254,8 @@ START_TEST(test_config_errors)
         "bad.yaml:14:1: error: colour: unknown key; valid: actuator, "
         "gpus_per_replica, interval_s, listen, max_replicas, metrics, "
         "min_replicas, policy, price_per_replica_hour, provision_s, "
-        "stale_after_s, target_latency_ms, target_ttft_ms, window_s",
+        "scale_to_zero_grace_s, stale_after_s, target_latency_ms, "
+        "target_ttft_ms, window_s",
     };
     int n = (int)(sizeof(want) / sizeof(want[0]));
 
@@ -338,6 +339,51 @@ START_TEST(test_config_syntax_and_required)
     msg = sim_diag_format(&d, 0);
     ck_assert_str_eq(msg, "x.yaml:1:1: error: missing key 'max_replicas'");
     free(msg);
+    sim_diag_fini(&d);
+}
+END_TEST
+
+/* Scale to zero: the keys parse with min_replicas 0 (grace default 30 s)
+ * and are refused, with their positions, where they mean nothing. */
+START_TEST(test_config_scale_to_zero)
+{
+    static const char *const want[] = {
+        "z.yaml:3:11: error: metrics.activation_query: needs source "
+        "prometheus",
+        "z.yaml:4:1: error: scale_to_zero_grace_s: needs min_replicas 0, "
+        "not 1",
+    };
+    const char *bad = "min_replicas: 1\nmax_replicas: 4\n"
+                      "metrics: {activation_query: q, source: scrape, "
+                      "targets: [http://a/metrics]}\n"
+                      "scale_to_zero_grace_s: 10\n";
+    const char *bad2 = "max_replicas: 4\nmetrics: {activation_query: q}\n";
+    const char *ok = "min_replicas: 0\nmax_replicas: 4\n"
+                     "metrics: {activation_query: 'sum(gw_queue)'}\n";
+    struct scl_config c;
+    struct sim_diag d;
+
+    sim_diag_init(&d);
+    ck_assert_int_eq(scl_config_parse("z.yaml", bad, strlen(bad), &c, &d),
+                     SIM_EINVAL);
+    ck_assert_int_eq(d.n, 2);
+    for (int i = 0; i < 2; i++) {
+        char *got = sim_diag_format(&d, i);
+        ck_assert_str_eq(strstr(got, "z.yaml:"), want[i]);
+        free(got);
+    }
+    sim_diag_fini(&d);
+    sim_diag_init(&d);
+    ck_assert_int_eq(scl_config_parse("z.yaml", bad2, strlen(bad2), &c, &d),
+                     SIM_EINVAL);
+    ck_assert_int_eq(d.n, 1);
+    sim_diag_fini(&d);
+    sim_diag_init(&d);
+    ck_assert_int_eq(scl_config_parse("z.yaml", ok, strlen(ok), &c, &d), 0);
+    ck_assert_str_eq(c.activation_query, "sum(gw_queue)");
+    ck_assert_double_eq(c.scale_to_zero_grace_s, 30);
+    ck_assert_int_eq(c.min_replicas, 0);
+    scl_config_fini(&c);
     sim_diag_fini(&d);
 }
 END_TEST
@@ -610,6 +656,7 @@ static Suite *scaler_parse_suite(void)
     tcase_add_test(tc, test_config_hardening_errors);
     tcase_add_test(tc, test_config_syntax_and_required);
     tcase_add_test(tc, test_config_walker_messages);
+    tcase_add_test(tc, test_config_scale_to_zero);
     suite_add_tcase(s, tc);
     tc = tcase_create("source");
     tcase_add_test(tc, test_source_scrape_vllm);

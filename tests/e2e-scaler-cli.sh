@@ -46,7 +46,7 @@ ok "no --config is a usage error (exit 2)" $?
 
 "$scaler" --config "$srcdir/tests/data/scaler/bad.yaml" >"$tmp/out" 2>"$tmp/err"
 st=$?
-want="$srcdir/tests/data/scaler/bad.yaml:14:1: error: colour: unknown key; valid: actuator, gpus_per_replica, interval_s, listen, max_replicas, metrics, min_replicas, policy, price_per_replica_hour, provision_s, stale_after_s, target_latency_ms, target_ttft_ms, window_s"
+want="$srcdir/tests/data/scaler/bad.yaml:14:1: error: colour: unknown key; valid: actuator, gpus_per_replica, interval_s, listen, max_replicas, metrics, min_replicas, policy, price_per_replica_hour, provision_s, scale_to_zero_grace_s, stale_after_s, target_latency_ms, target_ttft_ms, window_s"
 if [ "$st" -eq 1 ] && grep -qxF "$want" "$tmp/err" &&
     [ "$(wc -l <"$tmp/err")" -eq 8 ]; then
     ok "bad configuration: every error with file:line:col, exit 1" 0
