@@ -500,7 +500,7 @@ START_TEST(test_client_bad_keys)
                  "most N requests in flight)");
     expect_error("timeout: 0s",
                  "bad.yaml:6:21: error: workload.client.timeout: "
-                 "0s out of range (0, inf)");
+                 "0s out of range (0, 3.16224e+07]");
     expect_error("users: 0", "bad.yaml:6:19: error: workload.client.users: 0 "
                              "out of range [1, 1e+06]");
 }
