@@ -450,7 +450,16 @@ static int parse_integer(const struct sim_param *p, const char *text,
         errno = 0;
         if (p->type == SIM_PT_UINT64 && s[0] != '-') {
             *uv = strtoull(s, &end, 10);
-            *iv = *uv > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)*uv;
+            /* Results keep a seed in SQLite, whose integers are signed
+             * 64-bit: a larger one would read back negative. */
+            if (errno == 0 && *uv > (uint64_t)INT64_MAX) {
+                snprintf(err, errlen,
+                         "%s out of range [0, 9223372036854775807] (2^63 - 1, "
+                         "the largest a results database stores)",
+                         text);
+                return SIM_ERANGE;
+            }
+            *iv = (int64_t)*uv;
         } else {
             *iv = strtoll(s, &end, 10);
             *uv = (uint64_t)*iv;

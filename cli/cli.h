@@ -60,6 +60,10 @@ int cli_usage_error(const struct cli_entry *e, const char *why);
  * unchanged). */
 int cli_parse_u64(const char *s, uint64_t *out);
 
+/* As cli_parse_u64(), for a seed: at most 2^63 - 1, the largest a results
+ * database stores (SQLite integers are signed). */
+int cli_parse_seed(const char *s, uint64_t *out);
+
 /* The speculative-decoding options of dsec step and dsec strategies
  * (--speculative, --spec-tokens, --acceptance): method is enum perf_spec,
  * -1 when not given; tokens 0 and acceptance NAN when not given. */

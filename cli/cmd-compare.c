@@ -246,10 +246,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
             o->nreps = (int)v;
             break;
         case 's':
-            if (cli_parse_u64(optarg, &o->seed) != 0)
+            if (cli_parse_seed(optarg, &o->seed) != 0)
                 return cli_usage_error(&cli_cmd_compare,
-                                       "--seed: expected a non-negative "
-                                       "integer");
+                                       "--seed: expected an integer from 0 "
+                                       "to 9223372036854775807");
             o->seed_set = 1;
             break;
         case 'd':

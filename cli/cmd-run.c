@@ -148,10 +148,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
     while ((opt = getopt_long(argc, argv, "s:d:jqh", longopts, NULL)) != -1) {
         switch (opt) {
         case 's':
-            if (cli_parse_u64(optarg, &o->seed) != 0)
+            if (cli_parse_seed(optarg, &o->seed) != 0)
                 return cli_usage_error(&cli_cmd_run,
-                                       "--seed: expected a non-negative "
-                                       "integer");
+                                       "--seed: expected an integer from 0 "
+                                       "to 9223372036854775807");
             o->seed_set = 1;
             break;
         case 'd':

@@ -356,8 +356,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
             o->restart_s = d;
             break;
         case 'x':
-            if (cli_parse_u64(optarg, &o->seed) != 0)
-                return usage("--seed: expected a non-negative integer");
+            if (cli_parse_seed(optarg, &o->seed) != 0)
+                return usage("--seed: expected an integer from 0 to "
+                         "9223372036854775807");
             break;
         case 'j':
             o->json = 1;

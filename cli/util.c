@@ -36,6 +36,15 @@ int cli_parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
+int cli_parse_seed(const char *s, uint64_t *out)
+{
+    uint64_t v;
+    if (cli_parse_u64(s, &v) != 0 || v > (uint64_t)INT64_MAX)
+        return -1;
+    *out = v;
+    return 0;
+}
+
 void cli_utc_stamp(char *buf, size_t len)
 {
     time_t now = time(NULL);

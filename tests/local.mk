@@ -76,3 +76,11 @@ validate: all tests/vidur-check$(EXEEXT)
 	@echo
 	@top_srcdir=$(top_srcdir) tests/vidur-check$(EXEEXT) | sed -n 's/^# //p'
 .PHONY: validate
+
+# Every numeric scenario key through its extremes (docs/security.md).
+check_PROGRAMS += tests/check_extremes
+TESTS += tests/check_extremes
+tests_check_extremes_SOURCES = tests/check_extremes.c
+tests_check_extremes_CFLAGS = $(DSEC_TEST_CFLAGS)
+tests_check_extremes_LDADD = $(SWEEP_LIBS) $(CHECK_LIBS)
+EXTRA_DIST += tests/data/extremes

@@ -768,8 +768,8 @@ static const struct sim_param reclaim_rows[] = {
 };
 
 static const struct sim_param owner_demand_rows[] = {
-    {"rate_per_h", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT | REQ, NULL,
-     "the owner's jobs per hour, a Poisson process",
+    {"rate_per_h", SIM_PT_DOUBLE, SIM_U_NONE, 0, 3600, GT | REQ, NULL,
+     "the owner's jobs per hour, a Poisson process (at most one a second)",
      offsetof(struct cl_owner_demand, rate_per_h), NULL, NULL},
     {"gpus", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, REQ, NULL,
      "GPUs each job takes (at most capacity_gpus)",
@@ -792,9 +792,10 @@ static const struct sim_param interruption_at_rows[] = {
  * seconds before it preempts a Spot or preemptible VM (Compute Engine
  * docs, "Spot VMs", preemption process). */
 static const struct sim_param interruption_rows[] = {
-    {"rate_per_h", SIM_PT_DOUBLE, SIM_U_NONE, 0, NOMAX, GT, NULL,
+    {"rate_per_h", SIM_PT_DOUBLE, SIM_U_NONE, 0, 3600, GT, NULL,
      "interruptions per hour over the pool's whole capacity: each hits the "
-     "replica holding a GPU drawn uniformly, none when that GPU is idle",
+     "replica holding a GPU drawn uniformly, none when that GPU is idle (at "
+     "most one a second)",
      offsetof(struct cl_interruptions, rate_per_h), NULL, NULL},
     {.key = "at",
      .type = SIM_PT_LIST,
@@ -1416,6 +1417,20 @@ void cl_pools_check(struct sim_yaml *y, struct cl_scenario *s)
                      sim_yaml_choice_name(provision_rows, "dist",
                                           pl->provision.kind));
             sim_yaml_check_keys(y, path, prov_keys, used, 0, what);
+            if (pl->provision.kind != CL_DIST_FIXED &&
+                !(pl->provision.mean > 0)) {
+                const struct sim_yaml_seen *m =
+                    sim_yaml_seenf(y, "%s.mean_s", path);
+                const struct sim_yaml_seen *at =
+                    m != NULL ? m : sim_yaml_seen(y, path);
+                sim_yaml_error(y, m ? m->vline : at->kline,
+                               m ? m->vcol : at->kcol,
+                               "%s.mean_s: dist %s needs a mean above 0 "
+                               "(dist fixed takes 0: no delay)",
+                               path,
+                               sim_yaml_choice_name(provision_rows, "dist",
+                                                    pl->provision.kind));
+            }
         }
         pl->provision.value =
             pl->provision.kind == CL_DIST_FIXED ? pl->provision.mean : NAN;

@@ -47,25 +47,29 @@ static const struct sim_param_choice trace_formats[] = {
     {NULL, 0},
 };
 
+/* The longest a length may be: an int's worth of tokens (WL_TOKENS_MAX,
+ * models/workload/source.h), far past any model's context. */
+#define LEN_MAX 2147483647.0
+
 static const struct sim_param length_dist_rows[] = {
     {"dist", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
      "length distribution: fixed (value), uniform (min, max), lognormal "
      "(mean, sd)",
      offsetof(struct cl_dist, kind), length_dists, NULL},
-    {"value", SIM_PT_DOUBLE, SIM_U_TOKENS, 1, NOMAX, 0, NULL,
+    {"value", SIM_PT_DOUBLE, SIM_U_TOKENS, 1, LEN_MAX, 0, NULL,
      "fixed: every request has this many tokens",
      offsetof(struct cl_dist, value), NULL, NULL},
-    {"min", SIM_PT_DOUBLE, SIM_U_TOKENS, 1, NOMAX, 0, NULL,
+    {"min", SIM_PT_DOUBLE, SIM_U_TOKENS, 1, LEN_MAX, 0, NULL,
      "uniform: smallest length (integers in [min, max])",
      offsetof(struct cl_dist, min), NULL, NULL},
-    {"max", SIM_PT_DOUBLE, SIM_U_TOKENS, 1, NOMAX, 0, NULL,
+    {"max", SIM_PT_DOUBLE, SIM_U_TOKENS, 1, LEN_MAX, 0, NULL,
      "uniform: largest length, >= min; lognormal: optional cap, longer "
      "draws are cut to it (as an API's max_tokens)",
      offsetof(struct cl_dist, max), NULL, NULL},
-    {"mean", SIM_PT_DOUBLE, SIM_U_TOKENS, 0, NOMAX, GT, NULL,
+    {"mean", SIM_PT_DOUBLE, SIM_U_TOKENS, 0, LEN_MAX, GT, NULL,
      "lognormal: mean of the length itself (not of its logarithm)",
      offsetof(struct cl_dist, mean), NULL, NULL},
-    {"sd", SIM_PT_DOUBLE, SIM_U_TOKENS, 0, NOMAX, GT, NULL,
+    {"sd", SIM_PT_DOUBLE, SIM_U_TOKENS, 0, LEN_MAX, GT, NULL,
      "lognormal: standard deviation of the length itself",
      offsetof(struct cl_dist, sd), NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
@@ -518,6 +522,13 @@ static void check_length_dist(struct sim_yaml *y, const char *path,
         const struct sim_yaml_seen *s = sim_yaml_seenf(y, "%s.min", path);
         sim_yaml_error(y, s->vline, s->vcol, "%s.min: %g greater than max %g",
                        path, dist->min, dist->max);
+    } else if (dist->kind == CL_DIST_UNIFORM &&
+               ceil(dist->min) > floor(dist->max)) {
+        const struct sim_yaml_seen *s = sim_yaml_seenf(y, "%s.min", path);
+        sim_yaml_error(y, s->vline, s->vcol,
+                       "%s: no whole number of tokens lies between min %g "
+                       "and max %g",
+                       path, dist->min, dist->max);
     }
 }
 
@@ -690,6 +701,17 @@ static void check_vllm_bench(struct sim_yaml *y, struct cl_workload *w)
 
     if (sim_yaml_seenf(y, "%s.max_concurrency", vb) != NULL)
         w->client.max_concurrency = c->max_concurrency;
+    if (isfinite(c->request_rate) && c->request_rate > 0 &&
+        (double)c->num_prompts / c->request_rate > SIM_PARAM_HORIZON_S) {
+        const struct sim_yaml_seen *n =
+            sim_yaml_seenf(y, "%s.num_prompts", vb);
+        if (n == NULL)
+            n = sim_yaml_seenf(y, "%s.request_rate", vb);
+        sim_yaml_error(y, n ? n->vline : 0, n ? n->vcol : 0,
+                       "%s: num_prompts / request_rate = %g s, longer than "
+                       "the 366-day horizon a run simulates",
+                       vb, (double)c->num_prompts / c->request_rate);
+    }
     c->prompt_tokens.cv = NAN;
     c->output_tokens.cv = NAN;
     if (c->dataset == CL_VB_LENGTHS) {

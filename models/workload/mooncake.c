@@ -189,8 +189,13 @@ static int hash_ids(struct wl__mooncake *m, json_object *o,
     }
     for (size_t i = 0; i < n; i++) {
         json_object *e = json_object_array_get_idx(v, i);
+        /* json-c saturates integers past 2^64 - 1 to UINT64_MAX, so that
+         * value cannot be told from a larger one and is refused too:
+         * distinct ids must stay distinct, or prefixes would match that
+         * do not. */
         if (!json_object_is_type(e, json_type_int) ||
-            json_object_get_int64(e) < 0) {
+            json_object_get_int64(e) < 0 ||
+            json_object_get_uint64(e) == UINT64_MAX) {
             char key[48];
             char q[WL_QUOTE_MAX + 4];
             const char *t =
@@ -198,8 +203,8 @@ static int hash_ids(struct wl__mooncake *m, json_object *o,
             snprintf(key, sizeof(key), "hash_ids[%zu]", i);
             wl__quote(q, t, strlen(t));
             sim_diag_error(d, m->in.path, m->in.line, value_col(m, "hash_ids"),
-                           "row %lld: %s: expected a non-negative integer, "
-                           "got '%s'",
+                           "row %lld: %s: expected an integer from 0 to "
+                           "2^64 - 2, got '%s'",
                            (long long)m->row, key, q);
             return SIM_EPARSE;
         }
