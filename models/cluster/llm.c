@@ -1420,7 +1420,8 @@ static int64_t held_blocks(const struct cl_llm_replica *e,
     return b - r->nshared;
 }
 
-/* cluster.defrag, once per waiting head: when the KV of e's head's
+/* cluster.defrag, for e's waiting head (once per request that gets this
+ * far; the checks before are O(1)): when the KV of e's head's
  * prompt does not fit e's free blocks, no other serving replica of its
  * role with nothing waiting has them free, and moving some of e's newest
  * decoding requests to replicas that have room for their peak and
@@ -1440,7 +1441,6 @@ static void defrag(struct cl_llm_replica *e)
     double tokens[2] = {0, 0};
     int n = 0, looked = 0, nvl;
 
-    h->defrag_tried = 1;
     if (e->rep->state != CL_R_SERVING || e->mig_stop ||
         sim_event_pending(&e->mig_ev) || e->nseqs == 0 ||
         e->nseqs >= e->max_seqs)
@@ -1448,7 +1448,8 @@ static void defrag(struct cl_llm_replica *e)
     need = blocks_of(e, h->prompt_tokens + h->gen_tokens);
     deficit = need - free_blocks(e);
     if (deficit <= 0 || need > e->cap_blocks - e->kv_keep_free)
-        return; /* it fits, or never will beside anything */
+        return;          /* it fits, or never will beside anything */
+    h->defrag_tried = 1; /* the O(replicas) look, once per request */
     for (int k = 0; k < w->nreps; k++) {
         struct cl_llm_replica *c = llm_of(w->reps[k]);
         if (w->reps[k]->state == CL_R_SERVING && c != NULL && c != e &&
