@@ -144,6 +144,14 @@ void rpt_summary_print(FILE *fp, const struct cl_results *r)
                 num(b[0], sizeof(b[0]), 2, (double)r->migration_bytes * 1e-9),
                 num(b[1], sizeof(b[1]), 3, r->migration_downtime_ms_mean),
                 (unsigned long long)r->migration_fallbacks);
+    if (r->migration_bytes_nvlink > 0 || r->migration_defrag > 0)
+        fprintf(fp,
+                "%-16s%s GB of them over NVLink inside a node, %llu moves to "
+                "admit a waiting prompt (defrag)\n",
+                "",
+                num(b[0], sizeof(b[0]), 2,
+                    (double)r->migration_bytes_nvlink * 1e-9),
+                (unsigned long long)r->migration_defrag);
     if (r->pd_transfers > 0)
         fprintf(fp,
                 "%-16s%llu prefill->decode kv transfers, %s GB, mean %s ms\n",

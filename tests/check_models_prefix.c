@@ -539,6 +539,186 @@ START_TEST(test_rebalance_moves_and_conserves)
 }
 END_TEST
 
+/* cluster.defrag, by hand: three replicas of 60,202 KV tokens (3,762
+ * blocks of 16; llama-3.1-8b on a 29 GB GPU), six requests of 14,000 +
+ * 4,000 tokens routed two to each (least-outstanding, ties to the lowest
+ * slot), then at 5 s a 40,000-token prompt sent to the first. Each
+ * replica then holds two decoders of about 14,500 tokens, so about
+ * 31,000 tokens are free on each: the prompt fits none (fragmentation),
+ * but moving one decoder (peak 18,000 tokens) to another replica, which
+ * then holds 3 x 18,000 = 54,000 at most, frees about 14,500, enough:
+ * exactly one move. Without it the prompt's chunks run out of blocks,
+ * it preempts itself and waits for a decoder to finish (about 30 s). */
+static void defrag_trace(void)
+{
+    static char buf[7][160];
+    const char *lines[8];
+    for (int i = 0; i < 7; i++) {
+        snprintf(buf[i], sizeof(buf[i]),
+                 "{\"timestamp\": %d, \"input_length\": %d, "
+                 "\"output_length\": %d, \"hash_ids\": []}",
+                 i < 6 ? i * 100 : 5000, i < 6 ? 14000 : 40000,
+                 i < 6 ? 4000 : 10);
+        lines[i] = buf[i];
+    }
+    lines[7] = NULL;
+    write_trace("defrag.jsonl", lines);
+}
+
+static char *defrag_text(const char *defrag, int gpus_per_node)
+{
+    return xasprintf("seed: 1\n"
+                     "model: llama-3.1-8b\n"
+                     "workload:\n"
+                     "  trace: {format: mooncake, path: defrag.jsonl}\n"
+                     "hardware:\n"
+                     "  gpu: small\n"
+                     "  gpus_per_node: %d\n"
+                     "  gpus: [{name: small, base: h100, hbm: 29GB}]\n"
+                     "deploy: {tp: 1}\n"
+                     "server: {max_model_len: 60000}\n"
+                     "cluster: {replicas: 3, defrag: %s}\n"
+                     "metrics: {warmup_fraction: 0}\n",
+                     gpus_per_node, defrag);
+}
+
+START_TEST(test_defrag_admits_long_prompt)
+{
+    struct cl_results on, on2, off, far;
+    char *ton = defrag_text("true", 8), *toff = defrag_text("false", 8);
+    char *tfar = defrag_text("true", 1), *j1, *j2;
+
+    defrag_trace();
+    run_text(ton, &on);
+    run_text(ton, &on2);
+    run_text(toff, &off);
+    run_text(tfar, &far);
+    for (int k = 0; k < 3; k++) {
+        const struct cl_results *r = k == 0 ? &on : k == 1 ? &off : &far;
+        uint64_t gen = 0;
+        for (size_t i = 0; i < r->nreplica_series; i++)
+            gen += r->replica_series[i].generation_tokens;
+        ck_assert_uint_eq(r->requests_completed, 7);
+        ck_assert_uint_eq(r->output_tokens, 6 * 4000 + 10);
+        ck_assert_uint_eq(gen, r->output_tokens);
+        ck_assert_int_eq(r->kv_blocks_end, 0);
+    }
+    /* One move, made for the prompt; none without defrag. */
+    ck_assert_uint_eq(on.migrations, 1);
+    ck_assert_uint_eq(on.migration_defrag, 1);
+    ck_assert_uint_eq(on.preemptions, 0);
+    ck_assert_uint_eq(off.migrations, 0);
+    ck_assert_uint_eq(off.migrate_on, 0);
+    /* Without it the prompt waits for a decoder to finish (its first
+     * token after more than 10 s, a preemption on the way); with it, it
+     * is admitted at once (its prefill takes about a second). */
+    ck_assert(off.ttft_ms.max > 10000);
+    ck_assert(off.preemptions >= 1);
+    ck_assert(on.ttft_ms.max < 3000);
+    /* Placement: the three replicas of one GPU share a node of 8 (all
+     * bytes over NVLink) or each has its own (none); the same bytes move,
+     * NVLink's in less time. */
+    ck_assert_uint_eq(on.migration_bytes_nvlink, on.migration_bytes);
+    ck_assert_uint_eq(far.migration_bytes_nvlink, 0);
+    ck_assert_uint_eq(far.migration_defrag, 1);
+    ck_assert(on.migration_downtime_ms_mean < far.migration_downtime_ms_mean);
+    /* The slower pre-copy lets the decoder make a few more tokens, whose
+     * KV the stop then copies: the same bytes within 0.1 %. */
+    ck_assert(far.migration_bytes >= on.migration_bytes);
+    ck_assert((double)(far.migration_bytes - on.migration_bytes) <
+              1e-3 * (double)on.migration_bytes);
+    /* Deterministic. */
+    j1 = rpt_summary_json(&on, 0);
+    j2 = rpt_summary_json(&on2, 0);
+    ck_assert_str_eq(j1, j2);
+    ck_assert_ptr_nonnull(strstr(j1, "\"bytes_nvlink\""));
+    printf("# defrag: long prompt TTFT %.0f vs %.0f ms (off); %.2f GB, "
+           "downtime %.4f ms over NVLink vs %.4f ms across nodes\n",
+           on.ttft_ms.max, off.ttft_ms.max, (double)on.migration_bytes * 1e-9,
+           on.migration_downtime_ms_mean, far.migration_downtime_ms_mean);
+    free(j1);
+    free(j2);
+    cl_results_fini(&on);
+    cl_results_fini(&on2);
+    cl_results_fini(&off);
+    cl_results_fini(&far);
+    free(ton);
+    free(toff);
+    free(tfar);
+}
+END_TEST
+
+/* cluster.defrag (with and without rebalance) on four replicas that
+ * round-robin routing loads unevenly, prompts of up to 20,000 tokens in
+ * caches of 25,872: every request completes (but the one longer than
+ * max_model_len), every output token is made once, nothing stays held,
+ * some moves are made for waiting prompts, and the same seed gives the
+ * same results. */
+static char *defrag_load_text(const char *extra)
+{
+    return xasprintf("seed: 6\n"
+                     "model: llama-3.1-8b\n"
+                     "workload:\n"
+                     "  synthetic:\n"
+                     "    arrival: {process: poisson, rate_per_s: 6}\n"
+                     "    requests: 400\n"
+                     "    prompt_tokens: {dist: lognormal, mean: 6000, sd: "
+                     "6000, max: 20000}\n"
+                     "    output_tokens: {dist: lognormal, mean: 1500, sd: "
+                     "1500, max: 8000}\n"
+                     "hardware:\n"
+                     "  gpu: small\n"
+                     "  gpus: [{name: small, base: h100, hbm: 24GB}]\n"
+                     "deploy: {tp: 1}\n"
+                     "server: {max_model_len: 25000}\n"
+                     "cluster: {replicas: 4, routing: round-robin, "
+                     "defrag: true%s}\n",
+                     extra);
+}
+
+START_TEST(test_defrag_conserves)
+{
+    struct cl_results d, d2, b;
+    char *td = defrag_load_text("");
+    char *tb = defrag_load_text(", rebalance: 5s");
+    char *j1, *j2;
+
+    run_text(td, &d);
+    run_text(td, &d2);
+    run_text(tb, &b);
+    for (int k = 0; k < 2; k++) {
+        const struct cl_results *r = k == 0 ? &d : &b;
+        uint64_t gen = 0;
+        for (size_t i = 0; i < r->nreplica_series; i++)
+            gen += r->replica_series[i].generation_tokens;
+        ck_assert_uint_eq(r->requests_completed + r->requests_dropped, 400);
+        ck_assert_uint_eq(gen, r->output_tokens);
+        ck_assert_int_eq(r->kv_blocks_end, 0);
+        ck_assert_uint_eq(r->migrate_on, 1);
+        ck_assert(r->migration_defrag > 0);
+        ck_assert(r->migration_defrag <= r->migrations);
+    }
+    j1 = rpt_summary_json(&d, 0);
+    j2 = rpt_summary_json(&d2, 0);
+    ck_assert_str_eq(j1, j2);
+    printf("# defrag under pressure: %llu moves (%llu defrag), with "
+           "rebalance %llu (%llu); preemptions %llu, %llu\n",
+           (unsigned long long)d.migrations,
+           (unsigned long long)d.migration_defrag,
+           (unsigned long long)b.migrations,
+           (unsigned long long)b.migration_defrag,
+           (unsigned long long)d.preemptions,
+           (unsigned long long)b.preemptions);
+    free(j1);
+    free(j2);
+    cl_results_fini(&d);
+    cl_results_fini(&d2);
+    cl_results_fini(&b);
+    free(td);
+    free(tb);
+}
+END_TEST
+
 START_TEST(test_priority_order)
 {
     struct cl_results p, f;
@@ -758,6 +938,8 @@ static Suite *prefix_suite(void)
     tcase_add_test(tc, test_tiered_offload);
     tcase_add_test(tc, test_migration_conserves);
     tcase_add_test(tc, test_rebalance_moves_and_conserves);
+    tcase_add_test(tc, test_defrag_admits_long_prompt);
+    tcase_add_test(tc, test_defrag_conserves);
     tcase_add_test(tc, test_priority_order);
     tcase_add_test(tc, test_pd_transfer_in_ttft);
     tcase_add_test(tc, test_pd_load);

@@ -23,7 +23,7 @@ row() { # row LABEL FILE: one Markdown row of FILE's results
         "$dsec" run "$2" --no-db --json >"$tmp/out.json"
     jq -r --arg l "$1" '
       def f(d): if . == null then "n/a" else (. * pow(10; d) | round) / pow(10; d) | tostring end;
-      "| \($l) | \(.ttft_ms.mean / 1000 | f(2)) | \(.ttft_ms.p99 / 1000 | f(2)) | \(.e2e_ms.mean / 1000 | f(1)) | \(.throughput_tokens_per_s | f(0)) | \(.preemptions) | \(.requests_retried) | \((.slo_attainment // null) | if . == null then "n/a" else (. * 100 | f(1)) + " %" end) | \(.gpu_hours | f(2)) | \(.gpu_hours_by_state.draining | f(3)) | \(.cost_usd | f(2)) |"' \
+      "| \($l) | \(.ttft_ms.mean / 1000 | f(2)) | \(.ttft_ms.p99 / 1000 | f(2)) | \(.e2e_ms.mean / 1000 | f(1)) | \(.e2e_ms.p99 / 1000 | f(1)) | \(.tpot_ms.p99 | f(1)) | \(.throughput_tokens_per_s | f(0)) | \(.preemptions) | \(.requests_retried) | \((.slo_attainment // null) | if . == null then "n/a" else (. * 100 | f(1)) + " %" end) | \(.gpu_hours | f(2)) | \(.gpu_hours_by_state.draining | f(3)) | \(.cost_usd | f(2)) |"' \
         "$tmp/out.json"
 }
 
@@ -32,8 +32,8 @@ row() { # row LABEL FILE: one Markdown row of FILE's results
 table() {
     printf '\n%s (`scenarios/%s.yaml`%s):\n\n' "$2" "$1" \
         "${4:+ with \`$4\`}"
-    echo "| run | TTFT mean (s) | TTFT p99 (s) | E2E mean (s) | tokens/s | preemptions | restarted | SLO met | GPU-h | GPU-h draining | cost (USD) |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| run | TTFT mean (s) | TTFT p99 (s) | E2E mean (s) | E2E p99 (s) | TPOT p99 (ms) | tokens/s | preemptions | restarted | SLO met | GPU-h | GPU-h draining | cost (USD) |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     sed "${4:-}" "scenarios/$1.yaml" >"$tmp/on.yaml"
     sed "$3" "$tmp/on.yaml" >"$tmp/off.yaml"
     if cmp -s "$tmp/on.yaml" "$tmp/off.yaml"; then

@@ -107,6 +107,14 @@ struct cl_req {
      * is moving to (r->rep while pd_moving). */
     int64_t mig_copied;
     uint64_t mig_serial;
+    /* llm.c, a move chosen before its stop-and-copy (cluster.rebalance,
+     * cluster.defrag): the replica it goes to and that replica's serial
+     * then (NULL: the least loaded at the stop); and cluster.defrag's
+     * marks: tried as a waiting head, moved once. */
+    struct cl_replica *mig_to;
+    uint64_t mig_to_serial;
+    int defrag_tried;
+    int defrag_moved;
 };
 
 /* A priority class at run time (cluster.c). */
@@ -741,6 +749,11 @@ int cl__orch_init(struct cl_world *w, struct sim_diag *d);
  * them from borrowable pools, as after a policy decision: requests,
  * cancels or drains replicas now. */
 void cl__orch_scale_to(struct cl_world *w, int desired, int borrow);
+/* The node replica rep runs on, when all its GPUs share one: replicas'
+ * GPUs are laid out in slot order (each slot its replica's gpus), packed
+ * onto nodes of hardware.gpus_per_node GPUs, as scripted node faults
+ * count them. Returns -1 when its GPUs span nodes. O(slots). */
+int cl__replica_node(const struct cl_world *w, const struct cl_replica *rep);
 void cl__orch_start(struct cl_world *w);
 void cl__orch_fini(struct cl_world *w);
 /* GPUs of pool p free for a new replica: capacity less the owner's and

@@ -683,6 +683,13 @@ const struct sim_param cl_cluster_rows[] = {
      "(free blocks less the queue head's need, over the cache) between the "
      "fullest and the freest replica that moves a request",
      offsetof(struct cl_cluster, rebalance_gap), NULL, NULL},
+    {"defrag", SIM_PT_BOOL, SIM_U_NONE, NOMIN, NOMAX, LLM, "false",
+     "llm only: when a replica's waiting head cannot fit its prompt's KV "
+     "and no other replica could take it, move up to 8 of the replica's "
+     "decoding requests with their KV at once to replicas with room for "
+     "their peak and nothing waiting, if that makes the room (each request "
+     "moved so at most once; docs/serving.md \"Live migration\")",
+     offsetof(struct cl_cluster, defrag), NULL, NULL},
     {"drain", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "finish",
      "what a replica being removed does with its requests: finish (admit no "
      "more, finish the running ones) or migrate (move them with their KV "

@@ -289,6 +289,7 @@ struct cl_cluster {
     int64_t scale_to_zero_grace_ns; /* min_gpus 0: idle this long first */
     int64_t rebalance_ns;           /* llm: migration for balance, 0 off */
     double rebalance_gap;           /* its trigger, a freeness gap */
+    int defrag;                     /* llm: migrate to admit, 0/1 */
     int drain;                      /* enum cl_drain */
     int routing;                    /* enum cl_routing */
     int routing_max_imbalance; /* prefix-affinity: most outstanding requests

@@ -94,6 +94,9 @@ struct cl_kv_world {
      * requests, and drains that found no replica to move to. */
     uint64_t migrations, migration_bytes, migration_fallbacks;
     int64_t migration_downtime_ns;
+    /* Of those bytes, the ones that crossed NVLink (source and target on
+     * one node), and the moves cluster.defrag made. */
+    uint64_t migration_bytes_nvlink, migration_defrag;
     uint64_t pd_transfers; /* P/D: prefill -> decode KV transfers */
     uint64_t pd_bytes;
     int64_t pd_transfer_ns; /* summed transfer times */

@@ -215,10 +215,8 @@ struct cl_llm_replica {
      * (the next iteration boundary stops and moves the batch). */
     struct sim_event mig_ev;
     int mig_stop;
-    int mig_all; /* a drain: every admitted request moves */
-    /* A rebalance: the replica its marked request goes to (by serial). */
-    struct cl_replica *mig_dst;
-    uint64_t mig_dst_serial;
+    int mig_all;         /* a drain: every admitted request moves */
+    struct net_link nvl; /* its GPUs' NVLink, for moves inside a node */
 };
 
 static void kick(struct cl_llm_replica *e);
@@ -842,6 +840,7 @@ static void preempt(struct cl_llm_replica *e, struct cl_req *r)
         register_blocks(e, r, r->prefilled / e->block_tokens);
     swap_out(e, r, unbatch(e, r));
     r->mig_copied = 0; /* a pre-copy of it is stale */
+    r->mig_to = NULL;
     r->npreempt++;
     e->preempted = 1;
     e->lw->preemptions++;
@@ -1113,10 +1112,33 @@ static void handoff(struct cl_llm_replica *e, struct cl_req *r)
     sim_loop_after(w->loop, &r->ev, t > 0 ? t : 0);
 }
 
-/* The link a migrating request's KV crosses, per GPU. */
-static const struct net_link *mig_link(const struct cl_world *w)
+/* The scale-out link (deploy.disaggregation.kv_link). */
+static const struct net_link *kv_link(const struct cl_world *w)
 {
     return net_link_find(kv_link_names[w->scn->deploy.disaggregation.kv_link]);
+}
+
+/* The link the KV of a move from e to `to` crosses, per GPU: its GPUs'
+ * NVLink when both replicas lie on one node (cl__replica_node(): each GPU
+ * of the source sends its share to a GPU of the target through the node's
+ * switch), else the scale-out link. *nvl says which (1 NVLink). O(slots). */
+static const struct net_link *mig_path(const struct cl_llm_replica *e,
+                                       const struct cl_replica *to, int *nvl)
+{
+    const struct cl_world *w = e->rep->w;
+    int node = to != NULL ? cl__replica_node(w, e->rep) : -1;
+    *nvl = node >= 0 && node == cl__replica_node(w, to);
+    return *nvl ? &e->nvl : kv_link(w);
+}
+
+/* Counts the bytes of `tokens` tokens of KV that e sent over NVLink (nvl)
+ * or the scale-out link. */
+static void mig_bytes(struct cl_llm_replica *e, double tokens, int nvl)
+{
+    uint64_t b = (uint64_t)llround(tokens * e->tok_bytes);
+    e->lw->kv.migration_bytes += b;
+    if (nvl)
+        e->lw->kv.migration_bytes_nvlink += b;
 }
 
 /* Tokens of KV running request r holds on e now. */
@@ -1169,57 +1191,83 @@ static void on_mig_landed(struct sim_loop *loop, struct sim_event *ev)
     update_busy(llm_of(to));
 }
 
-/* The pre-copy is over: every admitted request of e stops and moves with
- * its KV (what the pre-copy did not carry is copied now, the downtime);
- * what waits is routed again. Called by kick() between iterations. */
+/* Where moving request r of e goes at its stop: the replica chosen for it
+ * (rebalance, defrag) while it serves, else the least loaded. */
+static struct cl_replica *mig_dest(const struct cl_llm_replica *e,
+                                   const struct cl_req *r)
+{
+    struct cl_llm_replica *to;
+    if (r->mig_to != NULL && r->mig_to->serial == r->mig_to_serial &&
+        r->mig_to->state == CL_R_SERVING && llm_of(r->mig_to) != NULL)
+        return r->mig_to;
+    to = mig_target(e, r);
+    return to != NULL ? to->rep : NULL;
+}
+
+/* The pre-copy is over: every admitted request of e (a drain) or those
+ * marked (a rebalance or defrag move) stop and move with their KV; what
+ * the pre-copy did not carry is copied now, the downtime, over each
+ * move's path (NVLink and the scale-out link in parallel); what waits is
+ * routed again (a drain). Called by kick() between iterations. */
 static void stop_and_copy(struct cl_llm_replica *e)
 {
     struct cl_world *w = e->rep->w;
     struct cl_kv_world *kv = &e->lw->kv;
     struct cl_req *r, *next;
-    double delta = 0;
-    int64_t t, n = 0;
+    double delta[2] = {0, 0};
+    int64_t t[2];
+    int nvl;
 
     e->mig_stop = 0;
     if (e->mig_all)
         reroute(w, &e->waiting, 1); /* preempted meanwhile: start again */
+    /* First where each goes (r->mig_to) and what is left to copy. */
     for (r = e->run_head; r != NULL; r = r->run_next) {
         int64_t now_tokens = kv_tokens(e, r);
+        int64_t copied = r->mig_copied > 0 ? r->mig_copied : 0;
         if (!e->mig_all && r->mig_copied <= 0)
             continue;
-        int64_t copied = r->mig_copied > 0 ? r->mig_copied : 0;
+        r->mig_to = mig_dest(e, r);
+        if (r->mig_to == NULL)
+            continue;
+        r->mig_to_serial = r->mig_to->serial;
+        mig_path(e, r->mig_to, &nvl);
         if (now_tokens > copied)
-            delta += (double)(now_tokens - copied);
+            delta[nvl] += (double)(now_tokens - copied);
     }
-    t = (int64_t)llround(net_p2p_ns(mig_link(w), delta * e->tok_bytes_gpu));
-    kv->migration_bytes += (uint64_t)llround(delta * e->tok_bytes);
+    for (int k = 0; k < 2; k++) {
+        t[k] = (int64_t)llround(
+            net_p2p_ns(k ? &e->nvl : kv_link(w), delta[k] * e->tok_bytes_gpu));
+        mig_bytes(e, delta[k], k);
+    }
     for (r = e->run_head; r != NULL; r = next) {
-        struct cl_llm_replica *to;
+        struct cl_replica *to = r->mig_to;
         int64_t tokens;
         next = r->run_next;
         if (!e->mig_all && r->mig_copied <= 0)
             continue;
-        to = !e->mig_all && e->mig_dst->serial == e->mig_dst_serial &&
-                     e->mig_dst->state == CL_R_SERVING
-                 ? llm_of(e->mig_dst)
-                 : mig_target(e, r);
+        r->mig_to = NULL;
         if (to == NULL) {
             kv->migration_fallbacks++;
+            r->mig_copied = 0;
             continue; /* it finishes here */
         }
+        mig_path(e, to, &nvl);
         tokens = unbatch(e, r);
         r->mig_copied = -1;
         r->pd_tokens = tokens;
         r->pd_moving = 1;
-        r->rep = to->rep;
-        r->mig_serial = to->rep->serial;
+        r->rep = to;
+        r->mig_serial = to->serial;
         kv->migrations++;
-        kv->migration_downtime_ns += t;
-        n++;
+        kv->migration_downtime_ns += t[nvl];
+        if (r->defrag_moved == 1) {
+            r->defrag_moved = 2;
+            kv->migration_defrag++;
+        }
         sim_event_init(&r->ev, on_mig_landed, r);
-        sim_loop_after(w->loop, &r->ev, t);
+        sim_loop_after(w->loop, &r->ev, t[nvl]);
     }
-    (void)n;
 }
 
 /* The pre-copy of a draining replica is done: stop and move its batch at
@@ -1234,25 +1282,45 @@ static void on_mig_precopied(struct sim_loop *loop, struct sim_event *ev)
 }
 
 /* drain: migrate: starts copying the KV of e's admitted requests to other
- * replicas while they keep running; 0 when there is nothing to move or
- * nowhere to move it (the drain then finishes in place). */
+ * replicas while they keep running, over the path to the least loaded
+ * one (where they go unless the loads change by the stop); 0 when there
+ * is nothing to move or nowhere to move it (the drain then finishes in
+ * place). */
 static int mig_start(struct cl_llm_replica *e)
 {
     struct cl_world *w = e->rep->w;
+    struct cl_llm_replica *to;
+    const struct net_link *l;
     double tokens = 0;
     int64_t t;
+    int nvl;
 
     e->mig_all = 1;
-    if (e->nseqs == 0 || mig_target(e, e->run_head) == NULL)
+    if (e->nseqs == 0 || (to = mig_target(e, e->run_head)) == NULL)
         return 0;
     for (struct cl_req *r = e->run_head; r != NULL; r = r->run_next) {
         r->mig_copied = kv_tokens(e, r);
         tokens += (double)r->mig_copied;
     }
-    t = (int64_t)llround(net_p2p_ns(mig_link(w), tokens * e->tok_bytes_gpu));
-    e->lw->kv.migration_bytes += (uint64_t)llround(tokens * e->tok_bytes);
+    l = mig_path(e, to->rep, &nvl);
+    t = (int64_t)llround(net_p2p_ns(l, tokens * e->tok_bytes_gpu));
+    mig_bytes(e, tokens, nvl);
     sim_loop_after(w->loop, &e->mig_ev, t);
     return 1;
+}
+
+/* Marks running request r of e to move to `to`, its KV pre-copied from
+ * now: returns the tokens it holds (what the pre-copy sends) and in *nvl
+ * the path. */
+static int64_t mig_mark(struct cl_llm_replica *e, struct cl_req *r,
+                        struct cl_replica *to, int *nvl)
+{
+    r->mig_copied = kv_tokens(e, r);
+    r->mig_to = to;
+    r->mig_to_serial = to->serial;
+    mig_path(e, to, nvl);
+    mig_bytes(e, (double)r->mig_copied, *nvl);
+    return r->mig_copied;
 }
 
 /* Free KV of e as a fraction of its cache, the blocks its queue's head
@@ -1293,6 +1361,8 @@ static void on_rebalance(struct sim_loop *loop, struct sim_event *ev)
         struct cl_llm_replica *lo = NULL, *hi = NULL;
         double flo = 0, fhi = 0;
         struct cl_req *r;
+        int64_t tokens;
+        int nvl;
         for (int k = 0; k < w->nreps; k++) {
             struct cl_llm_replica *e = llm_of(w->reps[k]);
             double f;
@@ -1315,19 +1385,130 @@ static void on_rebalance(struct sim_loop *loop, struct sim_event *ev)
             cl__llm_kv_peak_tokens(r) >
                 cl__rep_layout(w, hi->rep)->kv_cap_tokens)
             continue;
-        r->mig_copied = kv_tokens(lo, r);
         lo->mig_all = 0;
-        lo->mig_dst = hi->rep;
-        lo->mig_dst_serial = hi->rep->serial;
-        lw->kv.migration_bytes +=
-            (uint64_t)llround((double)r->mig_copied * lo->tok_bytes);
+        tokens = mig_mark(lo, r, hi->rep, &nvl);
         sim_loop_after(
             loop, &lo->mig_ev,
-            (int64_t)llround(net_p2p_ns(mig_link(w), (double)r->mig_copied *
-                                                         lo->tok_bytes_gpu)));
+            (int64_t)llround(net_p2p_ns(nvl ? &lo->nvl : kv_link(w),
+                                        (double)tokens * lo->tok_bytes_gpu)));
     }
     if (!(w->source_done && w->live == 0))
         sim_loop_after(loop, ev, w->scn->cluster.rebalance_ns);
+}
+
+/* cluster.defrag: the decoding requests one trigger looks at (the newest,
+ * the ones preemption would take first) and so at most moves, so that a
+ * trigger costs O(replicas). An assumption: a long prompt needs a few
+ * decoders' room, and more moves make a burst of copies. */
+#define DEFRAG_LOOK_MAX 8
+
+/* KV blocks of e nothing holds, less those server.kv_admission
+ * watermark keeps free. */
+static int64_t free_blocks(const struct cl_llm_replica *e)
+{
+    return e->cap_blocks - e->kv_keep_free - e->blocks_used;
+}
+
+/* The blocks decoder r holds on e now, as unbatch() frees them, less the
+ * prefix blocks it shares (which may stay held by others). */
+static int64_t held_blocks(const struct cl_llm_replica *e,
+                           const struct cl_req *r)
+{
+    int64_t b =
+        e->spec ? spec_blocks(e, r, e->iter_no - 1 + e->grown)
+                : blocks_of(e, r->prompt_tokens + decoded(e, r) - 1 + e->grown);
+    return b - r->nshared;
+}
+
+/* cluster.defrag, for e's waiting head (once per request that gets this
+ * far; the checks before are O(1)): when the KV of e's head's
+ * prompt does not fit e's free blocks, no other serving replica of its
+ * role with nothing waiting has them free, and moving some of e's newest
+ * decoding requests to replicas that have room for their peak and
+ * nothing waiting frees enough, those requests start moving now (the
+ * pre-copy; they stop at the next iteration boundary after it, as a
+ * rebalance's do). Each request moves so at most once, and a target
+ * takes only what fits its peak with nothing waiting there, so moves do
+ * not come back (no ping-pong). O(DEFRAG_LOOK_MAX^2 x replicas). */
+static void defrag(struct cl_llm_replica *e)
+{
+    struct cl_world *w = e->rep->w;
+    struct cl_req *h = e->waiting.head, *q;
+    struct cl_req *mv[DEFRAG_LOOK_MAX];
+    struct cl_llm_replica *to[DEFRAG_LOOK_MAX];
+    int64_t peak[DEFRAG_LOOK_MAX];
+    int64_t need, deficit, freed = 0, t = 0;
+    double tokens[2] = {0, 0};
+    int n = 0, looked = 0, nvl;
+
+    if (e->rep->state != CL_R_SERVING || e->mig_stop ||
+        sim_event_pending(&e->mig_ev) || e->nseqs == 0 ||
+        e->nseqs >= e->max_seqs)
+        return;
+    need = blocks_of(e, h->prompt_tokens + h->gen_tokens);
+    deficit = need - free_blocks(e);
+    if (deficit <= 0 || need > e->cap_blocks - e->kv_keep_free)
+        return;          /* it fits, or never will beside anything */
+    h->defrag_tried = 1; /* the O(replicas) look, once per request */
+    for (int k = 0; k < w->nreps; k++) {
+        struct cl_llm_replica *c = llm_of(w->reps[k]);
+        if (w->reps[k]->state == CL_R_SERVING && c != NULL && c != e &&
+            c->role == e->role && c->waiting.n == 0 && free_blocks(c) >= need)
+            return; /* not fragmentation: a replica has the room */
+    }
+    for (q = e->run_tail;
+         q != NULL && looked < DEFRAG_LOOK_MAX && freed < deficit;
+         q = q->run_prev) {
+        struct cl_llm_replica *best = NULL;
+        int64_t best_room = 0, p;
+        if (q->dec_iter < 0 || q->defrag_moved || q->mig_copied > 0)
+            continue;
+        looked++;
+        p = peak_blocks(e, q);
+        for (int k = 0; k < w->nreps; k++) {
+            struct cl_llm_replica *c = llm_of(w->reps[k]);
+            int64_t room;
+            if (w->reps[k]->state != CL_R_SERVING || c == NULL || c == e ||
+                c->role != e->role || c->waiting.n > 0 ||
+                cl__llm_kv_peak_tokens(q) >
+                    cl__rep_layout(w, c->rep)->kv_cap_tokens)
+                continue;
+            room = free_blocks(c);
+            for (int i = 0; i < n; i++)
+                if (to[i] == c)
+                    room -= peak[i];
+            if (room >= p && (best == NULL || room > best_room)) {
+                best = c;
+                best_room = room;
+            }
+        }
+        if (best == NULL)
+            continue;
+        mv[n] = q;
+        to[n] = best;
+        peak[n] = p;
+        n++;
+        freed += held_blocks(e, q);
+    }
+    if (freed < deficit)
+        return; /* moving what can move would not make the room */
+    e->mig_all = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t tk = mig_mark(e, mv[i], to[i]->rep, &nvl);
+        mv[i]->defrag_moved = 1;
+        tokens[nvl] += (double)tk;
+    }
+    /* The two paths copy in parallel; each sends its moves in turn. */
+    for (int k = 0; k < 2; k++) {
+        int64_t tk;
+        if (tokens[k] <= 0)
+            continue;
+        tk = (int64_t)llround(
+            net_p2p_ns(k ? &e->nvl : kv_link(w), tokens[k] * e->tok_bytes_gpu));
+        if (tk > t)
+            t = tk;
+    }
+    sim_loop_after(w->loop, &e->mig_ev, t);
 }
 
 static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
@@ -1495,6 +1676,11 @@ static void kick(struct cl_llm_replica *e)
      * Here admission comes before the prompt chunks are placed, so a
      * preemption while placing them holds back the next step's admission
      * instead: one step later than vLLM. An empty engine admits anyway. */
+    /* cluster.defrag: a head whose prompt does not fit may move decoders
+     * away now; O(1) after its first look. */
+    if (w->scn->cluster.defrag && e->waiting.head != NULL &&
+        !e->waiting.head->defrag_tried)
+        defrag(e);
     if (!e->preempted || e->nseqs == 0) {
         if (e->plain)
             admit_plain(e);
@@ -1619,7 +1805,8 @@ static void kv_init(struct cl_world *w, struct cl_llm_replica *e)
         w->scn->cluster.kv_cache_offload && sv->preemption == CL_PREEMPT_AUTO;
     e->plain = !sv->prefix_caching && sv->preemption != CL_PREEMPT_SWAP &&
                !e->tiered && !w->scn->deploy.disaggregation.enabled &&
-               w->scn->cluster.drain != CL_DRAIN_MIGRATE;
+               w->scn->cluster.drain != CL_DRAIN_MIGRATE &&
+               w->scn->cluster.rebalance_ns == 0 && !w->scn->cluster.defrag;
     e->offload = e->caching && w->scn->cluster.kv_cache_offload;
     cl_kvtier_init(&e->gpu);
     cl_kvtier_init(&e->host);
@@ -1637,6 +1824,7 @@ static void kv_init(struct cl_world *w, struct cl_llm_replica *e)
     e->pcie = *base;
     if (p->gpu->pcie_bytes_per_s > 0)
         e->pcie.bytes_per_s = p->gpu->pcie_bytes_per_s;
+    gpu_intra_link(p->gpu, &e->nvl);
     e->swap_cap = block > 0 ? (int64_t)(sv->swap_space_bytes / block) : 0;
     if (!e->offload && !e->tiered)
         return;
@@ -2072,10 +2260,13 @@ static void llm_results(const struct cl_world *w, int64_t end_ns,
     out->kv_recompute_chosen = kv->recompute_chosen;
     out->kv_stall_s = sim_ns_to_s(kv->stall_ns);
     out->migrate_on = w->scn->cluster.drain == CL_DRAIN_MIGRATE ||
-                      w->scn->cluster.rebalance_ns > 0;
+                      w->scn->cluster.rebalance_ns > 0 ||
+                      w->scn->cluster.defrag;
     out->migrations = kv->migrations;
     out->migration_bytes = kv->migration_bytes;
     out->migration_fallbacks = kv->migration_fallbacks;
+    out->migration_bytes_nvlink = kv->migration_bytes_nvlink;
+    out->migration_defrag = kv->migration_defrag;
     out->migration_downtime_ms_mean =
         kv->migrations > 0
             ? (double)kv->migration_downtime_ns / (double)kv->migrations * 1e-6

@@ -604,6 +604,16 @@ static int first_gpu(const struct cl_world *w, int slot)
     return n;
 }
 
+int cl__replica_node(const struct cl_world *w, const struct cl_replica *rep)
+{
+    int per_node = w->scn->hardware.gpus_per_node;
+    int first = first_gpu(w, rep->slot);
+    if (per_node < 1 || rep->gpus < 1 ||
+        first / per_node != (first + rep->gpus - 1) / per_node)
+        return -1;
+    return first / per_node;
+}
+
 /* Fails every live replica whose first GPU is on target's first GPU's
  * node. O(slots^2), once per scripted node failure. */
 static void fail_node_of(struct cl_world *w, struct cl_replica *target)

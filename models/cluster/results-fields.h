@@ -377,6 +377,14 @@
       NULL, "drains",                                                          \
       "drain: migrate: drains with no replica to move to (finished in "        \
       "place)")                                                                \
+    X(migration_bytes_nvlink, U64, "migration.bytes_nvlink",                   \
+      "migration.bytes_nvlink", NULL, "bytes",                                 \
+      "of migration.bytes, those that crossed NVLink (source and target on "   \
+      "one node); left out when 0")                                            \
+    X(migration_defrag, U64, "migration.defrag", "migration.defrag", NULL,     \
+      "requests",                                                              \
+      "cluster.defrag: of migration.requests, those moved to make room for a " \
+      "waiting prompt; left out when 0")                                       \
     X(classes, CLASSES, "priority_classes", NULL, NULL, "",                    \
       "per priority class, or NULL; in JSON only when there are any")          \
     X(recovery_s_mean, F64, "recovery_s_mean", "recovery_s_mean", NULL, "s",   \
@@ -487,7 +495,9 @@
     X(migrations, migrate_on)                                                  \
     X(migration_bytes, migrate_on)                                             \
     X(migration_downtime_ms_mean, migrate_on)                                  \
-    X(migration_fallbacks, migrate_on)
+    X(migration_fallbacks, migrate_on)                                         \
+    X(migration_bytes_nvlink, migration_bytes_nvlink)                          \
+    X(migration_defrag, migration_defrag)
 
 /* Summary-table rows the database writes in another place than the list
  * (and the JSON) has them, kept so that databases stay byte-identical:
