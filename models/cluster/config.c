@@ -799,10 +799,11 @@ static const struct sim_param interruption_at_rows[] = {
  * seconds before it preempts a Spot or preemptible VM (Compute Engine
  * docs, "Spot VMs", preemption process). */
 static const struct sim_param interruption_rows[] = {
-    {"rate_per_h", SIM_PT_DOUBLE, SIM_U_NONE, 0, 3600, GT, NULL,
+    {"rate_per_h", SIM_PT_DOUBLE, SIM_U_NONE, 0, 60, GT, NULL,
      "interruptions per hour over the pool's whole capacity: each hits the "
      "replica holding a GPU drawn uniformly, none when that GPU is idle (at "
-     "most one a second)",
+     "most one a minute, far above the worst band, > 20 % a month per "
+     "instance, AWS's Spot Instance Advisor shows)",
      offsetof(struct cl_interruptions, rate_per_h), NULL, NULL},
     {.key = "at",
      .type = SIM_PT_LIST,
