@@ -135,10 +135,41 @@ static void gpus_col(const struct plan *p, const struct plan_config *c,
 {
     int g = p->layouts[c->layout].gpus;
 
-    if (p->elastic)
+    if (p->mixed) {
+        int most = plan_config_gpus(p->layouts, c);
+        int least = p->scn.cluster.min_gpus;
+        snprintf(buf, len, "%d-%d", least < most ? least : most, most);
+    } else if (p->elastic)
         snprintf(buf, len, "%d-%d", c->min_replicas * g, c->replicas * g);
     else
         snprintf(buf, len, "%d", plan_config_gpus(p->layouts, c));
+}
+
+/* A mix's pools with their replicas, "h100-tp4 x3 + h200-tp2 x2" (the
+ * pools it leaves out omitted); with gpus, their GPU kinds instead,
+ * "h100+h200". */
+static void mix_col(const struct plan *p, const struct plan_config *c, int gpus,
+                    char *buf, size_t len)
+{
+    size_t k = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; i < p->mixed && k < len; i++) {
+        const struct plan_layout *l = &p->layouts[i];
+        int dup = 0;
+        if (c->mix[i] == 0)
+            continue;
+        for (int j = 0; gpus && j < i; j++)
+            dup |= c->mix[j] > 0 && p->layouts[j].gpu == l->gpu;
+        if (dup)
+            continue;
+        if (gpus)
+            k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? "+" : "",
+                                  l->gpu->name);
+        else
+            k += (size_t)snprintf(buf + k, len - k, "%s%s x%d", k ? " + " : "",
+                                  l->pool_name, c->mix[i]);
+    }
 }
 
 static const char *policy_col(const struct plan_config *c)
@@ -228,6 +259,11 @@ static void print_header(const struct plan *p)
     } else {
         printf("; static cluster sized by cluster.replicas");
     }
+    if (p->mixed)
+        printf("; a mix of %d pools, each pool's capacity in replicas of "
+               "its own layout from 0 to its capacity_gpus in up to %d "
+               "steps",
+               p->mixed, PLAN_MIX_STEPS);
     if (!isnan(p->opts.budget_usd_per_hour))
         printf("; budget $%.2f/h", p->opts.budget_usd_per_hour);
     if (p->opts.max_gpus > 0)
@@ -380,6 +416,10 @@ static void print_counts(const struct plan *p)
     if (n->too_many > 0)
         printf(", %zu past the limit of %d configurations", n->too_many,
                PLAN_MAX_CONFIGS);
+    if (p->mixed)
+        printf(", %zu mixes below cluster.min_gpus or carrying less than the "
+               "mean load at the bound",
+               n->mix_short);
     printf("; sizes above %g x the peak estimate are taken as dominated on "
            "cost and not considered\n",
            p->opts.headroom);
@@ -392,7 +432,11 @@ static void print_counts(const struct plan *p)
     if (n->failed > 0)
         printf("; %zu failed", n->failed);
     printf("\n");
-    if (n->capped_unmet > 0)
+    if (n->capped_unmet > 0 && p->mixed)
+        printf("%zu of %zu mixes of the pools but the last (and policies) "
+               "met the slo at no capacity of the last pool\n",
+               n->capped_unmet, n->chains);
+    else if (n->capped_unmet > 0)
         printf("%zu of %zu layouts and policies met the slo at no size tried "
                "(largest tried: their cap or a limit; --headroom raises the "
                "cap)\n",
@@ -472,6 +516,11 @@ static void config_cells(const struct plan *p, const struct plan_config *c,
     plan_layout_name(l, cell[K_LAYOUT], 80);
     snprintf(cell[K_DTYPE], 80, "%s", perf_dtype_name(l->weight_dtype));
     plan_config_replicas(p->elastic, c, cell[K_REPLICAS], 80);
+    if (p->mixed) {
+        mix_col(p, c, 1, cell[K_GPU], 80);
+        mix_col(p, c, 0, cell[K_LAYOUT], 80);
+        snprintf(cell[K_REPLICAS], 80, "<=%d", c->replicas);
+    }
     gpus_col(p, c, cell[K_GPUS], 80);
     snprintf(cell[K_POLICY], 80, "%s", policy_col(c));
     stat_col(cell[K_COST], 80, &c->m[PLAN_M_COST], 1, 2);
@@ -534,7 +583,12 @@ static void describe(const struct plan *p, const struct plan_config *c,
 
     plan_layout_name(l, name, sizeof(name));
     gpus_col(p, c, gpus, sizeof(gpus));
-    if (p->elastic)
+    if (p->mixed) {
+        char mix[160];
+        mix_col(p, c, 0, mix, sizeof(mix));
+        snprintf(buf, len, "mix %s, %s %s gpus, %s", mix,
+                 perf_dtype_name(l->weight_dtype), gpus, policy_col(c));
+    } else if (p->elastic)
         snprintf(buf, len, "%s %s %s, %s gpus, %s", l->gpu->name, name,
                  perf_dtype_name(l->weight_dtype), gpus, policy_col(c));
     else if (l->pd)
@@ -737,6 +791,16 @@ static void print_chosen(const struct plan *p)
                    "costs up to $%.2f\n",
                    buf, k->m[PLAN_M_COST].mean, k->pi->hi[CL_PI_COST]);
     }
+    for (int i = 0; i < p->mixed; i++) {
+        const struct plan_layout *l = &p->layouts[i];
+        char name[64];
+        plan_layout_name(l, name, sizeof(name));
+        printf("  pool %s (%s %s): %d replica%s of %d gpus (capacity_gpus "
+               "%d), used %.2f GPU-hours, $%.2f\n",
+               l->pool_name, l->gpu->name, name, c->mix[i],
+               c->mix[i] == 1 ? "" : "s", l->gpus, c->mix[i] * l->gpus,
+               c->mix_gpu_hours[i], c->mix_cost[i]);
+    }
     ov = plan_config_overrides(p, (size_t)p->chosen, "  ");
     printf("keys to set in %s (a sweep's set: takes them as they are):\n%s",
            p->scenario_file, ov);
@@ -856,6 +920,32 @@ static struct json_object *json_config(const struct plan *p, size_t i)
                            json_object_new_int(c->min_replicas));
     json_object_object_add(
         o, "gpus", json_object_new_int(plan_config_gpus(p->layouts, c)));
+    if (p->mixed) {
+        struct json_object *arr = json_object_new_array();
+        for (int k = 0; k < p->mixed; k++) {
+            const struct plan_layout *pl = &p->layouts[k];
+            struct json_object *m = json_object_new_object();
+            char lname[64];
+            plan_layout_name(pl, lname, sizeof(lname));
+            json_object_object_add(m, "pool",
+                                   json_object_new_string(pl->pool_name));
+            json_object_object_add(m, "gpu",
+                                   json_object_new_string(pl->gpu->name));
+            json_object_object_add(m, "layout", json_object_new_string(lname));
+            json_object_object_add(m, "replicas",
+                                   json_object_new_int(c->mix[k]));
+            json_object_object_add(m, "capacity_gpus",
+                                   json_object_new_int(c->mix[k] * pl->gpus));
+            json_object_object_add(
+                m, "gpu_hours",
+                rpt_json_double(c->mix_gpu_hours[k], RPT_JSON_SHORTEST));
+            json_object_object_add(
+                m, "cost_usd",
+                rpt_json_double(c->mix_cost[k], RPT_JSON_SHORTEST));
+            json_object_array_add(arr, m);
+        }
+        json_object_object_add(o, "mix", arr);
+    }
     if (l->pd) {
         json_object_object_add(o, "prefill_replicas",
                                json_object_new_int(c->replicas));
@@ -1435,6 +1525,13 @@ static int print(const struct plan *p, const struct args *a)
                 "dsec plan: no configuration's slo attainment interval holds "
                 ">= %g%% (--robust); try a larger --uncertainty-configs or "
                 "--beyond, or a looser slo\n",
+                100 * p->attainment);
+        status = CLI_EXIT_INPUT;
+    } else if (p->chosen < 0 && p->mixed) {
+        fprintf(stderr,
+                "dsec plan: no mix met the slo (attainment >= %g%%); try "
+                "larger pools (capacity_gpus), other pools, or a looser "
+                "slo\n",
                 100 * p->attainment);
         status = CLI_EXIT_INPUT;
     } else if (p->chosen < 0) {

@@ -20,6 +20,7 @@ tests_check_models_cluster_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_models_cluster_LDADD = $(DSEC_TEST_LIBS)
 models_libmodels_la_SOURCES += models/cluster/replica.c \
 	models/cluster/orchestrator.c models/cluster/reclaim.c \
+	models/cluster/spot-trace.c \
 	models/policy/promhist.c \
 	models/policy/promhist.h
 

@@ -383,7 +383,14 @@ size_t plan_pareto(const double *cost, const double *lat, size_t n, int *on)
 int plan_config_gpus(const struct plan_layout *ls, const struct plan_config *c)
 {
     const struct plan_layout *l = &ls[c->layout];
+    int mix = 0;
 
+    /* A mix: each pool's capacity in its replicas' GPUs. */
+    for (int i = 0; i < PLAN_MIX_MAX_POOLS; i++)
+        if (c->mix[i] > 0) /* then pools[i] has layout ls[i] */
+            mix += c->mix[i] * ls[i].gpus;
+    if (mix > 0)
+        return mix;
     if (l->pd)
         return c->replicas * l->pd_gpus[0] + c->pd_decode * l->pd_gpus[1];
     return c->replicas * l->gpus;

@@ -1,7 +1,8 @@
 /*
  * The capacity planner behind `dsec plan` (docs/plan.md): searches GPU kind
  * x replica layout x weight dtype x cluster size x policy for the cheapest
- * configuration of a scenario that meets its SLO. Every layout is first
+ * configuration of a scenario that meets its SLO (or, for pools with their
+ * own layout, the mix of their capacities). Every layout is first
  * priced by the analytic model (models/perf/): one that does not fit in
  * memory, or misses the latency targets even when alone, is dropped, and a
  * throughput bound (the offered tokens per second against one replica's
@@ -62,6 +63,15 @@ struct swp_spec;
 
 /* Level of the prediction intervals of --uncertainty. */
 #define PLAN_PI_LEVEL 0.95
+
+/* Most pools a mix may have (pools[].deploy): the grid is the product of
+ * their steps. */
+#define PLAN_MIX_MAX_POOLS 8
+
+/* Capacities tried per pool of a mix: 0 and the pool's whole capacity in
+ * replicas, and between them equal fractions (0, 1/4, 1/2, 3/4, 1 of it
+ * with 5), all of them when the pool holds fewer replicas. */
+#define PLAN_MIX_STEPS 5
 
 /* The workload figures the bound needs, read from the scenario's own
  * request stream (models/workload/source.h: the same requests, from the
@@ -159,6 +169,11 @@ struct plan_layout {
     int pd;
     int pd_tp[2], pd_ep[2], pd_gpus[2];
     struct plan_bound pd_prefill;
+    /* A mix (plan->mixed, else unset): the pool whose replica this is
+     * (layouts[i] is pools[i]'s), its name borrowed from the plan's
+     * scenario. */
+    int pool;
+    const char *pool_name;
 };
 
 /*
@@ -190,7 +205,7 @@ struct plan_config;
 
 /* The GPUs of configuration c of a plan whose layouts are ls: replicas x
  * GPUs per replica (elastic: at most), or prefill x its GPUs + decode x
- * its GPUs when disaggregated. */
+ * its GPUs when disaggregated, or a mix's pools' capacities. */
 int plan_config_gpus(const struct plan_layout *ls, const struct plan_config *c);
 
 /* Writes c's replicas into buf: "4", "2-8" (elastic: fewest-most) or
@@ -259,6 +274,13 @@ struct plan_config {
      * cl_predict(). */
     struct cl_pi *pi;
     int holds; /* pi: its lower end of SLO attainment >= the target */
+    /* A mix (plan->mixed): the replicas each pool may hold (its
+     * capacity_gpus over its replica's GPUs; 0 leaves the pool out), and
+     * each pool's GPU-hours and cost in the runs, means over the
+     * replications (0 until its runs are in). */
+    int mix[PLAN_MIX_MAX_POOLS];
+    double mix_gpu_hours[PLAN_MIX_MAX_POOLS];
+    double mix_cost[PLAN_MIX_MAX_POOLS];
 };
 
 /* The sizes of one layout and policy, smallest first. */
@@ -288,6 +310,8 @@ struct plan_counts {
     size_t runs;         /* simulations, replications included */
     size_t capped_unmet; /* chains whose largest size missed the SLO */
     size_t too_many;     /* sizes left out past PLAN_MAX_CONFIGS */
+    size_t mix_short;    /* mixes whose capacity is below min_gpus or,
+                            at the bound, below the mean load */
 };
 
 /* What to search. Borrowed by plan_new() for the plan's life. */
@@ -341,6 +365,13 @@ struct plan {
                            tpot, ttft, e2e */
     struct plan_workload wl;
     struct plan_target target;
+    /* pools with their own layout (cl_pools_mixed()): their count, the
+     * layouts being theirs, one each, and each configuration a mix of
+     * their capacities; 0 otherwise. pool_flow[i] is pools[i] as flow
+     * YAML mapping members without capacity_gpus (owned), from which each
+     * point writes its pools list. */
+    int mixed;
+    char *pool_flow[PLAN_MIX_MAX_POOLS];
     const struct gpu_spec **gpus; /* searched, borrowed */
     int ngpus;
     struct plan_layout *layouts;
@@ -378,7 +409,8 @@ enum plan_error {
  * diagnostics in d and *err set (enum plan_error): scenario errors; an
  * unknown GPU or policy ("--gpus: unknown gpu 'x'; valid: ..."); a
  * scenario without an LLM server, without an SLO (naming the keys to set),
- * with pools, or whose workload cannot be shortened by o->duration; or
+ * with pools none of which has its own deploy, or whose workload cannot be
+ * shortened by o->duration; --gpus or --dtypes on a mix; or
  * nothing left to simulate (every layout's reason summarised by GPU).
  * With o->calibration, the profile replaces the scenario's for the bound
  * and, as hardware.calibration (made absolute) in the spec's set:, for

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <yaml.h>
 
 #include "models/cluster/cluster.h"
 #include "models/perf/calib.h"
@@ -206,7 +207,20 @@ static int pick_gpus(struct plan *p, struct sim_diag *d)
 
     for (int i = 0; gpu_table[i] != NULL; i++)
         cap++;
-    p->gpus = xcalloc((size_t)cap + 1, sizeof(*p->gpus));
+    p->gpus = xcalloc((size_t)cap + s->npools + 1, sizeof(*p->gpus));
+    if (cl_pools_mixed(s)) {
+        /* The pools' kinds, once each. */
+        for (int i = 0; i < s->npools; i++) {
+            const struct gpu_spec *g = cl_gpu_find(
+                s, s->pools[i].gpu ? s->pools[i].gpu : s->hardware.gpu);
+            int dup = g == NULL;
+            for (int k = 0; k < p->ngpus; k++)
+                dup |= p->gpus[k] == g;
+            if (!dup)
+                p->gpus[p->ngpus++] = g;
+        }
+        return 0;
+    }
     if (o->gpus != NULL) {
         for (int i = 0; i < o->ngpus; i++) {
             const struct gpu_spec *g = cl_gpu_find(s, o->gpus[i]);
@@ -630,6 +644,384 @@ static void build_chains(struct plan *p)
     }
 }
 
+/* ---- Mixes of pools with their own layout ------------------------------ */
+
+/* Writes node id of doc as flow YAML: a scalar plain when it is made of
+ * [A-Za-z0-9_.] alone (a number, a name, true), else double-quoted; a
+ * sequence as [a, b], a mapping as {k: v}; at depth 0 the mapping's
+ * members alone, without braces, and without the key skip. Returns -1 for
+ * a node it cannot write (an alias loop would be cut by the depth). */
+static int flow_write(FILE *fp, yaml_document_t *doc, int id, const char *skip,
+                      int depth)
+{
+    yaml_node_t *n = yaml_document_get_node(doc, id);
+    const char *sep = "";
+
+    if (n == NULL || depth > 16)
+        return -1;
+    switch (n->type) {
+    case YAML_SCALAR_NODE: {
+        const unsigned char *v = n->data.scalar.value;
+        size_t len = n->data.scalar.length;
+        int plain = len > 0;
+
+        for (size_t i = 0; i < len && plain; i++)
+            plain = (v[i] >= 'a' && v[i] <= 'z') ||
+                    (v[i] >= 'A' && v[i] <= 'Z') ||
+                    (v[i] >= '0' && v[i] <= '9') || v[i] == '_' || v[i] == '.';
+        if (plain) {
+            fwrite(v, 1, len, fp);
+            return 0;
+        }
+        fputc('"', fp);
+        for (size_t i = 0; i < len; i++) {
+            if (v[i] == '"' || v[i] == '\\')
+                fprintf(fp, "\\%c", v[i]);
+            else if (v[i] < 0x20)
+                fprintf(fp, "\\x%02x", v[i]);
+            else
+                fputc(v[i], fp);
+        }
+        fputc('"', fp);
+        return 0;
+    }
+    case YAML_SEQUENCE_NODE:
+        fputc('[', fp);
+        for (yaml_node_item_t *it = n->data.sequence.items.start;
+             it < n->data.sequence.items.top; it++) {
+            fputs(sep, fp);
+            sep = ", ";
+            if (flow_write(fp, doc, *it, NULL, depth + 1) != 0)
+                return -1;
+        }
+        fputc(']', fp);
+        return 0;
+    case YAML_MAPPING_NODE:
+        if (depth > 0)
+            fputc('{', fp);
+        for (yaml_node_pair_t *pr = n->data.mapping.pairs.start;
+             pr < n->data.mapping.pairs.top; pr++) {
+            yaml_node_t *k = yaml_document_get_node(doc, pr->key);
+            if (skip != NULL && k != NULL && k->type == YAML_SCALAR_NODE &&
+                strcmp((const char *)k->data.scalar.value, skip) == 0)
+                continue;
+            fputs(sep, fp);
+            sep = ", ";
+            if (flow_write(fp, doc, pr->key, NULL, depth + 1) != 0)
+                return -1;
+            fputs(": ", fp);
+            if (flow_write(fp, doc, pr->value, NULL, depth + 1) != 0)
+                return -1;
+        }
+        if (depth > 0)
+            fputc('}', fp);
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+/* Fills p->pool_flow from the scenario's text: each pools[i] as flow
+ * members without capacity_gpus, which each point sets. */
+static int pool_flows(struct plan *p, struct sim_diag *d)
+{
+    const struct cl_scenario *s = &p->scn;
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    yaml_node_t *root, *pools = NULL;
+    int rc = -1;
+
+    if (!yaml_parser_initialize(&parser))
+        sim_fatal("yaml_parser_initialize failed");
+    yaml_parser_set_input_string(&parser, (const unsigned char *)s->text,
+                                 strlen(s->text));
+    if (!yaml_parser_load(&parser, &doc)) {
+        yaml_parser_delete(&parser);
+        sim_diag_error(d, p->scenario_file, 0, 0,
+                       "plan: cannot read the scenario's pools again");
+        return -1;
+    }
+    root = yaml_document_get_root_node(&doc);
+    if (root != NULL && root->type == YAML_MAPPING_NODE)
+        for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
+             pr < root->data.mapping.pairs.top; pr++) {
+            yaml_node_t *k = yaml_document_get_node(&doc, pr->key);
+            if (k != NULL && k->type == YAML_SCALAR_NODE &&
+                strcmp((const char *)k->data.scalar.value, "pools") == 0)
+                pools = yaml_document_get_node(&doc, pr->value);
+        }
+    if (pools != NULL && pools->type == YAML_SEQUENCE_NODE &&
+        pools->data.sequence.items.top - pools->data.sequence.items.start ==
+            s->npools) {
+        rc = 0;
+        for (int i = 0; i < s->npools && rc == 0; i++) {
+            char *text = NULL;
+            size_t len = 0;
+            FILE *fp = open_memstream(&text, &len);
+
+            if (fp == NULL) {
+                sim_fatal("open_memstream failed");
+                break;
+            }
+            rc = flow_write(fp, &doc, pools->data.sequence.items.start[i],
+                            "capacity_gpus", 0);
+            if (fclose(fp) != 0)
+                sim_fatal("cannot write a pool's text");
+            p->pool_flow[i] = text;
+        }
+    }
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+    if (rc != 0)
+        sim_diag_error(d, p->scenario_file, s->pos.pools.line, s->pos.pools.col,
+                       "pools: dsec plan cannot write this list back as "
+                       "flow YAML to search its mixes");
+    return rc;
+}
+
+/* The layouts of a mix: pools[i]'s replica (its GPU kind, its own deploy,
+ * each key left out the top-level one) is layouts[i], bounded as a
+ * colocated layout is, with the pool's batch caps; a pool whose replica
+ * cannot meet a target alone is PLAN_V_SLOW and left out of every mix. */
+static int mix_layouts(struct plan *p, struct sim_diag *d)
+{
+    const struct cl_scenario *s = &p->scn;
+
+    if (s->npools > PLAN_MIX_MAX_POOLS) {
+        sim_diag_error(d, p->scenario_file, s->pos.pools.line, s->pos.pools.col,
+                       "pools: dsec plan searches mixes of at most %d pools, "
+                       "not %d",
+                       PLAN_MIX_MAX_POOLS, s->npools);
+        return -1;
+    }
+    p->mixed = s->npools;
+    p->layouts = xcalloc((size_t)s->npools, sizeof(*p->layouts));
+    p->nlayouts = (size_t)s->npools;
+    for (int i = 0; i < s->npools; i++) {
+        const struct cl_pool *cp = &s->pools[i];
+        struct cl_pd_layout o = cl_pool_layout_resolve(s, i);
+        struct plan_layout *l = &p->layouts[i];
+        struct plan_target t = p->target;
+        struct perf_replica r;
+        char why[512];
+
+        l->pool = i;
+        l->pool_name = cp->name;
+        l->gpu = cl_gpu_find(s, cp->gpu != NULL ? cp->gpu : s->hardware.gpu);
+        if (SIM_NEVER(l->gpu == NULL))
+            return -1;
+        l->weight_dtype = s->deploy.weight_dtype;
+        l->pp = o.pp > 1 ? o.pp : 1;
+        l->ep = o.ep > 1 ? o.ep : 1;
+        l->tp = o.tp;
+        /* No tp anywhere: the smallest power of two that fits, as the
+         * simulation derives it. */
+        for (int tp = 1; l->tp < 1 && tp <= s->hardware.gpus_per_node; tp *= 2)
+            if (cl_replica_perf_init(s, p->arch, l->gpu, tp, l->pp, l->ep,
+                                     l->weight_dtype, &r, NULL, 0) == 0)
+                l->tp = tp;
+        if (l->tp < 1)
+            l->tp = s->hardware.gpus_per_node;
+        if (!isnan(cp->price_usd_per_gpu_hour))
+            l->price_usd_per_gpu_hour = cp->price_usd_per_gpu_hour;
+        else if (!isnan(s->hardware.price_usd_per_gpu_hour) &&
+                 cl_gpu_find(s, s->hardware.gpu) == l->gpu)
+            l->price_usd_per_gpu_hour = s->hardware.price_usd_per_gpu_hour;
+        else
+            l->price_usd_per_gpu_hour = l->gpu->price_usd_per_hour;
+        if (isnan(cp->price_usd_per_gpu_hour) && cp->preemptible)
+            l->price_usd_per_gpu_hour *= 1.0 - cp->spot_discount;
+        if (cl_replica_perf_init(s, p->arch, l->gpu, l->tp, l->pp, l->ep,
+                                 l->weight_dtype, &r, why, sizeof(why)) != 0) {
+            l->verdict = PLAN_V_MEMORY;
+            l->why = xstrdup(why);
+            continue;
+        }
+        l->gpus = r.gpus;
+        t.max_num_seqs = o.max_num_seqs;
+        t.max_num_batched_tokens = o.max_num_batched_tokens;
+        if (plan_bound_compute(&r, &t, &p->wl, &l->bound, why, sizeof(why)) !=
+            0) {
+            l->verdict = PLAN_V_SLOW;
+            l->why = xstrdup(why);
+        }
+        /* The sizes a pool is searched over: none to its capacity. */
+        l->bound.min_replicas = 0;
+        l->bound.cap_replicas = cp->capacity_gpus / l->gpus;
+    }
+    return 0;
+}
+
+/* The capacities, in replicas, tried for pool i of a mix into out; their
+ * count. Only 0 for a pool whose layout does not fit or is too slow. */
+static int mix_steps(const struct plan *p, int i, int *out)
+{
+    const struct plan_layout *l = &p->layouts[i];
+    int most, n = 0;
+
+    out[n++] = 0;
+    if (l->verdict != PLAN_V_FITS || l->gpus < 1)
+        return n;
+    most = p->scn.pools[i].capacity_gpus / l->gpus;
+    for (int k = 1; k < PLAN_MIX_STEPS && most > 0; k++) {
+        int v = most + 1 <= PLAN_MIX_STEPS
+                    ? k
+                    : (int)lround((double)most * k / (PLAN_MIX_STEPS - 1));
+        if (v > out[n - 1] && v <= most)
+            out[n++] = v;
+    }
+    return n;
+}
+
+/* Whether mix m can be searched: GPUs at least min_gpus, within
+ * --max-gpus and --budget, and (the bound) its replicas' decode and
+ * prefill rates within the targets carrying the mean load. */
+static int mix_ok(struct plan *p, const int *m)
+{
+    const struct plan_workload *w = &p->wl;
+    double xd = 0, xp = 0, usd = 0;
+    int g = 0;
+
+    for (int i = 0; i < p->mixed; i++) {
+        const struct plan_layout *l = &p->layouts[i];
+        g += m[i] * l->gpus;
+        usd += m[i] * l->gpus * l->price_usd_per_gpu_hour;
+        xd += m[i] * l->bound.decode_tokens_per_s;
+        xp += m[i] * l->bound.prefill_tokens_per_s;
+    }
+    if (g == 0)
+        return 0;
+    if ((p->opts.max_gpus > 0 && g > p->opts.max_gpus) ||
+        (!isnan(p->opts.budget_usd_per_hour) &&
+         usd > p->opts.budget_usd_per_hour + 1e-9)) {
+        p->counts.over_limit++;
+        return 0;
+    }
+    if (g < p->scn.cluster.min_gpus ||
+        xd < w->rate_mean_per_s * w->output_mean_tokens ||
+        xp < w->rate_mean_per_s * w->prompt_mean_tokens) {
+        p->counts.mix_short++;
+        return 0;
+    }
+    return 1;
+}
+
+/* A mix's chains: one per capacity vector of the pools but the last (and
+ * policy), each over the last pool's capacities from the smallest up, so
+ * that a chain stops at its first that meets the SLO as a size chain
+ * does. */
+static void mix_chains(struct plan *p)
+{
+    int steps[PLAN_MIX_MAX_POOLS][PLAN_MIX_STEPS], ns[PLAN_MIX_MAX_POOLS] = {0};
+    int idx[PLAN_MIX_MAX_POOLS] = {0}, m[PLAN_MIX_MAX_POOLS] = {0};
+    int npol = p->opts.policies ? p->opts.npolicies : 1;
+    int last = p->mixed - 1;
+    size_t ccap = 0, chcap = 0;
+
+    if (SIM_NEVER(p->mixed < 1))
+        return;
+    for (int i = 0; i < p->mixed; i++)
+        ns[i] = mix_steps(p, i, steps[i]);
+    for (;;) {
+        int ok[PLAN_MIX_STEPS], n = 0;
+
+        for (int i = 0; i < last; i++)
+            m[i] = steps[i][idx[i]];
+        for (int k = 0; k < ns[last]; k++) {
+            m[last] = steps[last][k];
+            ok[k] = mix_ok(p, m);
+            n += ok[k];
+        }
+        for (int pi = 0; pi < npol && n > 0; pi++) {
+            struct plan_chain *ch;
+
+            if (p->nconfigs + (size_t)n > PLAN_MAX_CONFIGS) {
+                p->counts.too_many += (size_t)n;
+                continue;
+            }
+            if (p->nchains == chcap) {
+                chcap = chcap ? 2 * chcap : 32;
+                p->chains = xrealloc(p->chains, chcap, sizeof(*p->chains));
+            }
+            ch = &p->chains[p->nchains];
+            memset(ch, 0, sizeof(*ch));
+            ch->first = p->nconfigs;
+            ch->n = (size_t)n;
+            ch->met = -1;
+            for (int k = 0; k < ns[last]; k++) {
+                struct plan_config *c;
+                int first = -1;
+                if (!ok[k])
+                    continue;
+                m[last] = steps[last][k];
+                c = add_config(p, &ccap);
+                c->chain = p->nchains;
+                c->policy = p->opts.policies ? p->opts.policies[pi] : NULL;
+                for (int i = 0; i < p->mixed; i++) {
+                    c->mix[i] = m[i];
+                    c->mix_gpu_hours[i] = c->mix_cost[i] = 0;
+                    c->replicas += m[i];
+                    if (first < 0 && m[i] > 0)
+                        first = i;
+                }
+                c->layout = (size_t)first;
+                c->min_replicas = c->replicas;
+            }
+            p->nchains++;
+        }
+        /* The next vector of the pools but the last, odometer-wise. */
+        int i = 0;
+        while (i < last && ++idx[i] == ns[i])
+            idx[i++] = 0;
+        if (i >= last)
+            break;
+    }
+}
+
+/* The GPUs of mix c: each pool's capacity in whole replicas. */
+static int mix_gpus(const struct plan *p, const struct plan_config *c)
+{
+    int g = 0;
+
+    for (int i = 0; i < p->mixed; i++)
+        g += c->mix[i] * p->layouts[i].gpus;
+    return g;
+}
+
+/* One point of a mix: the pools it keeps with their capacities, and the
+ * cluster's bounds over them. */
+static void write_mix_point(FILE *fp, const struct plan *p,
+                            const struct plan_config *c)
+{
+    const struct cl_cluster *cl = &p->scn.cluster;
+    const char *sep = "";
+    int g = mix_gpus(p, c);
+    int mn = cl->min_gpus < g ? cl->min_gpus : g;
+
+    fprintf(fp, "  - {pools: [");
+    for (int i = 0; i < p->mixed; i++) {
+        if (c->mix[i] == 0)
+            continue;
+        fprintf(fp, "%s{capacity_gpus: %d, %s}", sep,
+                c->mix[i] * p->layouts[i].gpus, p->pool_flow[i]);
+        sep = ", ";
+    }
+    fprintf(fp, "], cluster.min_gpus: %d, cluster.max_gpus: %d", mn, g);
+    if (cl->initial_gpus >= 1) {
+        int in = cl->initial_gpus < mn ? mn : cl->initial_gpus;
+        fprintf(fp, ", cluster.initial_gpus: %d", in > g ? g : in);
+    }
+    if (c->policy != NULL) {
+        const struct cl_scenario *s = &p->scn;
+        fprintf(fp, ", policy.name: ");
+        yaml_quote(fp, c->policy);
+        if (s->policy.nparams > 0 &&
+            (s->policy.name == NULL || strcmp(s->policy.name, c->policy) != 0))
+            fprintf(fp, ", policy.params: {}");
+    }
+    fprintf(fp, "}\n");
+}
+
 /* One point of the spec: the keys that make configuration c. */
 static void write_point(FILE *fp, const struct plan *p,
                         const struct plan_config *c)
@@ -638,6 +1030,10 @@ static void write_point(FILE *fp, const struct plan *p,
     const struct plan_layout *l = &p->layouts[c->layout];
     int g = l->gpus;
 
+    if (p->mixed) {
+        write_mix_point(fp, p, c);
+        return;
+    }
     fprintf(fp, "  - {hardware.gpu: ");
     yaml_quote(fp, l->gpu->name);
     if (l->pd) {
@@ -830,21 +1226,15 @@ struct plan *plan_new(const char *path, const struct plan_opts *o,
         sim_diag_error(d, path, 0, 0, "model: not found");
         goto fail;
     }
-    if (cl_pools_mixed(s)) {
-        /* TODO(#19): search the count per pool, each in its layout. */
-        for (int i = 0; i < s->npools; i++)
-            if (s->pools[i].has_deploy) {
-                sim_diag_error(d, path, s->pools[i].deploy_pos.line,
-                               s->pools[i].deploy_pos.col,
-                               "pools[%d].deploy: dsec plan does not search "
-                               "mixes of pools with their own deploy yet; "
-                               "run the scenario (dsec run) for each mix",
-                               i);
-                break;
-            }
+    if (cl_pools_mixed(s) && (o->gpus != NULL || o->dtypes != NULL)) {
+        sim_diag_error(d, "dsec plan", 0, 0,
+                       "%s: the pools of %s fix their GPU kinds and "
+                       "layouts (pools[].deploy); dsec plan searches their "
+                       "mix, not other kinds or dtypes",
+                       o->gpus != NULL ? "--gpus" : "--dtypes", path);
         goto fail;
     }
-    if (s->npools > 0) {
+    if (s->npools > 0 && !cl_pools_mixed(s)) {
         sim_diag_error(d, path, s->pos.pools.line, s->pos.pools.col,
                        "pools: dsec plan sizes the one implicit pool of "
                        "hardware.gpu; remove pools to plan this scenario");
@@ -890,7 +1280,10 @@ struct plan *plan_new(const char *path, const struct plan_opts *o,
     if (rc != 0)
         goto fail;
 
-    if (s->deploy.disaggregation.enabled) {
+    if (cl_pools_mixed(s)) {
+        if (mix_layouts(p, d) != 0 || pool_flows(p, d) != 0)
+            goto fail;
+    } else if (s->deploy.disaggregation.enabled) {
         pd_layouts(p);
     } else {
         int dt = s->deploy.weight_dtype;
@@ -898,8 +1291,12 @@ struct plan *plan_new(const char *path, const struct plan_opts *o,
             s, p->arch, p->gpus, p->ngpus, o->dtypes ? o->dtypes : &dt,
             o->dtypes ? o->ndtypes : 1, &p->layouts, &p->nlayouts);
     }
-    bound_layouts(p);
-    build_chains(p);
+    if (p->mixed) {
+        mix_chains(p);
+    } else {
+        bound_layouts(p);
+        build_chains(p);
+    }
     p->counts.layouts = p->nlayouts;
     for (size_t i = 0; i < p->nlayouts; i++) {
         p->counts.memory += p->layouts[i].verdict == PLAN_V_MEMORY;
@@ -1098,6 +1495,25 @@ static size_t dispatch(struct run *x)
     return running;
 }
 
+/* A mix's run: each pool's GPU-hours and cost, matched by name (a pool
+ * left out of the mix has none), added to the means over the
+ * replications. */
+static void mix_take(const struct plan *p, struct plan_config *c,
+                     const struct cl_results *res)
+{
+    for (int i = 0; i < p->mixed; i++) {
+        double h = 0, usd = 0;
+
+        for (int k = 0; k < res->npools; k++)
+            if (strcmp(res->pools[k].name, p->layouts[i].pool_name) == 0) {
+                h = res->pools[k].gpu_hours_used;
+                usd = res->pools[k].cost_usd;
+            }
+        c->mix_gpu_hours[i] += h / p->opts.replications;
+        c->mix_cost[i] += usd / p->opts.replications;
+    }
+}
+
 static int take(struct run *x, struct swp_done *done, struct sim_diag *d)
 {
     struct plan *p = x->p;
@@ -1118,6 +1534,7 @@ static int take(struct run *x, struct swp_done *done, struct sim_diag *d)
         v[PLAN_M_TPOT_P99] = done->res.tpot_ms.p99;
         v[PLAN_M_E2E_P99] = done->res.e2e_ms.p99;
         v[PLAN_M_ATTAINMENT] = done->res.slo_attainment;
+        mix_take(p, c, &done->res);
         if (r == 0 && done->res.policy != NULL)
             c->policy_run = xstrdup(done->res.policy);
         if (x->o->db != NULL && record(x, pt, done, d) != 0)
@@ -1315,6 +1732,8 @@ void plan_free(struct plan *p)
     }
     free(p->pi_order);
     free(p->calib_path);
+    for (int i = 0; i < PLAN_MIX_MAX_POOLS; i++)
+        free(p->pool_flow[i]);
     free(p->configs);
     free(p->chains);
     plan_layouts_free(p->layouts, p->nlayouts);

@@ -8,7 +8,8 @@
  * train_config_check()) and read where each key was given from the
  * walker's seen list, called in order; then the files and definitions the
  * scenario names (the model's config.json, the inline GPUs, the
- * calibration profile), resolved here. */
+ * calibration profile, the spot pools' interruption traces), resolved
+ * here. */
 #include "scenarios/load.h"
 
 #include <math.h>
@@ -118,6 +119,30 @@ static void resolve_calibration(struct sim_yaml *y, struct cl_scenario *s)
         s->calib = NULL;
     }
     free(path);
+}
+
+/* pools[].interruptions.trace: read each pool's trace file; its own errors
+ * name the trace's lines. */
+static void resolve_interruption_traces(struct sim_yaml *y,
+                                        struct cl_scenario *s)
+{
+    for (int i = 0; i < s->npools; i++) {
+        struct cl_pool *pl = &s->pools[i];
+        const struct sim_yaml_seen *at =
+            sim_yaml_seenf(y, "pools[%d].interruptions.trace", i);
+        char *path;
+
+        if (pl->interruptions.trace == NULL || at == NULL)
+            continue;
+        path = scenario_relative(y->file, pl->interruptions.trace);
+        if (cl_interruption_trace_load(path, pl->capacity_gpus,
+                                       &pl->interruptions, y->d) != 0)
+            sim_yaml_error(y, at->vline, at->vcol,
+                           "pools[%d].interruptions.trace: cannot use trace "
+                           "'%s'",
+                           i, path);
+        free(path);
+    }
 }
 
 /* hardware.gpus: build each definition on its base (or from scratch) and
@@ -275,6 +300,7 @@ int scn_string_load(const char *name, const char *text, size_t len,
             resolve_hf_config(&y, &s);
             resolve_gpus(&y, &s);
             resolve_calibration(&y, &s);
+            resolve_interruption_traces(&y, &s);
             train_config_check(&y, &s.training, &ts);
         }
     }

@@ -1523,8 +1523,8 @@ START_TEST(test_scn_file_load_bad_reclaim)
         "capacity_gpus 4",
         "17:41: error: pools[1].owner_demand.gpus: 6 more than the pool's "
         "capacity_gpus 4",
-        "23:5: error: pools[2].interruptions: missing key 'rate_per_h' or "
-        "'at'",
+        "23:5: error: pools[2].interruptions: missing key 'rate_per_h', "
+        "'at' or 'trace'",
         "22:5: error: pools[2].spot_discount: give exactly one of "
         "'price_per_gpu_hour' or 'spot_discount'",
         NULL};

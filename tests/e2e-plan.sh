@@ -12,7 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..24"
+echo "1..28"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -332,5 +332,54 @@ if [ $st -eq 1 ] && grep -q '^chosen (robust): none; the slo attainment interval
     grep -q "^dsec plan: no configuration's slo attainment interval holds >= 99.9% (--robust)" "$tmp/err"; then st=0; else st=1; fi
 [ $st -ne 0 ] && show "$tmp/out" "$tmp/err"
 ok "--robust with nothing that holds: exit 1" $st
+
+# 23-25. A mix of pools with their own layout (mix.yaml: H100 TP1 first,
+# A100 TP2 second): the plan searches each pool's capacity, reports the
+# mix it chose per pool, and the configuration it saves runs (dsec run)
+# at the cost it reported, meeting the slo; each pool alone at its whole
+# capacity, run the same way, costs no less when it meets the slo too.
+mix=$data/mix.yaml
+$dsec plan "$mix" -j 2 --save-scenario "$tmp/mix-chosen.yaml" >"$tmp/out" 2>"$tmp/err"
+st=$?
+cost=$(sed -n 's/^chosen: mix .*: \$\([0-9.]*\) (.*/\1/p' "$tmp/out")
+if [ $st -eq 0 ] && [ -n "$cost" ] &&
+    [ "$(grep -c '^  pool [a-z0-9-]* (' "$tmp/out")" -eq 2 ] &&
+    grep -q '^  pools: \[{capacity_gpus: ' "$tmp/out"; then st=0; else st=1; fi
+[ $st -ne 0 ] && show "$tmp/out" "$tmp/err"
+ok "plan of a mix of pools: a chosen mix, one line per pool" $st
+
+# runcost FILE: "cost attainment" of dsec run --json FILE.
+runcost() {
+    $dsec run --no-db --json "$1" 2>/dev/null |
+        sed -n 's/^  "\(cost_usd\|slo_attainment\)": \([-0-9.e+]*\),*$/\2/p' |
+        tr '\n' ' '
+}
+set -- $(runcost "$tmp/mix-chosen.yaml")
+awk -v c="$1" -v a="$2" -v want="$cost" \
+    'BEGIN { exit !(c != "" && sprintf("%.2f", c) == want && a >= 0.99) }'
+st=$?
+[ $st -ne 0 ] && echo "# saved mix: cost $1 attainment $2; plan said \$$cost"
+ok "the saved mix runs at the plan's cost and meets the slo" $st
+
+st=0
+for keep in h100-tp1 a100-tp2; do
+    # Only pool $keep, at its whole capacity (4 GPUs), as max_gpus.
+    grep -v "name: $([ $keep = h100-tp1 ] && echo a100-tp2 || echo h100-tp1)," "$mix" |
+        sed 's/max_gpus: 8/max_gpus: 4/' >"$tmp/only-$keep.yaml"
+    set -- $(runcost "$tmp/only-$keep.yaml")
+    [ -n "${1:-}" ] || { st=1; echo "# only $keep did not run"; continue; }
+    awk -v c="$1" -v a="$2" -v want="$cost" \
+        'BEGIN { exit !(a < 0.99 || c + 0.005 >= want) }' || {
+        st=1
+        echo "# only $keep: cost $1 attainment $2 below the chosen \$$cost"
+    }
+done
+ok "no single pool that meets the slo costs less than the chosen mix" $st
+
+$dsec plan "$mix" --gpus h100 >"$tmp/out" 2>"$tmp/err"
+st=$?
+if [ $st -eq 1 ] && grep -q "error: --gpus: the pools of .*mix.yaml fix their GPU kinds and layouts" "$tmp/err"; then st=0; else st=1; fi
+[ $st -ne 0 ] && show "$tmp/err"
+ok "--gpus on a mix: exit 1" $st
 
 [ $fails -eq 0 ]

@@ -47,6 +47,9 @@ TESTS += tests/e2e-routing.sh
 TESTS += tests/e2e-requests.sh
 EXTRA_DIST += tests/e2e-requests.sh
 EXTRA_DIST += tests/e2e-routing.sh
+# Spot interruptions from a trace file (pools[].interruptions.trace).
+TESTS += tests/e2e-spot-trace.sh
+EXTRA_DIST += tests/e2e-spot-trace.sh
 dist_dsecsweeps_DATA += scenarios/sweeps/routing.yaml
 
 # dsec's defaults against real vLLM benchmark runs (skips without them);

@@ -17,6 +17,8 @@ command -v jq >/dev/null || {
 }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The traces the scenarios name, relative to the copies made here.
+cp -R scenarios/traces "$tmp/traces"
 
 row() { # row LABEL FILE: one Markdown row of FILE's results
     "$dsec" run "$2" --no-db --json --quiet >"$tmp/out.json" 2>/dev/null ||
@@ -57,6 +59,8 @@ table reclaim-flash "A reclaim during a flash crowd" \
 table spot-pool "A spot pool with interruptions" '/interruptions:/d'
 table spot-pool "The same pool on demand (no spot discount)" \
     '/interruptions:/d; s/preemptible: true/preemptible: false/'
+table spot-trace "A spot pool interrupted from a trace of 8-GPU instances" \
+    '/interruptions:/d'
 table hetero-pools "H100 TP4 then H200 TP2 pools; off: all 32 GPUs H100 at TP4" \
     '/    deploy: {tp:/d; s/gpu: h200/gpu: h100/'
 

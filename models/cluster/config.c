@@ -818,6 +818,12 @@ static const struct sim_param interruption_rows[] = {
      "the provider's notice before it takes the GPUs (AWS EC2 Spot: 2 min; "
      "GCP Spot VMs: 30 s)",
      offsetof(struct cl_interruptions, notice_ns), NULL, NULL},
+    {"trace", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "a CSV file of the provider's interruptions, one instance a row "
+     "'time_s,gpus' in time order: each interrupts the oldest replicas "
+     "serving in the pool then until that many GPUs are under notice (a "
+     "relative path is relative to the scenario file)",
+     offsetof(struct cl_interruptions, trace), NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -1004,6 +1010,11 @@ void cl_scenario_fini(struct cl_scenario *s)
 {
     if (s == NULL)
         return;
+    /* The pools' traces, which their rows do not name. */
+    for (int i = 0; i < s->npools && s->pools != NULL; i++) {
+        free(s->pools[i].interruptions.trace_at_ns);
+        free(s->pools[i].interruptions.trace_gpus);
+    }
     sim_param_fini(s->rows, s);
     /* model: {hf_config: PATH}, the mapping form of the top-level model
      * key, which the composition table has no row for. */
@@ -1337,10 +1348,10 @@ static void pool_revoke_check(struct sim_yaml *y, const struct cl_pool *pl,
                        i, pl->owner_demand.gpus, pl->capacity_gpus);
     k = sim_yaml_seenf(y, "pools[%d].interruptions", i);
     if (k != NULL && isnan(pl->interruptions.rate_per_h) &&
-        pl->interruptions.nat == 0)
+        pl->interruptions.nat == 0 && pl->interruptions.trace == NULL)
         sim_yaml_error(y, k->kline, k->kcol,
-                       "pools[%d].interruptions: missing key 'rate_per_h' or "
-                       "'at'",
+                       "pools[%d].interruptions: missing key 'rate_per_h', "
+                       "'at' or 'trace'",
                        i);
     k = sim_yaml_seenf(y, "pools[%d].spot_discount", i);
     if (k != NULL && sim_yaml_seenf(y, "pools[%d].price_per_gpu_hour", i))

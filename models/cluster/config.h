@@ -26,6 +26,7 @@
 #include "base/param.h"
 
 struct sim_yaml; /* base/yaml-rows.h: the walker the checks read */
+struct sim_diag; /* base/diag.h */
 
 /* DeepSeek-V3's MTP acceptance of the second token, the low end of the
  * 85-90 % its technical report gives (arXiv 2412.19437 via docs/sources.md
@@ -331,14 +332,24 @@ struct cl_owner_demand {
 };
 
 /* A spot pool's interruptions by its provider: a Poisson process of
- * rate_per_h over the pool's whole capacity, and/or given times; each
+ * rate_per_h over the pool's whole capacity, given times, and/or a trace
+ * file of interruptions (one instance of trace_gpus[k] GPUs at
+ * trace_at_ns[k], read at load by cl_interruption_trace_load()); each
  * comes with notice_ns. */
 struct cl_interruptions {
     double rate_per_h; /* NAN = no random interruptions */
     int64_t *at_ns;    /* owned, or NULL */
     int nat;
-    int64_t notice_ns; /* provider's notice */
+    int64_t notice_ns;    /* provider's notice */
+    char *trace;          /* the trace's path as given, or NULL */
+    int64_t *trace_at_ns; /* owned, ascending, or NULL */
+    int *trace_gpus;      /* owned, each >= 1, or NULL */
+    int ntrace;
 };
+
+/* Most rows an interruption trace may hold: a year of a busy market (an
+ * interruption every 10 minutes is about 52,600) fits. */
+#define CL_INTERRUPTION_TRACE_MAX_ROWS 100000
 
 struct cl_pool {
     char *name;                    /* unique */
@@ -559,10 +570,20 @@ void cl_pools_check(struct sim_yaml *y, struct cl_scenario *s);
  * of cl_gpu_find(). Borrows s, which must outlive it. */
 struct train_config_scope cl_train_scope(const struct cl_scenario *s);
 
+/* Reads the interruption trace file at path (format in
+ * models/cluster/spot-trace.c: rows "time_s,gpus", in time order) into
+ * it->trace_at_ns, trace_gpus and ntrace, replacing what they held; each
+ * row's gpus at most capacity_gpus. Returns 0, SIM_EIO when the file
+ * cannot be opened or is not a regular file, or SIM_EINVAL for a bad row
+ * (reported to d as "path:line:col: error: ..."); on failure it is
+ * unchanged. */
+int cl_interruption_trace_load(const char *path, int capacity_gpus,
+                               struct cl_interruptions *it, struct sim_diag *d);
+
 /* Frees what s owns and zeroes it: every field its rows name
  * (sim_param_fini() over s->rows and cl_model_src_rows), then the fields the
- * loader adds beside the rows (file, text, the resolved model, GPUs and
- * calibration). NULL is a no-op. */
+ * loader adds beside the rows (file, text, the resolved model, GPUs,
+ * calibration and the pools' interruption traces). NULL is a no-op. */
 void cl_scenario_fini(struct cl_scenario *s);
 
 #endif /* CL_CONFIG_H */

@@ -16,7 +16,9 @@
  * left us are counted late (the invariant says never).
  *
  * Interruptions. A spot pool's provider interrupts at given times (the
- * oldest replica serving in the pool) or as a Poisson process over the
+ * oldest replica serving in the pool), from a trace of instances (the
+ * oldest serving replicas until the instance's GPUs are under notice;
+ * spot-trace.c reads it) or as a Poisson process over the
  * pool's whole capacity: each candidate picks a GPU index uniformly and
  * interrupts the replica holding it, none when it is idle, so that the
  * candidates are the same whatever the size (common random numbers, as
@@ -78,6 +80,8 @@ struct pool_proc {
     char intr_stream[96];
     struct intr_at *at; /* interruptions.at, one each */
     int nat;
+    struct sim_event trace_ev; /* the trace's next row */
+    int trace_next;            /* index of that row */
 };
 
 struct cl_reclaim_set {
@@ -330,6 +334,43 @@ static void on_intr_at(struct sim_loop *loop, struct sim_event *ev)
         interrupt(w, oldest);
 }
 
+/* The trace's rows due now: each takes an instance of its GPUs back, the
+ * oldest replicas serving in the pool and not under notice, until that
+ * many GPUs are (a replica spans whole instances, or an instance holds
+ * whole replicas: each one hit is one interruption). None when the pool
+ * serves none: the instance was not ours then. O(rows due x replicas). */
+static void on_intr_trace(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct pool_proc *pp = ev->arg;
+    struct cl_world *w = pp->w;
+    const struct cl_interruptions *it = &w->scn->pools[pp->pool].interruptions;
+    int64_t now = sim_loop_now(loop);
+
+    if (run_over(w))
+        return;
+    while (pp->trace_next < it->ntrace &&
+           it->trace_at_ns[pp->trace_next] <= now) {
+        int want = it->trace_gpus[pp->trace_next++];
+
+        while (want > 0) {
+            struct cl_replica *oldest = NULL;
+            for (int i = 0; i < w->nreps; i++) {
+                struct cl_replica *rep = w->reps[i];
+                if (rep->pool == pp->pool && rep->state == CL_R_SERVING &&
+                    rep->notice_end_ns < 0 &&
+                    (oldest == NULL || rep->serial < oldest->serial))
+                    oldest = rep;
+            }
+            if (oldest == NULL)
+                break;
+            want -= oldest->gpus;
+            interrupt(w, oldest);
+        }
+    }
+    if (pp->trace_next < it->ntrace)
+        sim_loop_schedule(loop, &pp->trace_ev, it->trace_at_ns[pp->trace_next]);
+}
+
 void cl__reclaim_start(struct cl_world *w)
 {
     const struct cl_scenario *s = w->scn;
@@ -340,8 +381,9 @@ void cl__reclaim_start(struct cl_world *w)
         const struct cl_pool *cp = &s->pools[i];
         any |= cp->borrowable &&
                (cp->nreclaim > 0 || !isnan(cp->owner_demand.rate_per_h));
-        any |= cp->preemptible && (cp->interruptions.nat > 0 ||
-                                   !isnan(cp->interruptions.rate_per_h));
+        any |= cp->preemptible &&
+               (cp->interruptions.nat > 0 || cp->interruptions.ntrace > 0 ||
+                !isnan(cp->interruptions.rate_per_h));
     }
     if (!any || !w->elastic)
         return;
@@ -361,6 +403,7 @@ void cl__reclaim_start(struct cl_world *w)
                  cp->name);
         sim_event_init(&pp->owner_ev, on_owner, pp);
         sim_event_init(&pp->intr_ev, on_intr, pp);
+        sim_event_init(&pp->trace_ev, on_intr_trace, pp);
         w->pools[i].notice_ns = cp->interruptions.notice_ns;
         if (cp->borrowable) {
             for (int k = 0; k < cp->nreclaim; k++) {
@@ -383,6 +426,9 @@ void cl__reclaim_start(struct cl_world *w)
                 sim_loop_schedule(w->loop, &pp->at[k].ev,
                                   cp->interruptions.at_ns[k]);
             }
+            if (cp->interruptions.ntrace > 0)
+                sim_loop_schedule(w->loop, &pp->trace_ev,
+                                  cp->interruptions.trace_at_ns[0]);
             if (!isnan(cp->interruptions.rate_per_h))
                 schedule_intr(pp);
         }
@@ -405,6 +451,7 @@ void cl__reclaim_fini(struct cl_world *w)
         struct pool_proc *pp = &rs->pools[i];
         sim_loop_cancel(w->loop, &pp->owner_ev);
         sim_loop_cancel(w->loop, &pp->intr_ev);
+        sim_loop_cancel(w->loop, &pp->trace_ev);
         for (int k = 0; k < pp->nat; k++)
             sim_loop_cancel(w->loop, &pp->at[k].ev);
         free(pp->at);
