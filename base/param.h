@@ -135,7 +135,8 @@ struct sim_param {
  * (1e18 bytes, below INT64_MAX bytes). Bandwidths lie between 1 MB/s and
  * 1 PB/s: slower than that, weights or KV of any real model take longer
  * than the horizon to move; faster, no link or memory built comes near. */
-#define SIM_PARAM_HORIZON_S (366.0 * 86400.0)
+#define SIM_PARAM_HORIZON_DAYS 366
+#define SIM_PARAM_HORIZON_S (SIM_PARAM_HORIZON_DAYS * 86400.0)
 /* The cap on a time given as a number of seconds (a mean, not a duration):
  * 1e12 s, some 31,700 years, above any MTBF measured. */
 #define SIM_PARAM_MEAN_TIME_MAX_S 1e12

@@ -262,6 +262,17 @@ static int fit_ab(struct ctx *c, const char *kind, const char *subject,
                 kind, subject, s->len);
         return 1;
     }
+    /* A fit that explains nothing (R^2 undefined: the times do not vary)
+     * or gives an impossible link is reported and not stored, so no
+     * profile uses it. */
+    if (!isfinite(f->r2) || !isfinite(f->p[0]) || !isfinite(f->p[1]) ||
+        f->p[1] <= 0) {
+        fprintf(c->rep,
+                "%-5s %s: %d points, no usable alpha-beta fit (alpha %g us, "
+                "B %g GB/s, R^2 %g)\n",
+                kind, subject, s->len, f->p[0], f->p[1], f->r2);
+        return 1;
+    }
     fprintf(c->rep,
             "%-5s %s: %d points\n      alpha %.3f us (se %.3f)  B %.2f GB/s "
             "(se %.2f)  R^2 %.5f\n",

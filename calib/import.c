@@ -8,6 +8,7 @@
  * expected, and the whole file is then rolled back. */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,8 +102,42 @@ static const char *skip_ws(const char *s)
     return s;
 }
 
+/* The largest time (µs) and size (bytes) a point may have: about eleven
+ * days, and an exabyte. Past them a log is corrupt, not slow. */
+#define TIME_US_MAX 1e12
+#define SIZE_MAX_BYTES 1e18
+
+/* Whether v (NAN: not given) lies in [0, max]. */
+static int in_range(double v, double max)
+{
+    return isnan(v) || (v >= 0 && v <= max);
+}
+
+/* Inserts p, read at line: an error when one of its numbers is impossible
+ * (negative, or past TIME_US_MAX or SIZE_MAX_BYTES); skipped, with a
+ * warning, when the benchmark counted wrong results (nccl-tests #wrong >
+ * 0: the collective was broken, so its time says nothing about the link). */
 static int insert(struct log *L, struct cal_point *p, int line)
 {
+    if (!in_range(p->time_us, TIME_US_MAX) ||
+        !in_range(p->time_min_us, TIME_US_MAX) ||
+        !in_range(p->time_max_us, TIME_US_MAX) ||
+        !in_range(p->size_bytes, SIZE_MAX_BYTES) ||
+        !in_range(p->count, SIZE_MAX_BYTES)) {
+        sim_diag_error(L->d, L->path, line, 0,
+                       "%s: a time of %g us or a size of %g bytes; times "
+                       "lie in [0, %g] us and sizes in [0, %g] bytes",
+                       p->tool, p->time_us, p->size_bytes, TIME_US_MAX,
+                       SIZE_MAX_BYTES);
+        return SIM_EPARSE;
+    }
+    if (p->nwrong > 0) {
+        sim_diag_add(L->d, SIM_SEV_WARNING, L->path, line, 0,
+                     "%s: row skipped: #wrong %d (the benchmark counted "
+                     "wrong results, so its time is not used)",
+                     p->tool, p->nwrong);
+        return 0;
+    }
     p->file = L->path;
     p->line = line;
     p->gpu = L->gpu;
@@ -316,7 +351,7 @@ static int parse_nccl(struct log *L)
             p.time_us = t;
             p.algbw_gbps = a;
             p.busbw_gbps = b;
-            p.nwrong = w >= 0 ? (int)w : -1;
+            p.nwrong = w < 0 ? -1 : w > INT_MAX ? INT_MAX : (int)w;
             rc = insert(L, &p, i + 1);
         }
         free(c);

@@ -202,6 +202,29 @@ static int get_replicas_at(json_object *o, const char *a, const char *b,
     return 0;
 }
 
+int scl_scale_parse(const char *body, int *spec, int *status, char *why,
+                    size_t whylen)
+{
+    json_object *root = json_tokener_parse(body);
+    int rc = 0;
+
+    *status = -1;
+    if (root == NULL) {
+        snprintf(why, whylen, "not JSON");
+        return SIM_EINVAL;
+    }
+    if (get_replicas_at(root, "spec", "replicas", spec, why, whylen) != 0)
+        rc = SIM_EINVAL;
+    /* status is the controller's and may lag or be absent; an impossible
+     * one says the answer cannot be trusted either. */
+    else if (json_object_object_get_ex(root, "status", NULL) &&
+             get_replicas_at(root, "status", "replicas", status, why, whylen) !=
+                 0)
+        rc = SIM_EINVAL;
+    json_object_put(root);
+    return rc;
+}
+
 /* A short, single-line excerpt of an error body for the log. */
 static void excerpt(const char *body, char *out, size_t n)
 {
@@ -217,7 +240,6 @@ static int k8s_get(struct scl_actuator *a, int *spec, int *status,
 {
     char *body, why[128];
     size_t len;
-    json_object *root;
     int rc;
 
     if (load_token(a, err, errlen) != 0)
@@ -233,31 +255,13 @@ static int k8s_get(struct scl_actuator *a, int *spec, int *status,
         free(body);
         return SIM_EIO;
     }
-    root = json_tokener_parse(body);
+    rc = scl_scale_parse(body, spec, status, why, sizeof(why));
     free(body);
-    *status = -1;
-    if (root == NULL) {
-        snprintf(err, errlen, "GET %s: not a Scale object (not JSON)", a->url);
-        return SIM_EINVAL;
-    }
-    if (get_replicas_at(root, "spec", "replicas", spec, why, sizeof(why)) !=
-        0) {
+    if (rc != 0) {
         snprintf(err, errlen, "GET %s: not a usable Scale object: %s", a->url,
                  why);
-        json_object_put(root);
         return SIM_EINVAL;
     }
-    /* status is the controller's and may lag or be absent; an impossible
-     * one says the answer cannot be trusted either. */
-    if (json_object_object_get_ex(root, "status", NULL) &&
-        get_replicas_at(root, "status", "replicas", status, why, sizeof(why)) !=
-            0) {
-        snprintf(err, errlen, "GET %s: not a usable Scale object: %s", a->url,
-                 why);
-        json_object_put(root);
-        return SIM_EINVAL;
-    }
-    json_object_put(root);
     return 0;
 }
 

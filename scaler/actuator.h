@@ -44,6 +44,13 @@ void scl_actuator_free(struct scl_actuator *a);
 int scl_actuator_read(struct scl_actuator *a, int *spec, int *status, char *err,
                       size_t errlen);
 
+/* Parses a Scale answer (NUL-terminated JSON) as scl_actuator_read()
+ * does: *spec from spec.replicas, *status from status.replicas (-1 when
+ * absent). Returns 0, or SIM_EINVAL with why (whylen bytes) saying what is
+ * wrong. */
+int scl_scale_parse(const char *body, int *spec, int *status, char *why,
+                    size_t whylen);
+
 /* Sets the size to n: kubernetes reads the scale and patches only when
  * spec.replicas differs; exec runs the command in its own process group,
  * the whole group killed on time-out. Retries failures (transport errors,

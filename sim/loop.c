@@ -13,7 +13,8 @@
 
 /* The schema's horizon (the largest duration a scenario key accepts) and
  * the loop's are one. */
-_Static_assert(SIM_PARAM_HORIZON_S * 1e9 == (double)SIM_HORIZON_NS,
+_Static_assert(SIM_PARAM_HORIZON_DAYS *INT64_C(86400000000000) ==
+                   SIM_HORIZON_NS,
                "SIM_PARAM_HORIZON_S must match SIM_HORIZON_NS");
 
 struct sim_stream {

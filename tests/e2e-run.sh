@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..16"
+echo "1..17"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -75,6 +75,14 @@ $dsec run "$srcdir/scenarios/mm8.yaml" --json --no-db --seed 4 |
     grep -vE '"(wall_s|events_per_s)"' >"$tmp/j3"
 ! cmp -s "$tmp/j1" "$tmp/j3"
 ok "another seed gives other results" $?
+
+# SQLite keeps integers signed: a seed past 2^63 - 1 would read back
+# negative, so it is refused.
+$dsec run "$srcdir/scenarios/mm8.yaml" --no-db --seed 9223372036854775808 \
+    >"$tmp/out" 2>&1
+st=$?
+[ $st -ne 0 ] && grep -q "seed: expected an integer from 0 to 9223372036854775807" "$tmp/out"
+ok "a seed past 2^63 - 1 is refused" $?
 
 f=$srcdir/tests/data/e2e/bad-syntax.yaml
 expect_err "corrupted YAML gives file:line:col" \

@@ -244,7 +244,9 @@ st=0
 [ $? -eq 1 ] && grep -q 'needs an elastic cluster' "$tmp/e4" || st=1
 "$dsec" twin "$scn" --listen nohost.invalid:x >/dev/null 2>"$tmp/e5"
 [ $? -eq 1 ] || st=1
-[ $st -ne 0 ] && show "$tmp/e1" "$tmp/e2" "$tmp/e3" "$tmp/e4" "$tmp/e5"
-ok "usage errors exit 2; a static scenario or a bad address exit 1" $st
+timeout 10 "$dsec" twin "$scn" --listen 127.0.0.1:99999 >/dev/null 2>"$tmp/e6"
+[ $? -eq 1 ] && grep -q "port '99999' is not a number in \[0, 65535\]" "$tmp/e6" || st=1
+[ $st -ne 0 ] && show "$tmp/e1" "$tmp/e2" "$tmp/e3" "$tmp/e4" "$tmp/e5" "$tmp/e6"
+ok "usage errors exit 2; a static scenario, a bad address or port exit 1" $st
 
 [ $fails -eq 0 ]

@@ -139,6 +139,17 @@ static int resolve(const char *listen, struct sockaddr_storage *ss,
         return -1;
     }
     *port++ = '\0';
+    /* getaddrinfo() takes a numeric service modulo 2^16 (99999 would
+     * listen on 34463): the port must be a number in [0, 65535]. */
+    if (strspn(port, "0123456789") != strlen(port) || strlen(port) > 5 ||
+        atol(port) > 65535) {
+        fprintf(stderr,
+                "dsec twin: --listen %s: port '%s' is not a number in [0, "
+                "65535]\n",
+                listen, port);
+        free(host);
+        return -1;
+    }
     if (host[0] == '[' && host[strlen(host) - 1] == ']') {
         memmove(host, host + 1, strlen(host));
         host[strlen(host) - 1] = '\0';
