@@ -39,7 +39,7 @@ show() { sed 's/^/# /' "$@"; }
 scn=$srcdir/scenarios/twin-flash-crowd.yaml
 ns=default
 dep=llm
-echo "1..12"
+echo "1..13"
 
 # wait_for SECONDS COMMAND...: polls every 0.2 s until COMMAND succeeds.
 wait_for() {
@@ -82,6 +82,26 @@ ok "dsec twin starts on a free port and prints its URL ($url)" $st
 st=0
 [ "$(req GET /healthz)" = 200 ] && grep -qx ok "$tmp/b" || st=1
 ok "GET /healthz answers ok" $st
+
+# 2b. Idle clients do not make it unreachable: 1,100 open connections that
+# say nothing (more than select()'s 1,024), then /healthz still answers.
+st=0
+hard=$(ulimit -Hn)
+if [ "$hard" != unlimited ] && [ "$hard" -lt 1200 ]; then
+    echo "ok $((n + 1)) - idle connections # SKIP open-file limit $hard < 1200"
+    n=$((n + 1))
+else
+    # bash for /dev/tcp; the connections close when it exits.
+    bash -c '
+        ulimit -n 1200 2>/dev/null || ulimit -n "$2"
+        hp=${1#http://}
+        for i in $(seq 1100); do
+            exec {fd}<>"/dev/tcp/${hp%:*}/${hp##*:}" || exit 1
+        done
+        sleep 1
+        [ "$(curl -s -m 5 "$1/healthz")" = ok ]' idle "$url" "$hard" || st=1
+    ok "GET /healthz answers with 1,100 idle connections open" $st
+fi
 
 # 3. /metrics: every vLLM metric with its type.
 st=0

@@ -1,13 +1,13 @@
 /*
- * The twin's server: libmicrohttpd in external-select mode, driven from the
- * calling thread. Each turn of the loop waits for HTTP traffic for at most
- * TWIN_TICK_MS of wall time, answers what came, then advances the session
- * to (wall seconds since the start) x speed. The simulator and the handlers
- * thus run in one thread, one after the other: a scrape sees the session
- * between two steps, and a scale PATCH takes effect at the simulated time
- * reached. When the simulator falls behind (a step takes longer than its
- * wall share) the twin simply runs late; dsec_twin_sim_time_seconds shows
- * it. SIGTERM and SIGINT end the loop cleanly.
+ * The twin's server: libmicrohttpd in external mode on its epoll
+ * descriptor, driven from the calling thread. Each turn of the loop waits
+ * for HTTP traffic for at most TWIN_TICK_MS of wall time, answers what
+ * came, then advances the session to (wall seconds since the start) x
+ * speed. The simulator and the handlers thus run in one thread, one after
+ * the other: a scrape sees the session between two steps, and a scale PATCH
+ * takes effect at the simulated time reached. When the simulator falls behind
+ * (a step takes longer than its wall share) the twin simply runs late;
+ * dsec_twin_sim_time_seconds shows it. SIGTERM and SIGINT end the loop cleanly.
  */
 #include <errno.h>
 #include <math.h>
@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/select.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -31,6 +31,11 @@
 
 /* Wall time between two steps of the simulator when no request comes. */
 #define TWIN_TICK_MS 20
+/* Idle connections close after this long (s), and at most this many are
+ * open: a client that connects and says nothing holds one slot for
+ * TWIN_IDLE_S at most. */
+#define TWIN_IDLE_S 30
+#define TWIN_MAX_CONN 4096
 /* Largest request body taken (a scale patch is a few dozen bytes). */
 #define TWIN_BODY_MAX (64 * 1024)
 
@@ -208,7 +213,7 @@ int twin_serve(struct twin *t, const struct twin_serve_opts *o)
     struct timespec t0;
     char host[256]; /* a numeric address */
     unsigned port = 0;
-    int rc = 0;
+    int rc = 0, epfd;
 
     stop_requested = 0;
     /* Before the URL is printed: whoever reads it may signal at once. */
@@ -226,11 +231,17 @@ int twin_serve(struct twin *t, const struct twin_serve_opts *o)
     port = ntohs(addr.ss_family == AF_INET6
                      ? ((struct sockaddr_in6 *)&addr)->sin6_port
                      : ((struct sockaddr_in *)&addr)->sin_port);
+    /* epoll, not select(): select() stops at FD_SETSIZE (1,024) sockets,
+     * so that many idle clients made the twin unreachable. The loop below
+     * polls epoll's one descriptor; idle connections close after
+     * TWIN_IDLE_S, and at most TWIN_MAX_CONN are open at once. */
     d = MHD_start_daemon(
-        MHD_USE_ERROR_LOG | (addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+        MHD_USE_ERROR_LOG | MHD_USE_EPOLL |
+            (addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
         (uint16_t)port, NULL, NULL, on_request, &sv, MHD_OPTION_SOCK_ADDR,
         (struct sockaddr *)&addr, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
-        NULL, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_END);
+        NULL, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)TWIN_IDLE_S,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)TWIN_MAX_CONN, MHD_OPTION_END);
     if (d == NULL) {
         fprintf(stderr, "dsec twin: cannot listen on %s: %s\n", o->listen,
                 errno != 0 ? strerror(errno) : "libmicrohttpd refused");
@@ -250,34 +261,29 @@ int twin_serve(struct twin *t, const struct twin_serve_opts *o)
 
     clock_gettime(CLOCK_MONOTONIC, &t0);
     log_change(&sv);
+    info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_EPOLL_FD);
+    if (info == NULL) {
+        fprintf(stderr, "dsec twin: libmicrohttpd: no epoll descriptor\n");
+        MHD_stop_daemon(d);
+        return -2;
+    }
+    epfd = info->epoll_fd;
     while (!stop_requested) {
-        fd_set rs, ws, es;
-        MHD_socket maxfd = 0;
-        struct timeval tv = {0, TWIN_TICK_MS * 1000};
+        struct pollfd pfd = {.fd = epfd, .events = POLLIN};
+        int timeout_ms = TWIN_TICK_MS;
         MHD_UNSIGNED_LONG_LONG to;
         double sim_s;
 
-        FD_ZERO(&rs);
-        FD_ZERO(&ws);
-        FD_ZERO(&es);
-        if (MHD_get_fdset(d, &rs, &ws, &es, &maxfd) != MHD_YES) {
-            fprintf(stderr, "dsec twin: libmicrohttpd: cannot get its "
-                            "sockets\n");
-            rc = -2;
-            break;
-        }
-        if (MHD_get_timeout(d, &to) == MHD_YES && to < TWIN_TICK_MS) {
-            tv.tv_sec = 0;
-            tv.tv_usec = (suseconds_t)(to * 1000);
-        }
-        if (select(maxfd + 1, &rs, &ws, &es, &tv) < 0) {
+        if (MHD_get_timeout(d, &to) == MHD_YES && to < TWIN_TICK_MS)
+            timeout_ms = (int)to;
+        if (poll(&pfd, 1, timeout_ms) < 0) {
             if (errno == EINTR)
                 continue;
-            fprintf(stderr, "dsec twin: select: %s\n", strerror(errno));
+            fprintf(stderr, "dsec twin: poll: %s\n", strerror(errno));
             rc = -2;
             break;
         }
-        MHD_run_from_select(d, &rs, &ws, &es);
+        MHD_run(d);
         log_change(&sv);
 
         sim_s = wall_since(&t0) * t->speed;
