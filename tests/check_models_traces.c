@@ -480,6 +480,15 @@ START_TEST(test_new_servegen_errors)
     expect_new_error(&w, lp, want);
     free(want);
 
+    /* Gamma(1 + 1/0.005) is past any double; GSL's handler would abort. */
+    w = trace_cfg(CL_TRACE_SERVEGEN, "servegen-bad/chunk-10-trace.csv");
+    want = xasprintf("%s/servegen-bad/chunk-10-trace.csv:1:19: error: shape: "
+                     "0.005 below 0.01; a Weibull that skewed has a mean, "
+                     "scale x Gamma(1 + 1/shape), past any number",
+                     fixture_dir);
+    expect_new_error(&w, lp, want);
+    free(want);
+
     w = trace_cfg(CL_TRACE_SERVEGEN, "servegen");
     w.trace.clients = (char *)"1, x";
     expect_new_error(&w, lp,

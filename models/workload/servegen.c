@@ -250,6 +250,17 @@ static int read_windows(struct client *c, const char *path, struct sim_diag *d)
                                v[4], v[5]);
                 goto fail;
             }
+            /* Gamma(1 + 1/shape) overflows a double (and GSL's default
+             * handler aborts) for shapes below 1/170; ServeGen's fitted
+             * shapes lie near 0.5 to 1. */
+            if (pat == PAT_WEIBULL && v[4] < 0.01) {
+                sim_diag_error(d, in.path, in.line, (int)off[4] + 1,
+                               "shape: %g below 0.01; a Weibull that skewed "
+                               "has a mean, scale x Gamma(1 + 1/shape), "
+                               "past any number",
+                               v[4]);
+                goto fail;
+            }
             mean = pat == PAT_GAMMA ? v[4] * v[5]
                                     : v[5] * gsl_sf_gamma(1.0 + 1.0 / v[4]);
             if (!(mean > 0) || !isfinite(mean)) {
