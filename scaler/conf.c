@@ -362,17 +362,10 @@ static void resolve_policy(struct loader *x)
         const struct sim_param *row = sim_param_find(c->policy->params, t->key);
 
         if (row == NULL) {
-            char keys[512] = "";
-            for (const struct sim_param *q = c->policy->params; q && q->key;
-                 q++) {
-                if (keys[0] != '\0')
-                    strncat(keys, ", ", sizeof(keys) - strlen(keys) - 1);
-                strncat(keys, q->key, sizeof(keys) - strlen(keys) - 1);
-            }
-            sim_yaml_error(&x->y, t->kline, t->kcol,
-                           "policy.params.%s: unknown parameter of policy %s; "
-                           "valid: %s",
-                           t->key, name, keys[0] ? keys : "(none)");
+            char why[600];
+            pol_param_unknown(c->policy, t->key, why, sizeof(why));
+            sim_yaml_error(&x->y, t->kline, t->kcol, "policy.params.%s: %s",
+                           t->key, why);
         } else if (sim_param_parse(row, t->value, c->policy_params, err,
                                    sizeof(err)) != 0) {
             sim_yaml_error(&x->y, t->vline, t->vcol, "policy.params.%s: %s",

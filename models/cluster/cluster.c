@@ -775,16 +775,10 @@ void *cl__policy_params(const struct pol_entry *e, const struct cl_scenario *s,
         const struct cl_policy_param *pp = &s->policy.params[i];
         const struct sim_param *row = sim_param_find(e->params, pp->key);
         if (row == NULL) {
-            char keys[512] = "";
-            for (const struct sim_param *q = e->params; q && q->key; q++) {
-                if (keys[0] != '\0')
-                    strncat(keys, ", ", sizeof(keys) - strlen(keys) - 1);
-                strncat(keys, q->key, sizeof(keys) - strlen(keys) - 1);
-            }
+            char why[600];
+            pol_param_unknown(e, pp->key, why, sizeof(why));
             sim_diag_error(d, s->file, pp->pos.line, pp->pos.col,
-                           "policy.params.%s: unknown parameter of policy "
-                           "%s; valid: %s",
-                           pp->key, e->name, keys[0] ? keys : "(none)");
+                           "policy.params.%s: %s", pp->key, why);
             bad = 1;
         } else if (sim_param_parse(row, pp->value, params, err, sizeof(err)) !=
                    0) {
@@ -824,6 +818,7 @@ static int check_policy(const struct cl_scenario *s, struct cl_plan *plan,
         free(names);
         return SIM_EINVAL;
     }
+    plan->policy = e->name; /* the catalog's spelling, whatever the case */
     params = cl__policy_params(e, s, d);
     free(params);
     return params != NULL ? 0 : SIM_EINVAL;

@@ -176,8 +176,14 @@ struct pol_entry {
 /* The registry: NULL-terminated, name-sorted (models/policy/table.c). */
 extern const struct pol_entry *const pol_table[];
 
-/* Exact-name lookup; NULL on a miss. */
+/* Lookup by name, ASCII case ignored; NULL on a miss. */
 const struct pol_entry *pol_find(const char *name);
+
+/* Writes into buf (len bytes) why key is no parameter of e: "unknown
+ * parameter of policy NAME; did you mean 'K'?" for a key within two edits
+ * of one, else the list of e's parameters. */
+void pol_param_unknown(const struct pol_entry *e, const char *key, char *buf,
+                       size_t len);
 
 /* "a, b, c" of every name, for "valid: ..." messages. Caller frees. */
 char *pol_names(void);

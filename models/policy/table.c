@@ -1,5 +1,7 @@
 /* The scaling-policy registry: one entry per file, name-sorted. */
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "models/policy/policy.h"
 #include "base/xalloc.h"
@@ -24,8 +26,9 @@ const struct pol_entry *const pol_table[] = {
 
 const struct pol_entry *pol_find(const char *name)
 {
+    /* Case does not matter, as for model and GPU names. */
     for (int i = 0; pol_table[i] != NULL; i++)
-        if (strcmp(pol_table[i]->name, name) == 0)
+        if (strcasecmp(pol_table[i]->name, name) == 0)
             return pol_table[i];
     return NULL;
 }
@@ -57,4 +60,37 @@ int pol_params_default(const struct pol_entry *e, void *block, char *err,
             return rc;
     }
     return 0;
+}
+
+void pol_param_unknown(const struct pol_entry *e, const char *key, char *buf,
+                       size_t len)
+{
+    const char *best = NULL;
+    int best_d = 3;
+    size_t n;
+
+    for (const struct sim_param *q = e->params; q != NULL && q->key != NULL;
+         q++) {
+        int dist = sim_param_edit_distance(key, q->key, 2);
+        if (dist < best_d) {
+            best_d = dist;
+            best = q->key;
+        }
+    }
+    if (best != NULL) {
+        snprintf(buf, len, "unknown parameter of policy %s; did you mean '%s'?",
+                 e->name, best);
+        return;
+    }
+    n = (size_t)snprintf(buf, len,
+                         "unknown parameter of policy %s; valid: ", e->name);
+    if (e->params == NULL || e->params[0].key == NULL) {
+        strncat(buf, "(none)", len > n ? len - n - 1 : 0);
+        return;
+    }
+    for (const struct sim_param *q = e->params; q->key != NULL; q++) {
+        if (q != e->params)
+            strncat(buf, ", ", len - strlen(buf) - 1);
+        strncat(buf, q->key, len - strlen(buf) - 1);
+    }
 }
