@@ -25,8 +25,8 @@ TESTS += tests/check_rpt_compare
 tests_check_rpt_compare_SOURCES = tests/check_rpt_compare.c
 tests_check_rpt_compare_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_rpt_compare_LDADD = $(DSEC_TEST_LIBS)
-TESTS += tests/e2e-help.sh
-EXTRA_DIST += tests/e2e-help.sh
+TESTS += tests/e2e-help.sh tests/man-pages.sh
+EXTRA_DIST += tests/e2e-help.sh tests/man-pages.sh
 
 # Citations of docs/sources.md resolve; no development paths in user docs.
 TESTS += tests/sources.sh
