@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 struct layout_setup;
+struct sim_diag;
 
 enum cli_exit {
     CLI_EXIT_OK = 0,
@@ -105,13 +106,36 @@ struct cl_plan;
 int cli_layout_nodes(const char *cmd, int gpus, int nodes, int nics,
                      const char *link, struct layout_setup *s);
 
+/* The --set KEY=VALUE options of a command (docs/scenario.md, "Overrides
+ * on the command line"): borrowed argv strings. */
+#define CLI_SETS_MAX 64
+struct cli_sets {
+    const char *v[CLI_SETS_MAX];
+    int n;
+};
+
+/* The --set option's help lines and its usage error. */
+#define CLI_SET_HELP                                                           \
+    "  --set KEY=VALUE  override a scenario key (repeatable): the key paths "  \
+    "of the YAML\n"                                                            \
+    "                   (pools[0].capacity_gpus) and YAML values, as a "       \
+    "sweep's set:\n"
+#define CLI_SET_USAGE                                                          \
+    "--set: expected KEY=VALUE (a dotted key path such as "                    \
+    "cluster.max_gpus, then =, then a YAML value on one line; at most 64)"
+
+/* Adds arg ("key.path=value") to s. Returns 0, or -1 when it has no '=' or
+ * an empty key, holds a line break, or s is full. */
+int cli_set_add(struct cli_sets *s, const char *arg);
+
 /* Loads and checks a scenario file as dsec run, twin and compare do:
- * scn_scenario_open() (plan may be NULL), printing
+ * scn_scenario_open() (plan may be NULL) of the file's text with sets
+ * applied (sets may be NULL or empty), printing
  * every diagnostic (errors, warnings, notes) to stderr. Returns 0 with
  * *scn filled (caller frees with cl_scenario_fini()), or CLI_EXIT_INPUT
  * with *scn released. */
-int cli_load_scenario(const char *path, struct cl_scenario *scn,
-                      struct cl_plan *plan);
+int cli_load_scenario(const char *path, const struct cli_sets *sets,
+                      struct cl_scenario *scn, struct cl_plan *plan);
 
 /* Replaces s's calibration profile (hardware.calibration or the built-in)
  * with the profile at path, as dsec CMD --calibration does: the profile

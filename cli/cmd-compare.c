@@ -44,7 +44,8 @@ struct opts {
     const char *db_path, *png;
     const char *calibration; /* --calibration, or NULL */
     int json, quiet, no_db, seed_set, nreps, npols;
-    int draws; /* --uncertainty N, 0 for none */
+    int draws;            /* --uncertainty N, 0 for none */
+    struct cli_sets sets; /* --set KEY=VALUE */
     uint64_t seed;
     struct pol_arg pols[RPT_CMP_MAX_POLICIES];
 };
@@ -182,7 +183,7 @@ static void print_help(void)
            "latencies (the t\n"
            "                       intervals are seed noise only; the same "
            "draws for every\n"
-           "                       policy)\n"
+           "                       policy)\n" CLI_SET_HELP
            "\nExit status: 0; 1 for a scenario or database error or a "
            "failed run; 2 for a\nusage error (an unknown policy or "
            "parameter); 3 for an internal error.\n");
@@ -210,6 +211,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         {"quiet", no_argument, NULL, 'q'},
         {"calibration", required_argument, NULL, 'C'},
         {"uncertainty", required_argument, NULL, 'U'},
+        {"set", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -237,6 +239,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
             }
             break;
         }
+        case 'S':
+            if (cli_set_add(&o->sets, optarg) != 0)
+                return cli_usage_error(&cli_cmd_compare, CLI_SET_USAGE);
+            break;
         case 'r':
             if (cli_parse_u64(optarg, &v) != 0 || v < 1 ||
                 v > RPT_CMP_MAX_REPLICATIONS)
@@ -336,7 +342,7 @@ static int prepare(struct opts *o, struct run *x)
     struct sim_diag diag;
     int status = CLI_EXIT_OK;
 
-    if (cli_load_scenario(o->file, &x->scn, &plan) != 0)
+    if (cli_load_scenario(o->file, &o->sets, &x->scn, &plan) != 0)
         return CLI_EXIT_INPUT;
     x->loaded = 1;
     x->saved = x->scn.policy;
@@ -624,7 +630,7 @@ const struct cli_entry cli_cmd_compare = {
     .usage = "SCENARIO.yaml --policy NAME[:key=value,...] [--policy ...] "
              "[--replications N] [--seed S] [--db FILE|--no-db] [--json] "
              "[--plot FILE.png] [--quiet] [--calibration PROFILE] "
-             "[--uncertainty N]",
+             "[--uncertainty N] [--set KEY=VALUE]...",
     .summary = "compare scaling policies over replications, with "
                "confidence intervals",
     .exec = exec_compare,

@@ -78,6 +78,9 @@ static int dtype_of(const char *name)
 
 static const char *usage_text =
     "options:\n"
+    "  --set KEY=VALUE      override a scenario key (repeatable), as a "
+    "sweep's set:;\n"
+    "                       every configuration searched keeps it\n"
     "  --gpus LIST          GPU kinds to search, e.g. h100,h200 (default: "
     "every\n"
     "                       catalog GPU and the scenario's inline ones)\n"
@@ -1190,6 +1193,7 @@ static int chart(const struct plan *p, const char *png)
 
 struct args {
     struct list gpus, dtypes, policies;
+    struct cli_sets sets; /* --set KEY=VALUE */
     int dtype_values[MAX_LIST];
     struct plan_opts o;
     long jobs;
@@ -1218,6 +1222,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 {
     enum {
         O_GPUS = 256,
+        O_SET,
         O_DTYPES,
         O_POLICIES,
         O_BUDGET,
@@ -1240,6 +1245,7 @@ static int parse_args(int argc, char **argv, struct args *a)
     };
     static const struct option longopts[] = {
         {"gpus", required_argument, NULL, O_GPUS},
+        {"set", required_argument, NULL, O_SET},
         {"dtypes", required_argument, NULL, O_DTYPES},
         {"policies", required_argument, NULL, O_POLICIES},
         {"budget", required_argument, NULL, O_BUDGET},
@@ -1276,6 +1282,12 @@ static int parse_args(int argc, char **argv, struct args *a)
     optind = 1;
     while ((opt = getopt_long(argc, argv, "j:h", longopts, NULL)) != -1) {
         switch (opt) {
+        case O_SET:
+            if (cli_set_add(&a->sets, optarg) != 0)
+                return cli_usage_error(&cli_cmd_plan, CLI_SET_USAGE);
+            a->o.sets = a->sets.v;
+            a->o.nsets = a->sets.n;
+            break;
         case O_GPUS:
             if (split(optarg, &a->gpus) != 0)
                 return cli_usage_error(&cli_cmd_plan,
@@ -1577,7 +1589,7 @@ const struct cli_entry cli_cmd_plan = {
              "[--calibration PROFILE] [--uncertainty N "
              "[--uncertainty-configs K] [--robust]] "
              "[-j N] [--json] [--chart FILE.png] [--save-scenario FILE] "
-             "[--db FILE] [--verbose] [--quiet]",
+             "[--db FILE] [--verbose] [--quiet] [--set KEY=VALUE]...",
     .summary = "find the cheapest configuration that meets the slo; the "
                "cost-latency frontier",
     .exec = exec_plan,

@@ -34,7 +34,8 @@ struct opts {
     const char *db_path, *report_dir, *trace_path, *requests_path;
     const char *calibration; /* --calibration, or NULL */
     int json, quiet, no_db, seed_set, series_replicas;
-    int draws; /* --uncertainty N, 0 for none */
+    int draws;            /* --uncertainty N, 0 for none */
+    struct cli_sets sets; /* --set KEY=VALUE */
     uint64_t seed;
 };
 
@@ -116,7 +117,7 @@ static void print_help(void)
            "                   the same seed and print 95 %% prediction "
            "intervals; the\n"
            "                   ci95 of the means is seed noise only "
-           "(docs/calibration.md)\n"
+           "(docs/calibration.md)\n" CLI_SET_HELP
            "\nExit status: 0; 1 for a scenario, trace or database error; 2 "
            "for a usage error;\n3 for an internal error.\n");
 }
@@ -138,6 +139,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         {"requests", required_argument, NULL, 'Q'},
         {"calibration", required_argument, NULL, 'C'},
         {"uncertainty", required_argument, NULL, 'U'},
+        {"set", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -156,6 +158,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
             break;
         case 'd':
             o->db_path = optarg;
+            break;
+        case 'S':
+            if (cli_set_add(&o->sets, optarg) != 0)
+                return cli_usage_error(&cli_cmd_run, CLI_SET_USAGE);
             break;
         case 'n':
             o->no_db = 1;
@@ -228,7 +234,7 @@ static int load(const struct opts *o, struct run *x)
     struct cl_scenario *scn = &x->scn;
     char cwd[PATH_MAX];
 
-    if (cli_load_scenario(o->file, scn, NULL) != 0)
+    if (cli_load_scenario(o->file, &o->sets, scn, NULL) != 0)
         return CLI_EXIT_INPUT;
     if (o->seed_set)
         scn->seed = o->seed;
@@ -481,7 +487,8 @@ const struct cli_entry cli_cmd_run = {
     .name = "run",
     .usage = "SCENARIO.yaml [--seed N] [--db FILE|--no-db] [--json] [--quiet] "
              "[--report DIR] [--trace FILE] [--series-replicas] "
-             "[--requests FILE] [--calibration PROFILE] [--uncertainty N]",
+             "[--requests FILE] [--calibration PROFILE] [--uncertainty N] "
+             "[--set KEY=VALUE]...",
     .summary = "simulate a scenario, print a summary, store results in SQLite",
     .exec = exec_run,
 };

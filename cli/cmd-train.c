@@ -358,7 +358,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case 'x':
             if (cli_parse_seed(optarg, &o->seed) != 0)
                 return usage("--seed: expected an integer from 0 to "
-                         "9223372036854775807");
+                             "9223372036854775807");
             break;
         case 'j':
             o->json = 1;

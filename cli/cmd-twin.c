@@ -257,7 +257,7 @@ static int exec_twin(int argc, char **argv)
 
     if (status != 0)
         return status < 0 ? CLI_EXIT_OK : status;
-    if (cli_load_scenario(o.file, &scn, NULL) != 0)
+    if (cli_load_scenario(o.file, NULL, &scn, NULL) != 0)
         return CLI_EXIT_INPUT;
     if (o.seed_set)
         scn.seed = o.seed;

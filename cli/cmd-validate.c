@@ -1,10 +1,13 @@
 /* dsec validate SCENARIO...: load and check without simulating. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "models/cluster/cluster.h"
 #include "scenarios/load.h"
+#include "sweep/spec.h"
 
 static void print_help(void)
 {
@@ -16,7 +19,7 @@ static void print_help(void)
            "to stderr as FILE:LINE:COL: error: "
            "MESSAGE.\n"
            "\noptions:\n"
-           "  --help           print this text\n"
+           "  --help           print this text\n" CLI_SET_HELP
            "  --               end of options: the files that follow may "
            "start with '-'\n"
            "\nExit status: 0 when every file is good; 1 when any has an "
@@ -26,9 +29,11 @@ static void print_help(void)
 static int exec_validate(int argc, char **argv)
 {
     static const struct option longopts[] = {
+        {"set", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    struct cli_sets sets = {.n = 0};
     int status = CLI_EXIT_OK, opt;
 
     optind = 1;
@@ -37,6 +42,10 @@ static int exec_validate(int argc, char **argv)
         case 'h':
             print_help();
             return CLI_EXIT_OK;
+        case 'S':
+            if (cli_set_add(&sets, optarg) != 0)
+                return cli_usage_error(&cli_cmd_validate, CLI_SET_USAGE);
+            break;
         default:
             return cli_usage_error(&cli_cmd_validate, NULL);
         }
@@ -50,8 +59,16 @@ static int exec_validate(int argc, char **argv)
         struct scn_open_opts opts = {.plan = &plan};
         struct sim_diag diag;
 
+        char *text = NULL;
+
         sim_diag_init(&diag);
-        if (scn_scenario_open(argv[i], &opts, &scn, &diag) != 0) {
+        if (sets.n > 0) {
+            text = swp_scenario_with_sets(argv[i], sets.v, sets.n, &diag);
+            opts.text = text;
+            opts.len = text != NULL ? strlen(text) : 0;
+        }
+        if ((sets.n > 0 && text == NULL) ||
+            scn_scenario_open(argv[i], &opts, &scn, &diag) != 0) {
             status = CLI_EXIT_INPUT;
         } else if (plan.disaggregated) {
             const struct cl_plan_group *p = &plan.groups[CL_PD_PREFILL];
@@ -69,14 +86,16 @@ static int exec_validate(int argc, char **argv)
         }
         sim_diag_print(&diag, stderr);
         sim_diag_fini(&diag);
-        cl_scenario_fini(&scn);
+        if (sets.n == 0 || text != NULL)
+            cl_scenario_fini(&scn);
+        free(text);
     }
     return status;
 }
 
 const struct cli_entry cli_cmd_validate = {
     .name = "validate",
-    .usage = "SCENARIO.yaml...",
+    .usage = "[--set KEY=VALUE]... SCENARIO.yaml...",
     .summary = "check scenario files and report every error, without running",
     .exec = exec_validate,
 };

@@ -20,6 +20,7 @@
 #include "models/layout/layout.h"
 #include "models/net/net.h"
 #include "scenarios/load.h"
+#include "sweep/spec.h"
 #include "base/errors.h"
 
 int cli_parse_u64(const char *s, uint64_t *out)
@@ -147,17 +148,39 @@ int cli_exit_status(int rc)
                : CLI_EXIT_INTERNAL;
 }
 
-int cli_load_scenario(const char *path, struct cl_scenario *scn,
-                      struct cl_plan *plan)
+int cli_set_add(struct cli_sets *s, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+
+    if (eq == NULL || eq == arg || strchr(arg, '\n') != NULL ||
+        strchr(arg, '\r') != NULL)
+        return -1;
+    if (s->n == CLI_SETS_MAX)
+        return -1;
+    s->v[s->n++] = arg;
+    return 0;
+}
+
+int cli_load_scenario(const char *path, const struct cli_sets *sets,
+                      struct cl_scenario *scn, struct cl_plan *plan)
 {
     struct scn_open_opts opts = {.plan = plan};
     struct sim_diag diag;
-    int bad;
+    char *text = NULL;
+    int bad = 0;
 
     sim_diag_init(&diag);
-    bad = scn_scenario_open(path, &opts, scn, &diag) != 0;
+    if (sets != NULL && sets->n > 0) {
+        text = swp_scenario_with_sets(path, sets->v, sets->n, &diag);
+        bad = text == NULL;
+        opts.text = text;
+        opts.len = text ? strlen(text) : 0;
+    }
+    if (!bad)
+        bad = scn_scenario_open(path, &opts, scn, &diag) != 0;
     sim_diag_print(&diag, stderr); /* errors, warnings and notes */
     sim_diag_fini(&diag);
+    free(text);
     return bad ? CLI_EXIT_INPUT : 0;
 }
 

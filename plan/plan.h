@@ -316,6 +316,9 @@ struct plan_counts {
 
 /* What to search. Borrowed by plan_new() for the plan's life. */
 struct plan_opts {
+    const char *const *sets; /* --set "key.path=value" overrides applied to
+                                the scenario and to every configuration */
+    int nsets;
     const char *const *gpus; /* GPU names, or NULL for every catalog GPU
                                 (and the scenario's inline ones) */
     int ngpus;

@@ -1097,19 +1097,24 @@ static int build_spec(struct plan *p, struct sim_diag *d)
     fprintf(fp, "\nbase: ");
     yaml_quote(fp, base);
     fprintf(fp, "\n");
-    if (p->duration_key != NULL || p->calib_path != NULL) {
-        const char *sep = "";
-        fprintf(fp, "set: {");
+    if (p->duration_key != NULL || p->calib_path != NULL || p->opts.nsets > 0) {
+        fprintf(fp, "set:\n");
+        /* The command line's --set first, as the scenario was loaded. */
+        for (int i = 0; i < p->opts.nsets; i++) {
+            const char *eq = strchr(p->opts.sets[i], '=');
+            fprintf(fp, "  %.*s: %s\n", (int)(eq - p->opts.sets[i]),
+                    p->opts.sets[i], eq + 1);
+        }
         if (p->duration_key != NULL) {
-            fprintf(fp, "%s: ", p->duration_key);
+            fprintf(fp, "  %s: ", p->duration_key);
             yaml_quote(fp, p->opts.duration);
-            sep = ", ";
+            fputc('\n', fp);
         }
         if (p->calib_path != NULL) {
-            fprintf(fp, "%shardware.calibration: ", sep);
+            fprintf(fp, "  hardware.calibration: ");
             yaml_quote(fp, p->calib_path);
+            fputc('\n', fp);
         }
-        fprintf(fp, "}\n");
     }
     fprintf(fp, "points:\n");
     for (size_t i = 0; i < p->nconfigs; i++)
@@ -1196,7 +1201,7 @@ struct plan *plan_new(const char *path, const struct plan_opts *o,
 {
     struct plan *p = xcalloc(1, sizeof(*p));
     const struct cl_scenario *s = &p->scn;
-    const struct scn_open_opts open_opts = {.keep_infeasible = 1};
+    struct scn_open_opts open_opts = {.keep_infeasible = 1};
     struct sim_diag tmp;
     char *dir_copy;
     int rc;
@@ -1209,7 +1214,20 @@ struct plan *plan_new(const char *path, const struct plan_opts *o,
     /* Load and catalog errors stop the plan; an infeasible layout does
      * not (its reasons are dropped), the search looks for others. */
     sim_diag_init(&tmp);
-    rc = scn_scenario_open(path, &open_opts, &p->scn, &tmp);
+    if (o->nsets > 0) {
+        char *text = swp_scenario_with_sets(path, o->sets, o->nsets, &tmp);
+        if (text == NULL) {
+            diag_move(d, &tmp);
+            sim_diag_fini(&tmp);
+            goto fail;
+        }
+        open_opts.text = text;
+        open_opts.len = strlen(text);
+        rc = scn_scenario_open(path, &open_opts, &p->scn, &tmp);
+        free(text);
+    } else {
+        rc = scn_scenario_open(path, &open_opts, &p->scn, &tmp);
+    }
     if (rc != SIM_EINFEASIBLE)
         diag_move(d, &tmp);
     sim_diag_fini(&tmp);

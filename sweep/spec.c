@@ -1530,3 +1530,63 @@ void swp_spec_free(struct swp_spec *s)
     free(s->base_dir);
     free(s);
 }
+
+/* ---- --set on the command line ---- */
+
+/* Writes s single-quoted for YAML. */
+static void set_squote(FILE *fp, const char *s)
+{
+    fputc('\'', fp);
+    for (; *s != '\0'; s++) {
+        if (*s == '\'')
+            fputc('\'', fp);
+        fputc(*s, fp);
+    }
+    fputc('\'', fp);
+}
+
+char *swp_scenario_with_sets(const char *path, const char *const *sets,
+                             int nsets, struct sim_diag *d)
+{
+    struct sim_diag tmp;
+    struct swp_spec *spec;
+    char *text = NULL, *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+
+    if (fp == NULL)
+        sim_fatal("out of memory");
+    /* The overrides go through a sweep of one point whose set: they are:
+     * the same key paths, units, checks and YAML values as a sweep's. */
+    fputs("base: ", fp);
+    set_squote(fp, path);
+    fputs("\nset:\n", fp);
+    for (int i = 0; i < nsets; i++) {
+        const char *eq = strchr(sets[i], '=');
+        fprintf(fp, "  %.*s: %s\n", (int)(eq - sets[i]), sets[i], eq + 1);
+    }
+    fclose(fp);
+    sim_diag_init(&tmp);
+    spec = swp_spec_load_string("--set", buf, len, &tmp);
+    /* A diagnostic at the sweep text's line 3 + i is about --set i. */
+    for (int i = 0; i < tmp.n; i++) {
+        const struct sim_diag_entry *e = &tmp.v[i];
+        if (e->file != NULL && strcmp(e->file, "--set") == 0 && e->line >= 3 &&
+            e->line - 3 < nsets)
+            sim_diag_add(d, e->sev, NULL, 0, 0, "--set %s: %s",
+                         sets[e->line - 3], e->msg);
+        else if (e->file != NULL && strcmp(e->file, "--set") == 0)
+            sim_diag_add(d, e->sev, NULL, 0, 0, "--set: %s", e->msg);
+        else
+            sim_diag_add(d, e->sev, e->file, e->line, e->col, "%s", e->msg);
+    }
+    if (spec != NULL && spec->npoints == 1)
+        text = xstrdup(spec->points[0].text);
+    else if (spec != NULL && sim_diag_errors(d) == 0)
+        sim_diag_add(d, SIM_SEV_ERROR, NULL, 0, 0,
+                     "--set: expected one scenario, got %zu", spec->npoints);
+    swp_spec_free(spec);
+    sim_diag_fini(&tmp);
+    free(buf);
+    return text;
+}

@@ -74,6 +74,15 @@ struct swp_spec *swp_spec_load(const char *path, struct sim_diag *d);
 struct swp_spec *swp_spec_load_string(const char *file, const char *text,
                                       size_t len, struct sim_diag *d);
 
+/* The text of the scenario file at path with the overrides sets[0..nsets)
+ * ("key.path=value", the key paths and YAML values of a sweep's set:)
+ * applied, as a sweep of one point applies its set: (the command line's
+ * --set, docs/scenario.md). Returns the text (the caller frees it), or
+ * NULL after adding diagnostics to d; one about an override is named by
+ * it ("--set KEY=VALUE: ..."), one about the file keeps its position. */
+char *swp_scenario_with_sets(const char *path, const char *const *sets,
+                             int nsets, struct sim_diag *d);
+
 /* Returns the index of the point whose key is key, or -1. O(log n). */
 long swp_spec_find(const struct swp_spec *s, const char *key);
 

@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..17"
+echo "1..19"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -75,6 +75,26 @@ $dsec run "$srcdir/scenarios/mm8.yaml" --json --no-db --seed 4 |
     grep -vE '"(wall_s|events_per_s)"' >"$tmp/j3"
 ! cmp -s "$tmp/j1" "$tmp/j3"
 ok "another seed gives other results" $?
+
+# --set overrides a key as a sweep's set: does: the stored scenario is the
+# one run, and the M/M/1 queue at rho 0.5 (service 0.5 s) waits far less
+# than at rho 0.9.
+$dsec run "$srcdir/scenarios/mm1.yaml" --db "$tmp/set.db" --quiet \
+    --set workload.synthetic.requests=20000 \
+    --set server.service.mean_s=0.5 && \
+    $dsec run "$srcdir/scenarios/mm1.yaml" --db "$tmp/set.db" --quiet \
+        --set workload.synthetic.requests=20000
+st=$?
+q1=$(sqlite3 "$tmp/set.db" "SELECT value FROM summary WHERE run_id = 1 AND metric = 'queue_ms.mean'")
+q2=$(sqlite3 "$tmp/set.db" "SELECT value FROM summary WHERE run_id = 2 AND metric = 'queue_ms.mean'")
+txt=$(sqlite3 "$tmp/set.db" "SELECT scenario_text FROM runs WHERE id = 1")
+[ $st -eq 0 ] && awk -v a="$q1" -v b="$q2" 'BEGIN { exit !(a * 4 < b) }' &&
+    printf '%s\n' "$txt" | grep -q 'mean_s: 0.5' || st=1
+[ $st -ne 0 ] && echo "# queue means $q1 (rho 0.5) and $q2 (rho 0.9)"
+ok "--set overrides keys; the stored scenario is the one run" $st
+expect_err "a bad --set value is named by its argument" \
+    "error: --set server.concurrency=many: server.concurrency: expected an integer, got 'many'" \
+    $dsec run "$srcdir/scenarios/mm1.yaml" --no-db --set server.concurrency=many
 
 # SQLite keeps integers signed: a seed past 2^63 - 1 would read back
 # negative, so it is refused.
