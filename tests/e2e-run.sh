@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..19"
+echo "1..20"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -95,6 +95,15 @@ ok "--set overrides keys; the stored scenario is the one run" $st
 expect_err "a bad --set value is named by its argument" \
     "error: --set server.concurrency=many: server.concurrency: expected an integer, got 'many'" \
     $dsec run "$srcdir/scenarios/mm1.yaml" --no-db --set server.concurrency=many
+
+# dsec validate takes sweep files too, every point checked.
+$dsec validate "$srcdir/tests/data/sweep/small.yaml" >"$tmp/out" 2>&1
+st=$?
+[ $st -eq 0 ] && grep -q 'small.yaml: ok: sweep of 12 points' "$tmp/out" || st=1
+$dsec validate "$srcdir/tests/data/sweep/bad-axis.yaml" >"$tmp/out2" 2>&1
+[ $? -eq 1 ] && grep -q "bad-axis.yaml:5:3: error: hardware.gpux: unknown key" "$tmp/out2" || st=1
+[ $st -ne 0 ] && sed 's/^/# /' "$tmp/out" "$tmp/out2"
+ok "dsec validate checks a sweep file's points" $st
 
 # SQLite keeps integers signed: a seed past 2^63 - 1 would read back
 # negative, so it is refused.
