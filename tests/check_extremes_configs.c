@@ -20,9 +20,9 @@
  *       a sweep has at most SWP_MAX_POINTS points, as many as its grid
  *       times its seeds, and draws within CL_PI_MAX_DRAWS;
  *       a scaler configuration keeps what the scaler relies on: min_replicas
- *       <= max_replicas, a positive finite interval no longer than the
- *       window, HTTP and command time-outs of at least 1 ms as libcurl
- *       reads them, a PromQL range that says the window, a scrape ring
+ *       <= max_replicas, a finite interval of at least SCL_INTERVAL_MIN_S
+ *       no longer than the window, HTTP and command time-outs of at least 1 ms
+ * as libcurl reads them, a PromQL range that says the window, a scrape ring
  *       that holds it, finite non-negative prices and cooldowns.
  * A key that no base gives fails the test: a new key needs a base that
  * reaches it.
@@ -743,7 +743,7 @@ static const char *bad_config(const struct scl_config *c)
                  c->min_replicas, c->max_replicas, c->gpus_per_replica);
         return why;
     }
-    if (!(isfinite(c->interval_s) && c->interval_s > 0 &&
+    if (!(isfinite(c->interval_s) && c->interval_s >= SCL_INTERVAL_MIN_S &&
           isfinite(c->window_s) && c->window_s >= c->interval_s &&
           isfinite(c->stale_after_s) && c->stale_after_s > 0)) {
         snprintf(why, sizeof(why), "interval %g s, window %g s, stale %g s",
