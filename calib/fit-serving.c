@@ -243,6 +243,8 @@ static void set_candidate(struct ctx *c, const double *x)
 
         if (isfinite(row->max) && v > row->max)
             v = row->max;
+        if (v < row->min) /* an efficiency's floor, 0.001 */
+            v = row->min;
         perf_calib_key_set(&c->p[i].k, &c->cand.gpus[c->gidx], v);
     }
 }
@@ -488,6 +490,8 @@ static double value_of(const struct ctx *c, int i, double x)
     const struct sim_param *row = c->p[i].k.row;
     double v = c->p[i].p0 * exp(x);
 
+    if (v < row->min) /* an efficiency's floor, 0.001 */
+        v = row->min;
     return isfinite(row->max) && v > row->max ? row->max : v;
 }
 

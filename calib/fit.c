@@ -756,9 +756,11 @@ static void yaml_str(FILE *fp, const char *s)
     fputc('"', fp);
 }
 
+/* An efficiency as the profile takes it: at most 1, and a positive one at
+ * least 0.001, the profile rows' floor (models/perf/calib.c EFF_MIN). */
 static double clamp01(double v)
 {
-    return v > 1 ? 1 : v;
+    return v > 1 ? 1 : (v > 0 && v < 1e-3 ? 1e-3 : v);
 }
 
 /* ---- uncertainty ---------------------------------------------------- */

@@ -235,8 +235,14 @@ static const struct sim_param actuator_rows[] = {
 
 /* The root keys. policy's rows are built per load (policy_rows_build());
  * its section is walked by the take hook. */
-static const struct sim_param root_rows[] = {
-    SECONDS("interval_s", GT, "15s", "evaluation period", interval_s),
+const struct sim_param scl_config_rows[] = {
+    /* At least SCL_INTERVAL_MIN_S: a positive but tiny period (5e-324 s)
+     * loaded and spun the evaluation loop against the metrics source. */
+    {"interval_s", SIM_PT_DOUBLE, SIM_U_SECONDS, SCL_INTERVAL_MIN_S, YEAR_S, 0,
+     "15s",
+     "evaluation period; at least 1 s, as metrics are scraped at intervals "
+     "of seconds and a shorter period spins on the same samples",
+     C(interval_s), NULL, NULL},
     SECONDS("window_s", GT, "60s", "window of the rates and quantiles",
             window_s),
     SECONDS("stale_after_s", GT, "45s", "newest sample older than this: hold",
@@ -258,9 +264,11 @@ static const struct sim_param root_rows[] = {
      * plus its default 30 s engine start (docs/orchestrator.md). */
     SECONDS("provision_s", 0, "150s", "expected request -> serving",
             provision_s),
-    {"price_per_replica_hour", SIM_PT_DOUBLE, SIM_U_USD_PER_HOUR, NOMIN, NOMAX,
-     0, NULL, "for cost-aware policies", C(price_usd_per_replica_hour), NULL,
-     NULL},
+    {"price_per_replica_hour", SIM_PT_DOUBLE, SIM_U_USD_PER_HOUR, 0, NOMAX, 0,
+     NULL,
+     "for cost-aware policies; not negative (a negative price used to "
+     "load and reach them)",
+     C(price_usd_per_replica_hour), NULL, NULL},
     {"policy", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "the scaling policy and its guard rails", 0, NULL, NULL},
     {"metrics", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
@@ -601,12 +609,12 @@ int scl_config_parse(const char *name, const char *text, size_t len,
     policy_rows_build(x.policy_rows);
     sim_yaml_init(&x.y, name, d, &scl_yaml_ops);
     x.y.ctx = &x;
-    sim_yaml_defaults(root_rows, &x.f, "scaler");
+    sim_yaml_defaults(scl_config_rows, &x.f, "scaler");
     sim_yaml_defaults(x.policy_rows, &x.f, "scaler policy");
     x.f.c.target_itl_s = NAN;
     x.f.c.target_ttft_s = NAN;
     rc = sim_yaml_parse(&x.y, text, len, SCL_CONFIG_MAX_BYTES);
-    if (rc == 0 && sim_yaml_walk(&x.y, root_rows, &x.f,
+    if (rc == 0 && sim_yaml_walk(&x.y, scl_config_rows, &x.f,
                                  "a mapping of configuration keys") == 0)
         finish(&x);
     if (rc == 0 && x.y.errors > 0)

@@ -129,9 +129,21 @@ struct scl_config {
  * subresource that is taken as an answer (more is a hold). */
 #define SCL_REPLICAS_LIMIT 100000
 
+/* Shortest evaluation period (interval_s), in seconds: Prometheus and the
+ * engines' /metrics pages are scraped at intervals of seconds, so a
+ * shorter period reads the same samples again, and a tiny one spins. */
+#define SCL_INTERVAL_MIN_S 1.0
+
 /* Shortest HTTP or command time-out, in seconds: libcurl reads a
  * time-out of 0 ms as none. */
 #define SCL_TIMEOUT_MIN_S 0.001
+
+/* The configuration's root rows, read-only, as scl_config_parse() walks
+ * them: keys, units, ranges, defaults and help. The policy: section's
+ * rows are composed per load from pol_guard_params_rows (but interval,
+ * which interval_s sets) and the policy's own params rows, so its row here
+ * has no sub rows. */
+extern const struct sim_param scl_config_rows[];
 
 /* Reads path into out (zeroed first, defaults applied). Returns 0, or
  * SIM_EIO (unreadable or larger than 16 MiB), SIM_EPARSE (YAML syntax) or

@@ -49,3 +49,12 @@ tests_check_scaler_hostile_LDADD = $(SCALER_TEST_LIBS)
 TESTS += tests/e2e-scaler-cli.sh
 EXTRA_DIST += tests/e2e-scaler-cli.sh
 EXTRA_DIST += contrib
+# Every numeric key of the calibration profile, the sweep file and this
+# configuration through its extremes (docs/security.md); links the sweep
+# and scenario libraries beside this one to run the profiles it loads.
+check_PROGRAMS += tests/check_extremes_configs
+TESTS += tests/check_extremes_configs
+tests_check_extremes_configs_SOURCES = tests/check_extremes_configs.c
+tests_check_extremes_configs_CFLAGS = $(SCALER_TEST_CFLAGS)
+tests_check_extremes_configs_LDADD = scaler/libscaler.la $(SWEEP_LIBS) \
+	$(CURL_LIBS) $(MHD_LIBS) $(CHECK_LIBS)

@@ -489,7 +489,7 @@ _Static_assert(offsetof(struct ld, nseeds) ==
  * seeds are plain rows; the others hold key paths of the scenario or a
  * scenario, so take_key() reads them (the walker never fills or defaults
  * those rows: their offset is unused). */
-static const struct sim_param sweep_rows[] = {
+const struct sim_param swp_spec_rows[] = {
     {"axes", SIM_PT_MAP, SIM_U_NONE, -INFINITY, INFINITY, 0, NULL,
      "key path -> list of values, one point per combination", 0, NULL, NULL},
     {"base", SIM_PT_STRING, SIM_U_NONE, -INFINITY, INFINITY, 0, NULL,
@@ -604,7 +604,7 @@ static int read_sweep(struct ld *l)
     int errors = sim_diag_errors(l->d);
 
     l->y.ctx = l;
-    if (sim_yaml_walk(&l->y, sweep_rows, l,
+    if (sim_yaml_walk(&l->y, swp_spec_rows, l,
                       "a mapping with base or scenario, and axes, points or "
                       "replications") != 0)
         return -1;
@@ -1311,14 +1311,25 @@ static int expand(struct ld *l, struct swp_spec *s)
     struct ov ovs[SWP_MAX_AXES + 64 + 1];
     int maxov = SWP_MAX_AXES + 64;
 
+    /* Reported at the key whose factor passes the limit: the seeds
+     * (replications or seeds), else an axis; explicit points alone were
+     * checked when read. */
+    int line = l->seed_line, col = l->seed_col;
+
     for (int a = 0; a < l->naxes; a++) {
         if (total > SWP_MAX_POINTS)
             break;
         total *= (size_t)l->axes[a].n;
+        line = l->axes[a].key.kline;
+        col = l->axes[a].key.kcol;
     }
     if (total > SWP_MAX_POINTS) {
-        sim_diag_error(l->d, l->file, 0, 0, "the sweep has more than %d points",
-                       SWP_MAX_POINTS);
+        if (line <= 0) {
+            line = l->y.root_line;
+            col = l->y.root_col;
+        }
+        sim_diag_error(l->d, l->file, line, col,
+                       "the sweep has more than %d points", SWP_MAX_POINTS);
         return -1;
     }
     for (int i = 0; i < l->nxp; i++)

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "base/diag.h"
+#include "base/param.h"
 
 /* Most points a sweep may have, and most axes. */
 #define SWP_MAX_POINTS 100000
@@ -57,6 +58,11 @@ struct swp_spec {
     size_t *by_key;  /* indexes of points sorted by key */
     int uncertainty; /* `uncertainty: N`: draws per point, 0 for none */
 };
+
+/* The sweep file's own rows, read-only (name, replications, seeds,
+ * uncertainty and the keys that hold scenario paths: axes, base, points,
+ * scenario, set), for tests and help that go through every key. */
+extern const struct sim_param swp_spec_rows[];
 
 /* Reads the sweep file at path, expands and checks every point. Returns a
  * spec that the caller frees with swp_spec_free(), or NULL after adding

@@ -809,7 +809,7 @@ START_TEST(test_perf_calib_load_out_of_range)
 
     ck_assert_str_eq(m, "x.yaml:4:38: error: "
                         "gpus.h100.attention.hbm_efficiency: 1.5 out of "
-                        "range (0, 1]");
+                        "range [0.001, 1]");
     free(m);
 }
 END_TEST
@@ -916,7 +916,7 @@ START_TEST(test_perf_calib_uncertainty_errors)
                         "      std_errors: {gemm.hbm_efficiency: -0.1}\n",
                    SIM_EINVAL);
     ck_assert_str_eq(m, "x.yaml:7:41: error: gpus.h100.uncertainty.std_errors."
-                        "gemm.hbm_efficiency: -0.1 out of range [0, inf)");
+                        "gemm.hbm_efficiency: -0.1 out of range [0, 1]");
     free(m);
     /* Three keys pairwise correlated by -0.9 make no covariance. */
     m = load_error(PROV "gpus:\n"

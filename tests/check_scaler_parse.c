@@ -235,7 +235,7 @@ START_TEST(test_config_errors)
     struct scl_config c;
     struct sim_diag d;
     static const char *const want[] = {
-        "bad.yaml:1:13: error: interval_s: -3 out of range (0, 3.1536e+07]",
+        "bad.yaml:1:13: error: interval_s: -3 out of range [1, 3.1536e+07]",
         "bad.yaml:3:15: error: min_replicas: expected an integer, got 'many'",
         "bad.yaml:7:24: error: policy.scale_down_cooldown: expected a "
         "duration (e.g. 90s, 500ms, 2h; plain number = seconds), got "

@@ -120,7 +120,7 @@ $dsec step llama-3.1-8b --gpu h100 --calibration "$tmp/bad.yaml" \
     >"$tmp/out" 2>"$tmp/err"
 st=$?
 [ $st -eq 1 ] &&
-    grep -qF "$tmp/bad.yaml:4:33: error: gpus.h100.gemm.efficiency_max: 2 out of range (0, 1]" "$tmp/err"
+    grep -qF "$tmp/bad.yaml:4:33: error: gpus.h100.gemm.efficiency_max: 2 out of range [0.001, 1]" "$tmp/err"
 st=$?
 [ $st -ne 0 ] && show "$tmp/err"
 ok "a bad calibration profile exits 1 with file:line:col" $st

@@ -80,6 +80,15 @@
 #define GT SIM_PF_MIN_EXCL
 #define REQ SIM_PF_REQUIRED
 
+/* The smallest efficiency (a fraction of a peak) and all-to-all bandwidth
+ * ratio a profile may give: 0.1 %. Every time the model prices is work
+ * over such a figure, so a tiny one (1e-300) made step times overflow to
+ * negative ones (issue #22); the lowest built-in figure is 0.28, and 0.1 %
+ * still keeps a step of any scenario's batch far inside int64
+ * nanoseconds (docs/calibration.md "Ranges"). */
+#define EFF_MIN 1e-3
+#define EFF_WHY "; at least 0.001, as a tinier figure overflows step times"
+
 /* ---- built-in profile ---- */
 
 #define UNSET_GEMM                                                             \
@@ -222,14 +231,14 @@ const struct perf_calib perf_calib_builtin = {
 #define CAL(f) offsetof(struct perf_calib, f)
 
 static const struct sim_param gemm_rows[] = {
-    {"efficiency_max", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT, NULL,
-     "achieved fraction of peak FLOP/s of a GEMM with many rows", GEMM(eff_max),
-     NULL, NULL},
+    {"efficiency_max", SIM_PT_DOUBLE, SIM_U_FRACTION, EFF_MIN, 1, 0, NULL,
+     "achieved fraction of peak FLOP/s of a GEMM with many rows" EFF_WHY,
+     GEMM(eff_max), NULL, NULL},
     {"half_tokens", SIM_PT_DOUBLE, SIM_U_TOKENS, 0, 1e6, 0, NULL,
      "rows (tokens) at which a GEMM reaches half of efficiency_max",
      GEMM(half_tokens), NULL, NULL},
-    {"hbm_efficiency", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT, NULL,
-     "achieved fraction of peak HBM bandwidth of a memory-bound GEMM",
+    {"hbm_efficiency", SIM_PT_DOUBLE, SIM_U_FRACTION, EFF_MIN, 1, 0, NULL,
+     "achieved fraction of peak HBM bandwidth of a memory-bound GEMM" EFF_WHY,
      GEMM(eff_memory), NULL, NULL},
     {"kernel_time", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, NULL,
      "fixed GPU time of one GEMM kernel", GEMM(kernel_ns), NULL, NULL},
@@ -237,11 +246,11 @@ static const struct sim_param gemm_rows[] = {
 };
 
 static const struct sim_param attn_rows[] = {
-    {"compute_efficiency", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT, NULL,
-     "achieved fraction of peak bf16 FLOP/s of attention kernels",
+    {"compute_efficiency", SIM_PT_DOUBLE, SIM_U_FRACTION, EFF_MIN, 1, 0, NULL,
+     "achieved fraction of peak bf16 FLOP/s of attention kernels" EFF_WHY,
      ATTN(eff_compute), NULL, NULL},
-    {"hbm_efficiency", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT, NULL,
-     "achieved fraction of peak HBM bandwidth reading the KV cache",
+    {"hbm_efficiency", SIM_PT_DOUBLE, SIM_U_FRACTION, EFF_MIN, 1, 0, NULL,
+     "achieved fraction of peak HBM bandwidth reading the KV cache" EFF_WHY,
      ATTN(eff_memory), NULL, NULL},
     {"kernel_time", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, NULL,
      "fixed GPU time of one attention kernel", ATTN(kernel_ns), NULL, NULL},
@@ -249,8 +258,8 @@ static const struct sim_param attn_rows[] = {
 };
 
 static const struct sim_param elem_rows[] = {
-    {"hbm_efficiency", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT, NULL,
-     "achieved fraction of peak HBM bandwidth of norms and activations",
+    {"hbm_efficiency", SIM_PT_DOUBLE, SIM_U_FRACTION, EFF_MIN, 1, 0, NULL,
+     "achieved fraction of peak HBM bandwidth of norms and activations" EFF_WHY,
      ELEM(eff_memory), NULL, NULL},
     {"kernel_time", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, NULL,
      "fixed GPU time of one elementwise kernel", ELEM(kernel_ns), NULL, NULL},
@@ -282,26 +291,27 @@ static const struct sim_param frontend_rows[] = {
 };
 
 static const struct sim_param alltoall_rows[] = {
-    {"normal_intranode", SIM_PT_DOUBLE, SIM_U_NONE, 0, 4, GT, NULL,
+    {"normal_intranode", SIM_PT_DOUBLE, SIM_U_NONE, EFF_MIN, 4, 0, NULL,
      "DeepEP normal kernels (batches with a prefill) within a node: "
      "bandwidth per GPU over the intra link's nominal per-direction "
-     "bandwidth",
+     "bandwidth" EFF_WHY,
      A2A(normal_intranode), NULL, NULL},
-    {"normal_internode", SIM_PT_DOUBLE, SIM_U_NONE, 0, 4, GT, NULL,
+    {"normal_internode", SIM_PT_DOUBLE, SIM_U_NONE, EFF_MIN, 4, 0, NULL,
      "DeepEP normal kernels across nodes: RDMA bandwidth per GPU (one copy "
-     "per destination node) over the inter link's nominal share per GPU",
+     "per destination node) over the inter link's nominal share per "
+     "GPU" EFF_WHY,
      A2A(normal_internode), NULL, NULL},
     {"normal_base", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, NULL,
      "fixed time of one normal dispatch or combine", A2A(normal_base_ns), NULL,
      NULL},
-    {"low_latency_intranode", SIM_PT_DOUBLE, SIM_U_NONE, 0, 4, GT, NULL,
+    {"low_latency_intranode", SIM_PT_DOUBLE, SIM_U_NONE, EFF_MIN, 4, 0, NULL,
      "DeepEP low-latency kernels (decode-only batches): bandwidth of the "
      "token-expert pairs to the same node over the intra link's nominal "
-     "bandwidth",
+     "bandwidth" EFF_WHY,
      A2A(low_latency_intranode), NULL, NULL},
-    {"low_latency_internode", SIM_PT_DOUBLE, SIM_U_NONE, 0, 4, GT, NULL,
+    {"low_latency_internode", SIM_PT_DOUBLE, SIM_U_NONE, EFF_MIN, 4, 0, NULL,
      "DeepEP low-latency kernels: RDMA bandwidth of the pairs to other "
-     "nodes over the inter link's nominal share per GPU",
+     "nodes over the inter link's nominal share per GPU" EFF_WHY,
      A2A(low_latency_internode), NULL, NULL},
     {"low_latency_base", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, 0, NULL,
      "fixed time of one low-latency dispatch or combine",
@@ -388,8 +398,9 @@ const struct sim_param perf_calib_link_rows[] = {
      LINK(alpha_ns), NULL, NULL},
     {"bandwidth", SIM_PT_DOUBLE, SIM_U_BYTES_PER_S, 0, NOMAX, GT, NULL,
      "nominal bandwidth per direction", LINK(bytes_per_s), NULL, NULL},
-    {"efficiency", SIM_PT_DOUBLE, SIM_U_FRACTION, 0, 1, GT, NULL,
-     "achieved fraction of the bandwidth", LINK(efficiency), NULL, NULL},
+    {"efficiency", SIM_PT_DOUBLE, SIM_U_FRACTION, EFF_MIN, 1, 0, NULL,
+     "achieved fraction of the bandwidth" EFF_WHY, LINK(efficiency), NULL,
+     NULL},
     {"custom_allreduce_latency", SIM_PT_DURATION, SIM_U_SECONDS, 0, 1, GT, NULL,
      "one barrier of vLLM's custom all-reduce over this link (default: the "
      "class's NCCL LL per-step latency scaled by alpha, NVLink 0.6 us, "
@@ -417,7 +428,7 @@ static const struct sim_param provenance_rows[] = {
 
 /* The root keys. gpus and links are maps of named sections (the name
  * goes to the entry's first member, base/yaml-rows.h). */
-static const struct sim_param root_rows[] = {
+const struct sim_param perf_calib_rows[] = {
     {"format", SIM_PT_INT, SIM_U_NONE, 1, 1e6, REQ, NULL, "profile format, 1",
      CAL(format), NULL, NULL},
     {"provenance", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
@@ -534,10 +545,11 @@ static void check_unc(struct sim_yaml *y, const char *path, void *entry,
             struct sim_param row = *k.row;
             char err[SIM_PARAM_ERRLEN];
 
+            /* From 0 up to the key's own largest value: a larger error
+             * squared overflows the covariance (issue #22). */
             memset(&scratch, 0, sizeof(scratch));
             row.min = 0;
-            row.flags &= ~(unsigned)SIM_PF_MIN_EXCL;
-            row.max = INFINITY;
+            row.flags &= ~(unsigned)(SIM_PF_MIN_EXCL | SIM_PF_MAX_EXCL);
             row.offset = k.offset;
             if (sim_param_parse(&row, e->text, &scratch, err, sizeof(err)) !=
                 0) {
@@ -673,9 +685,9 @@ int perf_calib_load_string(const char *name, const char *text, size_t len,
     sim_yaml_init(&y, name, d, &calib_yaml_ops);
     rc = sim_yaml_parse(&y, text, len, PERF_CALIB_MAX_BYTES);
     if (rc == 0) {
-        sim_yaml_defaults(root_rows, &cal, "calibration");
-        if (sim_yaml_walk(&y, root_rows, &cal, "a mapping of profile keys") ==
-            0)
+        sim_yaml_defaults(perf_calib_rows, &cal, "calibration");
+        if (sim_yaml_walk(&y, perf_calib_rows, &cal,
+                          "a mapping of profile keys") == 0)
             check_profile(&y, &cal);
         if (y.errors > 0)
             rc = SIM_EINVAL;
@@ -1277,16 +1289,20 @@ void perf_calib_dist_draw(const struct perf_calib_dist *dist, const double *z,
          * error (a normal one for small errors; positive values stay
          * positive); normal around 0. */
         v = p->mean > 0 ? p->mean * exp(u) : u;
-        /* Keep the value inside the key's range (an efficiency in (0, 1],
-         * a time >= 0): a normal tail can leave it. */
+        /* Keep the value inside the key's range (an efficiency in [0.001,
+         * 1], a time in [0, its largest]): a normal tail can leave it. */
         if (row->type == SIM_PT_DURATION) {
-            if (v < row->min)
+            /* Within the key's range (its largest is finite): a draw of
+             * inf would not round to nanoseconds. */
+            if (!(v >= row->min))
                 v = row->min;
+            if (v > row->max)
+                v = row->max;
         } else {
             double lo = row->min, hi = row->max;
-            if ((row->flags & SIM_PF_MIN_EXCL) && v <= lo)
+            if ((row->flags & SIM_PF_MIN_EXCL) && !(v > lo))
                 v = lo + 1e-6 * (isfinite(hi) ? hi - lo : 1.0);
-            else if (v < lo)
+            else if (!(v >= lo))
                 v = lo;
             if (v > hi)
                 v = hi;

@@ -233,6 +233,12 @@ extern const struct perf_calib perf_calib_builtin;
 extern const struct sim_param perf_calib_gpu_rows[];
 extern const struct sim_param perf_calib_link_rows[];
 
+/* The profile's root rows (format, provenance, the gpus map of
+ * perf_calib_gpu_rows entries, the links map of perf_calib_link_rows
+ * entries), read-only: what perf_calib_load() walks, for tests and help
+ * that go through every key. */
+extern const struct sim_param perf_calib_rows[];
+
 /* Reads the profile at path into out. Every problem is added to d as
  * "path:line:col: error: KEY.PATH: what was expected": YAML syntax (stops
  * the load), unknown keys (with the valid ones), wrong types, values out
