@@ -1,4 +1,4 @@
-/* dsec help [COMMAND|scenario|policies|models|gpus|links]. */
+/* dsec help [COMMAND|scenario|sweep|scaler|policies|models|gpus|links]. */
 #include <stdio.h>
 #include <string.h>
 
@@ -7,6 +7,7 @@
 #include "models/gpu/gpu.h"
 #include "models/net/net.h"
 #include "models/policy/policy.h"
+#include "scaler/conf.h"
 #include "scenarios/load.h"
 
 static void print_help(void)
@@ -19,6 +20,8 @@ static void print_help(void)
            "--help')\n"
            "  scenario   every scenario key with its type, range and "
            "default\n"
+           "  sweep      the sweep command, then every key of a sweep file\n"
+           "  scaler     every key of dsec-scaler's configuration file\n"
            "  policies   the scaling policies and their parameters\n"
            "  models     the model architecture catalog\n"
            "  gpus       the GPU catalog\n"
@@ -42,6 +45,13 @@ static int exec_help(int argc, char **argv)
     }
     if (strcmp(argv[1], "scenario") == 0) {
         scn_help_print(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "scaler") == 0) {
+        printf("dsec-scaler configuration keys (YAML, docs/scaler.md). "
+               "policy.params are the\npolicy's own ('dsec help "
+               "policies').\n");
+        scn_help_print_rows(stdout, scl_config_rows);
         return CLI_EXIT_OK;
     }
     if (strcmp(argv[1], "policies") == 0) {
@@ -93,7 +103,7 @@ static int exec_help(int argc, char **argv)
     if (e == NULL) {
         fprintf(stderr,
                 "dsec help: unknown topic '%s'; valid: gpus, links, "
-                "models, policies, scenario",
+                "models, policies, scaler, scenario",
                 argv[1]);
         for (int i = 0; cli_table[i] != NULL; i++)
             fprintf(stderr, ", %s", cli_table[i]->name);
@@ -108,7 +118,7 @@ static int exec_help(int argc, char **argv)
 
 const struct cli_entry cli_cmd_help = {
     .name = "help",
-    .usage = "[COMMAND|scenario|policies|models|gpus|links]",
+    .usage = "[COMMAND|scenario|sweep|scaler|policies|models|gpus|links]",
     .summary = "show help for a command, every scenario key, or the catalogs",
     .exec = exec_help,
 };

@@ -21,6 +21,7 @@
 #include "base/errors.h"
 #include "base/xalloc.h"
 #include "sweep/exec.h"
+#include "scenarios/load.h"
 #include "sweep/spec.h"
 #ifdef HAVE_MPI
 #include "sweep/mpi.h"
@@ -411,7 +412,10 @@ static void print_help(void)
            "run as one process\n"
            "\nExit status: 0; 1 for a sweep, scenario or database error or "
            "failed points;\n2 for a usage error; 3 for an internal error; "
-           "130 after an interrupt.\n");
+           "130 after an interrupt.\n"
+           "\nSweep file keys (key paths are the scenario's, 'dsec help "
+           "scenario'):\n");
+    scn_help_print_rows(stdout, swp_spec_rows);
 }
 
 static void list_points(const struct swp_spec *s)

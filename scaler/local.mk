@@ -58,3 +58,5 @@ tests_check_extremes_configs_SOURCES = tests/check_extremes_configs.c
 tests_check_extremes_configs_CFLAGS = $(SCALER_TEST_CFLAGS)
 tests_check_extremes_configs_LDADD = scaler/libscaler.la $(SWEEP_LIBS) \
 	$(CURL_LIBS) $(MHD_LIBS) $(CHECK_LIBS)
+# dsec help scaler prints the configuration's rows (scaler/conf.c).
+dsec_LDADD += scaler/libscaler.la $(DSEC_LIBS) $(CURL_LIBS) $(MHD_LIBS)

@@ -41,7 +41,14 @@ static void print_rows(FILE *fp, const struct sim_param *rows,
             fprintf(fp, "\n  %s:%s\n", path,
                     (p->flags & SIM_PF_REQUIRED) ? " (required)" : "");
             print_wrapped(fp, p->help);
-            print_rows(fp, p->sub, path);
+            if (p->sub != NULL)
+                print_rows(fp, p->sub, path);
+            continue;
+        }
+        if (p->type == SIM_PT_LIST && p->sub == NULL) {
+            /* Read by its owner's own code (a sweep's points). */
+            fprintf(fp, "  %s: list\n", path);
+            print_wrapped(fp, p->help);
             continue;
         }
         if (p->type == SIM_PT_LIST && p->sub[0].key != NULL &&
@@ -66,8 +73,10 @@ static void print_rows(FILE *fp, const struct sim_param *rows,
             continue;
         }
         if (p->type == SIM_PT_MAP) {
-            fprintf(fp, "  %s: mapping of key: scalar, at most %g entries\n",
-                    path, p->max);
+            fprintf(fp, "  %s: mapping of key: scalar", path);
+            if (isfinite(p->max))
+                fprintf(fp, ", at most %g entries", p->max);
+            fputc('\n', fp);
             print_wrapped(fp, p->help);
             continue;
         }
@@ -106,4 +115,9 @@ void scn_help_print(FILE *fp)
           "See docs/scenario.md for the rules that span several keys.\n",
           fp);
     print_rows(fp, scn_schema, "");
+}
+
+void scn_help_print_rows(FILE *fp, const struct sim_param *rows)
+{
+    print_rows(fp, rows, "");
 }

@@ -77,4 +77,9 @@ int scn_scenario_open(const char *path, const struct scn_open_opts *opts,
  * default, help) generated from the tables, for `dsec help scenario`. */
 void scn_help_print(FILE *fp);
 
+/* Prints rows as scn_help_print() prints the scenario's (dsec help sweep
+ * and scaler use it for those files' keys). */
+struct sim_param;
+void scn_help_print_rows(FILE *fp, const struct sim_param *rows);
+
 #endif /* SCN_LOAD_H */
