@@ -151,7 +151,7 @@ static void *tl_new(const char *const *kv)
 static int decide(const struct pol_entry *e, void *st, const struct fx *f,
                   int *borrow)
 {
-    struct pol_decision d = {f->s.ready + f->s.pending, 0};
+    struct pol_decision d = {f->s.ready + f->s.pending, 0, POL_DRAIN_DEFAULT};
 
     ck_assert_int_eq(e->ops->decide(st, &f->s, &d), 0);
     if (borrow != NULL)
