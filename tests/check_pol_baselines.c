@@ -335,6 +335,30 @@ START_TEST(test_guard_borrow_clamped)
 }
 END_TEST
 
+/* The drain mode of a scale-down stands; one outside enum pol_drain is a
+ * clamp to the default, and a hold names none. */
+START_TEST(test_guard_drain_mode)
+{
+    struct pol_guard g = guard_new(0, 0, 100, 100);
+    struct pol_snapshot s = guard_snap(0, 5, 1, 100);
+    struct pol_decision d = {4, 0, POL_DRAIN_MIGRATE};
+
+    ck_assert_int_eq(pol_guard_apply(&g, &s, 0, &d), POL_GUARD_NONE);
+    ck_assert_int_eq(d.desired, 4);
+    ck_assert_int_eq(d.drain, POL_DRAIN_MIGRATE);
+    d.desired = 4;
+    d.drain = 7;
+    ck_assert_int_eq(pol_guard_apply(&g, &s, 0, &d), POL_GUARD_CLAMP);
+    ck_assert_int_eq(d.desired, 4);
+    ck_assert_int_eq(d.drain, POL_DRAIN_DEFAULT);
+    d.desired = 4;
+    d.drain = POL_DRAIN_FINISH;
+    ck_assert_int_eq(pol_guard_apply(&g, &s, -6, &d), POL_GUARD_POLICY_HOLD);
+    ck_assert_int_eq(d.desired, 5);
+    ck_assert_int_eq(d.drain, POL_DRAIN_DEFAULT);
+}
+END_TEST
+
 START_TEST(test_guard_reason_names)
 {
     for (int r = POL_GUARD_NONE; r <= POL_GUARD_CLAMP; r++) {
@@ -705,6 +729,7 @@ static Suite *pol_baselines_suite(void)
     tcase_add_test(tc, test_guard_hold_invalid_metrics);
     tcase_add_test(tc, test_guard_hold_policy_rc);
     tcase_add_test(tc, test_guard_borrow_clamped);
+    tcase_add_test(tc, test_guard_drain_mode);
     tcase_add_test(tc, test_guard_reason_names);
     suite_add_tcase(s, tc);
 
