@@ -358,8 +358,9 @@ static struct cl_replica *pick_victim(struct cl_world *w, int role)
  * worth: adds replicas from the preferred pools while the live capacity
  * (the sum of their pools' speeds) is short of desired by more than half
  * a replica, or removes them in removal order while the capacity left
- * stays within half a replica of it. With every speed 1 this is the
- * count rule of scale_role(). */
+ * stays within half a replica of it, the serving ones draining as drain
+ * (enum cl_drain) says. With every speed 1 this is the count rule of
+ * scale_role(). */
 static void scale_mixed(struct cl_world *w, double desired, int borrow,
                         int drain)
 {
