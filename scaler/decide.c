@@ -32,6 +32,7 @@ enum pol_guard_reason scl_decide(struct scl_decider *d,
 
     out->desired = cur;
     out->borrow = 0;
+    out->drain = POL_DRAIN_DEFAULT; /* the scaler sets a size only */
 
     rc = d->policy->ops->decide(d->state, s, out);
     if (policy_rc != NULL)

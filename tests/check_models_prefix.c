@@ -421,7 +421,7 @@ END_TEST
  * series' generated tokens add up to the completed requests' outputs, so
  * a move neither loses nor repeats one), nothing is left held, and the
  * drains take less GPU time than finishing in place. */
-static char *mig_text(const char *drain)
+static char *mig_text_with(const char *drain, const char *params)
 {
     return xasprintf("seed: 4\n"
                      "model: llama-3.1-8b\n"
@@ -439,8 +439,13 @@ static char *mig_text(const char *drain)
                      "server: {max_num_seqs: 32}\n"
                      "cluster: {min_gpus: 1, max_gpus: 6, initial_gpus: 6, "
                      "target_latency_ms: 40, drain: %s}\n"
-                     "policy: {name: target-latency, interval: 30s}\n",
-                     drain);
+                     "policy: {name: target-latency, interval: 30s%s}\n",
+                     drain, params);
+}
+
+static char *mig_text(const char *drain)
+{
+    return mig_text_with(drain, "");
 }
 
 START_TEST(test_migration_conserves)
@@ -476,6 +481,75 @@ START_TEST(test_migration_conserves)
     cl_results_fini(&f);
     free(tm);
     free(tf);
+}
+END_TEST
+
+/* The policy names the drain mode of its removals (target-latency's
+ * scale_in): under cluster.drain: finish, scale_in: migrate moves the
+ * removed replicas' requests with their KV, as cluster.drain: migrate
+ * does, and conserves requests and tokens; the draining GPU-hours fall.
+ * scale_in: finish under cluster.drain: migrate moves none, and
+ * scale_in: default is the deployment's mode: the same run as without
+ * the key. */
+START_TEST(test_migration_by_policy)
+{
+    struct cl_results pm, f, fd, m, mf;
+    char *t_pm = mig_text_with("finish", ", params: {scale_in: migrate}");
+    char *t_f = mig_text("finish");
+    char *t_fd = mig_text_with("finish", ", params: {scale_in: default}");
+    char *t_m = mig_text("migrate");
+    char *t_mf = mig_text_with("migrate", ", params: {scale_in: finish}");
+
+    run_text(t_pm, &pm);
+    run_text(t_f, &f);
+    run_text(t_fd, &fd);
+    run_text(t_m, &m);
+    run_text(t_mf, &mf);
+    for (int k = 0; k < 2; k++) {
+        const struct cl_results *r = k == 0 ? &pm : &mf;
+        uint64_t gen = 0;
+        for (size_t i = 0; i < r->nreplica_series; i++)
+            gen += r->replica_series[i].generation_tokens;
+        ck_assert_uint_eq(r->requests_completed, r->requests_arrived);
+        ck_assert_uint_eq(r->output_tokens, r->requests_completed * 3000);
+        ck_assert_uint_eq(gen, r->output_tokens);
+        ck_assert_int_eq(r->kv_blocks_end, 0);
+    }
+    /* The policy scaled in, and its removals migrated. */
+    ck_assert(pm.scale_events > 0);
+    ck_assert_uint_eq(pm.migrate_on, 1);
+    ck_assert(pm.migrations > 0);
+    ck_assert(pm.migration_bytes > 0);
+    ck_assert(pm.gpu_hours_by_state[CL_GS_DRAINING] <
+              f.gpu_hours_by_state[CL_GS_DRAINING]);
+    /* Every drain here is the policy's: the same moves as cluster-wide. */
+    ck_assert_uint_eq(pm.migrations, m.migrations);
+    ck_assert_uint_eq(pm.migration_bytes, m.migration_bytes);
+    /* finish overrides cluster.drain: migrate. */
+    ck_assert_uint_eq(mf.migrations, 0);
+    ck_assert(mf.gpu_hours_by_state[CL_GS_DRAINING] >
+              m.gpu_hours_by_state[CL_GS_DRAINING]);
+    ck_assert(mf.e2e_ms.mean == f.e2e_ms.mean);
+    /* default is no override: the run without the key. */
+    ck_assert_uint_eq(fd.migrate_on, 0);
+    ck_assert_uint_eq(f.migrate_on, 0);
+    ck_assert(fd.e2e_ms.mean == f.e2e_ms.mean);
+    ck_assert(fd.gpu_hours == f.gpu_hours);
+    printf("# policy scale_in: migrate: %llu requests moved, draining %.6f "
+           "vs %.6f GPU-h (finish), e2e mean %.0f vs %.0f ms\n",
+           (unsigned long long)pm.migrations,
+           pm.gpu_hours_by_state[CL_GS_DRAINING],
+           f.gpu_hours_by_state[CL_GS_DRAINING], pm.e2e_ms.mean, f.e2e_ms.mean);
+    cl_results_fini(&pm);
+    cl_results_fini(&f);
+    cl_results_fini(&fd);
+    cl_results_fini(&m);
+    cl_results_fini(&mf);
+    free(t_pm);
+    free(t_f);
+    free(t_fd);
+    free(t_m);
+    free(t_mf);
 }
 END_TEST
 
@@ -937,6 +1011,7 @@ static Suite *prefix_suite(void)
     tcase_add_test(tc, test_swap_preemption);
     tcase_add_test(tc, test_tiered_offload);
     tcase_add_test(tc, test_migration_conserves);
+    tcase_add_test(tc, test_migration_by_policy);
     tcase_add_test(tc, test_rebalance_moves_and_conserves);
     tcase_add_test(tc, test_defrag_admits_long_prompt);
     tcase_add_test(tc, test_defrag_conserves);

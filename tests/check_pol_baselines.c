@@ -210,7 +210,7 @@ static int guard_run(struct pol_guard *g, double now_s, int cur, int want,
                      enum pol_guard_reason *why)
 {
     struct pol_snapshot s = guard_snap(now_s, cur, 1, 1000);
-    struct pol_decision d = {want, 0};
+    struct pol_decision d = {want, 0, POL_DRAIN_DEFAULT};
 
     *why = pol_guard_apply(g, &s, 0, &d);
     return d.desired;
@@ -220,7 +220,7 @@ START_TEST(test_guard_clamp_min_max)
 {
     struct pol_guard g = guard_new(0, 0, 1000, 1000);
     struct pol_snapshot s = guard_snap(0, 5, 2, 10);
-    struct pol_decision d = {50, 0};
+    struct pol_decision d = {50, 0, POL_DRAIN_DEFAULT};
 
     ck_assert_int_eq(pol_guard_apply(&g, &s, 0, &d), POL_GUARD_CLAMP);
     ck_assert_int_eq(d.desired, 10);
@@ -287,7 +287,7 @@ START_TEST(test_guard_hold_invalid_metrics)
 {
     struct pol_guard g = guard_new(0, 0, 100, 100);
     struct pol_snapshot s = guard_snap(0, 5, 1, 100);
-    struct pol_decision d = {9, 3};
+    struct pol_decision d = {9, 3, POL_DRAIN_DEFAULT};
 
     s.pending = 2;
     s.metrics_valid = 0;
@@ -303,7 +303,7 @@ START_TEST(test_guard_hold_policy_rc)
 {
     struct pol_guard g = guard_new(0, 0, 100, 100);
     struct pol_snapshot s = guard_snap(0, 5, 1, 100);
-    struct pol_decision d = {1, 0};
+    struct pol_decision d = {1, 0, POL_DRAIN_DEFAULT};
 
     ck_assert_int_eq(pol_guard_apply(&g, &s, -6, &d), POL_GUARD_POLICY_HOLD);
     ck_assert_int_eq(d.desired, 5);
@@ -315,7 +315,7 @@ START_TEST(test_guard_borrow_clamped)
 {
     struct pol_guard g = guard_new(0, 0, 100, 100);
     struct pol_snapshot s = guard_snap(0, 5, 1, 100);
-    struct pol_decision d = {7, 5};
+    struct pol_decision d = {7, 5, POL_DRAIN_DEFAULT};
 
     ck_assert_int_eq(pol_guard_apply(&g, &s, 0, &d), POL_GUARD_CLAMP);
     ck_assert_int_eq(d.borrow, 2);
@@ -332,6 +332,30 @@ START_TEST(test_guard_borrow_clamped)
     d.borrow = 1;
     ck_assert_int_eq(pol_guard_apply(&g, &s, 0, &d), POL_GUARD_NONE);
     ck_assert_int_eq(d.borrow, 1);
+}
+END_TEST
+
+/* The drain mode of a scale-down stands; one outside enum pol_drain is a
+ * clamp to the default, and a hold names none. */
+START_TEST(test_guard_drain_mode)
+{
+    struct pol_guard g = guard_new(0, 0, 100, 100);
+    struct pol_snapshot s = guard_snap(0, 5, 1, 100);
+    struct pol_decision d = {4, 0, POL_DRAIN_MIGRATE};
+
+    ck_assert_int_eq(pol_guard_apply(&g, &s, 0, &d), POL_GUARD_NONE);
+    ck_assert_int_eq(d.desired, 4);
+    ck_assert_int_eq(d.drain, POL_DRAIN_MIGRATE);
+    d.desired = 4;
+    d.drain = 7;
+    ck_assert_int_eq(pol_guard_apply(&g, &s, 0, &d), POL_GUARD_CLAMP);
+    ck_assert_int_eq(d.desired, 4);
+    ck_assert_int_eq(d.drain, POL_DRAIN_DEFAULT);
+    d.desired = 4;
+    d.drain = POL_DRAIN_FINISH;
+    ck_assert_int_eq(pol_guard_apply(&g, &s, -6, &d), POL_GUARD_POLICY_HOLD);
+    ck_assert_int_eq(d.desired, 5);
+    ck_assert_int_eq(d.drain, POL_DRAIN_DEFAULT);
 }
 END_TEST
 
@@ -705,6 +729,7 @@ static Suite *pol_baselines_suite(void)
     tcase_add_test(tc, test_guard_hold_invalid_metrics);
     tcase_add_test(tc, test_guard_hold_policy_rc);
     tcase_add_test(tc, test_guard_borrow_clamped);
+    tcase_add_test(tc, test_guard_drain_mode);
     tcase_add_test(tc, test_guard_reason_names);
     suite_add_tcase(s, tc);
 

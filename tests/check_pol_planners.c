@@ -147,16 +147,25 @@ static void *tl_new(const char *const *kv)
     return pol_new(&pol_target_latency, all);
 }
 
-/* decide() with out preset as the interface says; returns desired. */
-static int decide(const struct pol_entry *e, void *st, const struct fx *f,
-                  int *borrow)
+/* decide() with out preset as the interface says; returns desired, and
+ * the borrow and drain mode where asked. */
+static int decide_full(const struct pol_entry *e, void *st, const struct fx *f,
+                       int *borrow, int *drain)
 {
-    struct pol_decision d = {f->s.ready + f->s.pending, 0};
+    struct pol_decision d = {f->s.ready + f->s.pending, 0, POL_DRAIN_DEFAULT};
 
     ck_assert_int_eq(e->ops->decide(st, &f->s, &d), 0);
     if (borrow != NULL)
         *borrow = d.borrow;
+    if (drain != NULL)
+        *drain = d.drain;
     return d.desired;
+}
+
+static int decide(const struct pol_entry *e, void *st, const struct fx *f,
+                  int *borrow)
+{
+    return decide_full(e, st, f, borrow, NULL);
 }
 
 /* ---- dynamo-load ------------------------------------------------------ */
@@ -472,6 +481,11 @@ struct tl_sim {
     int borrow_pool; /* add a borrowable pool with room for 10 */
     double max_itl;  /* highest cluster ITL p99 seen */
     int max_borrow;
+    /* Drain modes (enum pol_drain) of the answers: the last one that
+     * removed a replica (-1 before any), and how many that did not remove
+     * one named a mode other than the default. */
+    int down_drain;
+    int other_drains;
 };
 
 static double tl_itl(double x)
@@ -516,7 +530,7 @@ static void tl_snapshot(struct tl_sim *m, struct fx *f, double t, double d)
 static int tl_step(struct tl_sim *m, double t, double d)
 {
     struct fx f;
-    int want, borrow, cur;
+    int want, borrow, cur, drain;
 
     for (int i = 0; i < m->npend;)
         if (m->ready_at[i] <= t) {
@@ -527,7 +541,11 @@ static int tl_step(struct tl_sim *m, double t, double d)
         }
     tl_snapshot(m, &f, t, d);
     m->max_itl = fmax(m->max_itl, f.s.itl_p99_s);
-    want = decide(&pol_target_latency, m->st, &f, &borrow);
+    want = decide_full(&pol_target_latency, m->st, &f, &borrow, &drain);
+    if (want < m->ready + m->npend)
+        m->down_drain = drain;
+    else if (drain != POL_DRAIN_DEFAULT)
+        m->other_drains++;
     ck_assert_int_ge(borrow, 0);
     ck_assert_int_le(
         borrow, want > m->ready + m->npend ? want - m->ready - m->npend : 0);
@@ -554,6 +572,7 @@ static void tl_sim_init(struct tl_sim *m, const char *const *kv, int ready,
 {
     memset(m, 0, sizeof(*m));
     m->st = tl_new(kv);
+    m->down_drain = -1;
     m->ready = ready;
     m->prov_s = prov_s;
 }
@@ -729,6 +748,35 @@ START_TEST(test_target_latency_falling_one_at_a_time)
     ck_assert_int_eq(last, 2);
     ck_assert_int_eq(downs, 6);
     pol_target_latency.ops->destroy(m.st);
+}
+END_TEST
+
+/* scale_in: a removal carries the mode as the decision's drain; the
+ * default leaves it to the deployment, and an answer that removes
+ * nothing names none. The sizes do not depend on it. */
+START_TEST(test_target_latency_scale_in_mode)
+{
+    static const char *const modes[] = {NULL, "scale_in=default",
+                                        "scale_in=finish", "scale_in=migrate"};
+    static const int want[] = {POL_DRAIN_DEFAULT, POL_DRAIN_DEFAULT,
+                               POL_DRAIN_FINISH, POL_DRAIN_MIGRATE};
+    int sizes[4][200];
+
+    for (int k = 0; k < 4; k++) {
+        const char *kv[] = {modes[k], NULL};
+        struct tl_sim m;
+
+        tl_sim_init(&m, kv, 8, 180);
+        for (int i = 0; i < 200; i++) {
+            double t = 15.0 * i;
+            sizes[k][i] = tl_step(&m, t, t < 900 ? 8000 : 2000);
+        }
+        ck_assert_int_eq(m.down_drain, want[k]);
+        ck_assert_int_eq(m.other_drains, 0);
+        ck_assert_int_eq(sizes[k][199], 2);
+        ck_assert_mem_eq(sizes[k], sizes[0], sizeof(sizes[0]));
+        pol_target_latency.ops->destroy(m.st);
+    }
 }
 END_TEST
 
@@ -972,6 +1020,7 @@ START_TEST(test_rows_defaults)
         {&pol_target_latency, "headroom", 0.85},
         {&pol_target_latency, "load_time_s", 60},
         {&pol_target_latency, "down_hysteresis", 0.9},
+        {&pol_target_latency, "scale_in", POL_DRAIN_DEFAULT},
         {&pol_predictive, "season_s", 86400},
         {&pol_predictive, "lead_s", 180},
         {&pol_predictive, "capacity_rps", 0},
@@ -1051,6 +1100,7 @@ static Suite *planners_suite(void)
     tcase_add_test(tc, test_target_latency_mean_ignores_bucket_p99);
     tcase_add_test(tc, test_target_latency_remembers_violation);
     tcase_add_test(tc, test_target_latency_falling_one_at_a_time);
+    tcase_add_test(tc, test_target_latency_scale_in_mode);
     tcase_add_test(tc, test_target_latency_borrows_when_urgent);
     suite_add_tcase(s, tc);
 

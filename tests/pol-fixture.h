@@ -193,7 +193,7 @@ static inline void pol_fix_free(struct pol_fix *f)
  * says; stores the return code in *rc (may be NULL) and returns desired. */
 static inline int pol_fix_decide(struct pol_fix *f, int *rc)
 {
-    struct pol_decision d = {f->s.ready + f->s.pending, 0};
+    struct pol_decision d = {f->s.ready + f->s.pending, 0, POL_DRAIN_DEFAULT};
     int r = f->e->ops->decide(f->state, &f->s, &d);
 
     if (rc != NULL)

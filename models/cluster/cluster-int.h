@@ -234,6 +234,9 @@ struct cl_replica {
     int64_t notice_end_ns;
     int notice_cause;
     struct sim_event notice_ev;
+    /* replica.c, at cl__replica_drain(): how it drains (enum cl_drain):
+     * cluster.drain, or the scaling decision's own mode. */
+    int drain;
     /* replica.c, through cl__replica_set_busy() from the engines: idle
      * accounting while serving (idle when it holds no request). */
     int busy;
@@ -698,7 +701,10 @@ int cl__replica_next_role(const struct cl_world *w);
  * detection delay, loads from the recovery source). */
 struct cl_replica *cl__replica_request(struct cl_world *w, int pool, int warm,
                                        int64_t failed_at_ns);
-void cl__replica_drain(struct cl_world *w, struct cl_replica *rep);
+/* Starts rep's drain (a serving replica; no-op otherwise): it takes nothing
+ * new and leaves as drain (enum cl_drain) says, which the engine reads from
+ * rep->drain: finish what it runs, or move it away with its KV. */
+void cl__replica_drain(struct cl_world *w, struct cl_replica *rep, int drain);
 void cl__replica_cancel(struct cl_world *w, struct cl_replica *rep);
 void cl__replica_fail(struct cl_world *w, struct cl_replica *rep);
 void cl__replica_set_busy(struct cl_world *w, struct cl_replica *rep, int busy);

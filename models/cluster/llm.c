@@ -62,7 +62,8 @@
  * iteration that resumes the request lasts max(compute, transfer): only
  * the part of the transfer the compute does not hide is a stall.
  *
- * Live migration (cluster.drain: migrate), after Llumnix (Sun et al.,
+ * Live migration (cluster.drain: migrate, or a scaling decision's drain
+ * mode for the replicas it removes), after Llumnix (Sun et al.,
  * OSDI 2024): a replica told to drain hands back what waits and copies the
  * KV of every admitted request to other replicas while it keeps serving
  * them (pre-copy), then stops them at the next iteration boundary and
@@ -121,6 +122,10 @@ struct llm_world {
     int reb_started;
     int64_t kv_blocks_peak; /* most KV blocks one replica held */
     uint64_t preemptions;   /* running requests whose KV was dropped */
+    /* A drain has migrated: cluster.drain: migrate, or a scaling
+     * decision's own drain mode (mig_enable()). From then on every
+     * replica admits through admit(), which takes moved KV. */
+    int mig_on;
 };
 
 /* A serving replica's engine (rep->engine_state). */
@@ -1805,7 +1810,7 @@ static void kv_init(struct cl_world *w, struct cl_llm_replica *e)
         w->scn->cluster.kv_cache_offload && sv->preemption == CL_PREEMPT_AUTO;
     e->plain = !sv->prefix_caching && sv->preemption != CL_PREEMPT_SWAP &&
                !e->tiered && !w->scn->deploy.disaggregation.enabled &&
-               w->scn->cluster.drain != CL_DRAIN_MIGRATE &&
+               w->scn->cluster.drain != CL_DRAIN_MIGRATE && !e->lw->mig_on &&
                w->scn->cluster.rebalance_ns == 0 && !w->scn->cluster.defrag;
     e->offload = e->caching && w->scn->cluster.kv_cache_offload;
     cl_kvtier_init(&e->gpu);
@@ -2002,11 +2007,26 @@ static void reroute(struct cl_world *w, struct cl_fifo *q, int was_waiting)
     }
 }
 
+/* A drain is to migrate (a scaling decision may ask for one whatever
+ * cluster.drain says): every replica admits moved KV from now on. The
+ * plain admission of the others is the same as admit()'s for what they
+ * hold, so switching mid-run changes nothing else. O(replicas), once. */
+static void mig_enable(struct cl_world *w, struct llm_world *lw)
+{
+    if (lw->mig_on)
+        return;
+    lw->mig_on = 1;
+    for (int k = 0; k < w->nreps; k++)
+        if (llm_of(w->reps[k]) != NULL)
+            llm_of(w->reps[k])->plain = 0;
+}
+
 static void llm_drain(struct cl_world *w, struct cl_replica *rep)
 {
     struct cl_llm_replica *e = llm_of(rep);
     reroute(w, &e->waiting, 1);
-    if (w->scn->cluster.drain == CL_DRAIN_MIGRATE) {
+    if (rep->drain == CL_DRAIN_MIGRATE) {
+        mig_enable(w, e->lw);
         if (e->mig_stop || sim_event_pending(&e->mig_ev))
             e->mig_all = 1; /* a rebalance is under way: move all */
         else if (!mig_start(e) && e->nseqs > 0)
@@ -2259,7 +2279,7 @@ static void llm_results(const struct cl_world *w, int64_t end_ns,
     out->kv_seq_remote_bytes = kv->seq_remote_bytes;
     out->kv_recompute_chosen = kv->recompute_chosen;
     out->kv_stall_s = sim_ns_to_s(kv->stall_ns);
-    out->migrate_on = w->scn->cluster.drain == CL_DRAIN_MIGRATE ||
+    out->migrate_on = w->scn->cluster.drain == CL_DRAIN_MIGRATE || lw->mig_on ||
                       w->scn->cluster.rebalance_ns > 0 ||
                       w->scn->cluster.defrag;
     out->migrations = kv->migrations;

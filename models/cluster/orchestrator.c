@@ -6,7 +6,8 @@
  * scale-up requests replicas from the preferred pools (priority, then
  * price), borrowing from test pools when asked to or when the others are
  * full; scale-down cancels pending replicas first, then drains borrowed
- * ones, then the most expensive and newest.
+ * ones, then the most expensive and newest, each as cluster.drain says
+ * unless the decision names a drain mode (finish or migrate) for them.
  *
  * Scale to zero (min_replicas 0), as Knative Serving does it (Knative docs,
  * "Autoscaling / Configuring scale to zero"): requests arriving with no
@@ -357,9 +358,11 @@ static struct cl_replica *pick_victim(struct cl_world *w, int role)
  * worth: adds replicas from the preferred pools while the live capacity
  * (the sum of their pools' speeds) is short of desired by more than half
  * a replica, or removes them in removal order while the capacity left
- * stays within half a replica of it. With every speed 1 this is the
- * count rule of scale_role(). */
-static void scale_mixed(struct cl_world *w, double desired, int borrow)
+ * stays within half a replica of it, the serving ones draining as drain
+ * (enum cl_drain) says. With every speed 1 this is the count rule of
+ * scale_role(). */
+static void scale_mixed(struct cl_world *w, double desired, int borrow,
+                        int drain)
 {
     double cap = 0;
     int changed = 0;
@@ -386,7 +389,7 @@ static void scale_mixed(struct cl_world *w, double desired, int borrow)
            cap - w->pools[victim->pool].speed > 1e-9) {
         cap -= w->pools[victim->pool].speed;
         if (victim->state == CL_R_SERVING)
-            cl__replica_drain(w, victim);
+            cl__replica_drain(w, victim, drain);
         else
             cl__replica_cancel(w, victim);
         changed = 1;
@@ -395,7 +398,7 @@ static void scale_mixed(struct cl_world *w, double desired, int borrow)
     if (desired < 0.5) {
         while ((victim = pick_victim(w, CL_ROLE_BOTH)) != NULL) {
             if (victim->state == CL_R_SERVING)
-                cl__replica_drain(w, victim);
+                cl__replica_drain(w, victim, drain);
             else
                 cl__replica_cancel(w, victim);
             changed = 1;
@@ -404,13 +407,27 @@ static void scale_mixed(struct cl_world *w, double desired, int borrow)
     w->scale_events += changed;
 }
 
-/* Scales the replicas of role (CL_ROLE_BOTH: all) to desired. */
-static void scale_role(struct cl_world *w, int role, int desired, int borrow)
+/* The drain mode (enum cl_drain) of a decision's drain (enum pol_drain):
+ * the policy's when it names one, else cluster.drain. */
+static int drain_mode(const struct cl_world *w, int drain)
+{
+    if (drain == POL_DRAIN_MIGRATE)
+        return CL_DRAIN_MIGRATE;
+    if (drain == POL_DRAIN_FINISH)
+        return CL_DRAIN_FINISH;
+    return (int)w->scn->cluster.drain;
+}
+
+/* Scales the replicas of role (CL_ROLE_BOTH: all) to desired; the serving
+ * replicas removed drain as drain (enum pol_drain) says. */
+static void scale_role(struct cl_world *w, int role, int desired, int borrow,
+                       int drain)
 {
     int current = live_of(w, role);
 
+    drain = drain_mode(w, drain);
     if (w->mixed && role == CL_ROLE_BOTH) {
-        scale_mixed(w, (double)desired, borrow);
+        scale_mixed(w, (double)desired, borrow, drain);
         return;
     }
     if (desired == current)
@@ -444,7 +461,7 @@ static void scale_role(struct cl_world *w, int role, int desired, int borrow)
         if (victim == NULL)
             break;
         if (victim->state == CL_R_SERVING)
-            cl__replica_drain(w, victim);
+            cl__replica_drain(w, victim, drain);
         else
             cl__replica_cancel(w, victim);
         current--;
@@ -512,7 +529,7 @@ void cl__orch_served(struct cl_world *w)
 
 void cl__orch_scale_to(struct cl_world *w, int desired, int borrow)
 {
-    scale_role(w, CL_ROLE_BOTH, desired, borrow);
+    scale_role(w, CL_ROLE_BOTH, desired, borrow, POL_DRAIN_DEFAULT);
 }
 
 /* Asks the policy of role for a size and reconciles that role: the whole
@@ -531,6 +548,7 @@ static void decide_role(struct cl_world *w, int role)
     fill_snapshot(w, &s, role);
     dec.desired = s.ready + s.pending;
     dec.borrow = 0;
+    dec.drain = POL_DRAIN_DEFAULT;
     rc = w->policy->ops->decide(st, &s, &dec);
     if (pol_guard_apply(g, &s, rc, &dec) == POL_GUARD_INVALID_METRICS)
         w->policy_holds++;
@@ -538,7 +556,7 @@ static void decide_role(struct cl_world *w, int role)
      * size as it is; the floor of scale to zero still applies. */
     if (role == CL_ROLE_BOTH && dec.desired < s.min_replicas)
         dec.desired = s.min_replicas;
-    scale_role(w, role, dec.desired, dec.borrow);
+    scale_role(w, role, dec.desired, dec.borrow, dec.drain);
     if (role == CL_ROLE_BOTH) {
         w->desired = dec.desired;
         return;

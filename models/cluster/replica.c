@@ -190,7 +190,7 @@ int cl__replica_revoke(struct cl_world *w, struct cl_replica *rep,
     rep->notice_end_ns = end;
     rep->notice_cause = cause;
     if (rep->state == CL_R_SERVING)
-        cl__replica_drain(w, rep);
+        cl__replica_drain(w, rep, (int)w->scn->cluster.drain);
     /* The drain may have emptied it at once. */
     if (rep->state == CL_R_DRAINING)
         sim_loop_schedule(w->loop, &rep->notice_ev, end);
@@ -384,10 +384,11 @@ void cl__replica_set_busy(struct cl_world *w, struct cl_replica *rep, int busy)
     rep->busy = busy;
 }
 
-void cl__replica_drain(struct cl_world *w, struct cl_replica *rep)
+void cl__replica_drain(struct cl_world *w, struct cl_replica *rep, int drain)
 {
     if (rep->state != CL_R_SERVING)
         return;
+    rep->drain = drain;
     set_state(w, rep, CL_R_DRAINING);
     w->engine->ops->drain(w, rep);
 }

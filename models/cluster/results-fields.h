@@ -363,8 +363,9 @@
       "kv.pd_transfer_ms_mean", NULL, "ms",                                    \
       "P/D: mean transfer time; NAN without transfers")                        \
     X(migrate_on, U64, NULL, NULL, NULL, "",                                   \
-      "1 under cluster.drain: migrate (the migration members are left out "    \
-      "otherwise)")                                                            \
+      "1 under cluster.drain: migrate, rebalance or defrag, or once a "        \
+      "policy's decision drained a replica with the mode migrate (the "        \
+      "migration members are left out otherwise)")                             \
     X(migrations, U64, "migration.requests", "migration.requests", NULL,       \
       "requests", "drain: migrate: requests moved with their KV")              \
     X(migration_bytes, U64, "migration.bytes", "migration.bytes", NULL,        \

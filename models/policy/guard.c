@@ -1,7 +1,8 @@
 /* Guard rails applied after every policy's decide(). The order is fixed
  * and documented in docs/policies.md: hold on invalid metrics or a policy
  * hold; clamp to [min_replicas, max_replicas]; limit the step relative to
- * the current size; cooldowns; clamp the borrow; record the change. The
+ * the current size; cooldowns; clamp the borrow and the drain mode;
+ * record the change. The
  * step limit comes after the clamp, so a cluster that starts outside
  * [min, max] walks back at max_step_* per decision rather than jumping.
  * Durations are double seconds (SIM_PT_DOUBLE rows in SIM_U_SECONDS store
@@ -51,6 +52,7 @@ enum pol_guard_reason pol_guard_apply(struct pol_guard *g,
     if (!s->metrics_valid || decide_rc < 0) {
         d->desired = cur;
         d->borrow = 0;
+        d->drain = POL_DRAIN_DEFAULT;
         if (!s->metrics_valid) {
             g->holds++;
             return POL_GUARD_INVALID_METRICS;
@@ -90,6 +92,12 @@ enum pol_guard_reason pol_guard_apply(struct pol_guard *g,
     room = want > cur ? want - cur : 0;
     if (d->borrow < 0 || d->borrow > room) {
         d->borrow = d->borrow < 0 ? 0 : room;
+        why = POL_GUARD_CLAMP;
+    }
+    /* A mode outside the enum is a policy's bug: the deployment's then. */
+    if (d->drain != POL_DRAIN_DEFAULT && d->drain != POL_DRAIN_FINISH &&
+        d->drain != POL_DRAIN_MIGRATE) {
+        d->drain = POL_DRAIN_DEFAULT;
         why = POL_GUARD_CLAMP;
     }
     d->desired = want;

@@ -44,7 +44,9 @@ void pol_guard_init(struct pol_guard *g, const struct pol_guard_params *p);
 /* Turns the policy's answer into the one to act on. current = s->ready +
  * s->pending (the size the cluster is heading to). decide_rc is what
  * decide() returned; on a negative rc or invalid metrics the result is
- * current (hold). Updates the cooldown clocks when the result differs from
+ * current (hold) with borrow 0 and drain POL_DRAIN_DEFAULT; a drain outside
+ * enum pol_drain becomes POL_DRAIN_DEFAULT (a clamp). Updates the cooldown
+ * clocks when the result differs from
  * current. Returns the reason of the last change made (POL_GUARD_NONE when
  * the policy's answer stands). d is read and rewritten. */
 enum pol_guard_reason pol_guard_apply(struct pol_guard *g,

@@ -20,6 +20,13 @@ const struct sim_param_choice pol_util_metric_choices[] = {
     {NULL, 0},
 };
 
+const struct sim_param_choice pol_util_drain_choices[] = {
+    {"default", POL_DRAIN_DEFAULT},
+    {"finish", POL_DRAIN_FINISH},
+    {"migrate", POL_DRAIN_MIGRATE},
+    {NULL, 0},
+};
+
 void pol_util_window_init(struct pol_util_window *w)
 {
     w->head = 0;

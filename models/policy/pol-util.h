@@ -72,6 +72,10 @@ enum pol_util_metric {
  * num_waiting, output_tokens_per_s, requests_per_s, ttft_p99. */
 extern const struct sim_param_choice pol_util_metric_choices[];
 
+/* Choices for a SIM_PT_ENUM row of enum pol_drain (a policy's scale_in
+ * parameter), NULL-terminated: default, finish, migrate. */
+extern const struct sim_param_choice pol_util_drain_choices[];
+
 /* Static name of m ("concurrency", ...), or "?" for an unknown value. */
 const char *pol_util_metric_name(enum pol_util_metric m);
 

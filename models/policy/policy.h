@@ -4,7 +4,8 @@
  * as vLLM exports them (docs/sources.md §6.1), windowed aggregates over the
  * last metrics window, the current and pending sizes, the targets and the
  * clock. It answers with the desired number of replicas and, optionally, how
- * many of them it wants borrowed from preemptible test pools.
+ * many of them it wants borrowed from preemptible test pools and how the
+ * replicas it removes should leave (finish in place or migrate).
  *
  * The same object files are linked into the simulator (dsec) and into the
  * live scaler (dsec-scaler), so nothing here or in a policy file may depend
@@ -143,12 +144,24 @@ struct pol_snapshot {
     int role;
 };
 
+/* How the replicas that a scale-down drains leave. */
+enum pol_drain {
+    POL_DRAIN_DEFAULT = 0, /* as the deployment says (cluster.drain) */
+    POL_DRAIN_FINISH = 1,  /* admit nothing more; running requests finish */
+    POL_DRAIN_MIGRATE = 2, /* running requests move away with their KV */
+};
+
 /* The answer. desired counts replicas in service after pending ones come
  * up; borrow is how many of the added replicas should come from borrowable
- * pools (the orchestrator may borrow anyway when other pools are full). */
+ * pools (the orchestrator may borrow anyway when other pools are full);
+ * drain (enum pol_drain) is how the serving replicas that this decision
+ * removes leave, overriding the deployment's default for them alone (a
+ * simulator's LLM server migrates; an engine that cannot, or a live scaler
+ * that only sets a size, lets them finish). */
 struct pol_decision {
     int desired;
     int borrow;
+    int drain;
 };
 
 struct pol_ops {
@@ -159,8 +172,9 @@ struct pol_ops {
     void *(*create)(const void *params);
     /* Frees the state; NULL is a no-op. */
     void (*destroy)(void *state);
-    /* Fills out (out->desired preset to ready + pending, out->borrow to 0).
-     * Returns 0, or a negative code to hold this round. */
+    /* Fills out (out->desired preset to ready + pending, out->borrow to 0,
+     * out->drain to POL_DRAIN_DEFAULT). Returns 0, or a negative code to
+     * hold this round. */
     int (*decide)(void *state, const struct pol_snapshot *s,
                   struct pol_decision *out);
 };

@@ -45,6 +45,11 @@
  *     the replicas needed before a preferred replica could arrive
  *     (ceil(D(now + provision) / cap) - current, or the fast-path excess),
  *     at most the increase and the room left in borrowable pools.
+ * (f) Scale-in mode. A removal carries scale_in as the decision's drain:
+ *     default leaves it to cluster.drain; migrate moves the removed
+ *     replica's running requests with their KV (live migration, so its
+ *     GPUs go at once instead of after its longest request); finish lets
+ *     them finish in place even under cluster.drain: migrate.
  *
  * With no ITL target and no TTFT target the policy holds. Cost per call:
  * O(POL_TL_OBS + POL_TL_DEM). Source: this project (docs/policies-planners.md).
@@ -54,6 +59,7 @@
 #include <stdlib.h>
 
 #include "models/policy/policy.h"
+#include "models/policy/pol-util.h"
 #include "base/param.h"
 #include "base/xalloc.h"
 
@@ -89,6 +95,7 @@ struct tl_params {
     double down_hysteresis;
     double down_delay_s;
     int latency_stat; /* enum tl_stat */
+    int scale_in;     /* enum pol_drain: how removed replicas leave */
 };
 
 /* Which windowed latency is held to the target. The mean is exact (the
@@ -146,6 +153,11 @@ static const struct sim_param tl_rows[] = {
      "the scale-down condition must hold this long, and removals are at "
      "least this far apart",
      offsetof(struct tl_params, down_delay_s), NULL, NULL},
+    {"scale_in", SIM_PT_ENUM, SIM_U_NONE, 0, 0, 0, "default",
+     "how a replica this policy removes leaves: default (as cluster.drain), "
+     "finish (its running requests finish in place) or migrate (they move "
+     "with their KV to the replicas that stay)",
+     offsetof(struct tl_params, scale_in), pol_util_drain_choices, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
@@ -578,6 +590,7 @@ static void size_down(struct tl_state *st, const struct pol_snapshot *s,
         if (s->now_s - st->down_since_s >= p->down_delay_s - TL_EPS_S &&
             s->now_s - st->last_down_s >= p->down_delay_s - TL_EPS_S) {
             out->desired = s->ready - 1;
+            out->drain = p->scale_in;
             st->down_since_s = s->now_s;
             st->last_down_s = s->now_s;
         }
