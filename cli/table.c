@@ -27,9 +27,10 @@ void cli_usage(FILE *fp)
     for (int i = 0; cli_table[i] != NULL; i++)
         fprintf(fp, "  %-10s %s\n", cli_table[i]->name, cli_table[i]->summary);
     fprintf(fp, "\n'dsec help COMMAND' shows a command's options; "
-                "'dsec help scenario' lists every scenario key; 'dsec help "
-                "policies', 'models', 'gpus' and 'links' list the "
-                "catalogs.\n"
+                "'dsec help scenario' lists every scenario key ('dsec help "
+                "sweep' a sweep file's, 'dsec help scaler' dsec-scaler's "
+                "configuration's); 'dsec help policies', 'models', 'gpus' "
+                "and 'links' list the catalogs.\n"
                 "options: --help, --version\n");
 }
 

@@ -54,7 +54,8 @@ EXTRA_DIST += contrib
 # and scenario libraries beside this one to run the profiles it loads.
 check_PROGRAMS += tests/check_extremes_configs
 TESTS += tests/check_extremes_configs
-tests_check_extremes_configs_SOURCES = tests/check_extremes_configs.c
+tests_check_extremes_configs_SOURCES = tests/check_extremes_configs.c \
+	tests/extremes.h
 tests_check_extremes_configs_CFLAGS = $(SCALER_TEST_CFLAGS)
 tests_check_extremes_configs_LDADD = scaler/libscaler.la $(SWEEP_LIBS) \
 	$(CURL_LIBS) $(MHD_LIBS) $(CHECK_LIBS)

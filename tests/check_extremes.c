@@ -38,6 +38,7 @@
 #include "base/errors.h"
 #include "base/xalloc.h"
 #include "sweep/spec.h"
+#include "tests/extremes.h"
 
 /* CPU seconds and resident megabytes a run may use. */
 #define BUDGET_CPU_S 10
@@ -46,13 +47,27 @@
 #define MAX_KEYS 512
 
 static const char *const bases[] = {
-    "serve.yaml",        "dist.yaml",           "dist2.yaml",
-    "dist3.yaml",        "abstract.yaml",       "abstract-cv.yaml",
-    "pools.yaml",        "pools2.yaml",         "borrow.yaml",
-    "pd.yaml",           "moe.yaml",            "trace.yaml",
-    "iperf.yaml",        "iperf-random.yaml",   "bench.yaml",
-    "bench-lengths.yaml", "bench-lengths2.yaml", "bench-fixed.yaml",
-    "train.yaml",        "train-interval.yaml", "gpus.yaml",
+    "serve.yaml",
+    "dist.yaml",
+    "dist2.yaml",
+    "dist3.yaml",
+    "abstract.yaml",
+    "abstract-cv.yaml",
+    "pools.yaml",
+    "pools2.yaml",
+    "borrow.yaml",
+    "pd.yaml",
+    "moe.yaml",
+    "trace.yaml",
+    "iperf.yaml",
+    "iperf-random.yaml",
+    "bench.yaml",
+    "bench-lengths.yaml",
+    "bench-lengths2.yaml",
+    "bench-fixed.yaml",
+    "train.yaml",
+    "train-interval.yaml",
+    "gpus.yaml",
 };
 #define NBASES (sizeof(bases) / sizeof(bases[0]))
 
@@ -159,49 +174,6 @@ static int loads(const char *base, const char *path, const char *value)
     return ok;
 }
 
-static int bad_double(double v)
-{
-    return isinf(v) || v < 0;
-}
-
-/* Why r is absurd, or NULL. NaN means "no sample" and is allowed. */
-static const char *absurd(const struct cl_results *r)
-{
-    static char why[200];
-    for (int i = 0; i < CL_RESULTS_NFIELDS; i++) {
-        const struct cl_rfield *f = &cl_results_fields[i];
-        const char *p = (const char *)r + f->offset;
-        if (f->type == CL_RT_LATENCY) {
-            const struct cl_latency *l = (const struct cl_latency *)p;
-            for (int k = 0; k < CL_LATENCY_NFIELDS; k++) {
-                const struct cl_rfield *g = &cl_latency_fields[k];
-                if (g->type != CL_RT_F64)
-                    continue;
-                double v = *(const double *)((const char *)l + g->offset);
-                if (bad_double(v)) {
-                    snprintf(why, sizeof(why), "%s.%s = %g", f->name, g->name,
-                             v);
-                    return why;
-                }
-            }
-        } else if (f->type == CL_RT_F64) {
-            double v = *(const double *)p;
-            if (isinf(v)) {
-                snprintf(why, sizeof(why), "%s = %g", f->name, v);
-                return why;
-            }
-        } else if (f->type == CL_RT_NS || f->type == CL_RT_I64) {
-            int64_t v = *(const int64_t *)p;
-            if (v < 0) {
-                snprintf(why, sizeof(why), "%s = %lld", f->name,
-                         (long long)v);
-                return why;
-            }
-        }
-    }
-    return NULL;
-}
-
 /* The child: loads and runs the point; exit 0 ran (or stopped with a clear
  * error at a position), 2 absurd results, 3 an error without a position,
  * 4 the load failed here though it loaded in the parent. */
@@ -212,17 +184,15 @@ static void child(const struct swp_spec *s, const char *label)
     struct cl_run_opts ro = {.base_dir = s->base_dir};
     struct sim_diag d;
     const char *why;
-    struct rlimit cpu = {BUDGET_CPU_S, BUDGET_CPU_S + 1};
     int rc;
 
-    setrlimit(RLIMIT_CPU, &cpu);
-    alarm(3 * BUDGET_CPU_S); /* a hang that does not spin */
+    extremes_child_budget(BUDGET_CPU_S);
     sim_diag_init(&d);
-    if (scn_scenario_open(s->scenario_file,
-                          &(struct scn_open_opts){
-                              .text = s->points[0].text,
-                              .len = strlen(s->points[0].text)},
-                          &scn, &d) != 0) {
+    if (scn_scenario_open(
+            s->scenario_file,
+            &(struct scn_open_opts){.text = s->points[0].text,
+                                    .len = strlen(s->points[0].text)},
+            &scn, &d) != 0) {
         sim_diag_print(&d, stderr);
         _exit(4);
     }
@@ -239,7 +209,7 @@ static void child(const struct swp_spec *s, const char *label)
         }
         _exit(0);
     }
-    why = absurd(&res);
+    why = extremes_absurd(&res, scn.server.kind == CL_SRV_LLM);
     if (why != NULL) {
         fprintf(stderr, "%s: absurd result: %s\n", label, why);
         _exit(2);
@@ -250,8 +220,6 @@ static void child(const struct swp_spec *s, const char *label)
 /* Runs the loaded variant in a child; 0 when it behaved. */
 static int run_variant(const struct swp_spec *s, const char *label)
 {
-    struct rusage ru;
-    int status;
     pid_t pid;
 
     fflush(NULL);
@@ -260,26 +228,7 @@ static int run_variant(const struct swp_spec *s, const char *label)
         return -1;
     if (pid == 0)
         child(s, label);
-    if (wait4(pid, &status, 0, &ru) < 0)
-        return -1;
-    if (ru.ru_maxrss / 1024 > BUDGET_RSS_MB) {
-        fprintf(stderr, "%s: %ld MB resident, more than %d\n", label,
-                ru.ru_maxrss / 1024, BUDGET_RSS_MB);
-        return -1;
-    }
-    if (WIFSIGNALED(status)) {
-        fprintf(stderr, "%s: killed by signal %d (%s)\n", label,
-                WTERMSIG(status),
-                WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGALRM
-                    ? "over the time budget"
-                    : "a crash");
-        return -1;
-    }
-    if (WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "%s: exit %d\n", label, WEXITSTATUS(status));
-        return -1;
-    }
-    return 0;
+    return extremes_wait(pid, label, BUDGET_RSS_MB);
 }
 
 /* Tries one extreme value; 0 when it is refused with a position or runs
@@ -288,8 +237,7 @@ static int try_value(const char *base, const struct key *k, const char *v,
                      int *refused)
 {
     const char *slash = strrchr(base, '/');
-    char *label = xasprintf("%s: %s: %s", slash ? slash + 1 : base, k->path,
-                            v);
+    char *label = xasprintf("%s: %s: %s", slash ? slash + 1 : base, k->path, v);
     struct sim_diag d;
     struct swp_spec *s;
     int rc = 0;
@@ -297,15 +245,8 @@ static int try_value(const char *base, const struct key *k, const char *v,
     sim_diag_init(&d);
     s = load_variant(base, k->path, v, &d);
     if (s == NULL || sim_diag_errors(&d) > 0) {
-        int pos = 0;
-        for (int i = 0; i < d.n; i++)
-            pos |= d.v[i].sev == SIM_SEV_ERROR && d.v[i].line > 0 &&
-                   d.v[i].col > 0;
-        if (!pos) {
-            fprintf(stderr, "%s: refused without a positioned error\n", label);
-            sim_diag_print(&d, stderr);
+        if (!extremes_positioned(&d, label))
             rc = -1;
-        }
         *refused = 1;
     } else if (s->npoints != 1) {
         fprintf(stderr, "%s: %zu points\n", label, s->npoints);
@@ -322,18 +263,20 @@ static int try_value(const char *base, const struct key *k, const char *v,
     return rc;
 }
 
-static void add_value(char (*vals)[64], int *n, double v)
-{
-    if (!isfinite(v))
-        return;
-    snprintf(vals[(*n)++], 64, "%.17g", v);
-}
-
 START_TEST(test_every_numeric_key)
 {
     static const char *const fixed[] = {
-        "0",      "-1",  "1e-300", "5e-324", "1e300", "1e308",
-        "-1e300", ".nan", ".inf",   "-.inf",  "9223372036854775808",
+        "0",
+        "-1",
+        "1e-300",
+        "5e-324",
+        "1e300",
+        "1e308",
+        "-1e300",
+        ".nan",
+        ".inf",
+        "-.inf",
+        "9223372036854775808",
         "18446744073709551616",
     };
     char *paths[NBASES];
@@ -352,9 +295,8 @@ START_TEST(test_every_numeric_key)
         int nv = 0;
 
         /* An ordinary value: the default, else 1 or a few others. */
-        const char *cands[] = {k->row->def, "1",    "2",    "8",
-                               "0.5",       "60",   "3600", "1024",
-                               "1e9",       "1e11", "1e12", "0"};
+        const char *cands[] = {k->row->def, "1",    "2",   "8",    "0.5",  "60",
+                               "3600",      "1024", "1e9", "1e11", "1e12", "0"};
         for (size_t b = 0; b < NBASES && base == NULL; b++)
             for (size_t c = 0; c < sizeof(cands) / sizeof(cands[0]); c++) {
                 if (cands[c] == NULL || strcmp(cands[c], "inf") == 0)
@@ -374,13 +316,13 @@ START_TEST(test_every_numeric_key)
             if (!work_key(k->path) || fixed[f][0] == '-' ||
                 strtod(fixed[f], NULL) < 1e6 || fixed[f][0] == '.')
                 snprintf(vals[nv++], 64, "%s", fixed[f]);
-        add_value(vals, &nv, k->row->min);
-        add_value(vals, &nv, nextafter(k->row->min, -INFINITY));
+        extremes_add_value(vals, &nv, k->row->min);
+        extremes_add_value(vals, &nv, nextafter(k->row->min, -INFINITY));
         if (work_key(k->path)) {
-            add_value(vals, &nv, 1000 * strtod(probe, NULL));
+            extremes_add_value(vals, &nv, 1000 * strtod(probe, NULL));
         } else {
-            add_value(vals, &nv, k->row->max);
-            add_value(vals, &nv, nextafter(k->row->max, INFINITY));
+            extremes_add_value(vals, &nv, k->row->max);
+            extremes_add_value(vals, &nv, nextafter(k->row->max, INFINITY));
         }
         for (int v = 0; v < nv; v++) {
             int r = 0;

@@ -57,6 +57,7 @@
 #include "base/errors.h"
 #include "base/xalloc.h"
 #include "sweep/spec.h"
+#include "tests/extremes.h"
 
 /* CPU seconds and resident megabytes a profile's child may use: a hang and
  * leak guard far above any variant's need, not a speed check. */
@@ -245,13 +246,6 @@ static char *splice(const char *text, size_t len, const char *path,
 
 /* ---- values ---- */
 
-static void add_value(char (*vals)[64], int *n, double v)
-{
-    if (!isfinite(v))
-        return;
-    snprintf(vals[(*n)++], 64, "%.17g", v);
-}
-
 /* The extremes of k: the fixed ones and the ends of its range with their
  * neighbours outside. Returns the count. */
 static int values_of(const struct key *k, char (*vals)[64])
@@ -276,22 +270,11 @@ static int values_of(const struct key *k, char (*vals)[64])
 
     for (size_t f = 0; f < sizeof(fixed) / sizeof(fixed[0]); f++)
         snprintf(vals[n++], 64, "%s", fixed[f]);
-    add_value(vals, &n, lo);
-    add_value(vals, &n, nextafter(lo, -INFINITY));
-    add_value(vals, &n, hi);
-    add_value(vals, &n, nextafter(hi, INFINITY));
+    extremes_add_value(vals, &n, lo);
+    extremes_add_value(vals, &n, nextafter(lo, -INFINITY));
+    extremes_add_value(vals, &n, hi);
+    extremes_add_value(vals, &n, nextafter(hi, INFINITY));
     return n;
-}
-
-/* Whether d holds an error at a position; prints it otherwise. */
-static int positioned(const struct sim_diag *d, const char *label)
-{
-    for (int i = 0; i < d->n; i++)
-        if (d->v[i].sev == SIM_SEV_ERROR && d->v[i].line > 0 && d->v[i].col > 0)
-            return 1;
-    fprintf(stderr, "%s: refused without a positioned error\n", label);
-    sim_diag_print(d, stderr);
-    return 0;
 }
 
 struct base {
@@ -441,55 +424,6 @@ static int price_steps(const struct perf_calib *c, const char *model,
     return 0;
 }
 
-/* Why a run's results are absurd, or NULL: latencies and rates negative
- * or infinite, times and counts negative, a TTFT or TPOT of 0 or less. */
-static const char *absurd(const struct cl_results *r)
-{
-    static char why[200];
-
-    for (int i = 0; i < CL_RESULTS_NFIELDS; i++) {
-        const struct cl_rfield *f = &cl_results_fields[i];
-        const char *p = (const char *)r + f->offset;
-        if (f->type == CL_RT_LATENCY) {
-            const struct cl_latency *l = (const struct cl_latency *)p;
-            for (int k = 0; k < CL_LATENCY_NFIELDS; k++) {
-                const struct cl_rfield *g = &cl_latency_fields[k];
-                double v;
-                if (g->type != CL_RT_F64)
-                    continue;
-                v = *(const double *)((const char *)l + g->offset);
-                if (isinf(v) || v < 0) {
-                    snprintf(why, sizeof(why), "%s.%s = %g", f->name, g->name,
-                             v);
-                    return why;
-                }
-            }
-        } else if (f->type == CL_RT_F64) {
-            double v = *(const double *)p;
-            if (isinf(v)) {
-                snprintf(why, sizeof(why), "%s = %g", f->name, v);
-                return why;
-            }
-        } else if (f->type == CL_RT_NS || f->type == CL_RT_I64) {
-            int64_t v = *(const int64_t *)p;
-            if (v < 0) {
-                snprintf(why, sizeof(why), "%s = %lld", f->name, (long long)v);
-                return why;
-            }
-        }
-    }
-    if (r->ttft_ms.n > 0 && !(r->ttft_ms.mean > 0 && r->ttft_ms.p50 > 0)) {
-        snprintf(why, sizeof(why), "ttft mean %g ms, p50 %g ms",
-                 r->ttft_ms.mean, r->ttft_ms.p50);
-        return why;
-    }
-    if (r->tpot_ms.n > 0 && !(r->tpot_ms.mean > 0)) {
-        snprintf(why, sizeof(why), "tpot mean %g ms", r->tpot_ms.mean);
-        return why;
-    }
-    return NULL;
-}
-
 /* Runs the profile's scenario (tests/data/extremes/calib-run.yaml) with c
  * in place of its profile, then two uncertainty draws when c carries
  * uncertainty for h100; 0, or 2 with the reason on stderr. */
@@ -516,8 +450,8 @@ static int run_scenario(const struct perf_calib *c, const char *label,
     perf_calib_copy(c, scn.calib);
     rc = cl_run(&scn, &ro, &res, &d);
     if (rc != 0)
-        return positioned(&d, label) ? 0 : 3;
-    why = absurd(&res);
+        return extremes_positioned(&d, label) ? 0 : 3;
+    why = extremes_absurd(&res, 1);
     if (why != NULL) {
         fprintf(stderr, "%s: absurd result: %s\n", label, why);
         return 2;
@@ -534,7 +468,7 @@ static int run_scenario(const struct perf_calib *c, const char *label,
         struct cl_pi pi;
         rc = cl_predict(&scn, &ro, 2, 0.95, NULL, NULL, &pi, &d);
         if (rc != 0)
-            return positioned(&d, label) ? 0 : 3;
+            return extremes_positioned(&d, label) ? 0 : 3;
         for (int m = 0; m < CL_PI_N; m++)
             if (isinf(pi.lo[m]) || isinf(pi.hi[m]) || pi.lo[m] < 0) {
                 fprintf(stderr, "%s: prediction interval %s [%g, %g]\n", label,
@@ -550,7 +484,6 @@ static int run_scenario(const struct perf_calib *c, const char *label,
 static void calib_child(const struct perf_calib *c, const char *label,
                         int strict)
 {
-    struct rlimit cpu = {BUDGET_CPU_S, BUDGET_CPU_S + 1};
     /* Tensor parallelism over the intra link; pipeline stages and expert
      * parallelism across nodes over the inter link. */
     const struct perf_layout dense = {
@@ -561,8 +494,7 @@ static void calib_child(const struct perf_calib *c, const char *label,
         .tp = 8, .pp = 1, .ep = 8, .gpus_per_node = 8, .micro_batches = 1};
     int rc;
 
-    setrlimit(RLIMIT_CPU, &cpu);
-    alarm(3 * BUDGET_CPU_S);
+    extremes_child_budget(BUDGET_CPU_S);
     rc = price_steps(c, "llama-3.1-70b", &dense, label);
     if (rc == 0)
         rc = price_steps(c, "qwen3-235b-a22b", &moe, label);
@@ -575,8 +507,6 @@ static void calib_child(const struct perf_calib *c, const char *label,
 
 static int run_child(const struct perf_calib *c, const char *label, int strict)
 {
-    struct rusage ru;
-    int status;
     pid_t pid;
 
     fflush(NULL);
@@ -585,26 +515,7 @@ static int run_child(const struct perf_calib *c, const char *label, int strict)
         return -1;
     if (pid == 0)
         calib_child(c, label, strict);
-    if (wait4(pid, &status, 0, &ru) < 0)
-        return -1;
-    if (ru.ru_maxrss / 1024 > BUDGET_RSS_MB) {
-        fprintf(stderr, "%s: %ld MB resident, more than %d\n", label,
-                ru.ru_maxrss / 1024, BUDGET_RSS_MB);
-        return -1;
-    }
-    if (WIFSIGNALED(status)) {
-        fprintf(stderr, "%s: killed by signal %d (%s)\n", label,
-                WTERMSIG(status),
-                WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGALRM
-                    ? "over the time budget"
-                    : "a crash");
-        return -1;
-    }
-    if (WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "%s: exit %d\n", label, WEXITSTATUS(status));
-        return -1;
-    }
-    return 0;
+    return extremes_wait(pid, label, BUDGET_RSS_MB);
 }
 
 static int try_calib(const char *label, const char *text, int *refused)
@@ -616,7 +527,7 @@ static int try_calib(const char *label, const char *text, int *refused)
     sim_diag_init(&d);
     if (perf_calib_load_string("calib.yaml", text, strlen(text), &c, &d) != 0) {
         *refused = 1;
-        rc = positioned(&d, label) ? 0 : -1;
+        rc = extremes_positioned(&d, label) ? 0 : -1;
     } else {
         rc = run_child(&c, label, 0);
         perf_calib_fini(&c);
@@ -670,7 +581,7 @@ static int try_sweep(const char *label, const char *text, int *refused)
     s = swp_spec_load_string(file, text, strlen(text), &d);
     if (s == NULL || sim_diag_errors(&d) > 0) {
         *refused = 1;
-        rc = positioned(&d, label) ? 0 : -1;
+        rc = extremes_positioned(&d, label) ? 0 : -1;
     } else {
         /* Each base's grid has two explicit points or an axis of two
          * values. */
@@ -825,7 +736,7 @@ static int try_scaler(const char *label, const char *text, int *refused)
     sim_diag_init(&d);
     if (scl_config_parse("scaler.yaml", text, strlen(text), &c, &d) != 0) {
         *refused = 1;
-        rc = positioned(&d, label) ? 0 : -1;
+        rc = extremes_positioned(&d, label) ? 0 : -1;
     } else {
         const char *why = bad_config(&c);
         if (why != NULL) {

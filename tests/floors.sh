@@ -27,7 +27,7 @@ plan: base sim models reports scenarios sweep plan
 twin: base sim models twin
 scaler: base models/policy scaler
 calib: base sim models scenarios calib
-cli: base models reports scenarios sweep plan twin cli
+cli: base models reports scenarios sweep plan twin scaler cli
 bench: base sim models reports scenarios sweep'
 
 echo "1..$(echo "$rules" | wc -l)"

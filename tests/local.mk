@@ -83,7 +83,7 @@ validate: all tests/vidur-check$(EXEEXT)
 # Every numeric scenario key through its extremes (docs/security.md).
 check_PROGRAMS += tests/check_extremes
 TESTS += tests/check_extremes
-tests_check_extremes_SOURCES = tests/check_extremes.c
+tests_check_extremes_SOURCES = tests/check_extremes.c tests/extremes.h
 tests_check_extremes_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_extremes_LDADD = $(SWEEP_LIBS) $(CHECK_LIBS)
 EXTRA_DIST += tests/data/extremes
