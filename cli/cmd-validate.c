@@ -53,7 +53,6 @@ static int validate_sweep(const char *path, const struct cli_sets *sets)
 {
     struct sim_diag diag;
     struct swp_spec *spec;
-    size_t infeasible = 0;
 
     sim_diag_init(&diag);
     if (sets->n > 0) {
@@ -66,6 +65,7 @@ static int validate_sweep(const char *path, const struct cli_sets *sets)
     }
     spec = swp_spec_load(path, &diag);
     if (spec != NULL) {
+        size_t infeasible = 0;
         for (size_t k = 0; k < spec->npoints; k++)
             infeasible += spec->points[k].infeasible != 0;
         printf("%s: ok: sweep of %zu point%s", path, spec->npoints,

@@ -1565,8 +1565,10 @@ char *swp_scenario_with_sets(const char *path, const char *const *sets,
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
 
-    if (fp == NULL)
+    if (fp == NULL) {
         sim_fatal("out of memory");
+        return NULL; /* not reached */
+    }
     /* The overrides go through a sweep of one point whose set: they are:
      * the same key paths, units, checks and YAML values as a sweep's. */
     fputs("base: ", fp);

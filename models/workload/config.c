@@ -703,8 +703,7 @@ static void check_vllm_bench(struct sim_yaml *y, struct cl_workload *w)
         w->client.max_concurrency = c->max_concurrency;
     if (isfinite(c->request_rate) && c->request_rate > 0 &&
         (double)c->num_prompts / c->request_rate > SIM_PARAM_HORIZON_S) {
-        const struct sim_yaml_seen *n =
-            sim_yaml_seenf(y, "%s.num_prompts", vb);
+        const struct sim_yaml_seen *n = sim_yaml_seenf(y, "%s.num_prompts", vb);
         if (n == NULL)
             n = sim_yaml_seenf(y, "%s.request_rate", vb);
         sim_yaml_error(y, n ? n->vline : 0, n ? n->vcol : 0,
