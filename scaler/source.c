@@ -2,6 +2,7 @@
 #include "scaler/source.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,8 @@ struct scl_source {
     int head, nring, slots;
     struct rep *reps;
     int nreps, capreps;
+    int *index;   /* open addressing over reps by key: -1 empty */
+    int capindex; /* a power of two, at least twice nreps; 0 none */
     double now_s, wall_s;
     int failed, fed;
     double newest_wall_s;  /* PromQL scrape_time this round, checked */
@@ -130,11 +133,51 @@ static void ring_ent_clear(struct ring_ent *e)
     e->n = 0;
 }
 
+/* Empties the key index (the reps are sorted or cleared). */
+static void index_clear(struct scl_source *src)
+{
+    for (int i = 0; i < src->capindex; i++)
+        src->index[i] = -1;
+}
+
 static void reps_clear(struct scl_source *src)
 {
     for (int i = 0; i < src->nreps; i++)
         free(src->reps[i].key);
     src->nreps = 0;
+    index_clear(src);
+}
+
+/* FNV-1a of key. */
+static size_t key_hash(const char *key)
+{
+    uint64_t h = 1469598103934665603u;
+    for (; *key != '\0'; key++)
+        h = (h ^ (unsigned char)*key) * 1099511628211u;
+    return (size_t)h;
+}
+
+/* The slot of key in the index: its rep's or the empty one to fill. */
+static int *index_slot(const struct scl_source *src, const char *key)
+{
+    size_t mask = (size_t)src->capindex - 1, i = key_hash(key) & mask;
+    while (src->index[i] >= 0 && strcmp(src->reps[src->index[i]].key, key))
+        i = (i + 1) & mask;
+    return &src->index[i];
+}
+
+/* Makes room for one more rep in the index (load at most 1/2), rebuilding
+ * it from the reps when it grows. */
+static void index_reserve(struct scl_source *src)
+{
+    if (2 * (src->nreps + 1) <= src->capindex)
+        return;
+    src->capindex = src->capindex ? 2 * src->capindex : 64;
+    src->index =
+        xrealloc(src->index, (size_t)src->capindex, sizeof(*src->index));
+    index_clear(src);
+    for (int i = 0; i < src->nreps; i++)
+        *index_slot(src, src->reps[i].key) = i;
 }
 
 void scl_source_free(struct scl_source *src)
@@ -146,6 +189,7 @@ void scl_source_free(struct scl_source *src)
     free(src->ring);
     reps_clear(src);
     free(src->reps);
+    free(src->index);
     for (int i = 0; i < src->nseen; i++)
         free(src->seen[i].key);
     free(src->seen);
@@ -193,15 +237,20 @@ static char *rep_key(const char *prefix, const struct scl_sample *s)
     return k;
 }
 
+/* The rep of key, new when absent; takes key. O(1) expected: a scrape of
+ * many replicas is linear in its samples. */
 static struct rep *rep_get(struct scl_source *src, char *key)
 {
     struct rep *r;
+    int *slot;
 
-    for (int i = 0; i < src->nreps; i++)
-        if (strcmp(src->reps[i].key, key) == 0) {
-            free(key);
-            return &src->reps[i];
-        }
+    index_reserve(src);
+    slot = index_slot(src, key);
+    if (*slot >= 0) {
+        free(key);
+        return &src->reps[*slot];
+    }
+    *slot = src->nreps;
     if (src->nreps == src->capreps) {
         src->capreps = src->capreps ? src->capreps * 2 : 16;
         src->reps =
@@ -566,12 +615,23 @@ static void win_sub(struct pol_window *out, const struct pol_window *a,
     pol_ph_delta(&out->itl, &a->itl, &b->itl);
 }
 
+/* The window of key in e, whose entries are sorted by key (copied from
+ * the sorted reps); O(log n). */
 static const struct pol_window *ring_find(const struct ring_ent *e,
                                           const char *key)
 {
-    for (int i = 0; i < e->n; i++)
-        if (strcmp(e->v[i].key, key) == 0)
-            return &e->v[i].cum;
+    int lo = 0, hi = e->n - 1;
+
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        int c = strcmp(e->v[mid].key, key);
+        if (c == 0)
+            return &e->v[mid].cum;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
     return NULL;
 }
 
@@ -675,6 +735,7 @@ void scl_source_end(struct scl_source *src)
 {
     if (src->nreps > 0) /* reps is NULL before the first replica */
         qsort(src->reps, (size_t)src->nreps, sizeof(*src->reps), cmp_rep);
+    index_clear(src); /* sorted: the indexes moved; nothing is added now */
     for (int i = 0; i < src->nreps; i++)
         build_cum(&src->reps[i]);
     if (src->c->source == SCL_SRC_SCRAPE) {
