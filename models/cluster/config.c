@@ -1033,34 +1033,41 @@ const char *cl_pd_group_name(int g)
     return g == CL_PD_PREFILL ? "prefill" : "decode";
 }
 
-struct cl_pd_layout cl_pd_layout_resolve(const struct cl_scenario *s, int g)
+/* Fills the keys of l left unset from the top-level deploy and server
+ * keys (all but pp, which only a pool's layout has). */
+static void layout_fallback(struct cl_pd_layout *l, const struct cl_scenario *s)
 {
     const struct cl_deploy *dp = &s->deploy;
     const struct cl_server *sv = &s->server;
+
+    if (l->tp < 1)
+        l->tp = dp->tp;
+    if (l->ep < 1)
+        l->ep = dp->ep;
+    if (l->redundant_experts < 0)
+        l->redundant_experts = dp->redundant_experts;
+    if (isnan(l->expert_imbalance) || l->expert_imbalance < 1)
+        l->expert_imbalance = dp->expert_imbalance;
+    if (l->micro_batches < 1)
+        l->micro_batches = sv->micro_batches;
+    if (l->max_num_seqs < 1)
+        l->max_num_seqs = sv->max_num_seqs;
+    if (l->max_num_batched_tokens < 1)
+        l->max_num_batched_tokens = sv->max_num_batched_tokens;
+}
+
+struct cl_pd_layout cl_pd_layout_resolve(const struct cl_scenario *s, int g)
+{
+    const struct cl_deploy *dp = &s->deploy;
     struct cl_pd_layout l = g == CL_PD_PREFILL ? dp->disaggregation.prefill
                                                : dp->disaggregation.decode;
 
-    if (l.tp < 1)
-        l.tp = dp->tp;
-    if (l.ep < 1)
-        l.ep = dp->ep;
-    if (l.redundant_experts < 0)
-        l.redundant_experts = dp->redundant_experts;
-    if (isnan(l.expert_imbalance) || l.expert_imbalance < 1)
-        l.expert_imbalance = dp->expert_imbalance;
-    if (l.micro_batches < 1)
-        l.micro_batches = sv->micro_batches;
-    if (l.max_num_seqs < 1)
-        l.max_num_seqs = sv->max_num_seqs;
-    if (l.max_num_batched_tokens < 1)
-        l.max_num_batched_tokens = sv->max_num_batched_tokens;
+    layout_fallback(&l, s);
     return l;
 }
 
 struct cl_pd_layout cl_pool_layout_resolve(const struct cl_scenario *s, int i)
 {
-    const struct cl_deploy *dp = &s->deploy;
-    const struct cl_server *sv = &s->server;
     struct cl_pd_layout l;
 
     if (i >= 0 && i < s->npools && s->pools[i].has_deploy) {
@@ -1072,22 +1079,9 @@ struct cl_pd_layout cl_pool_layout_resolve(const struct cl_scenario *s, int i)
         l.max_num_batched_tokens = -1;
         l.expert_imbalance = NAN;
     }
-    if (l.tp < 1)
-        l.tp = dp->tp;
-    if (l.ep < 1)
-        l.ep = dp->ep;
+    layout_fallback(&l, s);
     if (l.pp < 1)
-        l.pp = dp->pp;
-    if (l.redundant_experts < 0)
-        l.redundant_experts = dp->redundant_experts;
-    if (isnan(l.expert_imbalance) || l.expert_imbalance < 1)
-        l.expert_imbalance = dp->expert_imbalance;
-    if (l.micro_batches < 1)
-        l.micro_batches = sv->micro_batches;
-    if (l.max_num_seqs < 1)
-        l.max_num_seqs = sv->max_num_seqs;
-    if (l.max_num_batched_tokens < 1)
-        l.max_num_batched_tokens = sv->max_num_batched_tokens;
+        l.pp = s->deploy.pp;
     l.min_replicas = l.max_replicas = -1;
     return l;
 }
