@@ -53,7 +53,8 @@ static void usage(FILE *fp)
           "                         (kubernetes: reads the scale, no PATCH;\n"
           "                         exec: the command is not run)\n"
           "  -1, --once             one evaluation, then exit (exit 3 if the\n"
-          "                         actuation failed)\n"
+          "                         actuation failed, or the metrics source\n"
+          "                         or the API server could not be reached)\n"
           "  -l, --log-format FMT   text (logfmt, the default) or json\n"
           "  -h, --help             this help\n"
           "  -V, --version          the version\n"
@@ -202,7 +203,7 @@ int main(int argc, char **argv)
                                clock_s(CLOCK_REALTIME));
         double now;
         if (once) {
-            rc = erc != 0 ? 3 : 0;
+            rc = erc != 0 ? 3 : 0; /* SCL_EVAL_UNREACHED too */
             break;
         }
         next += cfg.interval_s;

@@ -227,5 +227,7 @@ int scl_evaluate(struct scl_loop *x, double now_s, double wall_s)
     x->stats.itl_mean_s = s.itl_mean_s;
     x->stats.output_tokens_per_s = s.output_tokens_per_s;
     pthread_mutex_unlock(&x->stats.mu);
+    if (rc == 0 && (arc != 0 || v.hold == SCL_HOLD_SOURCE_ERROR))
+        rc = SCL_EVAL_UNREACHED;
     return rc;
 }

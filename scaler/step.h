@@ -31,11 +31,17 @@ struct scl_loop {
     double idle_since_s;
 };
 
+/* What scl_evaluate() returns when it held because the metrics source
+ * (every target, or Prometheus) or the API server could not be reached or
+ * answered nonsense: dsec-scaler --once then exits 3. */
+#define SCL_EVAL_UNREACHED 1
+
 /* One evaluation at now_s (monotonic seconds since the start) and wall_s
  * (Unix time, for the staleness of Prometheus samples). Holds, without
  * acting, when the metrics are not valid (source.h) or the current size
- * cannot be read or is unusable (actuator.h). Returns 0, or SIM_EIO or
- * SIM_EINVAL when the actuation failed. */
+ * cannot be read or is unusable (actuator.h). Returns 0; SIM_EIO or
+ * SIM_EINVAL when the actuation failed; SCL_EVAL_UNREACHED when it held
+ * for want of its metrics source or of the current size. */
 int scl_evaluate(struct scl_loop *x, double now_s, double wall_s);
 
 #endif /* SCL_STEP_H */

@@ -65,15 +65,16 @@ listen: ''
 EOT
 "$scaler" --config "$tmp/down.yaml" --once >"$tmp/out" 2>"$tmp/err"
 st=$?
-if [ "$st" -eq 0 ] &&
+# --once says it could not reach its source: exit 3.
+if [ "$st" -eq 3 ] &&
     grep -q 'msg="holding: prometheus query failed" reason=source_error' "$tmp/err" &&
     grep -q 'msg=decision policy=hpa action=hold' "$tmp/err" &&
     ! test -e "$tmp/ran"; then
-    ok "metrics source down: hold, say so, run nothing" 0
+    ok "metrics source down: hold, say so, run nothing, --once exits 3" 0
 else
     echo "# exit $st"
     sed 's/^/# /' "$tmp/err"
-    ok "metrics source down: hold, say so, run nothing" 1
+    ok "metrics source down: hold, say so, run nothing, --once exits 3" 1
 fi
 
 "$scaler" --config "$tmp/down.yaml" --once --log-format json >/dev/null 2>"$tmp/err"
