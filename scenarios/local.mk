@@ -18,7 +18,7 @@ tests_check_scn_fuzz_LDADD = $(DSEC_TEST_LIBS)
 # `make fuzz` runs each for FUZZ_SECONDS on corpora seeded from the test
 # data (tests/fuzz.sh); CI runs it briefly.
 EXTRA_DIST += tests/fuzz-scn.c tests/fuzz-scaler.c tests/fuzz-trace.c \
-	tests/fuzz-calib.c tests/fuzz.sh
+	tests/fuzz-calib.c tests/fuzz.sh tests/fuzz-file.h
 FUZZ_SECONDS = 60
 if ENABLE_FUZZING
 FUZZ_TARGETS = tests/fuzz-scn tests/fuzz-scaler tests/fuzz-trace \

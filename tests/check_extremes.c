@@ -265,20 +265,6 @@ static int try_value(const char *base, const struct key *k, const char *v,
 
 START_TEST(test_every_numeric_key)
 {
-    static const char *const fixed[] = {
-        "0",
-        "-1",
-        "1e-300",
-        "5e-324",
-        "1e300",
-        "1e308",
-        "-1e300",
-        ".nan",
-        ".inf",
-        "-.inf",
-        "9223372036854775808",
-        "18446744073709551616",
-    };
     char *paths[NBASES];
     int bad = 0, uncovered = 0, tried = 0, refused = 0;
 
@@ -312,10 +298,11 @@ START_TEST(test_every_numeric_key)
             uncovered++;
             continue;
         }
-        for (size_t f = 0; f < sizeof(fixed) / sizeof(fixed[0]); f++)
-            if (!work_key(k->path) || fixed[f][0] == '-' ||
-                strtod(fixed[f], NULL) < 1e6 || fixed[f][0] == '.')
-                snprintf(vals[nv++], 64, "%s", fixed[f]);
+        for (size_t f = 0; f < EXTREMES_NFIXED; f++)
+            if (!work_key(k->path) || extremes_fixed[f][0] == '-' ||
+                strtod(extremes_fixed[f], NULL) < 1e6 ||
+                extremes_fixed[f][0] == '.')
+                snprintf(vals[nv++], 64, "%s", extremes_fixed[f]);
         extremes_add_value(vals, &nv, k->row->min);
         extremes_add_value(vals, &nv, nextafter(k->row->min, -INFINITY));
         if (work_key(k->path)) {

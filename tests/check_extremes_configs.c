@@ -250,26 +250,12 @@ static char *splice(const char *text, size_t len, const char *path,
  * neighbours outside. Returns the count. */
 static int values_of(const struct key *k, char (*vals)[64])
 {
-    static const char *const fixed[] = {
-        "0",
-        "-1",
-        "1e-300",
-        "5e-324",
-        "1e300",
-        "1e308",
-        "-1e300",
-        ".nan",
-        ".inf",
-        "-.inf",
-        "9223372036854775808",
-        "18446744073709551616",
-    };
     double lo = k->is_se ? 0 : k->row->min;
     double hi = k->is_se ? k->row->max : k->row->max;
     int n = 0;
 
-    for (size_t f = 0; f < sizeof(fixed) / sizeof(fixed[0]); f++)
-        snprintf(vals[n++], 64, "%s", fixed[f]);
+    for (size_t f = 0; f < EXTREMES_NFIXED; f++)
+        snprintf(vals[n++], 64, "%s", extremes_fixed[f]);
     extremes_add_value(vals, &n, lo);
     extremes_add_value(vals, &n, nextafter(lo, -INFINITY));
     extremes_add_value(vals, &n, hi);

@@ -20,6 +20,24 @@
 #include "models/cluster/results.h"
 #include "base/diag.h"
 
+/* The values every numeric key is driven through besides its range's
+ * ends: 0, negatives, tiny, huge, NaN, +-Inf, past int64 and uint64. */
+static const char *const extremes_fixed[] = {
+    "0",
+    "-1",
+    "1e-300",
+    "5e-324",
+    "1e300",
+    "1e308",
+    "-1e300",
+    ".nan",
+    ".inf",
+    "-.inf",
+    "9223372036854775808",
+    "18446744073709551616",
+};
+#define EXTREMES_NFIXED (sizeof(extremes_fixed) / sizeof(extremes_fixed[0]))
+
 /* Appends v to vals (64-byte strings) when it is finite. */
 static inline void extremes_add_value(char (*vals)[64], int *n, double v)
 {

@@ -22,6 +22,7 @@
 
 #include "calib/cal.h"
 #include "base/diag.h"
+#include "tests/fuzz-file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -50,24 +51,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct sim_diag d;
     sqlite3 *db;
-    FILE *fp;
     int rc, n = 0;
 
     if (size == 0)
         return 0;
-    if (path[0] == '\0') {
-        int fd;
-        snprintf(path, sizeof(path), "/tmp/dsec-fuzz-calib-XXXXXX");
-        fd = mkstemp(path);
-        if (fd < 0)
-            abort();
-        close(fd);
-    }
-    fp = fopen(path, "wb");
-    if (fp == NULL)
-        abort();
-    fwrite(data + 1, 1, size - 1, fp);
-    fclose(fp);
+    fuzz_file_write(path, "/tmp/dsec-fuzz-calib-XXXXXX", data + 1, size - 1);
 
     sim_diag_init(&d);
     if (cal_db_open(":memory:", &db, &d) != 0)

@@ -18,6 +18,7 @@
 #include "models/workload/source.h"
 #include "base/diag.h"
 #include "base/errors.h"
+#include "tests/fuzz-file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -34,23 +35,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct wl_request r;
     struct sim_diag d;
     int64_t last = INT64_MIN;
-    FILE *fp;
 
     if (size == 0)
         return 0;
-    if (path[0] == '\0') {
-        int fd;
-        snprintf(path, sizeof(path), "/tmp/dsec-fuzz-trace-XXXXXX");
-        fd = mkstemp(path);
-        if (fd < 0)
-            abort();
-        close(fd);
-    }
-    fp = fopen(path, "wb");
-    if (fp == NULL)
-        abort();
-    fwrite(data + 1, 1, size - 1, fp);
-    fclose(fp);
+    fuzz_file_write(path, "/tmp/dsec-fuzz-trace-XXXXXX", data + 1, size - 1);
 
     memset(&w, 0, sizeof(w));
     w.kind = CL_WL_TRACE;
