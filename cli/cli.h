@@ -137,6 +137,12 @@ int cli_set_add(struct cli_sets *s, const char *arg);
 int cli_load_scenario(const char *path, const struct cli_sets *sets,
                       struct cl_scenario *scn, struct cl_plan *plan);
 
+/* As cli_load_scenario(), with the diagnostics added to d instead of
+ * printed (for a thread's copy of a scenario already loaded once). */
+int cli_load_scenario_quiet(const char *path, const struct cli_sets *sets,
+                            struct cl_scenario *scn, struct cl_plan *plan,
+                            struct sim_diag *d);
+
 /* Replaces s's calibration profile (hardware.calibration or the built-in)
  * with the profile at path, as dsec CMD --calibration does: the profile
  * must load and have an entry for every GPU kind s uses (hardware.gpu and

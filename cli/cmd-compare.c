@@ -1,16 +1,18 @@
 /* dsec compare SCENARIO --policy A --policy B ... [--replications N]
- * [--seed S] [--db FILE|--no-db] [--json] [--plot FILE.png] [--quiet]:
- * runs every policy on the same elastic scenario, replication r with seed
- * S + r for all of them (common random numbers), and prints means with
- * t intervals and paired differences against the first policy. The
- * scenario is loaded once; each run swaps the policy name and parameters
- * into it and restores the file's own before it is freed. Parse
- * (parse_args), run (prepare, simulate, store, plot), print. */
+ * [--seed S] [-j N] [--db FILE|--no-db] [--json] [--plot FILE.png]
+ * [--quiet]: runs every policy on the same elastic scenario, replication r
+ * with seed S + r for all of them (common random numbers), and prints
+ * means with t intervals and paired differences against the first policy.
+ * The runs go on -j threads, each with its own copy of the scenario into
+ * which a run swaps the policy name and parameters (restoring the file's
+ * own after). Parse (parse_args), run (prepare, simulate, store, plot),
+ * print. */
 #include <errno.h>
 #include <getopt.h>
 #include <json-c/json.h>
 #include <libgen.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,6 +47,7 @@ struct opts {
     const char *calibration; /* --calibration, or NULL */
     int json, quiet, no_db, seed_set, nreps, npols;
     int draws;            /* --uncertainty N, 0 for none */
+    int jobs;             /* -j N: threads; 0 for the online CPUs */
     struct cli_sets sets; /* --set KEY=VALUE */
     uint64_t seed;
     struct pol_arg pols[RPT_CMP_MAX_POLICIES];
@@ -60,40 +63,9 @@ struct run {
     struct rpt_cmp *cmp;
     struct rpt_db *db;
     char *dir_copy;
+    const char *base_dir; /* of the scenario: dirname() of dir_copy */
     int64_t cmp_id, first_run, last_run; /* what store() wrote */
 };
-
-/* The progress line: which policy and replication runs. */
-struct progress {
-    struct sim_progress line;
-    int policy, npolicies, rep, nreps;
-    const char *label;
-};
-
-static void show_progress(struct progress *p, double frac)
-{
-    if (frac >= 0)
-        sim_progress_draw(&p->line,
-                          "  policy %d/%d (%.30s), replication %d/%d  "
-                          "%5.1f%%   ",
-                          p->policy, p->npolicies, p->label, p->rep, p->nreps,
-                          100 * frac);
-    else
-        sim_progress_draw(&p->line,
-                          "  policy %d/%d (%.30s), replication %d/%d   ",
-                          p->policy, p->npolicies, p->label, p->rep, p->nreps);
-}
-
-/* Progress on stderr, at most twice a second, only on a terminal. */
-static void on_progress(void *ctx, double sim_s, uint64_t done,
-                        uint64_t expected)
-{
-    struct progress *p = ctx;
-
-    (void)sim_s;
-    if (sim_progress_due(&p->line))
-        show_progress(p, expected > 0 ? (double)done / (double)expected : -1);
-}
 
 static void pol_arg_fini(struct pol_arg *a)
 {
@@ -166,7 +138,10 @@ static void print_help(void)
            "the scenario's)\n"
            "  -d, --db FILE        results database (default dsec.db)\n"
            "  --no-db              do not write a database\n"
-           "  -j, --json           print one JSON object instead of the "
+           "  -j, --jobs N         run N replications at once (default: "
+           "the online CPUs);\n"
+           "                       the results do not depend on N\n"
+           "  --json               print one JSON object instead of the "
            "table, no progress\n"
            "  -P, --plot FILE.png  chart replicas and p99 TPOT over time "
            "of replication 0,\n"
@@ -206,7 +181,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
         {"seed", required_argument, NULL, 's'},
         {"db", required_argument, NULL, 'd'},
         {"no-db", no_argument, NULL, 'n'},
-        {"json", no_argument, NULL, 'j'},
+        {"json", no_argument, NULL, 'J'},
+        {"jobs", required_argument, NULL, 'j'},
         {"plot", required_argument, NULL, 'P'},
         {"quiet", no_argument, NULL, 'q'},
         {"calibration", required_argument, NULL, 'C'},
@@ -221,7 +197,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
     o->db_path = "dsec.db";
     o->nreps = DEFAULT_REPLICATIONS;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "p:r:s:d:P:jqh", longopts, NULL)) !=
+    while ((opt = getopt_long(argc, argv, "p:r:s:d:P:j:qh", longopts, NULL)) !=
            -1) {
         switch (opt) {
         case 'p': {
@@ -264,8 +240,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case 'n':
             o->no_db = 1;
             break;
-        case 'j':
+        case 'J':
             o->json = 1;
+            break;
+        case 'j':
+            if (cli_parse_u64(optarg, &v) != 0 || v < 1 || v > 4096)
+                return cli_usage_error(&cli_cmd_compare,
+                                       "--jobs: expected a number of "
+                                       "threads, 1 to 4096");
+            o->jobs = (int)v;
             break;
         case 'P':
             o->png = optarg;
@@ -300,6 +283,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
         return cli_usage_error(&cli_cmd_compare,
                                "expected at least one --policy");
     o->file = argv[optind];
+    if (o->jobs == 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        o->jobs = cpus < 1 ? 1 : cpus > 4096 ? 4096 : (int)cpus;
+    }
     return 0;
 }
 
@@ -375,83 +362,250 @@ static int prepare(struct opts *o, struct run *x)
     return CLI_EXIT_OK;
 }
 
-/* Runs every policy's replications, stopping at the first that fails (its
- * diagnostics go to stderr). Returns an exit status. */
+/* ---- the runs, on -j threads ---- */
+
+/* One unit of work: replication rep of policy pol, or with rep -1 the
+ * --uncertainty draws of policy pol. */
+struct job {
+    int pol, rep;
+    int rc;
+    int started, finished;
+    double frac; /* of the run simulated, for the progress line */
+    struct sim_diag diag;
+    struct runs *pool;
+};
+
+/* The work shared by the threads: the next job to start under mu, and
+ * the progress line (drawn under mu). */
+struct runs {
+    const struct opts *o;
+    struct run *x;
+    struct job *jobs;
+    int njobs, next, done, stop;
+    pthread_mutex_t mu;
+    struct sim_progress line; /* a terminal's: in place */
+    FILE *log;                /* off a terminal: a line per finished run */
+};
+
+/* The progress line, under mu: runs finished, running, and the fraction
+ * of all runs simulated. */
+static void show_progress(struct runs *w)
+{
+    double sum = 0;
+    int running = 0;
+
+    for (int i = 0; i < w->njobs; i++) {
+        const struct job *j = &w->jobs[i];
+        if (j->finished)
+            sum += 1;
+        else if (j->started) {
+            sum += j->frac;
+            running++;
+        }
+    }
+    sim_progress_draw(
+        &w->line, "  dsec compare: %d of %d runs done, %d running  %5.1f%%   ",
+        w->done, w->njobs, running, 100 * sum / w->njobs);
+}
+
+/* A run's progress callback: at most twice a second, on a terminal. */
+static void on_progress(void *ctx, double sim_s, uint64_t done,
+                        uint64_t expected)
+{
+    struct job *j = ctx;
+    struct runs *w = j->pool;
+
+    (void)sim_s;
+    pthread_mutex_lock(&w->mu);
+    j->frac = expected > 0 ? (double)done / (double)expected : 0;
+    if (j->frac > 1)
+        j->frac = 1;
+    if (sim_progress_due(&w->line))
+        show_progress(w);
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* A thread's own copy of the scenario, loaded as prepare() loaded it but
+ * silently (prepare() printed its warnings once). Returns 0 or -1 with
+ * the diagnostics in d. */
+static int load_copy(const struct opts *o, struct cl_scenario *scn,
+                     struct sim_diag *d)
+{
+    if (cli_load_scenario_quiet(o->file, &o->sets, scn, NULL, d) != 0)
+        return -1;
+    if (o->calibration != NULL &&
+        cli_apply_calibration("compare", scn, o->calibration) != 0) {
+        cl_scenario_fini(scn);
+        return -1;
+    }
+    return 0;
+}
+
+/* Runs job j on scn (the thread's copy): a replication into x->res, or the
+ * policy's uncertainty draws into x->pi. */
+static void run_job(struct runs *w, struct cl_scenario *scn, struct job *j)
+{
+    const struct opts *o = w->o;
+    struct run *x = w->x;
+    struct cl_run_opts ro = {0};
+    const struct cl_policy file_policy = scn->policy;
+
+    ro.base_dir = x->base_dir;
+    use_policy(scn, &o->pols[j->pol]);
+    if (j->rep >= 0) {
+        struct cl_results *out =
+            &x->res[(size_t)j->pol * (size_t)o->nreps + (size_t)j->rep];
+        struct sim_progress clock;
+
+        sim_progress_start(&clock, NULL, 0, 0);
+        ro.progress = on_progress;
+        ro.progress_ctx = j;
+        scn->seed = o->seed + (uint64_t)j->rep;
+        j->rc = cl_run(scn, &ro, out, &j->diag);
+        out->wall_s = sim_progress_wall_s(&clock);
+        out->events_per_s =
+            out->wall_s > 0 ? (double)out->sim_events / out->wall_s : 0;
+    } else {
+        /* Every policy on the first replication's seed, so all see the
+         * same parameter draws (cl_predict seeds them from it). */
+        scn->seed = o->seed;
+        j->rc = cl_predict(scn, &ro, o->draws, 0.95, NULL, NULL, &x->pi[j->pol],
+                           &j->diag);
+    }
+    scn->policy = file_policy;
+}
+
+/* The label of job j for messages: "policy hpa, replication 2 (seed 44)"
+ * or "policy hpa, uncertainty (20 draws)". */
+static void job_label(const struct runs *w, const struct job *j, char *buf,
+                      size_t len)
+{
+    if (j->rep >= 0)
+        snprintf(buf, len, "policy %s, replication %d (seed %llu)",
+                 w->o->pols[j->pol].arg, j->rep,
+                 (unsigned long long)(w->o->seed + (uint64_t)j->rep));
+    else
+        snprintf(buf, len, "policy %s, uncertainty (%d draws)",
+                 w->o->pols[j->pol].arg, w->o->draws);
+}
+
+static void *worker(void *arg)
+{
+    struct runs *w = arg;
+    struct cl_scenario scn;
+    struct sim_diag d;
+    int loaded;
+
+    sim_diag_init(&d);
+    loaded = load_copy(w->o, &scn, &d) == 0;
+    for (;;) {
+        struct job *j = NULL;
+
+        pthread_mutex_lock(&w->mu);
+        if (!w->stop && w->next < w->njobs) {
+            j = &w->jobs[w->next++];
+            j->started = 1;
+        }
+        pthread_mutex_unlock(&w->mu);
+        if (j == NULL)
+            break;
+        if (loaded)
+            run_job(w, &scn, j);
+        else {
+            /* The file changed under us: its diagnostics, on every job. */
+            for (int i = 0; i < d.n; i++)
+                sim_diag_add(&j->diag, d.v[i].sev, d.v[i].file, d.v[i].line,
+                             d.v[i].col, "%s", d.v[i].msg);
+            j->rc = SIM_EINVAL;
+        }
+        pthread_mutex_lock(&w->mu);
+        j->finished = 1;
+        w->done++;
+        if (j->rc != 0)
+            w->stop = 1;
+        if (w->log != NULL && j->rc == 0) {
+            char label[160];
+            job_label(w, j, label, sizeof(label));
+            fprintf(w->log, "dsec compare: %d of %d done: %s\n", w->done,
+                    w->njobs, label);
+            fflush(w->log);
+        } else if (w->line.fp != NULL)
+            show_progress(w);
+        pthread_mutex_unlock(&w->mu);
+    }
+    if (loaded)
+        cl_scenario_fini(&scn);
+    sim_diag_fini(&d);
+    return NULL;
+}
+
+/* Runs every policy's replications, then with --uncertainty each policy's
+ * draws, on o->jobs threads; after a run fails no new one starts, and the
+ * failed runs' diagnostics go to stderr. The results do not depend on the
+ * number of threads: every run has its own copy of the scenario and its
+ * seed. Returns an exit status. */
 static int simulate(const struct opts *o, struct run *x)
 {
-    struct cl_run_opts ropts = {0};
-    struct progress prog = {0};
-    struct sim_diag diag;
-    int nreps = o->nreps, status = CLI_EXIT_OK, rc;
+    struct runs w = {.o = o, .x = x};
+    int nreps = o->nreps, status = CLI_EXIT_OK;
+    int terminal = !o->quiet && !o->json && isatty(STDERR_FILENO);
+    pthread_t *t;
+    int nt;
 
     x->cmp = rpt_cmp_new(x->scn.name, o->seed, nreps);
     for (int p = 0; p < o->npols; p++)
         rpt_cmp_add_policy(x->cmp, o->pols[p].arg, o->pols[p].name,
                            o->pols[p].params, o->pols[p].nparams);
     x->res = xcalloc((size_t)o->npols * (size_t)nreps, sizeof(*x->res));
-    x->dir_copy = xstrdup(o->file);
-    ropts.base_dir = dirname(x->dir_copy);
-    sim_progress_start(
-        &prog.line,
-        !o->quiet && !o->json && isatty(STDERR_FILENO) ? stderr : NULL, 1, 0.5);
-    prog.npolicies = o->npols;
-    prog.nreps = nreps;
-    ropts.progress = on_progress;
-    ropts.progress_ctx = &prog;
-    for (int p = 0; p < o->npols && status == CLI_EXIT_OK; p++) {
-        use_policy(&x->scn, &o->pols[p]);
-        for (int r = 0; r < nreps && status == CLI_EXIT_OK; r++) {
-            struct cl_results *out = &x->res[(size_t)p * (size_t)nreps + r];
-
-            prog.policy = p + 1;
-            prog.rep = r + 1;
-            prog.label = o->pols[p].arg;
-            sim_progress_restart(&prog.line);
-            show_progress(&prog, -1);
-            x->scn.seed = o->seed + (uint64_t)r;
-            sim_diag_init(&diag);
-            rc = cl_run(&x->scn, &ropts, out, &diag);
-            out->wall_s = sim_progress_wall_s(&prog.line);
-            out->events_per_s =
-                out->wall_s > 0 ? (double)out->sim_events / out->wall_s : 0;
-            if (rc != 0) {
-                sim_progress_clear(&prog.line);
-                fprintf(stderr,
-                        "dsec compare: policy %s, replication %d (seed "
-                        "%llu) failed:\n",
-                        o->pols[p].arg, r, (unsigned long long)x->scn.seed);
-                sim_diag_print(&diag, stderr);
-                status = cli_exit_status(rc);
-            }
-            sim_diag_fini(&diag);
-            rpt_cmp_record(x->cmp, p, r, out);
-        }
-    }
-    sim_progress_clear(&prog.line);
-    /* --uncertainty: every policy on the first replication's seed, so all
-     * see the same parameter draws (cl_predict seeds them from it). */
-    if (status == CLI_EXIT_OK && o->draws > 0) {
+    if (o->draws > 0)
         x->pi = xcalloc((size_t)o->npols, sizeof(*x->pi));
-        ropts.progress = NULL;
-        ropts.progress_ctx = NULL;
-        for (int p = 0; p < o->npols && status == CLI_EXIT_OK; p++) {
-            if (!o->quiet && !o->json && isatty(STDERR_FILENO))
-                fprintf(stderr, "\r  uncertainty: policy %s, %d draws   ",
-                        o->pols[p].arg, o->draws);
-            use_policy(&x->scn, &o->pols[p]);
-            x->scn.seed = o->seed;
-            sim_diag_init(&diag);
-            rc = cl_predict(&x->scn, &ropts, o->draws, 0.95, NULL, NULL,
-                            &x->pi[p], &diag);
-            if (rc != 0) {
-                sim_diag_print(&diag, stderr);
-                status = cli_exit_status(rc);
-            }
-            sim_diag_fini(&diag);
-        }
-        if (!o->quiet && !o->json && isatty(STDERR_FILENO))
-            fputs("\r\033[K", stderr);
+    x->dir_copy = xstrdup(o->file);
+    x->base_dir = dirname(x->dir_copy);
+    w.njobs = o->npols * nreps + (o->draws > 0 ? o->npols : 0);
+    w.jobs = xcalloc((size_t)w.njobs, sizeof(*w.jobs));
+    for (int i = 0; i < w.njobs; i++) {
+        struct job *j = &w.jobs[i];
+        j->pol = i < o->npols * nreps ? i / nreps : i - o->npols * nreps;
+        j->rep = i < o->npols * nreps ? i % nreps : -1;
+        j->pool = &w;
+        sim_diag_init(&j->diag);
     }
+    pthread_mutex_init(&w.mu, NULL);
+    sim_progress_start(&w.line, terminal ? stderr : NULL, 1, 0.5);
+    w.log = !o->quiet && !o->json && !terminal ? stderr : NULL;
+    nt = o->jobs > 0 ? o->jobs : 1;
+    if (nt > w.njobs)
+        nt = w.njobs;
+    if (nt <= 1)
+        worker(&w);
+    else {
+        t = xcalloc((size_t)nt, sizeof(*t));
+        for (int i = 0; i < nt; i++)
+            if (pthread_create(&t[i], NULL, worker, &w) != 0)
+                sim_fatal("dsec compare: cannot start a thread");
+        for (int i = 0; i < nt; i++)
+            pthread_join(t[i], NULL);
+        free(t);
+    }
+    sim_progress_clear(&w.line);
+    pthread_mutex_destroy(&w.mu);
+    for (int i = 0; i < w.njobs; i++) {
+        struct job *j = &w.jobs[i];
+        if (j->finished && j->rc != 0) {
+            char label[160];
+            job_label(&w, j, label, sizeof(label));
+            fprintf(stderr, "dsec compare: %s failed:\n", label);
+            sim_diag_print(&j->diag, stderr);
+            if (status == CLI_EXIT_OK)
+                status = cli_exit_status(j->rc);
+        }
+        if (j->finished && j->rep >= 0)
+            rpt_cmp_record(
+                x->cmp, j->pol, j->rep,
+                &x->res[(size_t)j->pol * (size_t)nreps + (size_t)j->rep]);
+        sim_diag_fini(&j->diag);
+    }
+    free(w.jobs);
     return status;
 }
 
@@ -627,10 +781,11 @@ static int exec_compare(int argc, char **argv)
 
 const struct cli_entry cli_cmd_compare = {
     .name = "compare",
-    .usage = "SCENARIO.yaml --policy NAME[:key=value,...] [--policy ...] "
-             "[--replications N] [--seed S] [--db FILE|--no-db] [--json] "
-             "[--plot FILE.png] [--quiet] [--calibration PROFILE] "
-             "[--uncertainty N] [--set KEY=VALUE]...",
+    .usage =
+        "SCENARIO.yaml --policy NAME[:key=value,...] [--policy ...] "
+        "[--replications N] [--seed S] [-j N] [--db FILE|--no-db] [--json] "
+        "[--plot FILE.png] [--quiet] [--calibration PROFILE] "
+        "[--uncertainty N] [--set KEY=VALUE]...",
     .summary = "compare scaling policies over replications, with "
                "confidence intervals",
     .exec = exec_compare,

@@ -287,7 +287,7 @@ static int show(int argc, char **argv)
     int json = 0, opt;
 
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (opt) {
         case 'j':
             json = 1;

@@ -85,7 +85,7 @@ static void print_help(void)
            "scenario's seed)\n"
            "  -d, --db FILE    results database (default dsec.db)\n"
            "  --no-db          do not write a database\n"
-           "  -j, --json       print one JSON object instead of the table, "
+           "  --json           print one JSON object instead of the table, "
            "and no progress\n"
            "  --series-replicas  with --json: add the per-replica time "
            "series\n"
@@ -147,7 +147,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
     o->db_path = "dsec.db";
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "s:d:jqh", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "s:d:qh", longopts, NULL)) != -1) {
         switch (opt) {
         case 's':
             if (cli_parse_seed(optarg, &o->seed) != 0)

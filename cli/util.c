@@ -161,27 +161,37 @@ int cli_set_add(struct cli_sets *s, const char *arg)
     return 0;
 }
 
-int cli_load_scenario(const char *path, const struct cli_sets *sets,
-                      struct cl_scenario *scn, struct cl_plan *plan)
+int cli_load_scenario_quiet(const char *path, const struct cli_sets *sets,
+                            struct cl_scenario *scn, struct cl_plan *plan,
+                            struct sim_diag *d)
 {
     struct scn_open_opts opts = {.plan = plan};
-    struct sim_diag diag;
     char *text = NULL;
     int bad = 0;
 
-    sim_diag_init(&diag);
     if (sets != NULL && sets->n > 0) {
-        text = swp_scenario_with_sets(path, sets->v, sets->n, &diag);
+        text = swp_scenario_with_sets(path, sets->v, sets->n, d);
         bad = text == NULL;
         opts.text = text;
         opts.len = text ? strlen(text) : 0;
     }
     if (!bad)
-        bad = scn_scenario_open(path, &opts, scn, &diag) != 0;
-    sim_diag_print(&diag, stderr); /* errors, warnings and notes */
-    sim_diag_fini(&diag);
+        bad = scn_scenario_open(path, &opts, scn, d) != 0;
     free(text);
     return bad ? CLI_EXIT_INPUT : 0;
+}
+
+int cli_load_scenario(const char *path, const struct cli_sets *sets,
+                      struct cl_scenario *scn, struct cl_plan *plan)
+{
+    struct sim_diag diag;
+    int rc;
+
+    sim_diag_init(&diag);
+    rc = cli_load_scenario_quiet(path, sets, scn, plan, &diag);
+    sim_diag_print(&diag, stderr); /* errors, warnings and notes */
+    sim_diag_fini(&diag);
+    return rc;
 }
 
 int cli_layout_nodes(const char *cmd, int gpus, int nodes, int nics,

@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fails=0
-echo "1..12"
+echo "1..15"
 
 ok() { # ok DESCRIPTION STATUS
     n=$((n + 1))
@@ -135,5 +135,27 @@ ok "--uncertainty: prediction intervals per policy in --json" $st
 rows=$(sqlite3 "$tmp/u.db" "SELECT count(DISTINCT run_id) FROM prediction_intervals" 2>/dev/null)
 [ "$rows" = 2 ]
 ok "--uncertainty: each policy's first run holds its intervals ($rows)" $?
+
+# -j N: the runs on N threads, the same results whatever N; -j is jobs
+# (--json has no short form); off a terminal a line per finished run.
+$dsec compare "$f" $pols --replications 3 --no-db --json -j 1 >"$tmp/j1" 2>"$tmp/err" &&
+    $dsec compare "$f" $pols --replications 3 --no-db --json -j 3 >"$tmp/j3" 2>>"$tmp/err" &&
+    cmp -s "$tmp/j1" "$tmp/j3"
+st=$?
+[ $st -ne 0 ] && show "$tmp/err"
+ok "-j 1 and -j 3 print the same JSON" $st
+$dsec compare "$f" $pols --replications 2 --no-db -j 2 >"$tmp/out" 2>"$tmp/err"
+st=$?
+lines=$(grep -c '^dsec compare: [1-4] of 4 done: policy ' "$tmp/err")
+[ $st -eq 0 ] && [ "$lines" = 4 ]
+st=$?
+[ $st -ne 0 ] && show "$tmp/err"
+ok "off a terminal, a line per finished run ($lines of 4)" $st
+$dsec compare "$f" $pols --no-db -j 0 >/dev/null 2>"$tmp/err"
+st=$?
+[ $st -eq 2 ] && grep -q 'jobs: expected a number of threads' "$tmp/err" &&
+    $dsec compare "$f" $pols --no-db -j >/dev/null 2>&1
+[ $? -eq 2 ]
+ok "-j 0 and -j without N are usage errors (exit 2)" $?
 
 [ "$fails" -eq 0 ]
