@@ -61,17 +61,30 @@ static void on_progress(void *ctx, double sim_s, uint64_t done,
         return;
     wall = sim_progress_wall_s(p);
     if (expected == 0) {
-        sim_progress_draw(p, "  %llu requests  sim %.0f s  wall %.1f s   ",
+        sim_progress_draw(p, "%s%llu requests  sim %.0f s  wall %.1f s   ",
+                          p->in_place ? "  " : "dsec run: ",
                           (unsigned long long)done, sim_s, wall);
         return;
     }
     frac = (double)done / (double)expected;
     eta = frac > 0 ? wall * (1 - frac) / frac : 0;
     sim_progress_draw(p,
-                      "  %5.1f%%  %llu/%llu requests  sim %.0f s  "
+                      "%s%5.1f%%  %llu/%llu requests  sim %.0f s  "
                       "wall %.1f s  eta %.0f s   ",
-                      100 * frac, (unsigned long long)done,
-                      (unsigned long long)expected, sim_s, wall, eta);
+                      p->in_place ? "  " : "dsec run: ", 100 * frac,
+                      (unsigned long long)done, (unsigned long long)expected,
+                      sim_s, wall, eta);
+}
+
+/* Starts p for o: on a terminal a line redrawn twice a second; off one
+ * (a log) a line every 10 s of wall-clock time; none with --quiet or
+ * --json. */
+static void progress_start(struct sim_progress *p, const struct opts *o)
+{
+    int tty = isatty(STDERR_FILENO);
+
+    sim_progress_start(p, o->quiet || o->json ? NULL : stderr, tty,
+                       tty ? 0.5 : 10);
 }
 
 static void print_help(void)
@@ -272,13 +285,17 @@ static int load(const struct opts *o, struct run *x)
     return CLI_EXIT_OK;
 }
 
-/* Progress of the draws on stderr (a terminal only). */
+/* Progress of the draws on stderr: on a terminal redrawn, off one a line
+ * per finished draw. */
 static void on_draw(void *ctx, int done, int n)
 {
     struct sim_progress *p = ctx;
 
-    if (sim_progress_due(p) || done == n)
+    if (p->in_place && (sim_progress_due(p) || done == n))
         sim_progress_draw(p, "  uncertainty: draw %d of %d   ", done, n);
+    else if (!p->in_place)
+        sim_progress_draw(p, "dsec run: uncertainty: draw %d of %d done",
+                          done, n);
 }
 
 /* --uncertainty N: the prediction intervals into x->pi. */
@@ -288,9 +305,7 @@ static int predict(const struct opts *o, struct run *x)
     struct sim_diag diag;
     int rc;
 
-    sim_progress_start(
-        &prog, !o->quiet && !o->json && isatty(STDERR_FILENO) ? stderr : NULL,
-        1, 0.5);
+    progress_start(&prog, o);
     sim_diag_init(&diag);
     rc = cl_predict(&x->scn, &x->ropts, o->draws, 0.95, on_draw, &prog, &x->pi,
                     &diag);
@@ -313,9 +328,7 @@ static int simulate(const struct opts *o, struct run *x)
 
     x->dir_copy = xstrdup(o->file);
     x->ropts.base_dir = dirname(x->dir_copy);
-    sim_progress_start(
-        &prog, !o->quiet && !o->json && isatty(STDERR_FILENO) ? stderr : NULL,
-        1, 0.5);
+    progress_start(&prog, o);
     x->ropts.progress = on_progress;
     x->ropts.progress_ctx = &prog;
     sim_diag_init(&diag);

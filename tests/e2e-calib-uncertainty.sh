@@ -33,7 +33,7 @@ ok() { # status description
         fails=$((fails + 1))
     fi
 }
-echo "1..15"
+echo "1..16"
 
 # The truth: a profile the "real" system follows.
 cat >"$tmp/true.yaml" <<'EOF'
@@ -190,6 +190,10 @@ ok $? "the same scenario, seed and N give the same intervals"
     [ "$(sqlite3 "$tmp/pi.db" "SELECT count(*) FROM prediction_intervals WHERE
         draws = 5 AND params = 2")" -eq 12 ]
 ok $? "the database holds one prediction_intervals row per metric"
+"$dsec" run "$tmp/b.yaml" --no-db --calibration "$tmp/fit4.yaml" \
+    --uncertainty 4 >/dev/null 2>"$tmp/log.err" &&
+    [ "$(grep -c '^dsec run: uncertainty: draw [1-4] of 4 done$' "$tmp/log.err")" -eq 4 ]
+ok $? "off a terminal, a line per finished draw"
 "$dsec" run "$tmp/b.yaml" --no-db --uncertainty 5 >"$tmp/none.out" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q "carries no uncertainty" "$tmp/none.out"
