@@ -35,4 +35,14 @@ char *sim_fmt_duration(char *buf, size_t len, double ns,
  * buf of len bytes and returns buf. */
 char *sim_fmt_bytes(char *buf, size_t len, double bytes);
 
+/* Parses a clock time of day, "HH:MM" or "HH:MM:SS" (24-hour, two digits
+ * each, HH 00 to 23, MM and SS 00 to 59), into *ns, nanoseconds after
+ * midnight. Returns 0, or -1 (*ns unchanged) for anything else. */
+int sim_clock_parse(const char *text, long long *ns);
+
+/* Writes a time of day (nanoseconds after midnight, taken modulo a day)
+ * as "HH:MM", or "HH:MM:SS" when it has seconds, into buf and returns
+ * it. */
+char *sim_fmt_clock(char *buf, size_t len, long long ns);
+
 #endif /* BASE_FMT_H */

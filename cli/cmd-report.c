@@ -249,6 +249,13 @@ static int load_scenario(const struct rpt_run *run, struct cl_scenario *scn,
         scn->slo.tpot_ns > 0 ? (double)scn->slo.tpot_ns / 1e6 : NAN;
     rep->slo_ttft_ms =
         scn->slo.ttft_ns > 0 ? (double)scn->slo.ttft_ns / 1e6 : NAN;
+    rep->has_start = scn->start != NULL;
+    rep->start_s = (double)scn->start_ns / 1e9;
+    rep->day_period_s =
+        scn->workload.kind == CL_WL_SYNTHETIC &&
+                scn->workload.synthetic.arrival.profile.kind == CL_PROF_DIURNAL
+            ? (double)scn->workload.synthetic.arrival.profile.period_ns / 1e9
+            : 0;
     return 0;
 }
 

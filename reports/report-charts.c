@@ -3,8 +3,9 @@
  * axes), cost per hour stacked by pool (pool_series), latency p50/p99 against
  * the targets, GPU-hours by state per pool (stacked bars), KV cache usage and
  * requests running per replica (replica_series). Times are plotted in minutes
- * at each interval's middle; "?" marks an undefined value. Each chart is an
- * optional part of the report: one that cannot be drawn is a note. */
+ * at each interval's middle (times of day with the scenario's start); "?" marks
+ * an undefined value. Each chart is an optional part of the report: one that
+ * cannot be drawn is a note. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -20,20 +21,43 @@ static void put(FILE *fp, double v)
         fprintf(fp, " %.6g", v);
 }
 
-static double mid_min(const struct rpt_series_row *s)
+/* The x value of an interval [t0, t1] (seconds of the run): its middle in
+ * minutes, or with the scenario's start its time of day in seconds (the
+ * clock axis of common()). */
+static double xval(const struct rpt_report *rep, double t0, double t1)
 {
-    return (s->t_start_s + s->t_end_s) / 2 / 60;
+    return rep->has_start ? rep->start_s + (t0 + t1) / 2 : (t0 + t1) / 2 / 60;
 }
 
-static void common(FILE *fp, const char *title)
+static double mid_x(const struct rpt_report *rep,
+                    const struct rpt_series_row *s)
+{
+    return xval(rep, s->t_start_s, s->t_end_s);
+}
+
+static void common(FILE *fp, const struct rpt_report *rep, const char *title)
 {
     fprintf(fp, "set grid\nset key outside right top\nset title ");
     rpt_gp_quote(fp, title);
-    fprintf(fp, "\nset xlabel 'time (min)'\nset autoscale xfixmax\n");
+    if (rep->has_start) {
+        /* Seconds from the epoch's midnight: %H:%M is the time of day,
+         * with the day counted from 1 when the run passes midnight. */
+        double end = rep->run->nseries > 0
+                         ? rep->run->series[rep->run->nseries - 1].t_end_s
+                         : 0;
+        int days = rep->start_s + end > 86400;
+        fprintf(fp,
+                "\nset xdata time\nset timefmt '%%s'\nset format x \"%s\"\n"
+                "set xlabel 'time of day%s'\nset autoscale xfixmax\n",
+                days ? "day %j\\n%H:%M" : "%H:%M",
+                days ? " (day 1 is the run's first)" : "");
+    } else
+        fprintf(fp, "\nset xlabel 'time (min)'\nset autoscale xfixmax\n");
 }
 
-static void traffic(FILE *fp, const struct rpt_run *r, const char *dat)
+static void traffic(FILE *fp, const struct rpt_report *rep, const char *dat)
 {
+    const struct rpt_run *r = rep->run;
     FILE *df = fopen(dat, "w");
 
     if (df == NULL)
@@ -41,13 +65,13 @@ static void traffic(FILE *fp, const struct rpt_run *r, const char *dat)
     for (size_t i = 0; i < r->nseries; i++) {
         const struct rpt_series_row *s = &r->series[i];
         double len = s->t_end_s - s->t_start_s;
-        fprintf(df, "%.6f", mid_min(s));
+        fprintf(df, "%.6f", mid_x(rep, s));
         put(df, len > 0 ? s->arrivals / len : NAN);
         put(df, s->gpus_mean);
         fputc('\n', df);
     }
     fclose(df);
-    common(fp, "traffic and GPUs in use");
+    common(fp, rep, "traffic and GPUs in use");
     fprintf(fp, "set ylabel 'arrivals (requests/s)'\nset y2label 'GPUs held'\n"
                 "set ytics nomirror\nset y2tics\nset yrange [0:*]\n"
                 "set y2range [0:*]\nplot ");
@@ -59,8 +83,9 @@ static void traffic(FILE *fp, const struct rpt_run *r, const char *dat)
 
 /* Cumulative columns, one per pool, drawn from the top down so each filled
  * band shows one pool. */
-static int cost(FILE *fp, const struct rpt_run *r, const char *dat)
+static int cost(FILE *fp, const struct rpt_report *rep, const char *dat)
 {
+    const struct rpt_run *r = rep->run;
     FILE *df;
 
     if (r->pool_cost_usd == NULL || r->npools == 0)
@@ -71,7 +96,7 @@ static int cost(FILE *fp, const struct rpt_run *r, const char *dat)
     for (size_t i = 0; i < r->nseries; i++) {
         const struct rpt_series_row *s = &r->series[i];
         double h = (s->t_end_s - s->t_start_s) / 3600, sum = 0;
-        fprintf(df, "%.6f", mid_min(s));
+        fprintf(df, "%.6f", mid_x(rep, s));
         for (int p = 0; p < r->npools; p++) {
             double c = r->pool_cost_usd[i * (size_t)r->npools + (size_t)p];
             if (!isnan(c) && h > 0)
@@ -81,7 +106,7 @@ static int cost(FILE *fp, const struct rpt_run *r, const char *dat)
         fputc('\n', df);
     }
     fclose(df);
-    common(fp, "cost per hour, stacked by pool");
+    common(fp, rep, "cost per hour, stacked by pool");
     fprintf(fp, "set ylabel 'USD per hour'\nset yrange [0:*]\n"
                 "set style fill solid 0.7 noborder\nplot ");
     for (int p = r->npools - 1; p >= 0; p--) {
@@ -112,7 +137,7 @@ static void latency(FILE *fp, const struct rpt_report *rep, const char *dat)
         return;
     for (size_t i = 0; i < r->nseries; i++) {
         const struct rpt_series_row *s = &r->series[i];
-        fprintf(df, "%.6f", mid_min(s));
+        fprintf(df, "%.6f", mid_x(rep, s));
         put(df, s->tpot_p50_ms);
         put(df, s->tpot_p99_ms);
         put(df, s->ttft_p50_ms);
@@ -122,7 +147,7 @@ static void latency(FILE *fp, const struct rpt_report *rep, const char *dat)
     fclose(df);
     if (ttft)
         fprintf(fp, "set multiplot layout 2,1\n");
-    common(fp, "time per output token (TPOT) per interval");
+    common(fp, rep, "time per output token (TPOT) per interval");
     fprintf(fp, "set ylabel 'ms'\nset yrange [0:*]\nplot ");
     rpt_gp_quote(fp, dat);
     fprintf(fp, " using 1:2 with lines lw 2 title 'p50', ");
@@ -132,7 +157,7 @@ static void latency(FILE *fp, const struct rpt_report *rep, const char *dat)
     target_line(fp, rep->slo_tpot_ms, "SLO", 3);
     fputc('\n', fp);
     if (ttft) {
-        common(fp, "time to first token (TTFT) per interval");
+        common(fp, rep, "time to first token (TTFT) per interval");
         fprintf(fp, "set logscale y\nset yrange [*:*]\nplot ");
         rpt_gp_quote(fp, dat);
         fprintf(fp, " using 1:4 with lines lw 2 title 'p50', ");
@@ -204,8 +229,9 @@ static int has_kv(const struct rpt_run *r)
     return 0;
 }
 
-static int replicas(FILE *fp, const struct rpt_run *r, const char *dat)
+static int replicas(FILE *fp, const struct rpt_report *rep, const char *dat)
 {
+    const struct rpt_run *r = rep->run;
     const struct rpt_replica_row **ix;
     FILE *df;
     int nblocks = 0, kv = has_kv(r);
@@ -228,7 +254,7 @@ static int replicas(FILE *fp, const struct rpt_run *r, const char *dat)
                 fprintf(df, "\n\n");
             serial[nblocks++] = x->replica;
         }
-        fprintf(df, "%.6f", (x->t_start_s + x->t_end_s) / 2 / 60);
+        fprintf(df, "%.6f", xval(rep, x->t_start_s, x->t_end_s));
         put(df, x->kv_cache_usage_perc_mean);
         put(df, x->num_requests_running_mean);
         fputc('\n', df);
@@ -238,10 +264,11 @@ static int replicas(FILE *fp, const struct rpt_run *r, const char *dat)
     for (int panel = kv ? 0 : 1; panel < 2; panel++) {
         if (panel == 0)
             fprintf(fp, "set multiplot layout 2,1\n");
-        common(fp, panel == 0 ? "KV cache usage per replica "
-                                "(kv_cache_usage_perc, interval mean)"
-                              : "requests running per replica "
-                                "(num_requests_running, interval mean)");
+        common(fp, rep,
+               panel == 0 ? "KV cache usage per replica "
+                            "(kv_cache_usage_perc, interval mean)"
+                          : "requests running per replica "
+                            "(num_requests_running, interval mean)");
         fprintf(fp, "set ylabel '%s'\nset yrange [0:%s]\n%s\nplot ",
                 panel == 0 ? "fraction of KV blocks" : "requests",
                 panel == 0 ? "1" : "*",
@@ -301,15 +328,15 @@ int rpt__charts_draw(const struct rpt_report *rep, const char *out_dir,
                        (c == 4 && has_kv(rep->run));
             rpt_gp_terminal(fp, png, 1000, tall ? 800 : 500);
             if (c == 0)
-                traffic(fp, rep->run, dat);
+                traffic(fp, rep, dat);
             else if (c == 1)
-                ok = cost(fp, rep->run, dat) == 0;
+                ok = cost(fp, rep, dat) == 0;
             else if (c == 2)
                 latency(fp, rep, dat);
             else if (c == 3)
                 states(fp, rep->run, dat);
             else
-                ok = replicas(fp, rep->run, dat) == 0;
+                ok = replicas(fp, rep, dat) == 0;
             fprintf(fp, "set output\n");
             if (fclose(fp) != 0)
                 ok = 0;

@@ -291,6 +291,15 @@ int rpt__write_html(const struct rpt_report *rep, FILE *fp,
         rpt_html_escape(fp, r->notes[i]);
         fprintf(fp, "</li>\n");
     }
+    {
+        char tn[2][RPT__TIME_NOTE_LEN];
+        int ntn = rpt__time_notes(rep, tn);
+        for (int i = 0; i < ntn; i++) {
+            fprintf(fp, "<li>");
+            rpt_html_escape(fp, tn[i]);
+            fprintf(fp, "</li>\n");
+        }
+    }
     fprintf(fp, "<li>Cost per 1M tokens divides the whole cost by each "
                 "token count; per day and per month scale the simulated "
                 "time.</li>\n</ul>\n</body>\n</html>\n");
@@ -384,6 +393,15 @@ int rpt__write_md(const struct rpt_report *rep, FILE *fp,
         fprintf(fp, "- ");
         rpt__md_text(fp, r->notes[i]);
         fprintf(fp, "\n");
+    }
+    {
+        char tn[2][RPT__TIME_NOTE_LEN];
+        int ntn = rpt__time_notes(rep, tn);
+        for (int i = 0; i < ntn; i++) {
+            fprintf(fp, "- ");
+            rpt__md_text(fp, tn[i]);
+            fprintf(fp, "\n");
+        }
     }
     return 0;
 }

@@ -253,11 +253,17 @@ int rpt__write_pdf(const struct rpt_report *rep, const char *path,
     for (int c = 0; c < RPT__NCHARTS; c++)
         if (charts[c].path != NULL)
             image(&p, charts[c].path, charts[c].title);
-    if (r->nnotes > 0) {
-        p.y += 8;
-        line(&p, "Notes", 13, 1);
-        for (int i = 0; i < r->nnotes; i++)
-            line(&p, r->notes[i], 8, 0);
+    {
+        char tn[2][RPT__TIME_NOTE_LEN];
+        int ntn = rpt__time_notes(rep, tn);
+        if (r->nnotes + ntn > 0) {
+            p.y += 8;
+            line(&p, "Notes", 13, 1);
+            for (int i = 0; i < r->nnotes; i++)
+                line(&p, r->notes[i], 8, 0);
+            for (int i = 0; i < ntn; i++)
+                line(&p, tn[i], 8, 0);
+        }
     }
     cairo_show_page(p.cr);
     cairo_destroy(p.cr);

@@ -24,6 +24,7 @@
 #include "reports/gnuplot.h"
 #include "reports/report-int.h"
 #include "base/errors.h"
+#include "base/fmt.h"
 #include "base/xalloc.h"
 
 sqlite3 *rpt__open_db(const char *path, int write, struct sim_diag *d)
@@ -1015,4 +1016,43 @@ int rpt_report_write(const struct rpt_report *rep, enum rpt_format fmt,
     else
         free(path);
     return rc;
+}
+
+int rpt__time_notes(const struct rpt_report *rep,
+                    char notes[2][RPT__TIME_NOTE_LEN])
+{
+    double sim_s = rpt_run_metric(rep->run, "sim_time_s");
+    int n = 0;
+
+    if (rep->has_start) {
+        char clock[16];
+        sim_fmt_clock(clock, sizeof(clock), (long long)(rep->start_s * 1e9));
+        snprintf(notes[n++], RPT__TIME_NOTE_LEN,
+                 "The run starts at %s (the scenario's start); the charts' "
+                 "times are times of day.",
+                 clock);
+    }
+    if (rep->day_period_s > 0 && fabs(rep->day_period_s - 86400) > 0.5) {
+        double f = 86400 / rep->day_period_s;
+        double cycles = sim_s > 0 ? sim_s / rep->day_period_s : NAN;
+        char per[32];
+        if (rep->day_period_s >= 3600)
+            snprintf(per, sizeof(per), "%.4g h", rep->day_period_s / 3600);
+        else if (rep->day_period_s >= 60)
+            snprintf(per, sizeof(per), "%.4g min", rep->day_period_s / 60);
+        else
+            snprintf(per, sizeof(per), "%.4g s", rep->day_period_s);
+        snprintf(notes[n++], RPT__TIME_NOTE_LEN,
+                 "A compressed day: the workload's daily cycle lasts %s, "
+                 "%.4g times shorter than a day. Per day and per month "
+                 "count each simulated cycle as one day (the run covers "
+                 "%.3g cycle%s%s). Start-up times and cool-downs are not "
+                 "compressed, so a real day follows its curve more closely "
+                 "than this run could.",
+                 per, f, cycles, cycles == 1 ? "" : "s",
+                 isnan(cycles) || fabs(cycles - round(cycles)) > 1e-6
+                     ? "; a part cycle counts the hours it covers"
+                     : "");
+    }
+    return n;
 }

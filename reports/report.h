@@ -135,6 +135,13 @@ struct rpt_report {
     double target_tpot_ms;    /* cluster.target_latency_ms; NAN */
     double slo_tpot_ms;       /* NAN when unset */
     double slo_ttft_ms;       /* NAN when unset */
+    /* The scenario's start: has_start 1 and the time of day at t = 0 in
+     * seconds; the charts' time axes are then clock times. */
+    int has_start;
+    double start_s;
+    /* A synthetic diurnal cycle's period in seconds, 0 without one: a
+     * period other than a day is a compressed day, which the notes say. */
+    double day_period_s;
 };
 
 /* Loads run run_id from the database at db_path (opened read-only).

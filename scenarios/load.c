@@ -24,6 +24,7 @@
 #include "models/perf/calib.h"
 #include "scenarios/schema.h"
 #include "base/errors.h"
+#include "base/fmt.h"
 #include "base/param.h"
 #include "base/xalloc.h"
 #include "base/yaml-rows.h"
@@ -143,6 +144,29 @@ static void resolve_interruption_traces(struct sim_yaml *y,
                            i, path);
         free(path);
     }
+}
+
+/* start: the time of day at t = 0, and the phase of a diurnal cycle it
+ * sets: a day's clock scaled to the period (09:00 is 3/8 of any cycle). */
+static void resolve_start(struct sim_yaml *y, struct cl_scenario *s)
+{
+    const struct sim_yaml_seen *at = sim_yaml_seen(y, "start");
+    struct cl_rate_profile *pr = &s->workload.synthetic.arrival.profile;
+    long long ns;
+
+    if (s->start == NULL || at == NULL)
+        return;
+    if (sim_clock_parse(s->start, &ns) != 0) {
+        sim_yaml_error(y, at->vline, at->vcol,
+                       "start: expected a time of day \"HH:MM\" or "
+                       "\"HH:MM:SS\" (24-hour, e.g. \"09:00\"), got '%s'",
+                       s->start);
+        return;
+    }
+    s->start_ns = ns;
+    if (pr->kind == CL_PROF_DIURNAL && pr->period_ns > 0)
+        pr->phase_ns =
+            (int64_t)llround((double)ns / 86400e9 * (double)pr->period_ns);
 }
 
 /* hardware.gpus: build each definition on its base (or from scratch) and
@@ -294,6 +318,7 @@ int scn_string_load(const char *name, const char *text, size_t len,
         wl_workload_check(&y, &s.workload, s.server.kind == CL_SRV_LLM);
         cl_cluster_check(&y, &s);
         cl_pools_check(&y, &s);
+        resolve_start(&y, &s);
         if (y.errors == 0) {
             struct train_config_scope ts = cl_train_scope(&s);
 

@@ -21,6 +21,11 @@ const struct sim_param scn_schema[] = {
     {"seed", SIM_PT_UINT64, SIM_U_NONE, 0, NOMAX, 0, "1",
      "seed of every random stream", offsetof(struct cl_scenario, seed), NULL,
      NULL},
+    {"start", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "time of day at which the run starts, \"HH:MM\" or \"HH:MM:SS\" "
+     "(24-hour; unset: midnight): the phase of a diurnal cycle and the "
+     "clock on the reports' time axes",
+     offsetof(struct cl_scenario, start), NULL, NULL},
     {"model", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
      "model catalog name (default: from deploy.model_path), or a "
      "mapping {hf_config: PATH} naming a Hugging Face config.json",

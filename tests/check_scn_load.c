@@ -1452,6 +1452,37 @@ START_TEST(test_scn_file_load_diurnal)
 }
 END_TEST
 
+/* start: a clock time sets start_ns and the diurnal cycle's phase, scaled
+ * to the period (09:00 is 3/8 of a 2 h cycle, 45 min); a bad one is an
+ * error at its value. */
+START_TEST(test_scn_string_load_start)
+{
+    static const char *const want[] = {NULL};
+    static const char *const bad[] = {
+        "7:8: error: start: expected a time of day \"HH:MM\" or \"HH:MM:SS\" "
+        "(24-hour, e.g. \"09:00\"), got '9am'",
+        NULL};
+    const struct cl_rate_profile *pr = &scn.workload.synthetic.arrival.profile;
+
+    load_string_expect("workload:\n"
+                       "  synthetic:\n"
+                       "    arrival:\n"
+                       "      rate_per_s: 5\n"
+                       "      diurnal: {period: 2h, amplitude: 0.5}\n"
+                       "    requests: 10\n"
+                       "start: \"09:00\"\n"
+                       "server:\n"
+                       "  service: {dist: exponential, mean_s: 1}\n",
+                       0, want);
+    ck_assert_str_eq(scn.start, "09:00");
+    ck_assert(scn.start_ns == 9 * 3600 * INT64_C(1000000000));
+    ck_assert(pr->phase_ns == 2700 * INT64_C(1000000000));
+    cl_scenario_fini(&scn);
+    memset(&scn, 0, sizeof(scn));
+    load_string_expect(BASE "start: 9am\n", SIM_EINVAL, bad);
+}
+END_TEST
+
 START_TEST(test_scn_string_load_elastic_defaults)
 {
     static const char *const want[] = {NULL};
@@ -1987,6 +2018,7 @@ static Suite *scn_load_suite(void)
     tcase_add_test(tc, test_scn_file_load_missing_file);
     tcase_add_test(tc, test_scn_file_load_full_elastic);
     tcase_add_test(tc, test_scn_file_load_diurnal);
+    tcase_add_test(tc, test_scn_string_load_start);
     tcase_add_test(tc, test_scn_file_load_bad_pools);
     tcase_add_test(tc, test_scn_file_load_bad_reclaim);
     tcase_add_test(tc, test_scn_file_load_pools_static_cluster);

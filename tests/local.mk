@@ -49,6 +49,8 @@ EXTRA_DIST += tests/e2e-requests.sh
 EXTRA_DIST += tests/e2e-routing.sh
 # Spot interruptions from a trace file (pools[].interruptions.trace).
 TESTS += tests/e2e-spot-trace.sh
+TESTS += tests/e2e-start.sh
+EXTRA_DIST += tests/e2e-start.sh
 EXTRA_DIST += tests/e2e-spot-trace.sh
 dist_dsecsweeps_DATA += scenarios/sweeps/routing.yaml
 

@@ -472,6 +472,11 @@ struct cl_scenario {
     char *file; /* path of the scenario file, for messages */
     char *name;
     uint64_t seed;
+    /* start: the time of day at t = 0, "HH:MM[:SS]" as given (NULL: none),
+     * and in nanoseconds after midnight (0 without it), set by the
+     * loader. */
+    char *start;
+    int64_t start_ns;
     char *model; /* catalog name, or NULL (then from deploy.model_path) */
     struct cl_model_src model_src;
     struct cl_workload workload;

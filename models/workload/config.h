@@ -71,6 +71,10 @@ struct cl_rate_profile {
     int64_t period_ns;
     double amplitude; /* 0 <= amplitude < 1 */
     int64_t peak_at_ns;
+    /* Where in the cycle the run starts: the scenario's start (time of
+     * day) scaled from a day to the period; 0 without start. Set by the
+     * loader, not a key. */
+    int64_t phase_ns;
     struct cl_rate_step *steps; /* owned, sorted by at_ns */
     int nsteps;
 };

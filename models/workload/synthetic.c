@@ -263,7 +263,9 @@ static int profile_init(struct profile *pr, const struct cl_rate_profile *cp,
         pr->amplitude = cp->amplitude;
         pr->omega =
             2.0 * 3.14159265358979323846 / ((double)cp->period_ns * 1e-9);
-        pr->peak_s = (double)cp->peak_at_ns * 1e-9;
+        /* The cycle's time at t is t + phase: the peak comes phase
+         * earlier in the run. */
+        pr->peak_s = (double)(cp->peak_at_ns - cp->phase_ns) * 1e-9;
         return 0;
     case CL_PROF_STEPS:
         if (cp->nsteps < 0 || (cp->nsteps > 0 && cp->steps == NULL)) {
