@@ -2,16 +2,16 @@
  * [--budget $/h] [--max-gpus N] [--attainment F] [--headroom F] [--beyond N]
  * [--replications R] [--duration D] [--calibration PROFILE]
  * [--uncertainty N [--uncertainty-configs K] [--robust]] [-j N] [--json]
- * [--chart FILE.png] [--save-scenario FILE] [--db FILE] [--verbose]
- * [--quiet]: search GPU kind x layout x size x policy for the cheapest
- * configuration that meets the scenario's SLO (plan/plan.h, docs/plan.md),
- * and print what was pruned, every configuration simulated, the Pareto
- * frontier of cost against latency, with --uncertainty the prediction
+ * [--chart FILE.png] [--save-scenario FILE] [--launch DIR] [--db FILE]
+ * [--verbose] [--quiet]: search GPU kind x layout x size x policy for the
+ * cheapest configuration that meets the scenario's SLO (plan/plan.h,
+ * docs/plan.md), and print what was pruned, every configuration simulated, the
+ * Pareto frontier of cost against latency, with --uncertainty the prediction
  * intervals of the cheapest that met it, and the chosen configuration (with
  * --robust, by the pessimistic end of its intervals) as the keys to set.
  * Standard output depends on the inputs alone; the wall time goes to
- * stderr. Parse (parse_args), run (search), print (print, then the chart
- * and the saved scenario). */
+ * stderr. Parse (parse_args), run (search), print (print, then the chart,
+ * the saved scenario and the launch). */
 #include <getopt.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -21,6 +21,7 @@
 
 #include "cli/cli.h"
 #include "config.h"
+#include "plan/launch.h"
 #include "plan/plan.h"
 #include "reports/db.h"
 #include "reports/fmt.h"
@@ -125,7 +126,15 @@ static const char *usage_text =
     "  -j, --jobs N         worker threads (default: online CPUs)\n"
     "  --json               print one JSON object instead of the tables\n"
     "  --chart FILE.png     draw the frontier with gnuplot\n"
-    "  --save-scenario FILE write the chosen configuration's scenario\n"
+    "  --save-scenario FILE write the chosen configuration's scenario (over "
+    "the\n"
+    "                       scenario's own duration, not --duration's)\n"
+    "  --launch DIR         write the chosen configuration as a launch into "
+    "DIR:\n"
+    "                       serve.sh (vllm serve lines), deployment.yaml\n"
+    "                       (Kubernetes), scaler.yaml or an HPA when "
+    "elastic,\n"
+    "                       README.md\n"
     "  --db FILE            record every run in a results database, as a "
     "sweep\n"
     "  --verbose            list every layout, with why it was left out\n"
@@ -1140,8 +1149,13 @@ static void print_json(const struct plan *p, const size_t *idx, size_t n)
 
 /* ---- Files ------------------------------------------------------------ */
 
+/* Writes the chosen configuration's scenario to path, over the
+ * scenario's own duration when --duration shortened the runs. Returns 0
+ * or -1 (a message on stderr). */
 static int save_scenario(const struct plan *p, const char *path)
 {
+    struct sim_diag d;
+    char *text;
     FILE *fp;
     int rc = 0;
 
@@ -1152,9 +1166,16 @@ static int save_scenario(const struct plan *p, const char *path)
                 path);
         return -1;
     }
+    sim_diag_init(&d);
+    text = plan_config_scenario(p, (size_t)p->chosen, &d);
+    sim_diag_print(&d, stderr);
+    sim_diag_fini(&d);
+    if (text == NULL)
+        return -1;
     fp = fopen(path, "w");
     if (fp == NULL) {
         perror(path);
+        free(text);
         return -1;
     }
     fprintf(fp,
@@ -1165,7 +1186,13 @@ static int save_scenario(const struct plan *p, const char *path)
                 : "# Written by dsec plan %s: the cheapest configuration "
                   "that met the slo.\n",
             p->scenario_file);
-    fputs(plan_config_text(p, (size_t)p->chosen), fp);
+    if (p->duration_key != NULL)
+        fprintf(fp,
+                "# The runs were shortened to %s (--duration); this is the "
+                "scenario's own duration.\n",
+                p->opts.duration);
+    fputs(text, fp);
+    free(text);
     if (ferror(fp))
         rc = -1;
     if (fclose(fp) != 0)
@@ -1173,6 +1200,20 @@ static int save_scenario(const struct plan *p, const char *path)
     if (rc != 0)
         perror(path);
     return rc;
+}
+
+/* Writes the launch that --launch asked for (plan/launch.h). Returns 0 or
+ * -1 (diagnostics on stderr). */
+static int launch(const struct plan *p, const char *dir)
+{
+    struct sim_diag d;
+    int rc;
+
+    sim_diag_init(&d);
+    rc = plan_launch_write(p, dir, &d);
+    sim_diag_print(&d, stderr);
+    sim_diag_fini(&d);
+    return rc == 0 ? 0 : -1;
 }
 
 /* Draws the frontier chart that --chart asked for; a chart that cannot be
@@ -1198,7 +1239,7 @@ struct args {
     struct plan_opts o;
     long jobs;
     int json, verbose, quiet;
-    const char *chart, *save, *db;
+    const char *chart, *save, *launch, *db;
 };
 
 static int parse_number(const char *opt, const char *s, double lo, double hi,
@@ -1235,6 +1276,7 @@ static int parse_args(int argc, char **argv, struct args *a)
         O_JSON,
         O_CHART,
         O_SAVE,
+        O_LAUNCH,
         O_DB,
         O_VERBOSE,
         O_QUIET,
@@ -1263,6 +1305,7 @@ static int parse_args(int argc, char **argv, struct args *a)
         {"json", no_argument, NULL, O_JSON},
         {"chart", required_argument, NULL, O_CHART},
         {"save-scenario", required_argument, NULL, O_SAVE},
+        {"launch", required_argument, NULL, O_LAUNCH},
         {"db", required_argument, NULL, O_DB},
         {"verbose", no_argument, NULL, O_VERBOSE},
         {"quiet", no_argument, NULL, O_QUIET},
@@ -1422,6 +1465,12 @@ static int parse_args(int argc, char **argv, struct args *a)
         case O_SAVE:
             a->save = optarg;
             break;
+        case O_LAUNCH:
+            if (optarg[0] == '\0')
+                return cli_usage_error(&cli_cmd_plan,
+                                       "--launch: expected a directory");
+            a->launch = optarg;
+            break;
         case O_DB:
             a->db = optarg;
             break;
@@ -1573,6 +1622,8 @@ static int exec_plan(int argc, char **argv)
             status = CLI_EXIT_INPUT;
         if (a.save != NULL && save_scenario(p, a.save) != 0)
             status = CLI_EXIT_INPUT;
+        if (a.launch != NULL && launch(p, a.launch) != 0)
+            status = CLI_EXIT_INPUT;
     }
     plan_free(p);
     list_fini(&a.gpus);
@@ -1583,13 +1634,14 @@ static int exec_plan(int argc, char **argv)
 
 const struct cli_entry cli_cmd_plan = {
     .name = "plan",
-    .usage = "SCENARIO [--gpus LIST] [--dtypes LIST] [--policies LIST] "
-             "[--budget PRICE] [--max-gpus N] [--attainment F] "
-             "[--headroom F] [--beyond N] [--replications R] [--duration D] "
-             "[--calibration PROFILE] [--uncertainty N "
-             "[--uncertainty-configs K] [--robust]] "
-             "[-j N] [--json] [--chart FILE.png] [--save-scenario FILE] "
-             "[--db FILE] [--verbose] [--quiet] [--set KEY=VALUE]...",
+    .usage =
+        "SCENARIO [--gpus LIST] [--dtypes LIST] [--policies LIST] "
+        "[--budget PRICE] [--max-gpus N] [--attainment F] "
+        "[--headroom F] [--beyond N] [--replications R] [--duration D] "
+        "[--calibration PROFILE] [--uncertainty N "
+        "[--uncertainty-configs K] [--robust]] "
+        "[-j N] [--json] [--chart FILE.png] [--save-scenario FILE] "
+        "[--launch DIR] [--db FILE] [--verbose] [--quiet] [--set KEY=VALUE]...",
     .summary = "find the cheapest configuration that meets the slo; the "
                "cost-latency frontier",
     .exec = exec_plan,

@@ -472,6 +472,13 @@ int plan_predict(struct plan *p, int jobs, FILE *log, int bar,
  * the plan. */
 const char *plan_config_text(const struct plan *p, size_t i);
 
+/* The whole scenario of configuration i over the scenario's own workload
+ * duration: as plan_config_text(), but without --duration's change
+ * (--set, the configuration's keys and --calibration applied). Returns the
+ * text (caller frees with free()), or NULL with diagnostics in d when it
+ * does not load (it loaded shortened, so it should). */
+char *plan_config_scenario(const struct plan *p, size_t i, struct sim_diag *d);
+
 /* The keys that turn the scenario into configuration i, as
  * "path: value" lines of the spec's canonical values, sorted by key path,
  * each preceded by indent. Caller frees with free(). */

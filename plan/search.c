@@ -1077,17 +1077,16 @@ static void write_point(FILE *fp, const struct plan *p,
     fprintf(fp, "}\n");
 }
 
-static int build_spec(struct plan *p, struct sim_diag *d)
+/* The head of the plan's sweep text: its name, the scenario as its base,
+ * and the set: of every point (--set, --duration when with_duration,
+ * --calibration). */
+static void spec_head(FILE *fp, const struct plan *p, int with_duration)
 {
-    char *text = NULL, *copy, *file;
-    size_t len = 0;
-    FILE *fp = open_memstream(&text, &len);
-    const char *base;
+    const char *base = strrchr(p->scenario_file, '/')
+                           ? strrchr(p->scenario_file, '/') + 1
+                           : p->scenario_file;
+    int duration = with_duration && p->duration_key != NULL;
 
-    if (fp == NULL)
-        sim_fatal("open_memstream failed");
-    copy = xstrdup(p->scenario_file);
-    base = strrchr(copy, '/') ? strrchr(copy, '/') + 1 : copy;
     fprintf(fp, "# dsec plan of %s\nname: ", base);
     {
         char *name = xasprintf("plan-%s", p->scn.name);
@@ -1097,7 +1096,7 @@ static int build_spec(struct plan *p, struct sim_diag *d)
     fprintf(fp, "\nbase: ");
     yaml_quote(fp, base);
     fprintf(fp, "\n");
-    if (p->duration_key != NULL || p->calib_path != NULL || p->opts.nsets > 0) {
+    if (duration || p->calib_path != NULL || p->opts.nsets > 0) {
         fprintf(fp, "set:\n");
         /* The command line's --set first, as the scenario was loaded. */
         for (int i = 0; i < p->opts.nsets; i++) {
@@ -1105,7 +1104,7 @@ static int build_spec(struct plan *p, struct sim_diag *d)
             fprintf(fp, "  %.*s: %s\n", (int)(eq - p->opts.sets[i]),
                     p->opts.sets[i], eq + 1);
         }
-        if (p->duration_key != NULL) {
+        if (duration) {
             fprintf(fp, "  %s: ", p->duration_key);
             yaml_quote(fp, p->opts.duration);
             fputc('\n', fp);
@@ -1116,6 +1115,17 @@ static int build_spec(struct plan *p, struct sim_diag *d)
             fputc('\n', fp);
         }
     }
+}
+
+static int build_spec(struct plan *p, struct sim_diag *d)
+{
+    char *text = NULL, *file;
+    size_t len = 0;
+    FILE *fp = open_memstream(&text, &len);
+
+    if (fp == NULL)
+        sim_fatal("open_memstream failed");
+    spec_head(fp, p, 1);
     fprintf(fp, "points:\n");
     for (size_t i = 0; i < p->nconfigs; i++)
         write_point(fp, p, &p->configs[i]);
@@ -1126,7 +1136,6 @@ static int build_spec(struct plan *p, struct sim_diag *d)
     file = xasprintf("%s.plan", p->scenario_file);
     p->spec = swp_spec_load_string(file, text, len, d);
     free(file);
-    free(copy);
     free(text);
     if (p->spec == NULL)
         return -1;
@@ -1671,6 +1680,35 @@ int plan_run(struct plan *p, const struct plan_run_opts *o, struct sim_diag *d)
 const char *plan_config_text(const struct plan *p, size_t i)
 {
     return p->spec->points[p->configs[i].point].text;
+}
+
+char *plan_config_scenario(const struct plan *p, size_t i, struct sim_diag *d)
+{
+    struct swp_spec *one;
+    char *text = NULL, *file, *out = NULL;
+    size_t len = 0;
+    FILE *fp;
+
+    if (p->duration_key == NULL)
+        return xstrdup(plan_config_text(p, i));
+    /* The configuration's point again, in a sweep of its own without
+     * --duration: the same keys, loaded and checked the same way. */
+    fp = open_memstream(&text, &len);
+    if (fp == NULL)
+        sim_fatal("open_memstream failed");
+    spec_head(fp, p, 0);
+    fprintf(fp, "points:\n");
+    write_point(fp, p, &p->configs[i]);
+    if (fclose(fp) != 0)
+        sim_fatal("cannot build the configuration's sweep text");
+    file = xasprintf("%s.plan", p->scenario_file);
+    one = swp_spec_load_string(file, text, len, d);
+    if (one != NULL && SIM_ALWAYS(one->npoints == 1))
+        out = xstrdup(one->points[0].text);
+    swp_spec_free(one);
+    free(file);
+    free(text);
+    return out;
 }
 
 static int cmp_str(const void *a, const void *b)

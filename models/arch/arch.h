@@ -99,6 +99,12 @@ struct arch_spec {
     const char *name;    /* catalog key, lower case, e.g. "llama-3.1-8b" */
     const char *summary; /* one line for --list-models, cites the source */
     const char *source;  /* config.json and docs/sources.md section */
+    /* The Hugging Face repository of the released weights, as `vllm serve`
+     * takes it (dsec plan --launch), when the repository the source names
+     * is one, e.g. "Qwen/Qwen3-32B"; NULL when dsec's sources do not name
+     * it (the Llama entries cite meta-llama/llama-models, a code
+     * repository) and for models read from a config.json. */
+    const char *hf_repo;
     int layers;
     int hidden;
     int heads;    /* query heads */

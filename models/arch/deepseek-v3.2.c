@@ -22,6 +22,7 @@ const struct arch_spec arch_deepseek_v3_2 = {
     .source = "deepseek-ai/DeepSeek-V3.2-Exp @ 3b99a535 "
               "inference/config_671B_v3.2.json and inference/model.py via "
               "docs/sources.md §4.1, §4.2, §4.3",
+    .hf_repo = "deepseek-ai/DeepSeek-V3.2-Exp",
     .layers = 61,
     .hidden = 7168,
     .heads = 128,

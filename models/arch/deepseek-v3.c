@@ -20,6 +20,7 @@ const struct arch_spec arch_deepseek_v3 = {
     .source = "deepseek-ai/DeepSeek-V3 @ 9b4e9788 "
               "inference/configs/config_671B.json and HF config.json via "
               "docs/sources.md §4.1, §4.2",
+    .hf_repo = "deepseek-ai/DeepSeek-V3",
     .layers = 61,
     .hidden = 7168,
     .heads = 128,

@@ -15,6 +15,7 @@ const struct arch_spec arch_qwen2_5_72b = {
                "docs/sources.md §4.1)",
     .source = "Qwen/Qwen2.5-72B-Instruct config.json (third-party copies) "
               "via docs/sources.md §4.1, §4.2",
+    .hf_repo = "Qwen/Qwen2.5-72B-Instruct",
     .layers = 80,
     .hidden = 8192,
     .heads = 64,

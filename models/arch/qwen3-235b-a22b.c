@@ -18,6 +18,7 @@ const struct arch_spec arch_qwen3_235b_a22b = {
                "config copies via docs/sources.md §4.1)",
     .source = "Qwen/Qwen3-235B-A22B config.json (third-party copies) and the "
               "Qwen3 Technical Report via docs/sources.md §4.1, §4.2",
+    .hf_repo = "Qwen/Qwen3-235B-A22B",
     .layers = 94,
     .hidden = 4096,
     .heads = 64,

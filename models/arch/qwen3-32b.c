@@ -15,6 +15,7 @@ const struct arch_spec arch_qwen3_32b = {
                "§4.1)",
     .source = "Qwen/Qwen3-32B config.json (third-party copies) and the Qwen3 "
               "Technical Report via docs/sources.md §4.1, §4.2",
+    .hf_repo = "Qwen/Qwen3-32B",
     .layers = 64,
     .hidden = 5120,
     .heads = 64,
