@@ -292,7 +292,7 @@ int rpt__write_html(const struct rpt_report *rep, FILE *fp,
         fprintf(fp, "</li>\n");
     }
     {
-        char tn[2][RPT__TIME_NOTE_LEN];
+        char tn[RPT__TIME_NOTES][RPT__TIME_NOTE_LEN];
         int ntn = rpt__time_notes(rep, tn);
         for (int i = 0; i < ntn; i++) {
             fprintf(fp, "<li>");
@@ -300,8 +300,7 @@ int rpt__write_html(const struct rpt_report *rep, FILE *fp,
             fprintf(fp, "</li>\n");
         }
     }
-    fprintf(fp, "<li>Cost per 1M tokens divides the whole cost by each "
-                "token count; per day and per month scale the simulated "
+    fprintf(fp, "<li>Per day and per month scale the simulated "
                 "time.</li>\n</ul>\n</body>\n</html>\n");
     return 0;
 }
@@ -395,7 +394,7 @@ int rpt__write_md(const struct rpt_report *rep, FILE *fp,
         fprintf(fp, "\n");
     }
     {
-        char tn[2][RPT__TIME_NOTE_LEN];
+        char tn[RPT__TIME_NOTES][RPT__TIME_NOTE_LEN];
         int ntn = rpt__time_notes(rep, tn);
         for (int i = 0; i < ntn; i++) {
             fprintf(fp, "- ");

@@ -52,13 +52,16 @@ void rpt__pi_note(const struct rpt_run *r, char *buf, size_t len);
  * column). */
 void rpt__calib_note(const struct rpt_report *rep, char *buf, size_t len);
 
-/* The notes on the run's clock, for the Notes of every format: when it
- * starts (with start), and a compressed day (a diurnal period other than
- * 24 h) with its factor and how per day and per month project it. Fills
- * up to two buffers of RPT__TIME_NOTE_LEN bytes; returns how many. */
+/* The notes on how the report's figures are derived, for the finance
+ * part of every format: how the cost splits between input and output
+ * tokens, when the run starts (with start), and a compressed day (a
+ * diurnal period other than 24 h) with its factor and how per day and per
+ * month project it. Fills up to RPT__TIME_NOTES buffers of
+ * RPT__TIME_NOTE_LEN bytes; returns how many. */
+#define RPT__TIME_NOTES 3
 #define RPT__TIME_NOTE_LEN 512
 int rpt__time_notes(const struct rpt_report *rep,
-                    char notes[2][RPT__TIME_NOTE_LEN]);
+                    char notes[RPT__TIME_NOTES][RPT__TIME_NOTE_LEN]);
 
 /* The run's value of interval metric m, from its summary (the run at the
  * profile's values, in cl_pi_unit[m]); NAN when absent. */

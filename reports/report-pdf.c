@@ -254,7 +254,7 @@ int rpt__write_pdf(const struct rpt_report *rep, const char *path,
         if (charts[c].path != NULL)
             image(&p, charts[c].path, charts[c].title);
     {
-        char tn[2][RPT__TIME_NOTE_LEN];
+        char tn[RPT__TIME_NOTES][RPT__TIME_NOTE_LEN];
         int ntn = rpt__time_notes(rep, tn);
         if (r->nnotes + ntn > 0) {
             p.y += 8;

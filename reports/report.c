@@ -606,8 +606,18 @@ void rpt_acct_compute(const struct rpt_run *run, struct rpt_acct *a)
     }
     a->input_tokens = run_value(run, CL_RESULTS_FIELD(input_tokens), 0);
     a->output_tokens = run_value(run, CL_RESULTS_FIELD(output_tokens), 0);
-    a->cost_per_m_input_usd = per(a->cost_usd, a->input_tokens, 1e6);
-    a->cost_per_m_output_usd = per(a->cost_usd, a->output_tokens, 1e6);
+    {
+        double pf = run_value(run, CL_RESULTS_FIELD(prefill_gpu_hours), 0);
+        double dc = run_value(run, CL_RESULTS_FIELD(decode_gpu_hours), 0);
+        a->prefill_share =
+            pf >= 0 && dc >= 0 && pf + dc > 0 ? pf / (pf + dc) : NAN;
+    }
+    a->cost_per_m_tokens_usd =
+        per(a->cost_usd, a->input_tokens + a->output_tokens, 1e6);
+    a->cost_per_m_input_usd =
+        per(a->cost_usd * a->prefill_share, a->input_tokens, 1e6);
+    a->cost_per_m_output_usd =
+        per(a->cost_usd * (1 - a->prefill_share), a->output_tokens, 1e6);
     a->sim_time_s = run_value(run, CL_RESULTS_FIELD(sim_time_s), 0);
     a->cost_per_day_usd = per(a->cost_usd, a->sim_time_s, 86400.0);
     a->cost_per_month_usd = a->cost_per_day_usd * RPT_DAYS_PER_MONTH;
@@ -772,13 +782,20 @@ int rpt__headline(const struct rpt_report *rep, struct rpt__line *out)
          base_cost, 2);
     LINE("savings_usd", "Savings vs static", "USD", sav_usd, 2);
     LINE("savings_pct", "Savings vs static", "%", sav_pct, 1);
+    LINE_PI("cost_per_m_tokens_usd", "Cost per 1M tokens, input and output",
+            "USD", a.cost_per_m_tokens_usd, 4,
+            per(lo[CL_PI_COST], a.input_tokens + a.output_tokens, 1e6),
+            per(hi[CL_PI_COST], a.input_tokens + a.output_tokens, 1e6));
+    LINE("prefill_share_pct", "Prefill's share of GPU time", "%",
+         100 * a.prefill_share, 1);
     LINE_PI("cost_per_m_input_tokens_usd", "Cost per 1M input tokens", "USD",
-            a.cost_per_m_input_usd, 4, per(lo[CL_PI_COST], a.input_tokens, 1e6),
-            per(hi[CL_PI_COST], a.input_tokens, 1e6));
+            a.cost_per_m_input_usd, 4,
+            per(lo[CL_PI_COST] * a.prefill_share, a.input_tokens, 1e6),
+            per(hi[CL_PI_COST] * a.prefill_share, a.input_tokens, 1e6));
     LINE_PI("cost_per_m_output_tokens_usd", "Cost per 1M output tokens", "USD",
             a.cost_per_m_output_usd, 4,
-            per(lo[CL_PI_COST], a.output_tokens, 1e6),
-            per(hi[CL_PI_COST], a.output_tokens, 1e6));
+            per(lo[CL_PI_COST] * (1 - a.prefill_share), a.output_tokens, 1e6),
+            per(hi[CL_PI_COST] * (1 - a.prefill_share), a.output_tokens, 1e6));
     LINE_PI("cost_per_day_usd", "Cost per day", "USD", a.cost_per_day_usd, 2,
             per(lo[CL_PI_COST], a.sim_time_s, 86400.0),
             per(hi[CL_PI_COST], a.sim_time_s, 86400.0));
@@ -1019,10 +1036,28 @@ int rpt_report_write(const struct rpt_report *rep, enum rpt_format fmt,
 }
 
 int rpt__time_notes(const struct rpt_report *rep,
-                    char notes[2][RPT__TIME_NOTE_LEN])
+                    char notes[RPT__TIME_NOTES][RPT__TIME_NOTE_LEN])
 {
     double sim_s = rpt_run_metric(rep->run, "sim_time_s");
+    struct rpt_acct a;
     int n = 0;
+
+    rpt_acct_compute(rep->run, &a);
+    if (!isnan(a.prefill_share))
+        snprintf(notes[n++], RPT__TIME_NOTE_LEN,
+                 "Cost per 1M input tokens charges the input tokens with "
+                 "prefill's share of the engines' GPU time (%.1f %%), per 1M "
+                 "output tokens the output tokens with decode's (%.1f %%); "
+                 "a step that does both gives prefill the time it took "
+                 "beyond a decode-only step of its decoders. Idle and "
+                 "start-up hours follow the same shares.",
+                 100 * a.prefill_share, 100 * (1 - a.prefill_share));
+    else
+        snprintf(notes[n++], RPT__TIME_NOTE_LEN,
+                 "The run has no prefill and decode GPU time (an abstract "
+                 "server, or a database written before dsec recorded it), so "
+                 "the cost is not split between input and output tokens: "
+                 "only the cost per 1M tokens of both is given.");
 
     if (rep->has_start) {
         char clock[16];

@@ -119,8 +119,13 @@ struct rpt_acct {
     double reserved_unused_cost_usd;
     double input_tokens;
     double output_tokens;
-    double cost_per_m_input_usd; /* whole cost / input tokens x 1e6 */
-    double cost_per_m_output_usd;
+    /* prefill_gpu_hours / (prefill + decode): the input tokens' share of
+     * the cost; NAN when the run has neither (abstract servers, older
+     * databases), and then the two per-1M figures below are NAN too. */
+    double prefill_share;
+    double cost_per_m_tokens_usd; /* cost / (input + output) x 1e6 */
+    double cost_per_m_input_usd;  /* cost x prefill_share / input x 1e6 */
+    double cost_per_m_output_usd; /* cost x (1 - share) / output x 1e6 */
     double sim_time_s;
     double cost_per_day_usd; /* cost / sim_time_s x 86400 */
     double cost_per_month_usd;

@@ -69,6 +69,9 @@ static void elastic(struct cl_results *r)
     r->input_tokens = 2000000;
     r->output_tokens = 500000;
     r->gpu_hours = 50;
+    /* Of the 38 GPU-h in steps, a quarter prefilling. */
+    r->prefill_gpu_hours = 9.5;
+    r->decode_gpu_hours = 28.5;
     r->cost_usd = 136;
     r->slo_attainment = 0.95;
     r->replicas_max = 6;
@@ -168,12 +171,39 @@ START_TEST(test_rpt_acct_compute_figures)
             sum += a.cost_by_state_usd[s];
         near(sum, a.cost_usd);
     }
-    near(a.cost_per_m_input_usd, 136 / 2.0);
-    near(a.cost_per_m_output_usd, 136 / 0.5);
+    /* Prefill's quarter of the cost on 2M input tokens, the rest on 0.5M
+     * output tokens; 136 USD on 2.5M tokens of both. */
+    near(a.prefill_share, 0.25);
+    near(a.cost_per_m_input_usd, 136 * 0.25 / 2.0);
+    near(a.cost_per_m_output_usd, 136 * 0.75 / 0.5);
+    near(a.cost_per_m_tokens_usd, 136 / 2.5);
+    near(a.cost_per_m_input_usd * 2.0 + a.cost_per_m_output_usd * 0.5, 136);
     /* 136 USD in 12 h: 272 a day, 8,160 a 30-day month. */
     near(a.cost_per_day_usd, 272);
     near(a.cost_per_month_usd, 8160);
     near(a.slo_attainment, 0.95);
+    rpt_run_free(run);
+}
+END_TEST
+
+/* Without prefill and decode GPU time (an abstract server, an older
+ * database) the cost is not split: only the per-1M of both tokens. */
+START_TEST(test_rpt_acct_compute_no_split)
+{
+    struct cl_results r;
+    struct rpt_run *run;
+    struct rpt_acct a;
+
+    elastic(&r);
+    r.prefill_gpu_hours = 0;
+    r.decode_gpu_hours = 0;
+    run = rpt_run_load(db_path, write_run(&r), &diag);
+    ck_assert_ptr_nonnull(run);
+    rpt_acct_compute(run, &a);
+    ck_assert(isnan(a.prefill_share));
+    ck_assert(isnan(a.cost_per_m_input_usd));
+    ck_assert(isnan(a.cost_per_m_output_usd));
+    near(a.cost_per_m_tokens_usd, 136 / 2.5);
     rpt_run_free(run);
 }
 END_TEST
@@ -193,6 +223,7 @@ START_TEST(test_rpt_acct_compute_no_tokens)
     rpt_acct_compute(run, &a);
     ck_assert(isnan(a.cost_per_m_input_usd));
     ck_assert(isnan(a.cost_per_m_output_usd));
+    ck_assert(isnan(a.cost_per_m_tokens_usd));
     ck_assert(isnan(a.slo_attainment));
     rpt_run_free(run);
 }
@@ -575,7 +606,8 @@ START_TEST(test_rpt_run_load_prediction_intervals)
 END_TEST
 
 /* Each figure with an interval gets it, the cost's figures scaled as the
- * cost is (136 USD in 12 h is 272 a day: 128..144 is 256..288 a day); the
+ * cost is (136 USD in 12 h is 272 a day: 128..144 is 256..288 a day; the
+ * output tokens' three quarters of it on 0.5M tokens); the
  * latencies appear only with intervals. */
 START_TEST(test_rpt_headline_intervals)
 {
@@ -591,7 +623,7 @@ START_TEST(test_rpt_headline_intervals)
     ck_assert_ptr_nonnull(rep.run);
     ck_assert_ptr_null(rep.run->pi);
     nplain = rpt__headline(&rep, l);
-    ck_assert_int_eq(nplain, 18);
+    ck_assert_int_eq(nplain, 20);
     for (int i = 0; i < nplain; i++) {
         ck_assert(isnan(l[i].lo) && isnan(l[i].hi));
         ck_assert_str_eq(l[i].lo_text, "");
@@ -617,8 +649,11 @@ START_TEST(test_rpt_headline_intervals)
     near(x->hi, 288 * 30);
     ck_assert_str_eq(x->hi_text, "8,640.00");
     x = find_line(l, n, "cost_per_m_output_tokens_usd");
-    near(x->lo, 128 / 0.5);
-    near(x->hi, 144 / 0.5);
+    near(x->lo, 128 * 0.75 / 0.5);
+    near(x->hi, 144 * 0.75 / 0.5);
+    x = find_line(l, n, "cost_per_m_tokens_usd");
+    near(x->lo, 128 / 2.5);
+    near(x->hi, 144 / 2.5);
     x = find_line(l, n, "slo_attainment_pct");
     near(x->lo, 90);
     near(x->hi, 100);
@@ -896,6 +931,7 @@ static Suite *rpt_report_suite(void)
     tcase_add_checked_fixture(tc, db_setup, db_teardown);
     tcase_add_test(tc, test_rpt_acct_compute_figures);
     tcase_add_test(tc, test_rpt_acct_compute_no_tokens);
+    tcase_add_test(tc, test_rpt_acct_compute_no_split);
     tcase_add_test(tc, test_rpt_baseline_link_and_latest);
     tcase_add_test(tc, test_rpt_run_load_missing);
     tcase_add_test(tc, test_rpt_run_load_every_field_round_trips);

@@ -122,6 +122,11 @@ struct llm_world {
     int reb_started;
     int64_t kv_blocks_peak; /* most KV blocks one replica held */
     uint64_t preemptions;   /* running requests whose KV was dropped */
+    /* GPU time of the iterations, by phase (GPU-ns): a step of prompts
+     * only is prefill, one of decoders only decode; a mixed step gives
+     * prefill the time it took beyond a decode-only step of the same
+     * decoders (the marginal cost of its chunks), decode the rest. */
+    double prefill_gpu_ns, decode_gpu_ns;
     /* A drain has migrated: cluster.drain: migrate, or a scaling
      * decision's own drain mode (mig_enable()). From then on every
      * replica admits through admit(), which takes moved KV. */
@@ -1641,6 +1646,26 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
     update_busy(e);
 }
 
+/* The prefill share of an iteration of batch b lasting dt ns (the step
+ * model's time): 1 for prompts only, 0 for decoders only; a mixed step
+ * gives prefill its time beyond a decode-only step of the same decoders.
+ * One more step-time evaluation, for mixed steps only. */
+static double phase_share(const struct cl_llm_replica *e,
+                          const struct perf_batch *b, int64_t dt)
+{
+    struct perf_batch d = {0};
+    int64_t td;
+
+    if (b->prefill_tokens == 0)
+        return 0;
+    if (b->decode_seqs == 0)
+        return 1;
+    d.decode_seqs = b->decode_seqs;
+    d.decode_ctx_tokens = b->decode_ctx_tokens;
+    td = perf_iteration_ns(e->perf, &d);
+    return dt > td ? (double)(dt - td) / (double)dt : 0;
+}
+
 /* Starts the next iteration if there is work and none is in flight:
  * reserves the decoders' growth, admits, then schedules prompt chunks,
  * preempting the newest running request whenever blocks run out. */
@@ -1651,6 +1676,7 @@ static void kick(struct cl_llm_replica *e)
     int64_t budget = e->max_batched;
     int64_t *grow;
     int64_t dt;
+    double share;
 
     if (e->stepping)
         return;
@@ -1742,6 +1768,7 @@ static void kick(struct cl_llm_replica *e)
     if (e->blocks_used > e->lw->kv_blocks_peak)
         e->lw->kv_blocks_peak = e->blocks_used;
     dt = perf_iteration_ns(e->perf, &b);
+    share = phase_share(e, &b, dt);
     if (w->link_factor < 1.0) {
         /* A degraded link: the all-reduce term takes 1/factor as long.
          * The breakdown is computed only then, off the common path. */
@@ -1782,6 +1809,8 @@ static void kick(struct cl_llm_replica *e)
         dt = (int64_t)llround((double)dt * w->scn->server.warmup.factor);
     if (dt < 1)
         dt = 1;
+    e->lw->prefill_gpu_ns += share * (double)dt * e->perf->gpus;
+    e->lw->decode_gpu_ns += (1 - share) * (double)dt * e->perf->gpus;
     e->stepping = 1;
     e->iter_start_ns = sim_loop_now(w->loop);
     sim_loop_after(w->loop, &e->iter_ev, dt);
@@ -2249,6 +2278,8 @@ static void llm_results(const struct cl_world *w, int64_t end_ns,
 
     (void)end_ns;
     out->preemptions = lw->preemptions;
+    out->prefill_gpu_hours = lw->prefill_gpu_ns / 3.6e12;
+    out->decode_gpu_hours = lw->decode_gpu_ns / 3.6e12;
     out->kv_blocks_peak = lw->kv_blocks_peak;
     for (int k = 0; k < w->nreps; k++)
         if (llm_of(w->reps[k]) != NULL)

@@ -392,6 +392,15 @@
       "failure -> replacement serving; NAN without failures")                  \
     X(borrowed_gpu_hours, F64, "borrowed_gpu_hours", "borrowed_gpu_hours",     \
       NULL, "GPU-h", "taken from borrowable (test) pools")                     \
+    X(prefill_gpu_hours, F64, "prefill_gpu_hours", "prefill_gpu_hours", NULL, \
+      "GPU-h",                                                                 \
+      "GPU time of LLM engine steps spent prefilling: steps of prompts only, " \
+      "and of a mixed step the time beyond a decode-only step of its "         \
+      "decoders; omitted when 0 (abstract servers)")                           \
+    X(decode_gpu_hours, F64, "decode_gpu_hours", "decode_gpu_hours", NULL,     \
+      "GPU-h",                                                                 \
+      "GPU time of LLM engine steps spent decoding (the rest of each step); "  \
+      "omitted with prefill_gpu_hours")                                        \
     X(cold_start_waits, U64, "cold_start_waits", "cold_start_waits", NULL,     \
       "requests",                                                              \
       "min_gpus 0: arrived with no replica serving; omitted when 0")           \
@@ -498,7 +507,9 @@
     X(migration_downtime_ms_mean, migrate_on)                                  \
     X(migration_fallbacks, migrate_on)                                         \
     X(migration_bytes_nvlink, migration_bytes_nvlink)                          \
-    X(migration_defrag, migration_defrag)
+    X(migration_defrag, migration_defrag)                                      \
+    X(prefill_gpu_hours, prefill_gpu_hours)                                    \
+    X(decode_gpu_hours, prefill_gpu_hours)
 
 /* Summary-table rows the database writes in another place than the list
  * (and the JSON) has them, kept so that databases stay byte-identical:
