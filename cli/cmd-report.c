@@ -4,7 +4,9 @@
  * baseline is the run's stored scenario (runs.scenario_text, same seed) on
  * a static cluster of the run's peak replicas, the first pool's GPU kind
  * and price; it is simulated once, stored as a run (policy NULL) and linked
- * in table baselines, so later reports reuse it. Parse (parse_args), run
+ * in table baselines, so later reports reuse it. A comparison's baseline
+ * is the same static cluster sized for the most replicas any policy held,
+ * one per replication. Parse (parse_args), run
  * (run_report or comparison_report, which write the report), print its
  * path. */
 #include <getopt.h>
@@ -62,7 +64,6 @@ static void print_help(void)
            "  -d, --db FILE            results database (default dsec.db)\n"
            "  -f, --format FORMAT      html, pdf, csv or md (default html); "
            "pdf needs cairo\n"
-           "                           and is for run reports only\n"
            "  -o, --out DIR            where to write it (default "
            "report-RUN-ID or\n"
            "                           comparison-ID)\n"
@@ -134,10 +135,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
             return cli_usage_error(&cli_cmd_report,
                                    "--comparison: expected a comparison "
                                    "number");
-        if (o->fmt == RPT_FMT_PDF) {
-            fprintf(stderr, "dsec report: PDF is for run reports only: "
-                            "write a comparison report with --format html, "
-                            "csv or md\n");
+        if (!rpt_format_available(o->fmt)) {
+            fprintf(stderr, "dsec report: PDF is not available: this dsec "
+                            "was built without cairo (install "
+                            "libcairo2-dev and reconfigure)\n");
             return CLI_EXIT_USAGE;
         }
         o->comparison = 1;
@@ -259,11 +260,13 @@ static int load_scenario(const struct rpt_run *run, struct cl_scenario *scn,
     return 0;
 }
 
-/* Loads the stored scenario and takes its targets into rep. Returns 0 or
- * an exit status. */
-/* Simulates and stores the baseline of run; returns 0 or an exit status. */
+/* Simulates the static cluster of replicas replicas on run's stored
+ * scenario scn (loaded, changed here) with seed, stores it as a run with
+ * note and sets *base_id; linking it is the caller's. Returns 0 or an exit
+ * status. */
 static int run_baseline(const char *db_path, const struct rpt_run *run,
-                        struct cl_scenario *scn, int64_t *base_id)
+                        struct cl_scenario *scn, int replicas, uint64_t seed,
+                        const char *note, int64_t *base_id)
 {
     struct cl_run_opts ropts = {0};
     struct sim_progress prog;
@@ -271,13 +274,11 @@ static int run_baseline(const char *db_path, const struct rpt_run *run,
     struct sim_diag diag;
     struct rpt_run_info info = {0};
     struct rpt_db *db;
-    char stamp[32], *dir = NULL, *note;
-    int replicas = (int)rpt_run_metric(run, "replicas.max"), status = 0;
+    char stamp[32], *dir = NULL;
+    int status = 0;
 
-    if (replicas < 1)
-        replicas = 1;
     make_static(scn, replicas, run->npools > 0 ? &run->pools[0] : NULL);
-    scn->seed = run->seed;
+    scn->seed = seed;
     if (run->scenario_file != NULL) {
         char *slash;
         dir = xstrdup(run->scenario_file);
@@ -308,30 +309,100 @@ static int run_baseline(const char *db_path, const struct rpt_run *run,
         return status;
     }
     res.wall_s = sim_progress_wall_s(&prog);
-    note = xasprintf("static baseline of run %lld: replicas: %d (its peak), "
-                     "same workload and seed",
-                     (long long)run->id, replicas);
     cl_results_note(&res, note);
-    free(note);
     cli_utc_stamp(stamp, sizeof(stamp));
     info.started_at = stamp;
     info.scenario_name = run->scenario_name;
     info.scenario_file = run->scenario_file;
     info.scenario_text = run->scenario_text;
     info.program_version = PACKAGE_VERSION;
-    info.seed = run->seed;
+    info.seed = seed;
     sim_diag_init(&diag);
     db = rpt_db_open(db_path, &diag);
     if (db == NULL || rpt_db_write_run(db, &info, &res, base_id, &diag) != 0)
         status = CLI_EXIT_INPUT;
     rpt_db_close(db);
-    if (status == 0 && rpt_baseline_link(db_path, run->id, *base_id, &diag))
-        status = CLI_EXIT_INPUT;
     sim_diag_print(&diag, stderr);
     sim_diag_fini(&diag);
     cl_results_fini(&res);
     free(dir);
     return status;
+}
+
+/* The baseline of a run: its peak replicas, its seed, linked to it. */
+static int run_peak_baseline(const char *db_path, const struct rpt_run *run,
+                             struct cl_scenario *scn, int64_t *base_id)
+{
+    int replicas = (int)rpt_run_metric(run, "replicas.max"), status;
+    struct sim_diag diag;
+    char *note;
+
+    if (replicas < 1)
+        replicas = 1;
+    note = xasprintf("static baseline of run %lld: replicas: %d (its peak), "
+                     "same workload and seed",
+                     (long long)run->id, replicas);
+    status =
+        run_baseline(db_path, run, scn, replicas, run->seed, note, base_id);
+    free(note);
+    sim_diag_init(&diag);
+    if (status == 0 && rpt_baseline_link(db_path, run->id, *base_id, &diag))
+        status = CLI_EXIT_INPUT;
+    sim_diag_print(&diag, stderr);
+    sim_diag_fini(&diag);
+    return status;
+}
+
+/* The static cluster sized for the peak of comparison c, one per
+ * replication (seed c->seed + r), each found by its note or simulated and
+ * stored, linked to itself in table baselines so that --latest passes it
+ * by; they go into c->baselines. A failure leaves c without baselines and
+ * the report without savings, with a note on stderr. */
+static void comparison_baselines(const char *db_path, struct rpt_cmp_report *c)
+{
+    int replicas = rpt_cmp_peak_replicas(c);
+    struct rpt_run **b = xcalloc((size_t)c->nreps, sizeof(*b));
+    struct sim_diag diag;
+    int ok = 1;
+
+    sim_diag_init(&diag);
+    for (int r = 0; ok && r < c->nreps; r++) {
+        char *note = rpt_cmp_baseline_note(c->id, r, replicas);
+        int64_t id = 0;
+        int rc = rpt_cmp_baseline_find(db_path, note, &id, &diag);
+
+        if (rc == 1) {
+            struct cl_scenario scn;
+            struct rpt_report rep = {0};
+
+            memset(&scn, 0, sizeof(scn));
+            rc = load_scenario(c->runs[0], &scn, &rep);
+            if (rc == 0)
+                rc = run_baseline(db_path, c->runs[0], &scn, replicas,
+                                  c->seed + (uint64_t)r, note, &id);
+            cl_scenario_fini(&scn);
+            if (rc == 0)
+                rc = rpt_baseline_link(db_path, id, id, &diag);
+        }
+        if (rc == 0)
+            b[r] = rpt_run_load(db_path, id, &diag);
+        ok = rc == 0 && b[r] != NULL;
+        free(note);
+    }
+    sim_diag_print(&diag, stderr);
+    sim_diag_fini(&diag);
+    if (!ok) {
+        fprintf(stderr,
+                "dsec report: note: no static baseline for "
+                "comparison %lld: the report has no savings\n",
+                (long long)c->id);
+        for (int r = 0; r < c->nreps; r++)
+            rpt_run_free(b[r]);
+        free(b);
+        return;
+    }
+    c->baselines = b;
+    c->baseline_replicas = replicas;
 }
 
 /* Writes the report of the run o names; *written gets its path (caller
@@ -363,7 +434,7 @@ static int run_report(const struct opts *o, char **written)
     } else if (status == 0) {
         rc = rpt_baseline_find(o->db_path, run_id, &base_id, &diag);
         if (rc == 1)
-            status = run_baseline(o->db_path, rep.run, &scn, &base_id);
+            status = run_peak_baseline(o->db_path, rep.run, &scn, &base_id);
         else if (rc < 0)
             status = CLI_EXIT_INPUT;
         if (status == 0) {
@@ -417,6 +488,7 @@ static int comparison_report(const struct opts *o, char **written)
         c.slo_tpot_ms = rep.slo_tpot_ms;
     }
     cl_scenario_fini(&scn);
+    comparison_baselines(o->db_path, &c);
     out_dir = o->out ? xstrdup(o->out)
                      : xasprintf("comparison-%lld", (long long)cmp_id);
     if (rpt_cmp_report_write(&c, o->fmt, out_dir, rpt_gp_find(), written,

@@ -109,6 +109,94 @@ struct rpt_cmp_stat rpt_crep_diff(const struct rpt_cmp_report *c, int p, int m)
     return s;
 }
 
+int rpt_cmp_peak_replicas(const struct rpt_cmp_report *c)
+{
+    double peak = 1;
+
+    for (int i = 0; i < c->npolicies * c->nreps; i++) {
+        double m = rpt_run_metric(c->runs[i], "replicas.max");
+        if (m > peak)
+            peak = m;
+    }
+    return (int)peak;
+}
+
+char *rpt_cmp_baseline_note(int64_t id, int r, int replicas)
+{
+    return xasprintf("static baseline of comparison %lld, replication %d: "
+                     "replicas: %d (the most any policy held), same "
+                     "workload and seed",
+                     (long long)id, r, replicas);
+}
+
+int rpt_cmp_baseline_find(const char *db_path, const char *note,
+                          int64_t *run_id, struct sim_diag *d)
+{
+    sqlite3 *sql = rpt__open_db(db_path, 0, d);
+    sqlite3_stmt *st = NULL;
+    int rc, ret = 1;
+
+    if (sql == NULL)
+        return SIM_EDB;
+    /* Such a baseline is linked to itself in table baselines, which keeps
+     * it out of --latest; its note says whose it is. */
+    rc = sqlite3_prepare_v2(sql,
+                            "SELECT max(n.run_id) FROM notes n JOIN "
+                            "baselines b ON b.run_id = n.run_id AND "
+                            "b.baseline_run_id = n.run_id WHERE n.text = ?1",
+                            -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(st, 1, note, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        *run_id = sqlite3_column_int64(st, 0);
+        ret = 0;
+    } else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        sim_diag_error(d, db_path, 0, 0, "cannot read database: %s",
+                       sqlite3_errmsg(sql));
+        ret = SIM_EDB;
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(sql);
+    return ret;
+}
+
+struct rpt_cmp_stat rpt_crep_savings(const struct rpt_cmp_report *c, int p,
+                                     int pct)
+{
+    struct rpt_cmp_stat s = {NAN, NAN};
+    double *x;
+
+    if (c->baselines == NULL || p < 0 || p >= c->npolicies)
+        return s;
+    x = xmalloc((size_t)c->nreps * sizeof(*x));
+    for (int r = 0; r < c->nreps; r++) {
+        double b = rpt_run_metric(c->baselines[r], "cost_usd");
+        double e = rpt_crep_value(c, p, r, RPT_CMP_COST);
+        x[r] = pct ? (b > 0 ? 100 * (b - e) / b : NAN) : b - e;
+    }
+    s = rpt_cmp_mean_ci(x, c->nreps);
+    free(x);
+    return s;
+}
+
+/* The static baseline's mean cost over the replications. */
+static struct rpt_cmp_stat baseline_cost(const struct rpt_cmp_report *c)
+{
+    struct rpt_cmp_stat s = {NAN, NAN};
+    double *x;
+
+    if (c->baselines == NULL)
+        return s;
+    x = xmalloc((size_t)c->nreps * sizeof(*x));
+    for (int r = 0; r < c->nreps; r++)
+        x[r] = rpt_run_metric(c->baselines[r], "cost_usd");
+    s = rpt_cmp_mean_ci(x, c->nreps);
+    free(x);
+    return s;
+}
+
 int rpt_cmp_latest(const char *db_path, int64_t *id, struct sim_diag *d)
 {
     return rpt__query_id(db_path, "SELECT max(id) FROM comparisons", -1, id, d);
@@ -124,6 +212,9 @@ void rpt_cmp_report_fini(struct rpt_cmp_report *c)
     for (int i = 0; c->runs != NULL && i < c->npolicies * c->nreps; i++)
         rpt_run_free(c->runs[i]);
     free(c->runs);
+    for (int r = 0; c->baselines != NULL && r < c->nreps; r++)
+        rpt_run_free(c->baselines[r]);
+    free(c->baselines);
     memset(c, 0, sizeof(*c));
 }
 
@@ -459,6 +550,37 @@ static void pm(char *buf, size_t len, struct rpt_cmp_stat s, int prec, int sign)
                  b);
 }
 
+/* The savings table: one row per policy of SAV_NCOLS cells, texts in
+ * buf[p][k]. */
+#define SAV_NCOLS 5
+static const char *const sav_head[SAV_NCOLS] = {
+    "policy", "static cluster sized for the peak (USD)", "policy cost (USD)",
+    "savings (USD)", "savings (%)"};
+
+static void sav_cells(const struct rpt_cmp_report *c, int p,
+                      char buf[SAV_NCOLS][160])
+{
+    snprintf(buf[0], 160, "%s", c->labels[p]);
+    pm(buf[1], 160, baseline_cost(c), 2, 0);
+    pm(buf[2], 160, rpt_crep_stat(c, p, RPT_CMP_COST), 2, 0);
+    pm(buf[3], 160, rpt_crep_savings(c, p, 0), 2, 1);
+    pm(buf[4], 160, rpt_crep_savings(c, p, 1), 1, 1);
+}
+
+/* The sentence under the savings table. */
+static void sav_note(const struct rpt_cmp_report *c, char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "The static cluster sized for the peak is the scenario run with "
+             "cluster.replicas = %d, the most replicas any policy held, no "
+             "policy and no pools, on the first pool's GPU at its price, once "
+             "per replication with that replication's seed (runs %lld..%lld). "
+             "Savings are its cost minus the policy's, replication by "
+             "replication; negative when the policy paid more.",
+             c->baseline_replicas, (long long)c->baselines[0]->id,
+             (long long)c->baselines[c->nreps - 1]->id);
+}
+
 static void html_head(FILE *fp, int first_cell_header)
 {
     fprintf(fp, "<tr><th>%s</th>", first_cell_header ? "policy" : "");
@@ -510,6 +632,28 @@ static int write_html(const struct rpt_cmp_report *c, FILE *fp,
         fprintf(fp, "</tr>\n");
     }
     fprintf(fp, "</table>\n");
+    if (c->baselines != NULL) {
+        char cells[SAV_NCOLS][160], snote[1024];
+
+        fprintf(fp, "<h2>Savings against the static cluster sized for the "
+                    "peak</h2>\n<table id=\"savings\">\n<tr>");
+        for (int k = 0; k < SAV_NCOLS; k++)
+            fprintf(fp, "<th>%s</th>", sav_head[k]);
+        fprintf(fp, "</tr>\n");
+        for (int p = 0; p < c->npolicies; p++) {
+            sav_cells(c, p, cells);
+            fprintf(fp, "<tr><td>");
+            rpt_html_escape(fp, cells[0]);
+            fprintf(fp, "</td>");
+            for (int k = 1; k < SAV_NCOLS; k++)
+                fprintf(fp, "<td class=\"n\">%s</td>", cells[k]);
+            fprintf(fp, "</tr>\n");
+        }
+        sav_note(c, snote, sizeof(snote));
+        fprintf(fp, "</table>\n<p class=\"note\">");
+        rpt_html_escape(fp, snote);
+        fprintf(fp, "</p>\n");
+    }
     if (c->npolicies > 1) {
         fprintf(fp, "<h2>Paired differences against ");
         rpt_html_escape(fp, c->labels[0]);
@@ -611,6 +755,27 @@ static int write_md(const struct rpt_cmp_report *c, FILE *fp,
         }
         fprintf(fp, "\n");
     }
+    if (c->baselines != NULL) {
+        char cells[SAV_NCOLS][160], snote[1024];
+
+        fprintf(fp, "\n## Savings against the static cluster sized for the "
+                    "peak\n\n|");
+        for (int k = 0; k < SAV_NCOLS; k++)
+            fprintf(fp, " %s |", sav_head[k]);
+        fprintf(fp, "\n| --- | ---: | ---: | ---: | ---: |\n");
+        for (int p = 0; p < c->npolicies; p++) {
+            sav_cells(c, p, cells);
+            fprintf(fp, "| ");
+            rpt__md_text(fp, cells[0]);
+            for (int k = 1; k < SAV_NCOLS; k++)
+                fprintf(fp, " | %s", cells[k]);
+            fprintf(fp, " |\n");
+        }
+        sav_note(c, snote, sizeof(snote));
+        fprintf(fp, "\n");
+        rpt__md_text(fp, snote);
+        fprintf(fp, "\n");
+    }
     if (c->npolicies > 1) {
         fprintf(fp, "\n## Paired differences against ");
         rpt__md_text(fp, c->labels[0]);
@@ -707,6 +872,34 @@ static int write_csv(const struct rpt_cmp_report *c, const char *out_dir,
     }
     rc |= csv_done(fp, path, d);
 
+    if (c->baselines != NULL) {
+        path = xasprintf("%s/savings.csv", out_dir);
+        fp = fopen(path, "w");
+        if (fp != NULL) {
+            struct rpt_cmp_stat b = baseline_cost(c);
+
+            fprintf(fp, "policy,baseline_replicas,static_cost_usd_mean,"
+                        "static_cost_usd_ci95,cost_usd_mean,cost_usd_ci95,"
+                        "savings_usd_mean,savings_usd_ci95,savings_pct_mean,"
+                        "savings_pct_ci95\r\n");
+            for (int p = 0; p < c->npolicies; p++) {
+                struct rpt_cmp_stat v[4] = {
+                    b, rpt_crep_stat(c, p, RPT_CMP_COST),
+                    rpt_crep_savings(c, p, 0), rpt_crep_savings(c, p, 1)};
+                rpt_csv_field(fp, c->labels[p]);
+                fprintf(fp, ",%d", c->baseline_replicas);
+                for (int k = 0; k < 4; k++) {
+                    fprintf(fp, ",");
+                    rpt__csv_num(fp, v[k].mean);
+                    fprintf(fp, ",");
+                    rpt__csv_num(fp, v[k].ci95);
+                }
+                fprintf(fp, "\r\n");
+            }
+        }
+        rc |= csv_done(fp, path, d);
+    }
+
     path = xasprintf("%s/runs.csv", out_dir);
     fp = fopen(path, "w");
     if (fp != NULL) {
@@ -732,6 +925,161 @@ static int write_csv(const struct rpt_cmp_report *c, const char *out_dir,
     return rc != 0 ? SIM_EIO : 0;
 }
 
+/* The comparison as PDF, in the order of write_html(), on landscape
+ * pages: the policies and differences tables are turned (one row per
+ * figure, one column per policy) so that they fit the page. */
+static int write_pdf(const struct rpt_cmp_report *c, const char *path,
+                     char *const *paths, const char *note, struct sim_diag *d)
+{
+    struct rpt__pdf *pdf = rpt__pdf_open(path, 1, d);
+    int np = c->npolicies, nc = np + 1, nrun = c->npolicies * c->nreps;
+    const char **head = xcalloc((size_t)nc + 1, sizeof(*head));
+    int *num = xcalloc((size_t)RPT_CREP_NMETRICS + 5, sizeof(*num));
+    const char **cells;
+    char(*buf)[160];
+    char text[1024];
+    int rc;
+
+    if (pdf == NULL) {
+        free(head);
+        free(num);
+        return SIM_EINVAL;
+    }
+    cells = xcalloc((size_t)(RPT_CREP_NMETRICS + 4) * (size_t)(nrun + nc + 1),
+                    sizeof(*cells));
+    buf = xcalloc((size_t)(RPT_CREP_NMETRICS + 4) * (size_t)(nrun + nc + 1),
+                  sizeof(*buf));
+    snprintf(text, sizeof(text), "Comparison report: %s",
+             c->scenario_name ? c->scenario_name : "");
+    rpt__pdf_heading(pdf, text, 1);
+    snprintf(text, sizeof(text),
+             "Comparison %lld, started %s, %d polic%s, %d replication%s with "
+             "seeds %llu..%llu (common random numbers: replication r of every "
+             "policy has the same seed). Values are means over the "
+             "replications \xc2\xb1 the half-width of the 95%% Student t "
+             "interval.",
+             (long long)c->id, c->started_at ? c->started_at : "?", np,
+             np == 1 ? "y" : "ies", c->nreps, c->nreps == 1 ? "" : "s",
+             (unsigned long long)c->seed,
+             (unsigned long long)(c->seed + (uint64_t)c->nreps - 1));
+    rpt__pdf_para(pdf, text, 9, 0);
+
+    /* Policies: figures down, policies across. */
+    rpt__pdf_heading(pdf, "Policies", 2);
+    head[0] = "figure";
+    for (int p = 0; p < np; p++) {
+        head[p + 1] = c->labels[p];
+        num[p + 1] = 1;
+    }
+    for (int i = 0; i < RPT_CREP_NMETRICS; i++) {
+        cells[i * nc] = rpt_crep_label(order[i]);
+        for (int p = 0; p < np; p++) {
+            pm(buf[i * nc + p + 1], 160, rpt_crep_stat(c, p, order[i]),
+               figs[order[i]].prec, 0);
+            cells[i * nc + p + 1] = buf[i * nc + p + 1];
+        }
+    }
+    rpt__pdf_table(pdf, nc, head, num, RPT_CREP_NMETRICS, cells);
+
+    if (c->baselines != NULL) {
+        static const int snum[SAV_NCOLS] = {0, 1, 1, 1, 1};
+        char(*sc)[SAV_NCOLS][160] = xcalloc((size_t)np, sizeof(*sc));
+        const char **scell = xcalloc((size_t)np * SAV_NCOLS, sizeof(*scell));
+
+        rpt__pdf_heading(pdf,
+                         "Savings against the static cluster sized for "
+                         "the peak",
+                         2);
+        for (int p = 0; p < np; p++) {
+            sav_cells(c, p, sc[p]);
+            for (int k = 0; k < SAV_NCOLS; k++)
+                scell[p * SAV_NCOLS + k] = sc[p][k];
+        }
+        rpt__pdf_table(pdf, SAV_NCOLS, sav_head, snum, np, scell);
+        sav_note(c, text, sizeof(text));
+        rpt__pdf_para(pdf, text, 8, 0);
+        free(sc);
+        free(scell);
+    }
+
+    if (np > 1) {
+        snprintf(text, sizeof(text), "Paired differences against %s",
+                 c->labels[0]);
+        rpt__pdf_heading(pdf, text, 2);
+        rpt__pdf_para(pdf,
+                      "Policy minus the first, replication by replication; "
+                      "*: the 95% interval excludes 0.",
+                      8, 0);
+        head[0] = "figure";
+        for (int p = 1; p < np; p++)
+            head[p] = c->labels[p];
+        for (int i = 0; i < RPT_CREP_NMETRICS; i++) {
+            cells[i * np] = rpt_crep_label(order[i]);
+            for (int p = 1; p < np; p++) {
+                struct rpt_cmp_stat st = rpt_crep_diff(c, p, order[i]);
+                char t[150];
+                pm(t, sizeof(t), st, figs[order[i]].prec, 1);
+                snprintf(buf[i * np + p], 160, "%s%s", t,
+                         rpt_cmp_significant(st) ? " *" : "");
+                cells[i * np + p] = buf[i * np + p];
+            }
+        }
+        rpt__pdf_table(pdf, np, head, num, RPT_CREP_NMETRICS, cells);
+    }
+
+    rpt__pdf_heading(pdf, "Charts", 2);
+    for (int k = 0; k < NCHARTS; k++)
+        if (paths[k] != NULL)
+            rpt__pdf_image(pdf, paths[k], chart_titles[k]);
+
+    /* Runs: one row per run, as in the HTML. */
+    rpt__pdf_heading(pdf, "Runs", 2);
+    rpt__pdf_para(pdf, "Each run's own cost report: dsec report RUN-ID.", 8, 0);
+    {
+        int rc2 = 4 + RPT_CREP_NMETRICS, row = 0;
+        const char **rh = xcalloc((size_t)rc2, sizeof(*rh));
+        int *rn = xcalloc((size_t)rc2, sizeof(*rn));
+
+        rh[0] = "policy";
+        rh[1] = "replication";
+        rh[2] = "run";
+        rh[3] = "seed";
+        for (int i = 0; i < RPT_CREP_NMETRICS; i++)
+            rh[4 + i] = rpt_crep_label(order[i]);
+        for (int k = 1; k < rc2; k++)
+            rn[k] = 1;
+        for (int p = 0; p < np; p++)
+            for (int r = 0; r < c->nreps; r++, row++) {
+                const struct rpt_run *run =
+                    c->runs[(size_t)p * (size_t)c->nreps + (size_t)r];
+                char(*b)[160] = buf + (size_t)row * (size_t)rc2;
+                cells[row * rc2] = c->labels[p];
+                snprintf(b[1], 160, "%d", r);
+                snprintf(b[2], 160, "%lld", (long long)run->id);
+                snprintf(b[3], 160, "%llu", (unsigned long long)run->seed);
+                for (int i = 0; i < RPT_CREP_NMETRICS; i++)
+                    rpt__fmt(b[4 + i], 160, rpt_crep_value(c, p, r, order[i]),
+                             figs[order[i]].prec);
+                for (int k = 1; k < rc2; k++)
+                    cells[row * rc2 + k] = b[k];
+            }
+        rpt__pdf_table(pdf, rc2, rh, rn, row, cells);
+        free(rh);
+        free(rn);
+    }
+    if (note != NULL) {
+        rpt__pdf_heading(pdf, "Engineering notes", 2);
+        snprintf(text, sizeof(text), "%s.", note);
+        rpt__pdf_para(pdf, text, 8, 1);
+    }
+    rc = rpt__pdf_close(pdf, path, d);
+    free(head);
+    free(num);
+    free(cells);
+    free(buf);
+    return rc;
+}
+
 int rpt_cmp_report_write(const struct rpt_cmp_report *c, enum rpt_format fmt,
                          const char *out_dir, const char *gnuplot_path,
                          char **written, struct sim_diag *d)
@@ -741,10 +1089,11 @@ int rpt_cmp_report_write(const struct rpt_cmp_report *c, enum rpt_format fmt,
     char *path = NULL;
     int rc = 0;
 
-    if (fmt == RPT_FMT_PDF) {
+    if (!rpt_format_available(fmt)) {
         sim_diag_error(d, out_dir, 0, 0,
-                       "PDF is for run reports only: write a comparison "
-                       "report with --format html, csv or md");
+                       "cannot write a PDF report: this dsec was built "
+                       "without cairo (install libcairo2-dev and "
+                       "reconfigure)");
         return SIM_EINVAL;
     }
     if (rpt__mkdir_p(out_dir) != 0) {
@@ -761,6 +1110,9 @@ int rpt_cmp_report_write(const struct rpt_cmp_report *c, enum rpt_format fmt,
     if (fmt == RPT_FMT_CSV) {
         rc = write_csv(c, out_dir, d);
         path = xasprintf("%s/policies.csv", out_dir);
+    } else if (fmt == RPT_FMT_PDF) {
+        path = xasprintf("%s/comparison.pdf", out_dir);
+        rc = write_pdf(c, path, paths, note, d);
     } else {
         FILE *fp;
 

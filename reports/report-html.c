@@ -92,57 +92,6 @@ void rpt__base64(FILE *fp, const char *path)
     fclose(f);
 }
 
-/* Per-state rows: hours and cost, with reserved-but-unused and borrowed. */
-struct state_row {
-    const char *name;
-    double hours;
-    double cost;
-};
-
-static int state_rows(const struct rpt_run *r, struct state_row *out)
-{
-    struct rpt_acct a;
-    int n = 0;
-
-    rpt_acct_compute(r, &a);
-    for (int s = 0; s < CL_GS_COUNT; s++) {
-        out[n].name = cl_gpu_state_name(s);
-        out[n].hours = a.gpu_hours_by_state[s];
-        out[n++].cost = a.cost_by_state_usd[s];
-    }
-    out[n].name = "reserved, paid but unused";
-    out[n].hours = a.reserved_unused_gpu_hours;
-    out[n++].cost = a.reserved_unused_cost_usd;
-    out[n].name = "of which borrowed (any state)";
-    out[n].hours = a.borrowed_gpu_hours;
-    out[n++].cost = NAN;
-    return n;
-}
-
-/* GPU kinds in first-seen pool order; returns the count. */
-static int kinds(const struct rpt_run *r, const char **name, double *hours,
-                 double *cost)
-{
-    int n = 0;
-
-    for (int p = 0; p < r->npools; p++) {
-        const char *g = r->pools[p].gpu ? r->pools[p].gpu : "?";
-        int k = 0;
-        while (k < n && strcmp(name[k], g) != 0)
-            k++;
-        if (k == n && n == 64)
-            continue; /* the table's bound; pools are fewer in practice */
-        if (k == n) {
-            name[n] = g;
-            hours[n] = cost[n] = 0;
-            n++;
-        }
-        hours[k] += r->pools[p].gpu_hours_paid;
-        cost[k] += r->pools[p].cost_usd;
-    }
-    return n;
-}
-
 static void html_cell(FILE *fp, double v, int prec)
 {
     char buf[64];
@@ -155,10 +104,10 @@ int rpt__write_html(const struct rpt_report *rep, FILE *fp,
 {
     const struct rpt_run *r = rep->run;
     struct rpt__line lines[RPT__MAX_LINES];
-    struct state_row st[CL_GS_COUNT + 2];
-    const char *kname[64];
-    double khours[64], kcost[64];
-    int n = rpt__headline(rep, lines), ns = state_rows(r, st), nk;
+    struct rpt__state_row st[RPT__NSTATE_ROWS];
+    const char *kname[RPT__MAX_KINDS];
+    double khours[RPT__MAX_KINDS], kcost[RPT__MAX_KINDS];
+    int n = rpt__headline(rep, lines), ns = rpt__state_rows(r, st), nk;
     char title[64], note[RPT__NOTE_LEN];
     int has_pi = rpt__pi_title(r, title, sizeof(title));
 
@@ -189,12 +138,6 @@ int rpt__write_html(const struct rpt_report *rep, FILE *fp,
                 ". Baseline: run %lld, the same workload and seed on a "
                 "static cluster sized for the peak.",
                 (long long)rep->baseline->id);
-    rpt__calib_note(rep, note, sizeof(note));
-    if (note[0] != '\0') {
-        fprintf(fp, " <span id=\"calibration\">");
-        rpt_html_escape(fp, note);
-        fprintf(fp, "</span>");
-    }
     fprintf(fp, "</p>\n<h2>Headline</h2>\n<table id=\"headline\">\n"
                 "<tr><th>figure</th><th>value</th>");
     if (has_pi)
@@ -211,18 +154,12 @@ int rpt__write_html(const struct rpt_report *rep, FILE *fp,
         fprintf(fp, "<td>%s</td></tr>\n", lines[i].unit);
     }
     fprintf(fp, "</table>\n");
-    if (has_pi) {
-        rpt__pi_note(r, note, sizeof(note));
-        fprintf(fp, "<p class=\"note\" id=\"prediction-interval\">");
-        rpt_html_escape(fp, note);
-        fprintf(fp, "</p>\n");
-    }
+    if (has_pi)
+        fprintf(fp,
+                "<p class=\"note\">%s: what it holds is under "
+                "<a href=\"#engineering-notes\">" RPT__ENG_TITLE "</a>.</p>\n",
+                title);
     fprintf(fp, "<h2>Charts</h2>\n");
-    if (chart_note != NULL) {
-        fprintf(fp, "<p class=\"note\"><strong>");
-        rpt_html_escape(fp, chart_note);
-        fprintf(fp, ".</strong></p>\n");
-    }
     for (int c = 0; c < RPT__NCHARTS; c++) {
         if (charts[c].path == NULL)
             continue;
@@ -253,7 +190,7 @@ int rpt__write_html(const struct rpt_report *rep, FILE *fp,
     fprintf(fp, "</table>\n<h2>By GPU kind</h2>\n<table id=\"kinds\">\n"
                 "<tr><th>GPU</th><th>GPU-hours paid</th><th>cost (USD)</th>"
                 "</tr>\n");
-    nk = kinds(r, kname, khours, kcost);
+    nk = rpt__kinds(r, kname, khours, kcost);
     for (int k = 0; k < nk; k++) {
         fprintf(fp, "<tr><td>");
         rpt_html_escape(fp, kname[k]);
@@ -271,24 +208,47 @@ int rpt__write_html(const struct rpt_report *rep, FILE *fp,
         html_cell(fp, st[s].cost, 2);
         fprintf(fp, "</tr>\n");
     }
-    fprintf(fp, "</table>\n<h2>Price assumptions</h2>\n<ul>\n");
+    fprintf(fp, "</table>\n<h2>Prices</h2>\n<table id=\"prices\">\n"
+                "<tr><th>pool</th><th>GPU</th><th>USD per GPU-hour</th>"
+                "<th>provider</th><th>region</th><th>basis</th><th>date</th>"
+                "<th>source</th></tr>\n");
     for (int p = 0; p < r->npools; p++) {
-        char buf[64];
-        rpt__fmt(buf, sizeof(buf), r->pools[p].price_usd_per_gpu_hour, 2);
-        fprintf(fp, "<li>");
-        rpt_html_escape(fp, r->pools[p].name);
-        fprintf(fp, " (");
-        rpt_html_escape(fp, r->pools[p].gpu);
-        fprintf(fp, "): USD %s per GPU-hour, source: ", buf);
-        rpt_html_escape(fp, rpt__price_source(&r->pools[p]));
-        fprintf(fp, "</li>\n");
+        const struct rpt_pool_row *pl = &r->pools[p];
+        struct rpt__price pr;
+        const char *cells[5];
+
+        rpt__price_of(pl, &pr);
+        cells[0] = pr.provider;
+        cells[1] = pr.region;
+        cells[2] = pr.basis;
+        cells[3] = pr.date;
+        cells[4] = pr.source;
+        fprintf(fp, "<tr><td>");
+        rpt_html_escape(fp, pl->name);
+        fprintf(fp, "</td><td>");
+        rpt_html_escape(fp, pl->gpu);
+        fprintf(fp, "</td>");
+        html_cell(fp, pl->price_usd_per_gpu_hour, 2);
+        for (int k = 0; k < 5; k++) {
+            fprintf(fp, "<td>");
+            rpt_html_escape(fp, cells[k]);
+            fprintf(fp, "</td>");
+        }
+        fprintf(fp, "</tr>\n");
     }
-    fprintf(fp, "</ul>\n<p class=\"note\">Catalog prices are dated "
-                "defaults, not quotes; set pools[].price_per_gpu_hour "
-                "in the scenario for your own.</p>\n<h2>Notes</h2>\n<ul>\n");
-    for (int i = 0; i < r->nnotes; i++) {
+    fprintf(fp, "</table>\n");
+    rpt__borrow_note(r, note, sizeof(note));
+    if (note[0] != '\0') {
+        fprintf(fp, "<p id=\"borrowed\">");
+        rpt_html_escape(fp, note);
+        fprintf(fp, "</p>\n");
+    }
+    fprintf(fp, "<p class=\"note\">%s</p>\n<h2>" RPT__FIN_TITLE "</h2>\n<ul>\n",
+            rpt__price_caveat);
+    rpt__savings_note(rep, note, sizeof(note));
+    if (note[0] != '\0') {
         fprintf(fp, "<li>");
-        rpt_html_escape(fp, r->notes[i]);
+        rpt_html_escape(fp, note);
         fprintf(fp, "</li>\n");
     }
     {
@@ -301,8 +261,45 @@ int rpt__write_html(const struct rpt_report *rep, FILE *fp,
         }
     }
     fprintf(fp, "<li>Per day and per month scale the simulated "
-                "time.</li>\n</ul>\n</body>\n</html>\n");
+                "time.</li>\n</ul>\n");
+    /* What is not for finance comes last, after the figures. */
+    fprintf(fp, "<h2 id=\"engineering-notes\">" RPT__ENG_TITLE "</h2>\n");
+    rpt__calib_note(rep, note, sizeof(note));
+    if (note[0] != '\0') {
+        fprintf(fp, "<p class=\"note\" id=\"calibration\">");
+        rpt_html_escape(fp, note);
+        fprintf(fp, "</p>\n");
+    }
+    if (has_pi) {
+        rpt__pi_note(r, note, sizeof(note));
+        fprintf(fp, "<p class=\"note\" id=\"prediction-interval\">");
+        rpt_html_escape(fp, note);
+        fprintf(fp, "</p>\n");
+    }
+    if (chart_note != NULL) {
+        fprintf(fp, "<p class=\"note\"><strong>");
+        rpt_html_escape(fp, chart_note);
+        fprintf(fp, ".</strong></p>\n");
+    }
+    if (r->nnotes > 0)
+        fprintf(fp, "<ul>\n");
+    for (int i = 0; i < r->nnotes; i++) {
+        fprintf(fp, "<li>");
+        rpt_html_escape(fp, r->notes[i]);
+        fprintf(fp, "</li>\n");
+    }
+    fprintf(fp, "%s</body>\n</html>\n", r->nnotes > 0 ? "</ul>\n" : "");
     return 0;
+}
+
+/* Writes "- TEXT\n" when text is not empty. */
+static void md_item(FILE *fp, const char *text)
+{
+    if (text[0] == '\0')
+        return;
+    fprintf(fp, "- ");
+    rpt__md_text(fp, text);
+    fprintf(fp, "\n");
 }
 
 int rpt__write_md(const struct rpt_report *rep, FILE *fp,
@@ -310,8 +307,11 @@ int rpt__write_md(const struct rpt_report *rep, FILE *fp,
 {
     const struct rpt_run *r = rep->run;
     struct rpt__line lines[RPT__MAX_LINES];
-    struct state_row st[CL_GS_COUNT + 2];
-    int n = rpt__headline(rep, lines), ns = state_rows(r, st);
+    struct rpt__state_row st[RPT__NSTATE_ROWS];
+    const char *kname[RPT__MAX_KINDS];
+    double khours[RPT__MAX_KINDS], kcost[RPT__MAX_KINDS];
+    int n = rpt__headline(rep, lines), ns = rpt__state_rows(r, st);
+    int nk = rpt__kinds(r, kname, khours, kcost);
     char b1[64], b2[64], b3[64], b4[64], title[64], note[RPT__NOTE_LEN];
     int has_pi = rpt__pi_title(r, title, sizeof(title));
 
@@ -325,12 +325,7 @@ int rpt__write_md(const struct rpt_report *rep, FILE *fp,
     else if (rep->baseline != NULL)
         fprintf(fp, "; baseline: run %lld (static, sized for the peak)",
                 (long long)rep->baseline->id);
-    fprintf(fp, ".\n\n");
-    rpt__calib_note(rep, note, sizeof(note));
-    if (note[0] != '\0') {
-        rpt__md_text(fp, note);
-        fprintf(fp, "\n\n");
-    }
+    fprintf(fp, ".\n\n## Headline\n\n");
     if (has_pi)
         fprintf(fp,
                 "| figure | value | %s | unit |\n"
@@ -346,15 +341,12 @@ int rpt__write_md(const struct rpt_report *rep, FILE *fp,
             fprintf(fp, "  |");
         fprintf(fp, " %s |\n", lines[i].unit);
     }
-    if (has_pi) {
-        rpt__pi_note(r, note, sizeof(note));
-        fprintf(fp, "\n");
-        rpt__md_text(fp, note);
-        fprintf(fp, "\n");
-    }
-    fprintf(fp, "\n## Pools\n\n| pool | GPU | USD/GPU-h | GPU-h held | "
-                "GPU-h paid | cost (USD) |\n| --- | --- | ---: | ---: | ---: "
-                "| ---: |\n");
+    if (has_pi)
+        fprintf(fp, "\n%s: what it holds is under " RPT__ENG_TITLE ".\n",
+                title);
+    fprintf(fp, "\n## Pools\n\n| pool | GPU | capacity | kind | USD per "
+                "GPU-hour | GPU-hours held | GPU-hours paid | cost (USD) |\n"
+                "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: |\n");
     for (int p = 0; p < r->npools; p++) {
         const struct rpt_pool_row *pl = &r->pools[p];
         rpt__fmt(b1, sizeof(b1), pl->price_usd_per_gpu_hour, 2);
@@ -365,7 +357,18 @@ int rpt__write_md(const struct rpt_report *rep, FILE *fp,
         rpt__md_text(fp, pl->name);
         fprintf(fp, " | ");
         rpt__md_text(fp, pl->gpu);
-        fprintf(fp, " | %s | %s | %s | %s |\n", b1, b2, b3, b4);
+        fprintf(fp, " | %d | %s%s | %s | %s | %s | %s |\n", pl->capacity_gpus,
+                pl->reserved ? "reserved" : "on demand",
+                pl->borrowable ? ", borrowable" : "", b1, b2, b3, b4);
+    }
+    fprintf(fp, "\n## By GPU kind\n\n| GPU | GPU-hours paid | cost (USD) |\n"
+                "| --- | ---: | ---: |\n");
+    for (int k = 0; k < nk; k++) {
+        rpt__fmt(b1, sizeof(b1), khours[k], 2);
+        rpt__fmt(b2, sizeof(b2), kcost[k], 2);
+        fprintf(fp, "| ");
+        rpt__md_text(fp, kname[k]);
+        fprintf(fp, " | %s | %s |\n", b1, b2);
     }
     fprintf(fp, "\n## By state\n\n| state | GPU-hours | cost (USD) |\n"
                 "| --- | ---: | ---: |\n");
@@ -374,34 +377,66 @@ int rpt__write_md(const struct rpt_report *rep, FILE *fp,
         rpt__fmt(b2, sizeof(b2), st[s].cost, 2);
         fprintf(fp, "| %s | %s | %s |\n", st[s].name, b1, b2);
     }
-    fprintf(fp, "\n## Charts\n\n");
-    if (chart_note != NULL)
-        fprintf(fp, "**%s.**\n\n", chart_note);
+    fprintf(fp, "\n## Prices\n\n| pool | GPU | USD per GPU-hour | provider | "
+                "region | basis | date | source |\n| --- | --- | ---: | --- | "
+                "--- | --- | --- | --- |\n");
+    for (int p = 0; p < r->npools; p++) {
+        const struct rpt_pool_row *pl = &r->pools[p];
+        struct rpt__price pr;
+        const char *cells[5];
+
+        rpt__price_of(pl, &pr);
+        cells[0] = pr.provider;
+        cells[1] = pr.region;
+        cells[2] = pr.basis;
+        cells[3] = pr.date;
+        cells[4] = pr.source;
+        rpt__fmt(b1, sizeof(b1), pl->price_usd_per_gpu_hour, 2);
+        fprintf(fp, "| ");
+        rpt__md_text(fp, pl->name);
+        fprintf(fp, " | ");
+        rpt__md_text(fp, pl->gpu);
+        fprintf(fp, " | %s |", b1);
+        for (int k = 0; k < 5; k++) {
+            fprintf(fp, " ");
+            rpt__md_text(fp, cells[k]);
+            fprintf(fp, " |");
+        }
+        fprintf(fp, "\n");
+    }
+    rpt__borrow_note(r, note, sizeof(note));
+    if (note[0] != '\0') {
+        fprintf(fp, "\n");
+        rpt__md_text(fp, note);
+        fprintf(fp, "\n");
+    }
+    fprintf(fp, "\n%s\n\n## Charts\n\n", rpt__price_caveat);
     for (int c = 0; c < RPT__NCHARTS; c++)
         if (charts[c].path != NULL)
             fprintf(fp, "![%s](%s)\n\n", charts[c].title, charts[c].file);
-    fprintf(fp, "## Notes\n\n");
-    for (int p = 0; p < r->npools; p++) {
-        fprintf(fp, "- Price of ");
-        rpt__md_text(fp, r->pools[p].name);
-        fprintf(fp, ": ");
-        rpt__md_text(fp, rpt__price_source(&r->pools[p]));
-        fprintf(fp, "\n");
-    }
-    for (int i = 0; i < r->nnotes; i++) {
-        fprintf(fp, "- ");
-        rpt__md_text(fp, r->notes[i]);
-        fprintf(fp, "\n");
-    }
+    fprintf(fp, "## " RPT__FIN_TITLE "\n\n");
+    rpt__savings_note(rep, note, sizeof(note));
+    md_item(fp, note);
     {
         char tn[RPT__TIME_NOTES][RPT__TIME_NOTE_LEN];
         int ntn = rpt__time_notes(rep, tn);
-        for (int i = 0; i < ntn; i++) {
-            fprintf(fp, "- ");
-            rpt__md_text(fp, tn[i]);
-            fprintf(fp, "\n");
-        }
+        for (int i = 0; i < ntn; i++)
+            md_item(fp, tn[i]);
     }
+    md_item(fp, "Per day and per month scale the simulated time.");
+    fprintf(fp, "\n## " RPT__ENG_TITLE "\n\n");
+    rpt__calib_note(rep, note, sizeof(note));
+    md_item(fp, note);
+    if (has_pi) {
+        rpt__pi_note(r, note, sizeof(note));
+        md_item(fp, note);
+    }
+    if (chart_note != NULL) {
+        snprintf(note, sizeof(note), "%s.", chart_note);
+        md_item(fp, note);
+    }
+    for (int i = 0; i < r->nnotes; i++)
+        md_item(fp, r->notes[i]);
     return 0;
 }
 
@@ -431,13 +466,23 @@ static int csv_close(FILE *fp, char *path, struct sim_diag *d)
     return rc;
 }
 
+/* A row of notes.csv, none for an empty text. */
+static void csv_note(FILE *fp, const char *section, const char *text)
+{
+    if (text[0] == '\0')
+        return;
+    fprintf(fp, "%s,", section);
+    rpt_csv_field(fp, text);
+    fprintf(fp, "\r\n");
+}
+
 int rpt__write_csv(const struct rpt_report *rep, const char *out_dir,
                    struct sim_diag *d)
 {
     const struct rpt_run *r = rep->run;
     struct rpt__line lines[RPT__MAX_LINES];
-    struct state_row st[CL_GS_COUNT + 2];
-    int n = rpt__headline(rep, lines), ns = state_rows(r, st), rc = 0;
+    struct rpt__state_row st[RPT__NSTATE_ROWS];
+    int n = rpt__headline(rep, lines), ns = rpt__state_rows(r, st), rc = 0;
     char *path;
     FILE *fp;
 
@@ -495,8 +540,8 @@ int rpt__write_csv(const struct rpt_report *rep, const char *out_dir,
     fp = csv_open(out_dir, "pools.csv", &path);
     if (fp != NULL) {
         fprintf(fp, "pool,gpu,capacity_gpus,reserved,borrowable,"
-                    "price_usd_per_gpu_hour,price_source,gpu_hours_used,"
-                    "gpu_hours_paid,cost_usd\r\n");
+                    "price_usd_per_gpu_hour,gpu_hours_used,gpu_hours_paid,"
+                    "cost_usd\r\n");
         for (int p = 0; p < r->npools; p++) {
             const struct rpt_pool_row *pl = &r->pools[p];
             rpt_csv_field(fp, pl->name);
@@ -506,8 +551,6 @@ int rpt__write_csv(const struct rpt_report *rep, const char *out_dir,
                     pl->borrowable);
             rpt__csv_num(fp, pl->price_usd_per_gpu_hour);
             fprintf(fp, ",");
-            rpt_csv_field(fp, rpt__price_source(pl));
-            fprintf(fp, ",");
             rpt__csv_num(fp, pl->gpu_hours_used);
             fprintf(fp, ",");
             rpt__csv_num(fp, pl->gpu_hours_paid);
@@ -515,6 +558,61 @@ int rpt__write_csv(const struct rpt_report *rep, const char *out_dir,
             rpt__csv_num(fp, pl->cost_usd);
             fprintf(fp, "\r\n");
         }
+    }
+    rc |= csv_close(fp, path, d);
+
+    /* The "Prices" table: one row per pool, where its price comes from. */
+    fp = csv_open(out_dir, "prices.csv", &path);
+    if (fp != NULL) {
+        fprintf(fp, "pool,gpu,price_usd_per_gpu_hour,provider,region,basis,"
+                    "date,source,borrowable,gpu_hours_borrowed\r\n");
+        for (int p = 0; p < r->npools; p++) {
+            const struct rpt_pool_row *pl = &r->pools[p];
+            struct rpt__price pr;
+            const char *cells[5];
+
+            rpt__price_of(pl, &pr);
+            cells[0] = pr.provider;
+            cells[1] = pr.region;
+            cells[2] = pr.basis;
+            cells[3] = pr.date;
+            cells[4] = pr.source;
+            rpt_csv_field(fp, pl->name);
+            fprintf(fp, ",");
+            rpt_csv_field(fp, pl->gpu);
+            fprintf(fp, ",");
+            rpt__csv_num(fp, pl->price_usd_per_gpu_hour);
+            for (int k = 0; k < 5; k++) {
+                fprintf(fp, ",");
+                rpt_csv_field(fp, cells[k]);
+            }
+            fprintf(fp, ",%d,", pl->borrowable);
+            rpt__csv_num(fp, pl->borrowable ? pl->gpu_hours_used : 0);
+            fprintf(fp, "\r\n");
+        }
+    }
+    rc |= csv_close(fp, path, d);
+
+    /* The notes of the other formats, finance first. */
+    fp = csv_open(out_dir, "notes.csv", &path);
+    if (fp != NULL) {
+        char note[RPT__NOTE_LEN], tn[RPT__TIME_NOTES][RPT__TIME_NOTE_LEN];
+        int ntn = rpt__time_notes(rep, tn);
+
+        fprintf(fp, "section,text\r\n");
+        rpt__borrow_note(r, note, sizeof(note));
+        csv_note(fp, "finance", note);
+        csv_note(fp, "finance", rpt__price_caveat);
+        rpt__savings_note(rep, note, sizeof(note));
+        csv_note(fp, "finance", note);
+        for (int i = 0; i < ntn; i++)
+            csv_note(fp, "finance", tn[i]);
+        rpt__calib_note(rep, note, sizeof(note));
+        csv_note(fp, "engineering", note);
+        rpt__pi_note(r, note, sizeof(note));
+        csv_note(fp, "engineering", note);
+        for (int i = 0; i < r->nnotes; i++)
+            csv_note(fp, "engineering", r->notes[i]);
     }
     rc |= csv_close(fp, path, d);
 

@@ -94,8 +94,67 @@ void rpt__charts_fini(struct rpt__chart *charts);
 /* "1,234.56"-style fixed text of v with prec decimals, or "n/a". */
 void rpt__fmt(char *buf, size_t len, double v, int prec);
 
-/* The price's source: the GPU catalog's dated default, or the scenario. */
-const char *rpt__price_source(const struct rpt_pool_row *p);
+/* Where a pool's price per GPU-hour comes from: a row of the report's
+ * "Prices" table. The texts are static or point into basis; plain text
+ * for the writers to escape. */
+struct rpt__price {
+    const char *provider; /* or "set in the scenario" */
+    const char *region;   /* as the catalog gives it, or "n/a" */
+    const char *date;     /* or "n/a" */
+    const char *source;   /* docs/sources.md section, or "set in ..." */
+    int catalog;          /* 1: the GPU catalog's dated default */
+    char basis[320];      /* a borrowed pool's says it is billed so */
+};
+
+/* Fills *out for pool p: the GPU catalog's provenance (models/gpu/gpu.h
+ * price_src) when p's price equals its GPU kind's catalog price, else "set
+ * in the scenario" (pools[].price_per_gpu_hour, hardware.price_per_gpu_hour
+ * or a spot discount). A borrowable pool's basis says that it is billed at
+ * its own price, the internal transfer price. */
+void rpt__price_of(const struct rpt_pool_row *p, struct rpt__price *out);
+
+/* The sentence on borrowed pools: billed at their own price per GPU-hour
+ * (the internal transfer price), each with its price, the GPU-hours held
+ * in it and their cost, and the total borrowed. Plain text; empty when r
+ * has no borrowable pool. */
+void rpt__borrow_note(const struct rpt_run *r, char *buf, size_t len);
+
+/* The sentence on what the savings compare: the static baseline (its run
+ * id and replicas), or the run as its own baseline. Plain text; empty
+ * when the report has no baseline. */
+void rpt__savings_note(const struct rpt_report *rep, char *buf, size_t len);
+
+/* The sentence under the "Prices" table: catalog prices are dated
+ * defaults, not quotes. Static. */
+extern const char rpt__price_caveat[];
+
+/* The title of the last section, which holds what is not for finance:
+ * the run's stored notes, the calibration, the intervals, the charts. */
+#define RPT__ENG_TITLE "Engineering notes"
+/* The title of the finance notes (how per day, per month and per 1M
+ * tokens are counted, and the savings). */
+#define RPT__FIN_TITLE "What the figures mean"
+
+/* One row of the "By state" table: GPU-hours and cost, then the
+ * reserved-but-unused row and "of which borrowed" (cost NAN). */
+struct rpt__state_row {
+    const char *name;
+    double hours;
+    double cost;
+};
+#define RPT__NSTATE_ROWS (CL_GS_COUNT + 2)
+
+/* Fills out[RPT__NSTATE_ROWS]; returns the count. */
+int rpt__state_rows(const struct rpt_run *r, struct rpt__state_row *out);
+
+/* Most GPU kinds in the "By GPU kind" table. */
+#define RPT__MAX_KINDS 64
+
+/* GPU kinds in first-seen pool order (name borrowed from r), with the
+ * GPU-hours paid and the cost summed over their pools; returns the
+ * count, at most RPT__MAX_KINDS. */
+int rpt__kinds(const struct rpt_run *r, const char **name, double *hours,
+               double *cost);
 
 /* Why charts are missing ("gnuplot was not found ..."), or NULL when all
  * nwanted were drawn. */
@@ -134,6 +193,42 @@ int rpt__write_md(const struct rpt_report *rep, FILE *fp,
  * a run with intervals, prediction_intervals.csv into out_dir. */
 int rpt__write_csv(const struct rpt_report *rep, const char *out_dir,
                    struct sim_diag *d);
+/* A PDF being drawn (report-pdf.c, cairo): A4 pages, portrait or
+ * landscape, text in DejaVu Sans (its glyphs cover the reports' §, ±, ×,
+ * – and ≥), tables whose numbers are right-aligned and whose text cells
+ * wrap. Every text is UTF-8, invalid bytes printed as '?'. Without cairo
+ * rpt__pdf_open() returns NULL after adding an error to d and the others
+ * do nothing. */
+struct rpt__pdf;
+
+/* Starts a PDF at path; NULL after adding an error to d. */
+struct rpt__pdf *rpt__pdf_open(const char *path, int landscape,
+                               struct sim_diag *d);
+
+/* A title (level 1), section heading (2) or sub-heading (3). */
+void rpt__pdf_heading(struct rpt__pdf *p, const char *s, int level);
+
+/* A paragraph broken into lines at spaces, at size points; bold when set. */
+void rpt__pdf_para(struct rpt__pdf *p, const char *s, double size, int bold);
+
+/* A bulleted paragraph (one item of a list), at size points. */
+void rpt__pdf_item(struct rpt__pdf *p, const char *s, double size);
+
+/* A table of ncols columns: head[ncols] in bold, then nrows rows of
+ * cells[row * ncols + col] (NULL prints nothing). Columns with num[col]
+ * set are right-aligned and never wrap; the other columns share what is
+ * left of the width and wrap at spaces. The head repeats on a new page. */
+void rpt__pdf_table(struct rpt__pdf *p, int ncols, const char *const *head,
+                    const int *num, int nrows, const char *const *cells);
+
+/* A PNG chart at the text width under its title; nothing when the file
+ * cannot be read. */
+void rpt__pdf_image(struct rpt__pdf *p, const char *png, const char *title);
+
+/* Finishes and frees p. Returns 0, or SIM_EIO after adding an error to
+ * d. */
+int rpt__pdf_close(struct rpt__pdf *p, const char *path, struct sim_diag *d);
+
 int rpt__write_pdf(const struct rpt_report *rep, const char *path,
                    const struct rpt__chart *charts, const char *chart_note,
                    struct sim_diag *d);

@@ -683,13 +683,151 @@ void rpt__fmt(char *buf, size_t len, double v, int prec)
     buf[o] = '\0';
 }
 
-const char *rpt__price_source(const struct rpt_pool_row *p)
+const char rpt__price_caveat[] =
+    "Catalog prices are dated defaults, not quotes; set "
+    "pools[].price_per_gpu_hour in the scenario for your own.";
+
+void rpt__price_of(const struct rpt_pool_row *p, struct rpt__price *out)
 {
     const struct gpu_spec *g = gpu_find(p->gpu);
+    const char *basis;
 
-    if (g != NULL && p->price_usd_per_gpu_hour == g->price_usd_per_hour)
-        return g->price_source;
-    return "set in the scenario";
+    memset(out, 0, sizeof(*out));
+    /* The pool row keeps the price, not where it came from: a price equal
+     * to the catalog's is taken for the catalog's (a scenario that sets
+     * exactly the catalog's figure reads the same). */
+    if (g != NULL && g->price_src.provider != NULL &&
+        p->price_usd_per_gpu_hour == g->price_usd_per_hour) {
+        out->catalog = 1;
+        out->provider = g->price_src.provider;
+        out->region = g->price_src.region;
+        out->date = g->price_src.date;
+        out->source = g->price_src.source;
+        basis = g->price_src.basis;
+    } else {
+        out->provider = "set in the scenario";
+        out->region = "n/a";
+        out->date = "n/a";
+        out->source = "set in the scenario";
+        basis = "per GPU-hour, as the scenario gives it "
+                "(pools[].price_per_gpu_hour, hardware.price_per_gpu_hour or "
+                "a spot discount)";
+    }
+    snprintf(out->basis, sizeof(out->basis), "%s%s",
+             p->borrowable ? "borrowed pool, billed at its own price (the "
+                             "internal transfer price): "
+                           : "",
+             basis);
+}
+
+void rpt__borrow_note(const struct rpt_run *r, char *buf, size_t len)
+{
+    size_t o;
+    int n, nb = 0;
+    double hours = 0, cost = 0;
+
+    snprintf(buf, len, "%s", "");
+    for (int i = 0; i < r->npools; i++)
+        nb += r->pools[i].borrowable != 0;
+    if (nb == 0)
+        return;
+    n = snprintf(buf, len,
+                 "A borrowed pool is billed at its own price per GPU-hour, "
+                 "the internal transfer price (its pools[].price_per_gpu_hour; "
+                 "the GPU's price where the scenario sets none), for the "
+                 "GPU-hours held in it:");
+    o = n > 0 ? (size_t)n : 0;
+    for (int i = 0; i < r->npools && o < len; i++) {
+        const struct rpt_pool_row *p = &r->pools[i];
+        char pr[64], h[64], c[64];
+
+        if (!p->borrowable)
+            continue;
+        rpt__fmt(pr, sizeof(pr), p->price_usd_per_gpu_hour, 2);
+        rpt__fmt(h, sizeof(h), p->gpu_hours_used, 2);
+        rpt__fmt(c, sizeof(c), p->cost_usd, 2);
+        n = snprintf(buf + o, len - o,
+                     "%s %s at USD %s per GPU-hour, %s GPU-hours borrowed, "
+                     "USD %s",
+                     o > 0 && buf[o - 1] == ':' ? "" : ";", p->name, pr, h, c);
+        o += n > 0 ? (size_t)n : 0;
+        if (!isnan(p->gpu_hours_used))
+            hours += p->gpu_hours_used;
+        if (!isnan(p->cost_usd))
+            cost += p->cost_usd;
+    }
+    if (o < len && nb > 1) {
+        char h[64], c[64];
+        rpt__fmt(h, sizeof(h), hours, 2);
+        rpt__fmt(c, sizeof(c), cost, 2);
+        n = snprintf(buf + o, len - o, "; in all %s GPU-hours borrowed, USD %s",
+                     h, c);
+        o += n > 0 ? (size_t)n : 0;
+    }
+    if (o + 1 < len)
+        snprintf(buf + o, len - o, ".");
+}
+
+void rpt__savings_note(const struct rpt_report *rep, char *buf, size_t len)
+{
+    if (rep->self_baseline)
+        snprintf(buf, len,
+                 "This run is a static cluster, its own baseline: its savings "
+                 "are 0.");
+    else if (rep->baseline != NULL)
+        snprintf(buf, len,
+                 "Savings vs static: the cost of run %lld (the same workload "
+                 "and seed on a static cluster of %.0f replicas, this run's "
+                 "peak, on the first pool's GPU at its price) minus this "
+                 "run's cost, and that as a share of it; negative when the "
+                 "elastic run paid more, e.g. for a dearer pool.",
+                 (long long)rep->baseline->id,
+                 rpt_run_metric(rep->run, "replicas.max"));
+    else
+        snprintf(buf, len, "%s", "");
+}
+
+int rpt__state_rows(const struct rpt_run *r, struct rpt__state_row *out)
+{
+    struct rpt_acct a;
+    int n = 0;
+
+    rpt_acct_compute(r, &a);
+    for (int s = 0; s < CL_GS_COUNT; s++) {
+        out[n].name = cl_gpu_state_name(s);
+        out[n].hours = a.gpu_hours_by_state[s];
+        out[n++].cost = a.cost_by_state_usd[s];
+    }
+    out[n].name = "reserved, paid but unused";
+    out[n].hours = a.reserved_unused_gpu_hours;
+    out[n++].cost = a.reserved_unused_cost_usd;
+    out[n].name = "of which borrowed (any state)";
+    out[n].hours = a.borrowed_gpu_hours;
+    out[n++].cost = NAN;
+    return n;
+}
+
+int rpt__kinds(const struct rpt_run *r, const char **name, double *hours,
+               double *cost)
+{
+    int n = 0;
+
+    for (int p = 0; p < r->npools; p++) {
+        const char *g = r->pools[p].gpu ? r->pools[p].gpu : "?";
+        int k = 0;
+        while (k < n && strcmp(name[k], g) != 0)
+            k++;
+        if (k == n && n == RPT__MAX_KINDS)
+            continue; /* the table's bound; pools are fewer in practice */
+        if (k == n) {
+            name[n] = g;
+            hours[n] = cost[n] = 0;
+            n++;
+        }
+        hours[k] += r->pools[p].gpu_hours_paid;
+        cost[k] += r->pools[p].cost_usd;
+    }
+    return n;
 }
 
 const char *rpt__no_chart_reason(int ndrawn, int nwanted,
@@ -915,8 +1053,8 @@ void rpt__pi_note(const struct rpt_run *r, char *buf, size_t len)
              "uncertainty only; cost per day, per month and per 1M tokens "
              "scale the cost's interval. They are not the ci95 of dsec "
              "run's summary, which is seed noise only (batch means over "
-             "this run: TTFT mean +/- %s ms, TPOT mean +/- %s ms, E2E mean "
-             "+/- %s ms).",
+             "this run: TTFT mean \xc2\xb1 %s ms, TPOT mean \xc2\xb1 %s ms, "
+             "E2E mean \xc2\xb1 %s ms).",
              lvl, lvl, pi->n, pi->nparams, pi->nparams == 1 ? "" : "s",
              pi->structural ? ", and the latencies multiplied by the profile's "
                               "structural error"

@@ -235,6 +235,12 @@ struct rpt_cmp_report {
     struct rpt_run **runs; /* [p * nreps + r] */
     double target_tpot_ms; /* NAN unless the caller sets it */
     double slo_tpot_ms;    /* NAN unless the caller sets it */
+    /* The static cluster sized for the peak: per replication r, the run of
+     * the scenario with seed seed + r and cluster.replicas =
+     * baseline_replicas, the most replicas any policy held. Set by the
+     * caller (owned, freed by rpt_cmp_report_fini()); NULL for none. */
+    struct rpt_run **baselines; /* [nreps] */
+    int baseline_replicas;
 };
 
 /* Stores in *id the newest comparison. Returns 0, 1 when the database holds
@@ -270,6 +276,27 @@ struct rpt_cmp_stat rpt_crep_stat(const struct rpt_cmp_report *c, int p, int m);
  * (rpt_cmp_paired()); NAN when out of range. */
 struct rpt_cmp_stat rpt_crep_diff(const struct rpt_cmp_report *c, int p, int m);
 
+/* The most replicas any run of c held (summary replicas.max), at least
+ * 1. */
+int rpt_cmp_peak_replicas(const struct rpt_cmp_report *c);
+
+/* The note that names the baseline of replication r of comparison id on
+ * replicas replicas, stored with it so that a later report finds it
+ * (rpt_cmp_baseline_find()). Caller frees. */
+char *rpt_cmp_baseline_note(int64_t id, int r, int replicas);
+
+/* Looks up the stored baseline run whose note is note. Returns 0 with *run_id
+ * set, 1 when there is none, or SIM_EDB with a diagnostic. */
+int rpt_cmp_baseline_find(const char *db_path, const char *note,
+                          int64_t *run_id, struct sim_diag *d);
+
+/* Savings of policy p against the static baseline, replication by
+ * replication (baseline cost - policy cost): mean and 95% half-width in
+ * USD, or in % of the baseline's cost when pct is set; NAN without
+ * baselines. */
+struct rpt_cmp_stat rpt_crep_savings(const struct rpt_cmp_report *c, int p,
+                                     int pct);
+
 /* Writes the comparison report into out_dir (created if missing):
  * comparison.html (self-contained) or comparison.md with a table of one row
  * per policy, the paired differences and the runs; or policies.csv,
@@ -277,8 +304,11 @@ struct rpt_cmp_stat rpt_crep_diff(const struct rpt_cmp_report *c, int p, int m);
  * p99 TPOT over time in replication 0, one line per policy, and the mean
  * cost per policy as bars; gnuplot_path NULL means none, said in the report
  * and as a warning in d. If *written is not NULL it receives the main
- * file's path (caller frees). Returns 0, SIM_EINVAL for PDF (run reports
- * only) or SIM_EIO after adding an error to d. */
+ * file's path (caller frees). comparison.pdf (cairo) holds the same
+ * tables and charts. With baselines, every format has the savings of each
+ * policy against the static cluster sized for the peak (savings.csv).
+ * Returns 0, SIM_EINVAL (PDF without cairo) or SIM_EIO after adding an
+ * error to d. */
 int rpt_cmp_report_write(const struct rpt_cmp_report *c, enum rpt_format fmt,
                          const char *out_dir, const char *gnuplot_path,
                          char **written, struct sim_diag *d);

@@ -235,6 +235,8 @@ static void resolve_gpus(struct sim_yaml *y, struct cl_scenario *s)
         if (!isnan(d->price_usd_per_gpu_hour)) {
             g->price_usd_per_hour = d->price_usd_per_gpu_hour;
             g->price_source = "scenario hardware.gpus";
+            /* The base's provenance is not this price's. */
+            memset(&g->price_src, 0, sizeof(g->price_src));
         }
         if (gpu_spec_check(g, why, sizeof(why)) != 0)
             sim_yaml_error(y, at->kline, at->kcol,

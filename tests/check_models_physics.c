@@ -70,6 +70,13 @@ START_TEST(test_gpu_table_sorted_unique_summaries)
         ck_assert_msg(g->price_source != NULL &&
                           strstr(g->price_source, "default") != NULL,
                       "%s price must be marked as a default", g->name);
+        /* The report's "Prices" table reads these, one column each. */
+        ck_assert_msg(
+            g->price_src.provider != NULL && g->price_src.region != NULL &&
+                g->price_src.basis != NULL && g->price_src.date != NULL &&
+                g->price_src.source != NULL &&
+                strstr(g->price_src.source, "§1.4") != NULL,
+            "%s price provenance incomplete", g->name);
         /* FP8 is absent (0) or faster than bf16 (docs/sources.md §1.1). */
         ck_assert(g->flops_bf16 > 0 &&
                   (g->flops_fp8 == 0 || g->flops_fp8 >= g->flops_bf16));

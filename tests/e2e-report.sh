@@ -185,7 +185,7 @@ h=$pout/report.html
     grep -q '<th>95 % interval</th>' "$h" &&
     grep -q '<tr><td>Total cost</td><td class="n">[0-9.,]*</td><td class="n pi">[0-9.,]*&#8211;[0-9.,]*</td><td>USD</td></tr>' "$h" &&
     grep -q "<tr><td>TTFT mean</td><td class=\"n\">[0-9.,]*</td><td class=\"n pi\">$(fmt2 "$(pi ttft_ms_mean lo)")&#8211;$(fmt2 "$(pi ttft_ms_mean hi)")</td><td>ms</td></tr>" "$h" &&
-    grep -q '<p class="note" id="prediction-interval">The 95 % intervals are prediction intervals: the central 95 % of 10 runs .* 2 uncertain parameters, and the latencies multiplied by the profile&#39;s structural error\..*seed noise only .*TTFT mean +/- [0-9.]* ms' "$h"
+    grep -q '<p class="note" id="prediction-interval">The 95 % intervals are prediction intervals: the central 95 % of 10 runs .* 2 uncertain parameters, and the latencies multiplied by the profile&#39;s structural error\..*seed noise only .*TTFT mean ± [0-9.]* ms' "$h"
 ok "html: intervals beside the headline figures, and what they are" $?
 [ "$(cat "$tmp/st.pi.html")" -eq 0 ] || show "$tmp/err.pi.html"
 
@@ -198,7 +198,7 @@ ok "html: the profile's path and SHA-256 (sha256sum's); the baseline on the same
 grep -q '^| figure | value | 95 % interval | unit |$' "$pout/report.md" &&
     grep -q '^| Total cost | [0-9.,]* | [0-9.,]*-[0-9.,]* | USD |$' "$pout/report.md" &&
     grep -q '^| GPU-hours paid | [0-9.,]* |  | GPU-h |$' "$pout/report.md" &&
-    grep -q '^The 95 % intervals are prediction intervals' "$pout/report.md"
+    grep -q '^- The 95 % intervals are prediction intervals' "$pout/report.md"
 ok "markdown: an interval column and the sentence" $?
 
 hcsv() { awk -F, -v k="$1" -v c="$2" '$1 == k { sub(/\r$/, ""); print $c }' "$pout/headline.csv"; }

@@ -42,6 +42,14 @@ const struct gpu_spec gpu_a100 = {
     .price_usd_per_hour = 2.70,
     .price_source = "default: CoreWeave 8x A100 80GB $21.60/h via "
                     "kaelresearch.com, Feb 2026 (docs/sources.md §1.4)",
+    /* docs/sources.md §1.4 gives no region for any price. */
+    .price_src =
+        {.provider = "CoreWeave",
+         .region = "list price, no region",
+         .basis =
+             "on-demand; per GPU-hour = 8x A100 80GB node price $21.60/h / 8",
+         .date = "Feb 2026",
+         .source = "docs/sources.md §1.4 (kaelresearch.com, 3rd-party)"},
     /* docs/sources.md §1.1: INT4 1,248 TOPS dense (2,496 sparse). */
     .flops_int4 = 1248e12,
     /* docs/sources.md §1.1: no FP4. */

@@ -44,6 +44,13 @@ const struct gpu_spec gpu_b200 = {
     .price_usd_per_hour = 8.60,
     .price_source = "default: CoreWeave 8x B200 $68.80/h via "
                     "kaelresearch.com, Feb 2026 (docs/sources.md §1.4)",
+    /* docs/sources.md §1.4 gives no region for any price. */
+    .price_src =
+        {.provider = "CoreWeave",
+         .region = "list price, no region",
+         .basis = "on-demand; per GPU-hour = 8x B200 node price $68.80/h / 8",
+         .date = "Feb 2026",
+         .source = "docs/sources.md §1.4 (kaelresearch.com, 3rd-party)"},
     /* Added fields. docs/sources.md §1.1 gives no INT4 figure for B200. */
     .flops_int4 = 0,
     /* glennklockwood B200 via docs/sources.md §1.1: FP4 9,000 TFLOP/s dense. */

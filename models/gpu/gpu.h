@@ -20,6 +20,18 @@ struct net_link;
  * layout model's. A plain literal (a row's default text). */
 #define GPU_DEFAULT_GPUS_PER_NODE 8
 
+/* Where a catalog price comes from, for the cost report's "Prices" table
+ * (docs/reports.md): every field is static text taken from
+ * docs/sources.md §1.4, none invented. region is "list price, no region"
+ * where the source names none. */
+struct gpu_price_src {
+    const char *provider; /* who charges it, e.g. "CoreWeave" */
+    const char *region;   /* as the source gives it, or "list price, ..." */
+    const char *basis;    /* on-demand, per GPU-hour, derived from a node */
+    const char *date;     /* of the snapshot, e.g. "Feb 2026" */
+    const char *source;   /* docs/sources.md section and the page it cites */
+};
+
 /* One GPU kind. Prices are defaults (on-demand, third-party snapshots with
  * a date in price_source) to be overridden by the scenario, never facts. */
 struct gpu_spec {
@@ -40,6 +52,9 @@ struct gpu_spec {
     double pcie_bytes_per_s;   /* host link, per direction */
     double price_usd_per_hour; /* default on-demand price of one GPU */
     const char *price_source;  /* provider, basis and date of the price */
+    /* The same provenance field by field; all NULL for a GPU defined in a
+     * scenario (hardware.gpus), whose price the scenario sets. */
+    struct gpu_price_src price_src;
     /* Added with issue #3. Zero where the chip has none or docs/sources.md
      * gives no figure; a spec built from scratch may leave them zero or NULL.
      */

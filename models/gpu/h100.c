@@ -43,6 +43,15 @@ const struct gpu_spec gpu_h100 = {
     .price_usd_per_hour = 6.16,
     .price_source = "default: CoreWeave HGX H100 8x $49.24/h via "
                     "kaelresearch.com, Feb 2026 (docs/sources.md §1.4)",
+    /* docs/sources.md §1.4 gives no region for any price. */
+    .price_src =
+        {.provider = "CoreWeave",
+         .region = "list price, no region",
+         .basis =
+             "on-demand; per GPU-hour = HGX H100 8-GPU node price $49.24/h / 8",
+         .date = "Feb 2026",
+         .source = "docs/sources.md §1.4 (kaelresearch.com \"GPU Economics\", "
+                   "3rd-party)"},
     /* Added fields. docs/sources.md §1.1: no INT4 or FP4 figure for Hopper. */
     .flops_int4 = 0,
     .flops_fp4 = 0,

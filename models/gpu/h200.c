@@ -42,6 +42,14 @@ const struct gpu_spec gpu_h200 = {
     .price_usd_per_hour = 6.31,
     .price_source = "default: CoreWeave HGX H200 8x $50.44/h via "
                     "kaelresearch.com, Feb 2026 (docs/sources.md §1.4)",
+    /* docs/sources.md §1.4 gives no region for any price. */
+    .price_src =
+        {.provider = "CoreWeave",
+         .region = "list price, no region",
+         .basis =
+             "on-demand; per GPU-hour = HGX H200 8-GPU node price $50.44/h / 8",
+         .date = "Feb 2026",
+         .source = "docs/sources.md §1.4 (kaelresearch.com, 3rd-party)"},
     /* Added fields. docs/sources.md §1.1: no INT4 or FP4 figure for Hopper. */
     .flops_int4 = 0,
     .flops_fp4 = 0,

@@ -46,6 +46,14 @@ const struct gpu_spec gpu_h800 = {
     .price_source = "default (assumption): no public H800 price; the H100 "
                     "CoreWeave HGX 8x $49.24/h via kaelresearch.com, "
                     "Feb 2026 (docs/sources.md §1.4)",
+    /* docs/sources.md §1.4 gives no region for any price. */
+    .price_src = {.provider = "CoreWeave (the H100 price, an assumption)",
+                  .region = "list price, no region",
+                  .basis = "assumption: no public H800 price; the H100 "
+                           "on-demand HGX 8-GPU node price $49.24/h / 8",
+                  .date = "Feb 2026",
+                  .source =
+                      "docs/sources.md §1.4 (kaelresearch.com, 3rd-party)"},
     /* docs/sources.md §1.1: no INT4 or FP4 figure for Hopper. */
     .flops_int4 = 0,
     .flops_fp4 = 0,

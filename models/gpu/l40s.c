@@ -41,6 +41,13 @@ const struct gpu_spec gpu_l40s = {
     .price_usd_per_hour = 2.25,
     .price_source = "default: CoreWeave 8x L40S $18.00/h via "
                     "kaelresearch.com, Feb 2026 (docs/sources.md §1.4)",
+    /* docs/sources.md §1.4 gives no region for any price. */
+    .price_src =
+        {.provider = "CoreWeave",
+         .region = "list price, no region",
+         .basis = "on-demand; per GPU-hour = 8x L40S node price $18.00/h / 8",
+         .date = "Feb 2026",
+         .source = "docs/sources.md §1.4 (kaelresearch.com, 3rd-party)"},
     /* No INT4 or FP4 figure in docs/sources.md §1.1. */
     .flops_int4 = 0,
     .flops_fp4 = 0,

@@ -45,6 +45,12 @@ const struct gpu_spec gpu_mi300x = {
     .price_usd_per_hour = 1.85,
     .price_source = "default: Vultr on-demand $1.85/GPU-h via gpu.blog, "
                     "2025 (docs/sources.md §1.4)",
+    /* docs/sources.md §1.4 gives no region for any price. */
+    .price_src = {.provider = "Vultr",
+                  .region = "list price, no region",
+                  .basis = "on-demand; per GPU-hour as listed",
+                  .date = "2025",
+                  .source = "docs/sources.md §1.4 (gpu.blog, 3rd-party)"},
     /* No INT4 or FP4 figure in docs/sources.md §1.1. */
     .flops_int4 = 0,
     .flops_fp4 = 0,
