@@ -300,6 +300,33 @@ static char *default_name(const char *file)
     return xstrndup(b, n);
 }
 
+/* Where the keys that later checks name were given. */
+static void fill_pos(struct sim_yaml *y, struct cl_scenario *sp)
+{
+    sp->pos.model = pos_of(y, "model");
+    sp->pos.deploy_model_path = pos_of(y, "deploy.model_path");
+    sp->pos.deploy_tp = pos_of(y, "deploy.tp");
+    sp->pos.deploy_weight_dtype = pos_of(y, "deploy.weight_dtype");
+    sp->pos.hardware_gpu = pos_of(y, "hardware.gpu");
+    sp->pos.cluster_min_gpus = pos_of(y, "cluster.min_gpus");
+    sp->pos.workload_trace_path = pos_of(y, "workload.trace.path");
+    sp->pos.policy_name = pos_of(y, "policy.name");
+    sp->pos.model_hf_config = pos_of(y, "model.hf_config");
+    sp->pos.hardware_calibration = pos_of(y, "hardware.calibration");
+    sp->pos.server_max_model_len = pos_of(y, "server.max_model_len");
+    sp->pos.server_spec_method = pos_of(y, "server.speculative.method");
+    for (int g = 0; g < CL_PD_GROUPS; g++)
+        sp->pos.pd_layout[g] = pd_layout_pos(y, cl_pd_group_name(g));
+    if (sim_yaml_seen(y, "hardware.gpus") != NULL) {
+        sp->pos.hardware_gpus.line = sim_yaml_seen(y, "hardware.gpus")->kline;
+        sp->pos.hardware_gpus.col = sim_yaml_seen(y, "hardware.gpus")->kcol;
+    }
+    if (sim_yaml_seen(y, "pools") != NULL) {
+        sp->pos.pools.line = sim_yaml_seen(y, "pools")->kline;
+        sp->pos.pools.col = sim_yaml_seen(y, "pools")->kcol;
+    }
+}
+
 int scn_string_load(const char *name, const char *text, size_t len,
                     struct cl_scenario *out, struct sim_diag *d)
 {
@@ -333,6 +360,14 @@ int scn_string_load(const char *name, const char *text, size_t len,
     }
 
     if (y.errors > 0) {
+        /* The catalogs' names and the policy too, in this round (the
+         * policy only when its own keys loaded). */
+        int policy_ok = 1;
+        for (int i = 0; i < d->n; i++)
+            policy_ok &= strncmp(d->v[i].msg, "policy.", 7) != 0;
+        s.file = xstrdup(name);
+        fill_pos(&y, &s);
+        cl_scenario_check_names(&s, policy_ok, d);
         rc = SIM_EINVAL;
         goto out_doc;
     }
@@ -340,28 +375,7 @@ int scn_string_load(const char *name, const char *text, size_t len,
         s.name = default_name(name);
     s.file = xstrdup(name);
     s.text = xstrndup(text, len);
-    s.pos.model = pos_of(&y, "model");
-    s.pos.deploy_model_path = pos_of(&y, "deploy.model_path");
-    s.pos.deploy_tp = pos_of(&y, "deploy.tp");
-    s.pos.deploy_weight_dtype = pos_of(&y, "deploy.weight_dtype");
-    s.pos.hardware_gpu = pos_of(&y, "hardware.gpu");
-    s.pos.cluster_min_gpus = pos_of(&y, "cluster.min_gpus");
-    s.pos.workload_trace_path = pos_of(&y, "workload.trace.path");
-    s.pos.policy_name = pos_of(&y, "policy.name");
-    s.pos.model_hf_config = pos_of(&y, "model.hf_config");
-    s.pos.hardware_calibration = pos_of(&y, "hardware.calibration");
-    s.pos.server_max_model_len = pos_of(&y, "server.max_model_len");
-    s.pos.server_spec_method = pos_of(&y, "server.speculative.method");
-    for (int g = 0; g < CL_PD_GROUPS; g++)
-        s.pos.pd_layout[g] = pd_layout_pos(&y, cl_pd_group_name(g));
-    if (sim_yaml_seen(&y, "hardware.gpus") != NULL) {
-        s.pos.hardware_gpus.line = sim_yaml_seen(&y, "hardware.gpus")->kline;
-        s.pos.hardware_gpus.col = sim_yaml_seen(&y, "hardware.gpus")->kcol;
-    }
-    if (sim_yaml_seen(&y, "pools") != NULL) {
-        s.pos.pools.line = sim_yaml_seen(&y, "pools")->kline;
-        s.pos.pools.col = sim_yaml_seen(&y, "pools")->kcol;
-    }
+    fill_pos(&y, &s);
     *out = s;
     memset(&s, 0, sizeof(s));
 

@@ -1483,6 +1483,38 @@ START_TEST(test_scn_string_load_start)
 }
 END_TEST
 
+/* One round: a key's error does not hide the catalog names' or the
+ * policy's. */
+START_TEST(test_scn_string_load_one_round)
+{
+    static const char *const want[] = {
+        "7:37: error: cluster.bogus: unknown key; valid: defrag, drain, "
+        "initial_gpus, kv_cache_offload, max_gpus, min_gpus, rdma_interface, "
+        "rebalance, rebalance_gap, replicas, routing, routing_max_imbalance, "
+        "scale_to_zero_grace, target_latency_ms",
+        "5:8: error: model: unknown model 'llama-9'; valid: deepseek-v3, "
+        "deepseek-v3.2, llama-2-70b, llama-3.1-405b, llama-3.1-70b, "
+        "llama-3.1-8b, qwen2.5-72b, qwen3-235b-a22b, qwen3-32b",
+        "6:17: error: hardware.gpu: unknown gpu 'h1000'; valid: a100, b200, "
+        "h100, h200, h800, l40s, mi300x",
+        "8:35: error: policy.params.foo: unknown parameter of policy hpa; "
+        "valid: metric, target, tolerance, scale_down_stabilization, "
+        "scale_up_stabilization, scale_up_percent, scale_up_pods, "
+        "scale_up_period, scale_down_percent, scale_down_period",
+        NULL};
+
+    load_string_expect("workload:\n"
+                       "  synthetic: {arrival: {rate_per_s: 5}, requests: 9,\n"
+                       "    prompt_tokens: {dist: fixed, value: 9},\n"
+                       "    output_tokens: {dist: fixed, value: 9}}\n"
+                       "model: llama-9\n"
+                       "hardware: {gpu: h1000}\n"
+                       "cluster: {min_gpus: 1, max_gpus: 2, bogus: 1}\n"
+                       "policy: {name: hpa, params: {foo: 1}}\n",
+                       SIM_EINVAL, want);
+}
+END_TEST
+
 START_TEST(test_scn_string_load_elastic_defaults)
 {
     static const char *const want[] = {NULL};
@@ -2019,6 +2051,7 @@ static Suite *scn_load_suite(void)
     tcase_add_test(tc, test_scn_file_load_full_elastic);
     tcase_add_test(tc, test_scn_file_load_diurnal);
     tcase_add_test(tc, test_scn_string_load_start);
+    tcase_add_test(tc, test_scn_string_load_one_round);
     tcase_add_test(tc, test_scn_file_load_bad_pools);
     tcase_add_test(tc, test_scn_file_load_bad_reclaim);
     tcase_add_test(tc, test_scn_file_load_pools_static_cluster);

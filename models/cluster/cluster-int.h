@@ -799,6 +799,11 @@ int cl__replica_perf_layout(const struct cl_scenario *s,
                             const struct cl_pd_layout *o, int pp,
                             int weight_dtype, struct perf_replica *r, char *why,
                             size_t whylen);
+/* The model's and the GPU kinds' names of s checked against the catalogs,
+ * each unknown one a diagnostic at its key (model: {hf_config} and
+ * hardware.gpus are skipped: they are resolved only once the scenario
+ * loaded). For cl_scenario_check_names() (llm-plan.c). */
+void cl__llm_check_names(const struct cl_scenario *s, struct sim_diag *d);
 /* The plan, pool_init and notes ops (llm-plan.c). */
 int cl__llm_plan(const struct cl_scenario *s, struct cl_plan *plan,
                  struct sim_diag *d);

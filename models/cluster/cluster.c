@@ -794,6 +794,13 @@ void *cl__policy_params(const struct pol_entry *e, const struct cl_scenario *s,
     return params;
 }
 
+/* Whether the cluster keys make the scenario elastic (as check_plan()
+ * sets plan->elastic). */
+static int is_elastic(const struct cl_cluster *c)
+{
+    return c->min_gpus >= 0 && c->max_gpus >= 1 && c->replicas < 1;
+}
+
 static int check_policy(const struct cl_scenario *s, struct cl_plan *plan,
                         struct sim_diag *d)
 {
@@ -824,8 +831,8 @@ static int check_policy(const struct cl_scenario *s, struct cl_plan *plan,
     return params != NULL ? 0 : SIM_EINVAL;
 }
 
-static int check_all(const struct cl_scenario *s, struct cl_plan *plan,
-                     struct sim_diag *d)
+static int check_plan(const struct cl_scenario *s, struct cl_plan *plan,
+                      struct sim_diag *d)
 {
     const struct cl_cluster *c = &s->cluster;
     const struct cl_engine *e = cl__engine_for(s->server.kind);
@@ -843,7 +850,7 @@ static int check_all(const struct cl_scenario *s, struct cl_plan *plan,
     rc = e->ops->plan(s, plan, d);
     if (rc != 0)
         return rc;
-    plan->elastic = c->min_gpus >= 0 && c->max_gpus >= 1 && c->replicas < 1;
+    plan->elastic = is_elastic(c);
     if (plan->elastic && plan->disaggregated && c->min_gpus == 0) {
         /* Each group keeps a replica (its min_replicas, default 1): one
          * activator for two groups is not modelled. */
@@ -922,7 +929,32 @@ static int check_all(const struct cl_scenario *s, struct cl_plan *plan,
                        "cache and needs an llm server; use finish");
         return SIM_EINVAL;
     }
-    return check_policy(s, plan, d);
+    return 0;
+}
+
+/* The plan, then the policy: the policy's name and parameters are checked
+ * even when the plan failed, so that their errors come in the same round
+ * as the model's, the GPUs' and the layout's. */
+static int check_all(const struct cl_scenario *s, struct cl_plan *plan,
+                     struct sim_diag *d)
+{
+    int rc = check_plan(s, plan, d), prc;
+
+    plan->elastic = is_elastic(&s->cluster);
+    prc = check_policy(s, plan, d);
+    return rc != 0 ? rc : prc;
+}
+
+void cl_scenario_check_names(const struct cl_scenario *s, int policy,
+                             struct sim_diag *d)
+{
+    struct cl_plan plan = {0};
+
+    if (s->server.kind == CL_SRV_LLM)
+        cl__llm_check_names(s, d);
+    plan.elastic = is_elastic(&s->cluster);
+    if (policy)
+        (void)check_policy(s, &plan, d);
 }
 
 int cl_scenario_check(const struct cl_scenario *s, struct cl_plan *plan,

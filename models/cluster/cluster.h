@@ -102,6 +102,14 @@ int cl_pd_group_perf_init(const struct cl_scenario *s,
 int cl_scenario_check(const struct cl_scenario *s, struct cl_plan *plan,
                       struct sim_diag *d);
 
+/* What can be checked of a scenario whose other keys have errors: the
+ * model's and GPU kinds' names against the catalogs and the policy's name
+ * and parameters, each problem a diagnostic at its key, so that a file's
+ * errors come in one round. s may be partly filled (its positions set);
+ * policy 0 leaves the policy out (its section had errors of its own). */
+void cl_scenario_check_names(const struct cl_scenario *s, int policy,
+                             struct sim_diag *d);
+
 /* Runs the scenario with seed s->seed and fills *out (zeroed first; caller
  * frees with cl_results_fini()). wall_s is left 0 for the caller to set.
  * Returns 0, or a negative SIM_E* code with diagnostics (bad trace row,

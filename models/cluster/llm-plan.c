@@ -298,6 +298,23 @@ static int plan_pd(const struct cl_scenario *s, const struct arch_spec *a,
     return 0;
 }
 
+void cl__llm_check_names(const struct cl_scenario *s, struct sim_diag *d)
+{
+    /* model: {hf_config} and hardware.gpus are resolved only when the
+     * rest loaded: their names are not known here. */
+    if (s->model_arch == NULL && s->model_src.hf_config == NULL &&
+        (s->model != NULL || s->deploy.model_path != NULL))
+        (void)resolve_arch(s, d);
+    if (s->hardware.ngpus > 0)
+        return;
+    if (s->hardware.gpu != NULL)
+        (void)find_gpu(s, s->hardware.gpu, s->pos.hardware_gpu, "hardware.gpu",
+                       d);
+    for (int i = 0; i < s->npools; i++)
+        if (s->pools[i].gpu != NULL)
+            (void)find_gpu(s, s->pools[i].gpu, s->pos.pools, "pools.gpu", d);
+}
+
 int cl__llm_plan(const struct cl_scenario *s, struct cl_plan *plan,
                  struct sim_diag *d)
 {
