@@ -361,10 +361,12 @@ int scn_string_load(const char *name, const char *text, size_t len,
 
     if (y.errors > 0) {
         /* The catalogs' names and the policy too, in this round (the
-         * policy only when its own keys loaded). */
+         * policy only when its own keys and the cluster's, which say
+         * whether it is elastic, loaded). */
         int policy_ok = 1;
         for (int i = 0; i < d->n; i++)
-            policy_ok &= strncmp(d->v[i].msg, "policy.", 7) != 0;
+            policy_ok &= strncmp(d->v[i].msg, "policy", 6) != 0 &&
+                         strncmp(d->v[i].msg, "cluster", 7) != 0;
         s.file = xstrdup(name);
         fill_pos(&y, &s);
         cl_scenario_check_names(&s, policy_ok, d);

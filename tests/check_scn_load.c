@@ -1488,16 +1488,13 @@ END_TEST
 START_TEST(test_scn_string_load_one_round)
 {
     static const char *const want[] = {
-        "7:37: error: cluster.bogus: unknown key; valid: defrag, drain, "
-        "initial_gpus, kv_cache_offload, max_gpus, min_gpus, rdma_interface, "
-        "rebalance, rebalance_gap, replicas, routing, routing_max_imbalance, "
-        "scale_to_zero_grace, target_latency_ms",
+        "8:7: error: slo.ttft: unknown key; did you mean 'ttft_ms'?",
         "5:8: error: model: unknown model 'llama-9'; valid: deepseek-v3, "
         "deepseek-v3.2, llama-2-70b, llama-3.1-405b, llama-3.1-70b, "
         "llama-3.1-8b, qwen2.5-72b, qwen3-235b-a22b, qwen3-32b",
         "6:17: error: hardware.gpu: unknown gpu 'h1000'; valid: a100, b200, "
         "h100, h200, h800, l40s, mi300x",
-        "8:35: error: policy.params.foo: unknown parameter of policy hpa; "
+        "9:35: error: policy.params.foo: unknown parameter of policy hpa; "
         "valid: metric, target, tolerance, scale_down_stabilization, "
         "scale_up_stabilization, scale_up_percent, scale_up_pods, "
         "scale_up_period, scale_down_percent, scale_down_period",
@@ -1509,7 +1506,7 @@ START_TEST(test_scn_string_load_one_round)
                        "    output_tokens: {dist: fixed, value: 9}}\n"
                        "model: llama-9\n"
                        "hardware: {gpu: h1000}\n"
-                       "cluster: {min_gpus: 1, max_gpus: 2, bogus: 1}\n"
+                       "cluster: {min_gpus: 1, max_gpus: 2}\nslo: {ttft: 1}\n"
                        "policy: {name: hpa, params: {foo: 1}}\n",
                        SIM_EINVAL, want);
 }
