@@ -45,8 +45,9 @@ static void on_progress(void *ctx, double sim_s, uint64_t done,
     (void)done;
     (void)expected;
     if (sim_progress_due(p))
-        sim_progress_draw(p, "  static baseline: sim %.0f s  wall %.1f s   ",
-                          sim_s, sim_progress_wall_s(p));
+        sim_progress_draw(p, "%sstatic baseline: sim %.0f s  wall %.1f s   ",
+                          p->in_place ? "  " : "dsec report: ", sim_s,
+                          sim_progress_wall_s(p));
 }
 
 static void print_help(void)
@@ -289,7 +290,9 @@ static int run_baseline(const char *db_path, const struct rpt_run *run,
             strcpy(dir, ".");
         ropts.base_dir = dir;
     }
-    sim_progress_start(&prog, isatty(STDERR_FILENO) ? stderr : NULL, 1, 0.5);
+    /* On a terminal redrawn twice a second, off one a line every 10 s. */
+    sim_progress_start(&prog, stderr, isatty(STDERR_FILENO),
+                       isatty(STDERR_FILENO) ? 0.5 : 10);
     ropts.progress = on_progress;
     ropts.progress_ctx = &prog;
     sim_diag_init(&diag);
