@@ -215,14 +215,10 @@ int rpt__write_html(const struct rpt_report *rep, FILE *fp,
     for (int p = 0; p < r->npools; p++) {
         const struct rpt_pool_row *pl = &r->pools[p];
         struct rpt__price pr;
-        const char *cells[5];
+        const char *cells[RPT__PRICE_COLS];
 
         rpt__price_of(pl, &pr);
-        cells[0] = pr.provider;
-        cells[1] = pr.region;
-        cells[2] = pr.basis;
-        cells[3] = pr.date;
-        cells[4] = pr.source;
+        rpt__price_cells(&pr, cells);
         fprintf(fp, "<tr><td>");
         rpt_html_escape(fp, pl->name);
         fprintf(fp, "</td><td>");
@@ -383,14 +379,10 @@ int rpt__write_md(const struct rpt_report *rep, FILE *fp,
     for (int p = 0; p < r->npools; p++) {
         const struct rpt_pool_row *pl = &r->pools[p];
         struct rpt__price pr;
-        const char *cells[5];
+        const char *cells[RPT__PRICE_COLS];
 
         rpt__price_of(pl, &pr);
-        cells[0] = pr.provider;
-        cells[1] = pr.region;
-        cells[2] = pr.basis;
-        cells[3] = pr.date;
-        cells[4] = pr.source;
+        rpt__price_cells(&pr, cells);
         rpt__fmt(b1, sizeof(b1), pl->price_usd_per_gpu_hour, 2);
         fprintf(fp, "| ");
         rpt__md_text(fp, pl->name);
@@ -569,14 +561,10 @@ int rpt__write_csv(const struct rpt_report *rep, const char *out_dir,
         for (int p = 0; p < r->npools; p++) {
             const struct rpt_pool_row *pl = &r->pools[p];
             struct rpt__price pr;
-            const char *cells[5];
+            const char *cells[RPT__PRICE_COLS];
 
             rpt__price_of(pl, &pr);
-            cells[0] = pr.provider;
-            cells[1] = pr.region;
-            cells[2] = pr.basis;
-            cells[3] = pr.date;
-            cells[4] = pr.source;
+            rpt__price_cells(&pr, cells);
             rpt_csv_field(fp, pl->name);
             fprintf(fp, ",");
             rpt_csv_field(fp, pl->gpu);

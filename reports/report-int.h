@@ -113,6 +113,12 @@ struct rpt__price {
  * its own price, the internal transfer price. */
 void rpt__price_of(const struct rpt_pool_row *p, struct rpt__price *out);
 
+/* The prices table's text columns of pr, in order: provider, region,
+ * basis, date, source (borrowed from pr). */
+#define RPT__PRICE_COLS 5
+void rpt__price_cells(const struct rpt__price *pr,
+                      const char *cells[RPT__PRICE_COLS]);
+
 /* The sentence on borrowed pools: billed at their own price per GPU-hour
  * (the internal transfer price), each with its price, the GPU-hours held
  * in it and their cost, and the total borrowed. Plain text; empty when r

@@ -650,11 +650,7 @@ int rpt__write_pdf(const struct rpt_report *rep, const char *path,
             c[i * 8] = r->pools[i].name;
             c[i * 8 + 1] = r->pools[i].gpu ? r->pools[i].gpu : "";
             c[i * 8 + 2] = b[i];
-            c[i * 8 + 3] = pr[i].provider;
-            c[i * 8 + 4] = pr[i].region;
-            c[i * 8 + 5] = pr[i].basis;
-            c[i * 8 + 6] = pr[i].date;
-            c[i * 8 + 7] = pr[i].source;
+            rpt__price_cells(&pr[i], &c[i * 8 + 3]);
         }
         rpt__pdf_table(p, 8, hdr, num, r->npools, c);
         free(c);

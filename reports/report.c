@@ -1229,3 +1229,13 @@ int rpt__time_notes(const struct rpt_report *rep,
     }
     return n;
 }
+
+void rpt__price_cells(const struct rpt__price *pr,
+                      const char *cells[RPT__PRICE_COLS])
+{
+    cells[0] = pr->provider;
+    cells[1] = pr->region;
+    cells[2] = pr->basis;
+    cells[3] = pr->date;
+    cells[4] = pr->source;
+}
