@@ -294,8 +294,8 @@ static void on_draw(void *ctx, int done, int n)
     if (p->in_place && (sim_progress_due(p) || done == n))
         sim_progress_draw(p, "  uncertainty: draw %d of %d   ", done, n);
     else if (!p->in_place)
-        sim_progress_draw(p, "dsec run: uncertainty: draw %d of %d done",
-                          done, n);
+        sim_progress_draw(p, "dsec run: uncertainty: draw %d of %d done", done,
+                          n);
 }
 
 /* --uncertainty N: the prediction intervals into x->pi. */

@@ -1123,8 +1123,10 @@ static int build_spec(struct plan *p, struct sim_diag *d)
     size_t len = 0;
     FILE *fp = open_memstream(&text, &len);
 
-    if (fp == NULL)
+    if (fp == NULL) {
         sim_fatal("open_memstream failed");
+        return -1;
+    }
     spec_head(fp, p, 1);
     fprintf(fp, "points:\n");
     for (size_t i = 0; i < p->nconfigs; i++)
@@ -1694,8 +1696,10 @@ char *plan_config_scenario(const struct plan *p, size_t i, struct sim_diag *d)
     /* The configuration's point again, in a sweep of its own without
      * --duration: the same keys, loaded and checked the same way. */
     fp = open_memstream(&text, &len);
-    if (fp == NULL)
+    if (fp == NULL) {
         sim_fatal("open_memstream failed");
+        return NULL;
+    }
     spec_head(fp, p, 0);
     fprintf(fp, "points:\n");
     write_point(fp, p, &p->configs[i]);

@@ -326,11 +326,10 @@ void rpt__pdf_table(struct rpt__pdf *p, int ncols, const char *const *head,
                     minw[k] = width(p, wd);
             free(t);
         }
-        if (num[k])
+        if (num[k]) {
             minw[k] = w[k];
-        if (num[k])
             fixed += w[k];
-        else
+        } else
             flex += w[k];
     }
     /* Too wide: the text columns share what the numbers leave, in

@@ -1208,13 +1208,15 @@ int rpt__time_notes(const struct rpt_report *rep,
     if (rep->day_period_s > 0 && fabs(rep->day_period_s - 86400) > 0.5) {
         double f = 86400 / rep->day_period_s;
         double cycles = sim_s > 0 ? sim_s / rep->day_period_s : NAN;
-        char per[32];
+        char period[32];
         if (rep->day_period_s >= 3600)
-            snprintf(per, sizeof(per), "%.4g h", rep->day_period_s / 3600);
+            snprintf(period, sizeof(period), "%.4g h",
+                     rep->day_period_s / 3600);
         else if (rep->day_period_s >= 60)
-            snprintf(per, sizeof(per), "%.4g min", rep->day_period_s / 60);
+            snprintf(period, sizeof(period), "%.4g min",
+                     rep->day_period_s / 60);
         else
-            snprintf(per, sizeof(per), "%.4g s", rep->day_period_s);
+            snprintf(period, sizeof(period), "%.4g s", rep->day_period_s);
         snprintf(notes[n++], RPT__TIME_NOTE_LEN,
                  "A compressed day: the workload's daily cycle lasts %s, "
                  "%.4g times shorter than a day. Per day and per month "
@@ -1222,7 +1224,7 @@ int rpt__time_notes(const struct rpt_report *rep,
                  "%.3g cycle%s%s). Start-up times and cool-downs are not "
                  "compressed, so a real day follows its curve more closely "
                  "than this run could.",
-                 per, f, cycles, cycles == 1 ? "" : "s",
+                 period, f, cycles, cycles == 1 ? "" : "s",
                  isnan(cycles) || fabs(cycles - round(cycles)) > 1e-6
                      ? "; a part cycle counts the hours it covers"
                      : "");
