@@ -580,8 +580,10 @@ const struct sim_param cl_deploy_rows[] = {
      "recognised from the last path component",
      offsetof(struct cl_deploy, model_path), NULL, NULL},
     {"strategy", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, 0, "tensor_parallel",
-     "parallel layout of one replica", offsetof(struct cl_deploy, strategy),
-     strategies, NULL},
+     "the seed's name for the layout of one replica; tensor_parallel is "
+     "its only value: the degrees are deploy.tp, pp and ep "
+     "(docs/layouts.md)",
+     offsetof(struct cl_deploy, strategy), strategies, NULL},
     {"tp", SIM_PT_INT, SIM_U_NONE, 1, NOMAX, 0, NULL,
      "tensor-parallel degree (default: the smallest that fits)",
      offsetof(struct cl_deploy, tp), NULL, NULL},
@@ -1000,7 +1002,7 @@ const struct sim_param cl_policy_rows[] = {
      .max = SIM_PARAM_LIST_MAX,
      .flags = SIM_PF_SCALARS,
      .help = "the policy's own parameters, key: value (checked against the "
-             "policy's table; see dsec --list-policies)",
+             "policy's table; see dsec help policies)",
      .offset = offsetof(struct cl_policy, params),
      .sub = policy_param_rows},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},

@@ -648,7 +648,8 @@ static const struct pol_ops tl_ops = {
 
 const struct pol_entry pol_target_latency = {
     .name = "target-latency",
-    .summary = "dsec: hold ITL p99 at target with fewest replicas; capacity "
+    .summary = "dsec: hold ITL (mean; latency_stat p50 or p99) at target "
+               "with fewest replicas; capacity "
                "fitted online (ITL vs tokens/s, headroom 0.85), demand "
                "trend extrapolated over provision + 60 s, fast path on "
                "violation, slow one-step down, borrows when urgent",

@@ -75,12 +75,38 @@ static const struct sim_param length_dist_rows[] = {
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
+/* A session's number of turns: the rows of a length distribution with
+ * counts of turns, not tokens. */
+static const struct sim_param turns_dist_rows[] = {
+    {"dist", SIM_PT_ENUM, SIM_U_NONE, NOMIN, NOMAX, REQ, NULL,
+     "distribution of the turns: fixed (value), uniform (min, max), "
+     "lognormal (mean, sd)",
+     offsetof(struct cl_dist, kind), length_dists, NULL},
+    {"value", SIM_PT_DOUBLE, SIM_U_NONE, 1, LEN_MAX, 0, NULL,
+     "fixed: every session has this many turns",
+     offsetof(struct cl_dist, value), NULL, NULL},
+    {"min", SIM_PT_DOUBLE, SIM_U_NONE, 1, LEN_MAX, 0, NULL,
+     "uniform: fewest turns (integers in [min, max])",
+     offsetof(struct cl_dist, min), NULL, NULL},
+    {"max", SIM_PT_DOUBLE, SIM_U_NONE, 1, LEN_MAX, 0, NULL,
+     "uniform: most turns, >= min; lognormal: optional cap, longer draws "
+     "are cut to it",
+     offsetof(struct cl_dist, max), NULL, NULL},
+    {"mean", SIM_PT_DOUBLE, SIM_U_NONE, 0, LEN_MAX, GT, NULL,
+     "lognormal: mean number of turns (not of its logarithm)",
+     offsetof(struct cl_dist, mean), NULL, NULL},
+    {"sd", SIM_PT_DOUBLE, SIM_U_NONE, 0, LEN_MAX, GT, NULL,
+     "lognormal: standard deviation of the number of turns",
+     offsetof(struct cl_dist, sd), NULL, NULL},
+    {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
+};
+
 #define SES(f) offsetof(struct cl_sessions, f)
 
 static const struct sim_param sessions_rows[] = {
     {"turns", SIM_PT_SECTION, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
-     "turns per session, a length distribution (default fixed 4)", SES(turns),
-     NULL, length_dist_rows},
+     "turns per session, a distribution of counts (default fixed 4)",
+     SES(turns), NULL, turns_dist_rows},
     {"think_time", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, 0, "30s",
      "mean of the exponential time from one turn's arrival to the next's "
      "(open loop: it does not wait for the answer)",
