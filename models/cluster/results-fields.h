@@ -392,7 +392,7 @@
       "failure -> replacement serving; NAN without failures")                  \
     X(borrowed_gpu_hours, F64, "borrowed_gpu_hours", "borrowed_gpu_hours",     \
       NULL, "GPU-h", "taken from borrowable (test) pools")                     \
-    X(prefill_gpu_hours, F64, "prefill_gpu_hours", "prefill_gpu_hours", NULL, \
+    X(prefill_gpu_hours, F64, "prefill_gpu_hours", "prefill_gpu_hours", NULL,  \
       "GPU-h",                                                                 \
       "GPU time of LLM engine steps spent prefilling: steps of prompts only, " \
       "and of a mixed step the time beyond a decode-only step of its "         \
