@@ -15,12 +15,14 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "config.h"
 #include "models/cluster/cluster.h"
 #include "models/cluster/predict.h"
+#include "models/policy/policy.h"
 #include "reports/compare.h"
 #include "reports/db.h"
 #include "reports/fmt.h"
@@ -69,53 +71,16 @@ struct run {
 
 static void pol_arg_fini(struct pol_arg *a)
 {
-    for (int i = 0; i < a->nparams; i++) {
-        free(a->params[i].key);
-        free(a->params[i].value);
-    }
-    free(a->params);
-    free(a->name);
+    rpt_cmp_policy_fini(a->name, a->params, a->nparams);
 }
 
-/* Splits "NAME" or "NAME:key=value,key=value" into a. Returns NULL, or a
- * message (static storage) saying what is wrong; a is then partly filled
- * and still needs pol_arg_fini(). */
+/* Splits "NAME" or "NAME:key=value,key=value" into a
+ * (rpt_cmp_policy_parse()). Returns NULL, or a message saying what is
+ * wrong; a still needs pol_arg_fini(). */
 static const char *pol_arg_parse(const char *arg, struct pol_arg *a)
 {
-    const char *colon = strchr(arg, ':');
-    const char *p;
-
     a->arg = arg;
-    a->name = colon ? xstrndup(arg, (size_t)(colon - arg)) : xstrdup(arg);
-    if (a->name[0] == '\0')
-        return "expected NAME or NAME:key=value,...";
-    if (colon == NULL)
-        return NULL;
-    for (p = colon + 1;;) {
-        size_t len = strcspn(p, ",");
-        const char *eq = memchr(p, '=', len);
-        struct cl_policy_param *pp;
-
-        if (eq == NULL || eq == p)
-            return "expected key=value after the colon, pairs separated "
-                   "by commas";
-        a->params =
-            xrealloc(a->params, (size_t)a->nparams + 1, sizeof(*a->params));
-        pp = &a->params[a->nparams++];
-        pp->key = xstrndup(p, (size_t)(eq - p));
-        pp->value = xstrndup(eq + 1, len - (size_t)(eq - p) - 1);
-        pp->pos.line = 0;
-        pp->pos.col = 0;
-        for (int i = 0; i + 1 < a->nparams; i++)
-            if (strcmp(a->params[i].key, pp->key) == 0)
-                return "a parameter is given twice";
-        if (pp->value[0] == '\0')
-            return "expected a value after '='";
-        if (p[len] == '\0')
-            break;
-        p += len + 1;
-    }
-    return NULL;
+    return rpt_cmp_policy_parse(arg, &a->name, &a->params, &a->nparams);
 }
 
 static void print_help(void)
@@ -293,9 +258,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 /* ---- run ---- */
 
 /* Points s's policy at a's name and parameters (borrowed by s until
- * restored). */
+ * restored). The file's plug-in stays the policy only under its own name. */
 static void use_policy(struct cl_scenario *s, const struct pol_arg *a)
 {
+    if (s->policy.entry != NULL && strcasecmp(s->policy.entry->name, a->name))
+        s->policy.entry = NULL;
     s->policy.name = a->name;
     s->policy.params = a->params;
     s->policy.nparams = a->nparams;

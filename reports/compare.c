@@ -513,3 +513,54 @@ int rpt_cmp_db_write(const char *path, const struct rpt_cmp *c,
         *id_out = id;
     return 0;
 }
+
+const char *rpt_cmp_policy_parse(const char *arg, char **name,
+                                 struct cl_policy_param **params, int *nparams)
+{
+    const char *colon = strchr(arg, ':');
+    const char *p;
+
+    *params = NULL;
+    *nparams = 0;
+    *name = colon ? xstrndup(arg, (size_t)(colon - arg)) : xstrdup(arg);
+    if ((*name)[0] == '\0')
+        return "expected NAME or NAME:key=value,...";
+    if (colon == NULL)
+        return NULL;
+    for (p = colon + 1;;) {
+        size_t len = strcspn(p, ",");
+        const char *eq = memchr(p, '=', len);
+        struct cl_policy_param *pp;
+
+        if (eq == NULL || eq == p)
+            return "expected key=value after the colon, pairs separated "
+                   "by commas";
+        *params = xrealloc(*params, (size_t)*nparams + 1, sizeof(**params));
+        pp = &(*params)[(*nparams)++];
+        pp->key = xstrndup(p, (size_t)(eq - p));
+        pp->value = xstrndup(eq + 1, len - (size_t)(eq - p) - 1);
+        pp->pos.line = 0;
+        pp->pos.col = 0;
+        for (int i = 0; i + 1 < (*nparams); i++)
+            if (strcmp((*params)[i].key, pp->key) == 0)
+                return "a parameter is given twice";
+        if (pp->value[0] == '\0')
+            return "expected a value after '='";
+        if (p[len] == '\0')
+            break;
+        p += len + 1;
+    }
+    return NULL;
+}
+
+
+void rpt_cmp_policy_fini(char *name, struct cl_policy_param *params,
+                         int nparams)
+{
+    for (int i = 0; i < nparams; i++) {
+        free(params[i].key);
+        free(params[i].value);
+    }
+    free(params);
+    free(name);
+}

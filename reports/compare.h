@@ -166,4 +166,16 @@ int rpt_cmp_plot(const char *gnuplot_path, const char *png_path,
                  const struct rpt_cmp_line *lines, int nlines, double target_ms,
                  double slo_ms, struct sim_diag *d);
 
+/* Splits a policy argument, "NAME" or "NAME:key=value,key=value" (dsec
+ * compare --policy, dsec_compare_json()), into *name and *params (*nparams
+ * of them, positions 0:0). Returns NULL, or a message (static storage)
+ * saying what is wrong. Either way the caller frees what was filled with
+ * rpt_cmp_policy_fini(). */
+const char *rpt_cmp_policy_parse(const char *arg, char **name,
+                                 struct cl_policy_param **params, int *nparams);
+
+/* Frees what rpt_cmp_policy_parse() filled. */
+void rpt_cmp_policy_fini(char *name, struct cl_policy_param *params,
+                         int nparams);
+
 #endif /* RPT_COMPARE_H */

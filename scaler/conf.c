@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/errors.h"
 #include "base/param.h"
@@ -61,6 +62,7 @@ struct param_text {
 struct scl_file {
     struct scl_config c;
     char *policy_name;
+    char *policy_plugin; /* policy.plugin, or NULL */
     struct param_text *params; /* owned, nparams entries */
     int nparams;
     double target_latency_ms; /* NAN when not given */
@@ -302,6 +304,11 @@ static void policy_rows_build(struct sim_param *out)
 
     out[n++] = (struct sim_param)STRING("name", "target-latency",
                                         "dsec help policies", F(policy_name));
+    out[n++] = (struct sim_param)STRING(
+        "plugin", NULL,
+        "a policy plug-in: the path of a shared object exporting "
+        "dsec_policy_plugin, relative to this file (docs/policies.md)",
+        F(policy_plugin));
     out[n++] = (struct sim_param){
         .key = "params",
         .type = SIM_PT_MAP,
@@ -351,7 +358,33 @@ static void resolve_policy(struct loader *x)
 
     if (name == NULL)
         return; /* reported */
-    c->policy = pol_find(name);
+    if (x->f.policy_plugin != NULL) {
+        const struct sim_yaml_seen *at = sim_yaml_seen(&x->y, "policy.plugin");
+        char why[512], *dir = xstrdup(x->y.file), *slash = strrchr(dir, '/');
+
+        if (slash != NULL)
+            *slash = '\0';
+        c->policy = pol_plugin_load(x->f.policy_plugin,
+                                    slash != NULL ? dir : NULL, why,
+                                    sizeof(why));
+        free(dir);
+        if (c->policy == NULL) {
+            sim_yaml_error(&x->y, at ? at->vline : line, at ? at->vcol : col,
+                           "policy.plugin: %s", why);
+            return;
+        }
+        if (nm != NULL && strcasecmp(name, c->policy->name) != 0) {
+            sim_yaml_error(&x->y, line, col,
+                           "policy.name: '%s', but the plug-in's policy is "
+                           "'%s'; give one of them",
+                           name, c->policy->name);
+            c->policy = NULL;
+            return;
+        }
+        name = c->policy->name;
+    } else {
+        c->policy = pol_find(name);
+    }
     if (c->policy == NULL) {
         char *names = pol_names();
         sim_yaml_error(&x->y, line, col,
@@ -596,6 +629,7 @@ static void file_fini(struct scl_file *f)
     }
     free(f->params);
     free(f->policy_name);
+    free(f->policy_plugin);
 }
 
 int scl_config_parse(const char *name, const char *text, size_t len,

@@ -22,6 +22,7 @@
 #include "models/cluster/cluster.h"
 #include "models/gpu/gpu.h"
 #include "models/perf/calib.h"
+#include "models/policy/policy.h"
 #include "scenarios/schema.h"
 #include "base/errors.h"
 #include "base/fmt.h"
@@ -100,6 +101,41 @@ static void resolve_hf_config(struct sim_yaml *y, struct cl_scenario *s)
         sim_yaml_error(y, at->vline, at->vcol, "model.hf_config: %s", why);
     }
     free(path);
+}
+
+/* policy.plugin: load the shared object; its entry is the policy. A
+ * policy.name given too must be the plug-in's. */
+static void resolve_plugin(struct sim_yaml *y, struct cl_scenario *s)
+{
+    const struct sim_yaml_seen *at = sim_yaml_seen(y, "policy.plugin");
+    const struct pol_entry *e;
+    char why[512], *dir, *slash;
+
+    if (s->policy.plugin == NULL || at == NULL)
+        return;
+    dir = xstrdup(y->file);
+    slash = strrchr(dir, '/');
+    if (slash != NULL)
+        *slash = '\0';
+    e = pol_plugin_load(s->policy.plugin, slash != NULL ? dir : NULL, why,
+                        sizeof(why));
+    free(dir);
+    if (e == NULL) {
+        sim_yaml_error(y, at->vline, at->vcol, "policy.plugin: %s", why);
+        return;
+    }
+    if (s->policy.name != NULL && strcasecmp(s->policy.name, e->name) != 0) {
+        const struct sim_yaml_seen *nm = sim_yaml_seen(y, "policy.name");
+        sim_yaml_error(y, nm != NULL ? nm->vline : at->vline,
+                       nm != NULL ? nm->vcol : at->vcol,
+                       "policy.name: '%s', but the plug-in's policy is "
+                       "'%s'; give one of them",
+                       s->policy.name, e->name);
+        return;
+    }
+    free(s->policy.name);
+    s->policy.name = xstrdup(e->name);
+    s->policy.entry = e;
 }
 
 /* hardware.calibration: read the profile into s->calib; its own errors
@@ -352,6 +388,7 @@ int scn_string_load(const char *name, const char *text, size_t len,
             struct train_config_scope ts = cl_train_scope(&s);
 
             resolve_hf_config(&y, &s);
+            resolve_plugin(&y, &s);
             resolve_gpus(&y, &s);
             resolve_calibration(&y, &s);
             resolve_interruption_traces(&y, &s);
@@ -416,6 +453,11 @@ int scn_scenario_open(const char *path, const struct scn_open_opts *opts,
         rc = scn_file_load(path, out, d);
     if (rc != 0)
         return rc;
+    if (opts->policy != NULL) {
+        free(out->policy.name);
+        out->policy.name = xstrdup(opts->policy->name);
+        out->policy.entry = opts->policy;
+    }
     rc = cl_scenario_check(out, opts->plan, d);
     if (rc != 0 && !(rc == SIM_EINFEASIBLE && opts->keep_infeasible))
         cl_scenario_fini(out);

@@ -24,6 +24,7 @@
 #include "base/diag.h"
 
 struct cl_plan;
+struct pol_entry;
 
 /* Largest scenario text accepted, in bytes. */
 #define SCN_MAX_TEXT_BYTES (4u << 20)
@@ -59,6 +60,9 @@ struct scn_open_opts {
      * *out and SIM_EINFEASIBLE is returned; 0: it is freed as any other
      * failure is. */
     int keep_infeasible;
+    /* The policy to use in place of the one the scenario names (borrowed;
+     * dsec_scenario_set_policy()), or NULL. */
+    const struct pol_entry *policy;
 };
 
 /* The scenario pipeline: loads the scenario at path (scn_file_load(), or

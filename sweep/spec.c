@@ -74,6 +74,10 @@ struct ld {
     char *base_file; /* NULL for an inline scenario */
     char *base_text;
     size_t base_len;
+    /* The base's text when the caller has it (swp_text_with_sets()): base:
+     * then only names it. NULL: base: is a file to read. */
+    const char *given_text;
+    size_t given_len;
     int inline_node;
     const char *files[2]; /* by F_* */
 
@@ -464,8 +468,15 @@ static void read_base(struct ld *l, yaml_node_t *v)
     l->base_file = p[0] == '/' || strcmp(l->dir, ".") == 0
                        ? xstrdup(p)
                        : xasprintf("%s/%s", l->dir, p);
-    l->base_text = sim_yaml_read_file(l->base_file, SCN_MAX_TEXT_BYTES,
-                                      &l->base_len, l->d);
+    if (l->given_text != NULL) {
+        free(l->base_file);
+        l->base_file = xstrdup(p);
+        l->base_text = xstrndup(l->given_text, l->given_len);
+        l->base_len = l->given_len;
+    } else {
+        l->base_text = sim_yaml_read_file(l->base_file, SCN_MAX_TEXT_BYTES,
+                                          &l->base_len, l->d);
+    }
     if (l->base_text == NULL)
         return;
     /* A syntax error in the base is reported once, here, at its place. */
@@ -1441,8 +1452,10 @@ static void ld_fini(struct ld *l)
     sim_yaml_fini(&l->y);
 }
 
-struct swp_spec *swp_spec_load_string(const char *file, const char *text,
-                                      size_t len, struct sim_diag *d)
+/* swp_spec_load_string(), with the base's text given (or NULL). */
+static struct swp_spec *load_string(const char *file, const char *text,
+                                    size_t len, const char *given_text,
+                                    size_t given_len, struct sim_diag *d)
 {
     struct ld l;
     struct swp_spec *s = NULL;
@@ -1450,6 +1463,8 @@ struct swp_spec *swp_spec_load_string(const char *file, const char *text,
     uint64_t h;
 
     memset(&l, 0, sizeof(l));
+    l.given_text = given_text;
+    l.given_len = given_len;
     l.file = file;
     l.d = d;
     dir_copy = xstrdup(file);
@@ -1483,6 +1498,12 @@ struct swp_spec *swp_spec_load_string(const char *file, const char *text,
 out:
     ld_fini(&l);
     return s;
+}
+
+struct swp_spec *swp_spec_load_string(const char *file, const char *text,
+                                      size_t len, struct sim_diag *d)
+{
+    return load_string(file, text, len, NULL, 0, d);
 }
 
 struct swp_spec *swp_spec_load(const char *path, struct sim_diag *d)
@@ -1556,8 +1577,9 @@ static void set_squote(FILE *fp, const char *s)
     fputc('\'', fp);
 }
 
-char *swp_scenario_with_sets(const char *path, const char *const *sets,
-                             int nsets, struct sim_diag *d)
+/* The scenario at path (its text given, or NULL to read it) with sets. */
+static char *with_sets(const char *path, const char *given, size_t given_len,
+                       const char *const *sets, int nsets, struct sim_diag *d)
 {
     struct sim_diag tmp;
     struct swp_spec *spec;
@@ -1580,7 +1602,7 @@ char *swp_scenario_with_sets(const char *path, const char *const *sets,
     }
     fclose(fp);
     sim_diag_init(&tmp);
-    spec = swp_spec_load_string("--set", buf, len, &tmp);
+    spec = load_string("--set", buf, len, given, given_len, &tmp);
     /* A diagnostic at the sweep text's line 3 + i is about --set i. */
     for (int i = 0; i < tmp.n; i++) {
         const struct sim_diag_entry *e = &tmp.v[i];
@@ -1602,4 +1624,17 @@ char *swp_scenario_with_sets(const char *path, const char *const *sets,
     sim_diag_fini(&tmp);
     free(buf);
     return text;
+}
+
+char *swp_scenario_with_sets(const char *path, const char *const *sets,
+                             int nsets, struct sim_diag *d)
+{
+    return with_sets(path, NULL, 0, sets, nsets, d);
+}
+
+char *swp_text_with_sets(const char *name, const char *text, size_t len,
+                         const char *const *sets, int nsets,
+                         struct sim_diag *d)
+{
+    return with_sets(name, text, len, sets, nsets, d);
 }

@@ -89,6 +89,12 @@ struct swp_spec *swp_spec_load_string(const char *file, const char *text,
 char *swp_scenario_with_sets(const char *path, const char *const *sets,
                              int nsets, struct sim_diag *d);
 
+/* As swp_scenario_with_sets(), for a scenario whose text (len bytes) the
+ * caller holds; name labels it in messages. */
+char *swp_text_with_sets(const char *name, const char *text, size_t len,
+                         const char *const *sets, int nsets,
+                         struct sim_diag *d);
+
 /* Returns the index of the point whose key is key, or -1. O(log n). */
 long swp_spec_find(const struct swp_spec *s, const char *key);
 

@@ -816,7 +816,7 @@ static int check_policy(const struct cl_scenario *s, struct cl_plan *plan,
         return s->policy.name != NULL ? SIM_EINVAL : 0;
     }
     plan->policy = s->policy.name != NULL ? s->policy.name : "target-latency";
-    e = pol_find(plan->policy);
+    e = s->policy.entry != NULL ? s->policy.entry : pol_find(plan->policy);
     if (e == NULL) {
         char *names = pol_names();
         sim_diag_error(
@@ -1318,7 +1318,8 @@ int cl__world_open(struct cl_world *w, const struct cl_scenario *s,
     w->max_replicas = plan.max_replicas;
     w->replicas_min_seen = INT32_MAX;
     if (plan.elastic)
-        w->policy = pol_find(plan.policy);
+        w->policy = s->policy.entry != NULL ? s->policy.entry
+                                            : pol_find(plan.policy);
     rc = pools_init(w, &plan, d);
     if (rc != 0)
         return rc;

@@ -973,6 +973,11 @@ const struct sim_param cl_policy_rows[] = {
      "scaling policy (dsec help policies; default: target-latency for a "
      "min_gpus/max_gpus cluster)",
      offsetof(struct cl_policy, name), NULL, NULL},
+    {"plugin", SIM_PT_STRING, SIM_U_NONE, NOMIN, NOMAX, 0, NULL,
+     "a policy plug-in: the path of a shared object exporting "
+     "dsec_policy_plugin, relative to the scenario (docs/policies.md); "
+     "policy.name may then be omitted",
+     offsetof(struct cl_policy, plugin), NULL, NULL},
     {"interval", SIM_PT_DURATION, SIM_U_SECONDS, 0, NOMAX, GT, "15s",
      "time between decisions (Kubernetes HPA sync period 15 s, docs/sources.md "
      "§8)",

@@ -420,8 +420,15 @@ struct cl_policy_param {
     struct cl_pos pos; /* of the value */
 };
 
+struct pol_entry;
+
 struct cl_policy {
-    char *name; /* registry name, NULL = none given */
+    char *name;   /* registry name, NULL = none given */
+    char *plugin; /* policy.plugin: a shared object's path, or NULL */
+    /* The policy itself when it is not the registry's entry of that name:
+     * the plug-in's (resolved by the loader) or one set through the
+     * library (dsec_scenario_set_policy()). Borrowed; NULL: look name up. */
+    const struct pol_entry *entry;
     int64_t interval_ns;
     int64_t window_ns;
     int64_t scale_up_cooldown_ns;

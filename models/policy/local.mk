@@ -1,6 +1,7 @@
 # models/policy/: scaling policies behind one versioned interface, linked
 # unchanged into dsec (and, later, dsec-scaler).
 models_libmodels_la_SOURCES += models/policy/policy.h models/policy/table.c \
+	models/policy/plugin.c \
 	models/policy/guard.h models/policy/guard.c \
 	models/policy/pol-util.h models/policy/pol-util.c \
 	models/policy/static.c models/policy/hpa.c models/policy/keda.c \

@@ -1,5 +1,6 @@
 /*
- * The scaling-policy interface, version 1. A policy sees only what a live
+ * The scaling-policy interface, version 1 (its types are public:
+ * include/dsec/policy.h). A policy sees only what a live
  * system can see: a snapshot of serving metrics per replica and per pool,
  * as vLLM exports them (docs/sources.md §6.1), windowed aggregates over the
  * last metrics window, the current and pending sizes, the targets and the
@@ -29,163 +30,7 @@
 #include <stddef.h>
 
 #include "base/param.h"
-
-#define POL_API_VERSION 1
-
-/* Replica states as a live system reports them. */
-enum pol_replica_state {
-    POL_RS_PENDING = 0, /* requested: provisioning or loading weights */
-    POL_RS_READY = 1,   /* serving */
-    POL_RS_DRAINING = 2,
-};
-
-/* One replica's metrics. Gauges are instantaneous; rates and quantiles
- * cover the last window (snapshot.window_s). NAN means "not available"
- * (e.g. no request finished in the window). */
-struct pol_replica {
-    int pool;                  /* index into snapshot.pools */
-    int state;                 /* enum pol_replica_state */
-    double age_s;              /* since the replica became ready */
-    double num_running;        /* vllm:num_requests_running */
-    double num_waiting;        /* vllm:num_requests_waiting */
-    double kv_usage;           /* vllm:kv_cache_usage_perc, 0..1 */
-    double kv_capacity_tokens; /* from vllm:cache_config_info */
-    double ttft_p50_s;         /* vllm:time_to_first_token_seconds */
-    double ttft_p99_s;
-    double itl_p50_s; /* vllm:inter_token_latency_seconds */
-    double itl_p99_s;
-    double prompt_tokens_per_s; /* rate of vllm:prompt_tokens_total */
-    double output_tokens_per_s; /* rate of vllm:generation_tokens_total */
-    double requests_per_s;      /* rate of vllm:request_success_total */
-    /* Exact window means from the histograms' _sum / _count, which the
-     * coarse vLLM buckets cannot blur (NAN when empty). */
-    double ttft_mean_s;
-    double itl_mean_s;
-};
-
-/* Which replicas a snapshot and its decision are about: the whole
- * cluster, or one group of a disaggregated (prefill/decode) deployment
- * that is scaled on its own (Dynamo's planner sizes prefill workers by
- * TTFT and decode workers by ITL). */
-enum pol_role {
-    POL_ROLE_ALL = 0,     /* aggregated serving: every replica */
-    POL_ROLE_PREFILL = 1, /* prompts and first tokens; target_itl_s NAN */
-    POL_ROLE_DECODE = 2,  /* the other tokens; target_ttft_s NAN */
-};
-
-/* One GPU pool. */
-struct pol_pool {
-    const char *name;
-    int capacity_replicas; /* most replicas the pool can hold */
-    int ready;             /* replicas serving */
-    int pending;           /* requested, not yet serving */
-    int draining;
-    double price_usd_per_replica_hour;
-    double provision_s_mean; /* expected request -> ready time */
-    int preemptible;         /* can be taken back (spot) */
-    int borrowable;          /* a test pool we may borrow from */
-    int priority;            /* lower is preferred */
-    /* The pool's replica (0 when unknown, as from dsec-scaler): its GPUs,
-     * its decode output at a reference batch (the simulator: 64 sequences
-     * of 2,048 tokens, from the step-time model), and that over the first
-     * pool's in a cluster whose pools have their own layouts, else 1. In
-     * such a mixed cluster the snapshot's sizes (ready, pending,
-     * min/max_replicas, the decision) count replicas of the first pool's
-     * worth: a pool's replica counts speed of them. */
-    int gpus_per_replica;
-    double decode_tokens_per_s;
-    double speed;
-};
-
-/* What the policy sees at one evaluation. Borrowed for the call. */
-struct pol_snapshot {
-    int api_version;   /* POL_API_VERSION */
-    double now_s;      /* clock: simulated, or wall time in the scaler */
-    double interval_s; /* time between evaluations */
-    double window_s;   /* span of the windowed rates and quantiles */
-    int metrics_valid; /* 0: stale or missing; the guard then holds */
-
-    /* Sizes, in replicas. */
-    int ready;
-    int pending;
-    int draining;
-    int min_replicas;
-    int max_replicas;
-    int gpus_per_replica;
-
-    /* Targets from the scenario (NAN if unset), seconds. */
-    double target_ttft_s;
-    double target_itl_s; /* the seed's target_latency_ms */
-
-    /* Cluster aggregates over the window (NAN when unavailable). */
-    double arrival_rate_per_s;
-    double mean_prompt_tokens;
-    double mean_output_tokens;
-    double output_tokens_per_s;
-    double ttft_p50_s;
-    double ttft_p99_s;
-    double itl_p50_s;
-    double itl_p99_s;
-    double num_running; /* sums over ready replicas, instantaneous */
-    double num_waiting;
-    double kv_usage_mean;
-    double ttft_mean_s; /* window means from _sum / _count */
-    double itl_mean_s;
-
-    const struct pol_replica *replicas;
-    int nreplicas;
-    const struct pol_pool *pools;
-    int npools;
-
-    /* enum pol_role. With a role, the sizes, bounds, replicas and gauges
-     * are that group's, the targets only the one that group answers for,
-     * and the cluster aggregates stay the cluster's (every request passes
-     * through both groups). */
-    int role;
-};
-
-/* How the replicas that a scale-down drains leave. */
-enum pol_drain {
-    POL_DRAIN_DEFAULT = 0, /* as the deployment says (cluster.drain) */
-    POL_DRAIN_FINISH = 1,  /* admit nothing more; running requests finish */
-    POL_DRAIN_MIGRATE = 2, /* running requests move away with their KV */
-};
-
-/* The answer. desired counts replicas in service after pending ones come
- * up; borrow is how many of the added replicas should come from borrowable
- * pools (the orchestrator may borrow anyway when other pools are full);
- * drain (enum pol_drain) is how the serving replicas that this decision
- * removes leave, overriding the deployment's default for them alone (a
- * simulator's LLM server migrates; an engine that cannot, or a live scaler
- * that only sets a size, lets them finish). */
-struct pol_decision {
-    int desired;
-    int borrow;
-    int drain;
-};
-
-struct pol_ops {
-    int version; /* POL_API_VERSION */
-    /* Creates the policy's state from its parameter block (params_size
-     * bytes, laid out by the entry's rows; borrowed for the call). Returns
-     * NULL only on allocation failure. */
-    void *(*create)(const void *params);
-    /* Frees the state; NULL is a no-op. */
-    void (*destroy)(void *state);
-    /* Fills out (out->desired preset to ready + pending, out->borrow to 0,
-     * out->drain to POL_DRAIN_DEFAULT). Returns 0, or a negative code to
-     * hold this round. */
-    int (*decide)(void *state, const struct pol_snapshot *s,
-                  struct pol_decision *out);
-};
-
-struct pol_entry {
-    const char *name;
-    const char *summary;            /* one line: the rule and its source */
-    const struct sim_param *params; /* rows, NULL-key terminated */
-    size_t params_size;             /* bytes of the parameter block */
-    const struct pol_ops *ops;
-};
+#include "dsec/policy.h"
 
 /* The registry: NULL-terminated, name-sorted (models/policy/table.c). */
 extern const struct pol_entry *const pol_table[];
@@ -207,5 +52,15 @@ char *pol_names(void);
  * default (a bug in a table) with err filled. */
 int pol_params_default(const struct pol_entry *e, void *block, char *err,
                        size_t errlen);
+
+/* Loads the policy plug-in at path (a shared object exporting
+ * dsec_policy_plugin, dsec/policy.h) with dlopen; a relative path is taken
+ * from dir (NULL: the current directory). Returns the plug-in's entry
+ * (valid for the life of the process: plug-ins are never unloaded), or NULL
+ * with why (len bytes) saying what failed: the file, a missing symbol, a
+ * plug-in built for another API version (both versions named) or an entry
+ * without name or ops. Loading the same path twice returns the same entry. */
+const struct pol_entry *pol_plugin_load(const char *path, const char *dir,
+                                        char *why, size_t len);
 
 #endif /* POL_POLICY_H */
