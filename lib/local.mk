@@ -29,3 +29,16 @@ TESTS += tests/check_lib
 tests_check_lib_SOURCES = tests/check_lib.c
 tests_check_lib_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_lib_LDADD = lib/libdsec.la $(CHECK_LIBS) -lm
+
+# The example plug-in (contrib/policy-plugin), built here from the public
+# headers alone for the tests; and one that claims another API version.
+check_LTLIBRARIES = tests/libqueue_step.la tests/libbadversion.la
+PLUGIN_LDFLAGS = -module -shared -avoid-version -rpath /nowhere \
+	$(AM_LDFLAGS)
+tests_libqueue_step_la_SOURCES = contrib/policy-plugin/queue_step.c
+tests_libqueue_step_la_CPPFLAGS = -I$(top_srcdir)/include
+tests_libqueue_step_la_LDFLAGS = $(PLUGIN_LDFLAGS)
+tests_libbadversion_la_SOURCES = tests/plugin-badversion.c
+tests_libbadversion_la_CPPFLAGS = -I$(top_srcdir)/include
+tests_libbadversion_la_LDFLAGS = $(PLUGIN_LDFLAGS)
+EXTRA_DIST += contrib/policy-plugin/Makefile
