@@ -535,9 +535,20 @@ const char *dsec_results_field_name(int i)
 
 int dsec_results_get(const dsec_results *res, const char *name, double *out)
 {
-    const char *dot = strchr(name, '.');
+    const char *dot = strrchr(name, '.');
     size_t head = dot != NULL ? (size_t)(dot - name) : strlen(name);
 
+    /* A scalar by its whole JSON name ("completed", "replicas.min"). */
+    for (int i = 0; i < CL_RESULTS_NFIELDS; i++) {
+        const struct cl_rfield *f = &cl_results_fields[i];
+        if (f->json != NULL && strcmp(f->json, name) == 0)
+            return number_at(f->type, cl_rfield_cptr(&res->res, f), out) == 0
+                       ? 0
+                       : SIM_ENOTFOUND;
+    }
+    if (dot == NULL)
+        return SIM_ENOTFOUND;
+    /* A value of a latency or states field: "ttft_ms.p99". */
     for (int i = 0; i < CL_RESULTS_NFIELDS; i++) {
         const struct cl_rfield *f = &cl_results_fields[i];
         const char *p = cl_rfield_cptr(&res->res, f);
@@ -545,7 +556,7 @@ int dsec_results_get(const dsec_results *res, const char *name, double *out)
         if (f->json == NULL || strlen(f->json) != head ||
             strncmp(f->json, name, head) != 0)
             continue;
-        if (f->type == CL_RT_LATENCY && dot != NULL) {
+        if (f->type == CL_RT_LATENCY) {
             for (int k = 0; k < CL_LATENCY_NFIELDS; k++) {
                 const struct cl_rfield *s = &cl_latency_fields[k];
                 if (strcmp(cl_rfield_sub_name(f, k), dot + 1) == 0)
@@ -553,19 +564,14 @@ int dsec_results_get(const dsec_results *res, const char *name, double *out)
                                ? 0
                                : SIM_ENOTFOUND;
             }
-            return SIM_ENOTFOUND;
-        }
-        if (f->type == CL_RT_STATES && dot != NULL) {
+        } else if (f->type == CL_RT_STATES) {
             for (int k = 0; k < CL_GS_COUNT; k++)
                 if (strcmp(cl_gpu_state_name(k), dot + 1) == 0) {
                     *out = ((const double *)p)[k];
                     return 0;
                 }
-            return SIM_ENOTFOUND;
         }
-        if (dot != NULL)
-            return SIM_ENOTFOUND;
-        return number_at(f->type, p, out) == 0 ? 0 : SIM_ENOTFOUND;
+        return SIM_ENOTFOUND;
     }
     return SIM_ENOTFOUND;
 }

@@ -25,7 +25,8 @@ EXTRA_DIST += lib/dsec.pc.in
 
 # The C interface's suite, linked against the library as users link it.
 check_PROGRAMS += tests/check_lib
-TESTS += tests/check_lib
+TESTS += tests/check_lib tests/e2e-lib-install.sh
+EXTRA_DIST += tests/e2e-lib-install.sh
 tests_check_lib_SOURCES = tests/check_lib.c
 tests_check_lib_CFLAGS = $(DSEC_TEST_CFLAGS)
 tests_check_lib_LDADD = lib/libdsec.la $(CHECK_LIBS) -lm

@@ -7,7 +7,10 @@
  * through the scaler's path, rendered as a vLLM /metrics page, parsed,
  * mapped and windowed by scaler/source.c. Both snapshots must agree
  * field by field, and every policy of the registry, with the guard, must
- * take the same decision at every step. */
+ * take the same decision at every step; so must the example plug-in
+ * (contrib/policy-plugin, loaded from $top_builddir/tests/.libs as both
+ * dsec and dsec-scaler load it). */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -341,6 +344,28 @@ START_TEST(test_same_decisions_every_policy)
         npol++;
     }
     ck_assert_int_ge(npol, 8);
+    {
+        /* The plug-in, with a threshold this sequence crosses. */
+        const char *top = getenv("top_builddir");
+        char why[512], err[SIM_PARAM_ERRLEN];
+        const struct pol_entry *e = pol_plugin_load(
+            "tests/.libs/libqueue_step.so", top ? top : ".", why, sizeof(why));
+        void *params;
+
+        ck_assert_msg(e != NULL, "%s", why);
+        params = xcalloc(1, e->params_size);
+        ck_assert_int_eq(pol_params_default(e, params, err, sizeof(err)), 0);
+        ck_assert_int_eq(sim_param_parse(sim_param_find(e->params,
+                                                        "up_waiting"),
+                                         "0.5", params, err, sizeof(err)),
+                         0);
+        c.policy = e;
+        free(c.policy_params);
+        c.policy_params = params;
+        ck_assert_int_eq(scl_decider_init(&sim_d[npol], &c), 0);
+        ck_assert_int_eq(scl_decider_init(&scl_d[npol], &c), 0);
+        npol++;
+    }
     for (int r = 0; r < NREP; r++) {
         pol_window_init(&reps[r].cum);
         reps[r].born_s = r == NREP - 1 ? JOIN_STEP * INTERVAL_S : 0;
@@ -402,12 +427,59 @@ START_TEST(test_same_decisions_every_policy)
 }
 END_TEST
 
+/* dsec-scaler's config names the plug-in as a scenario does; a plug-in for
+ * another API version is refused with both versions. */
+START_TEST(test_scaler_config_plugin)
+{
+    char *top = realpath(getenv("top_builddir") ? getenv("top_builddir") : ".",
+                         NULL);
+    char cfg[1024];
+    struct scl_config c;
+    struct sim_diag diag;
+    int rc;
+
+    snprintf(cfg, sizeof(cfg),
+             "max_replicas: 4\nmin_replicas: 1\n"
+             "policy: {plugin: %s/tests/.libs/libqueue_step.so, params: "
+             "{up_waiting: 2}}\n"
+             "metrics: {source: scrape, targets: [" TARGET "]}\n"
+             "actuator: {kind: log}\n",
+             top ? top : ".");
+    sim_diag_init(&diag);
+    rc = scl_config_parse("/plugin.yaml", cfg, strlen(cfg), &c, &diag);
+    if (rc != 0)
+        sim_diag_print(&diag, stderr);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_str_eq(c.policy->name, "queue-step");
+    ck_assert_double_eq(*(const double *)c.policy_params, 2.0);
+    scl_config_fini(&c);
+    sim_diag_fini(&diag);
+
+    snprintf(cfg, sizeof(cfg),
+             "max_replicas: 4\nmin_replicas: 1\n"
+             "policy: {plugin: %s/tests/.libs/libbadversion.so}\n"
+             "metrics: {source: scrape, targets: [" TARGET "]}\n"
+             "actuator: {kind: log}\n",
+             top ? top : ".");
+    sim_diag_init(&diag);
+    ck_assert_int_ne(scl_config_parse("/bad.yaml", cfg, strlen(cfg), &c, &diag),
+                     0);
+    ck_assert_int_eq(diag.n, 1);
+    ck_assert_msg(strstr(diag.v[0].msg, "API version 99; this dsec has "
+                                        "version 1") != NULL,
+                  "%s", diag.v[0].msg);
+    sim_diag_fini(&diag);
+    free(top);
+}
+END_TEST
+
 static Suite *scaler_same_suite(void)
 {
     Suite *s = suite_create("scaler_same");
     TCase *tc = tcase_create("decide");
 
     tcase_add_test(tc, test_same_decisions_every_policy);
+    tcase_add_test(tc, test_scaler_config_plugin);
     suite_add_tcase(s, tc);
     return s;
 }
