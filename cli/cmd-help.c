@@ -62,6 +62,11 @@ static int exec_help(int argc, char **argv)
                 printf("%-18s   %s: %s%s%s\n", "", p->key, p->help,
                        p->def ? "; default " : "", p->def ? p->def : "");
         }
+        printf("\nA plug-in (a shared object exporting dsec_policy_plugin, "
+               "built against\n<dsec/policy.h>) is named by policy.plugin: "
+               "PATH in a scenario or in\ndsec-scaler's config; a policy "
+               "written in Python runs through the Python\npackage "
+               "(docs/policies.md).\n");
         return CLI_EXIT_OK;
     }
     if (strcmp(argv[1], "models") == 0) {
