@@ -9,9 +9,10 @@ cd "$srcdir" || exit 1
 
 # folder: the folders its includes may name (a models/ folder by its
 # subfolder, the rest by their top folder).
-rules='base: base
+rules='include: dsec
+base: dsec base
 sim: base sim
-models/policy: base models/policy
+models/policy: dsec base models/policy
 models/arch: base models/arch
 models/gpu: base models/gpu models/net
 models/net: base sim models/net
@@ -28,7 +29,8 @@ twin: base sim models twin
 scaler: base models/policy scaler
 calib: base sim models scenarios calib
 cli: base models reports scenarios sweep plan twin scaler cli
-bench: base sim models reports scenarios sweep'
+bench: base sim models reports scenarios sweep
+lib: base sim models reports scenarios sweep lib'
 
 echo "1..$(echo "$rules" | wc -l)"
 n=0
