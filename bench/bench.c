@@ -2,14 +2,19 @@
  * dsec-bench: the numbers `make bench` prints.
  *
  *   dsec-bench engine PENDING EVENTS   bare event loop: EVENTS handler calls
- *                                      with PENDING events always queued
+ *                                      with PENDING events always queued,
+ *                                      beside a bare 4-ary heap doing the
+ *                                      same pops and pushes
  *   dsec-bench run SCENARIO [REQUESTS] one simulation (synthetic workloads:
  *                                      REQUESTS overrides the count)
  *   dsec-bench sweep SWEEP THREADS     every point of a sweep on THREADS
  *                                      worker threads into a new database
  *
- * Prints one line of key=value pairs: events/s, simulated requests/s,
- * simulated-to-wall time ratio, peak resident memory (getrusage); for a
+ * Prints one line of key=value pairs: events per CPU-second (user and
+ * system time of the process: the machines are shared, so wall time
+ * lies), simulated requests per CPU-second, simulated-to-CPU time ratio,
+ * peak resident memory (getrusage); the engine's line adds the bare heap's
+ * rate measured in the same process and dsec's rate over it; for a
  * sweep, configurations (points simulated and written) per second of wall
  * time and per second of CPU time (on a shared machine the first depends on
  * the other load, the second much less). Timing lives here and in the CLI
@@ -80,13 +85,92 @@ static void tick(struct sim_loop *loop, struct sim_event *ev)
     sim_loop_after(loop, ev, (int64_t)(b->x >> 44) + 1); /* < 2^20 ns */
 }
 
+/* The bare reference: a 4-ary min-heap of (time, sequence, index) with
+ * the keys inline and nothing else, driven by the same pseudo-random
+ * delays as tick(): pop the least, push it again later. What an event
+ * queue costs at the least; dsec's engine adds the event structs, their
+ * handlers and the loop's bookkeeping. */
+struct ref_slot {
+    int64_t t;
+    uint64_t seq;
+    uint64_t x; /* the event's xorshift state, as bench_ev keeps it */
+};
+
+static int ref_less(const struct ref_slot *a, const struct ref_slot *b)
+{
+    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static void ref_sift_down(struct ref_slot *v, size_t n, size_t i)
+{
+    struct ref_slot x = v[i];
+
+    for (;;) {
+        size_t c = 4 * i + 1, best = c, end = c + 4 < n ? c + 4 : n;
+        if (c >= n)
+            break;
+        for (size_t k = c + 1; k < end; k++)
+            if (ref_less(&v[k], &v[best]))
+                best = k;
+        if (!ref_less(&v[best], &x))
+            break;
+        v[i] = v[best];
+        i = best;
+    }
+    v[i] = x;
+}
+
+static void ref_sift_up(struct ref_slot *v, size_t i)
+{
+    struct ref_slot x = v[i];
+
+    while (i > 0 && ref_less(&x, &v[(i - 1) / 4])) {
+        v[i] = v[(i - 1) / 4];
+        i = (i - 1) / 4;
+    }
+    v[i] = x;
+}
+
+/* Runs events pops and pushes on a heap of pending slots; returns the
+ * last time reached (so that the work is not optimised away). */
+static int64_t heap_ref(long pending, long events)
+{
+    struct ref_slot *v = xcalloc((size_t)pending, sizeof(*v));
+    size_t n = 0;
+    uint64_t seq = 0;
+    int64_t now = 0;
+
+    for (long i = 0; i < pending; i++) {
+        v[n].x = (uint64_t)i * 2654435761u + 1;
+        v[n].t = (int64_t)(v[n].x % 1000000);
+        v[n].seq = seq++;
+        ref_sift_up(v, n++);
+    }
+    for (long e = 0; e < events; e++) {
+        struct ref_slot s = v[0];
+        now = s.t;
+        v[0] = v[--n];
+        ref_sift_down(v, n, 0);
+        s.x ^= s.x << 13;
+        s.x ^= s.x >> 7;
+        s.x ^= s.x << 17;
+        s.t = now + (int64_t)(s.x >> 44) + 1;
+        s.seq = seq++;
+        v[n] = s;
+        ref_sift_up(v, n++);
+    }
+    free(v);
+    return now;
+}
+
 static int bench_engine(long pending, long events)
 {
     struct sim_loop *loop = sim_loop_new(1);
     struct bench_ev *v = xcalloc((size_t)pending, sizeof(*v));
     uint64_t left = (uint64_t)events;
-    double t0, wall;
+    double c0, cpu, ref_cpu, rate, ref_rate;
     uint64_t fired;
+    int64_t last;
 
     for (long i = 0; i < pending; i++) {
         sim_event_init(&v[i].ev, tick, NULL);
@@ -94,13 +178,19 @@ static int bench_engine(long pending, long events)
         v[i].x = (uint64_t)i * 2654435761u + 1;
         sim_loop_schedule(loop, &v[i].ev, (int64_t)(v[i].x % 1000000));
     }
-    t0 = now_s();
+    c0 = cpu_s();
     fired = sim_loop_run(loop, SIM_TIME_MAX);
-    wall = now_s() - t0;
-    printf("engine pending=%ld events=%llu wall_s=%.3f events_per_s=%.3g "
-           "peak_rss_mib=%.1f\n",
-           pending, (unsigned long long)fired, wall, (double)fired / wall,
-           (double)peak_rss_kib() / 1024.0);
+    cpu = cpu_s() - c0;
+    c0 = cpu_s();
+    last = heap_ref(pending, (long)fired);
+    ref_cpu = cpu_s() - c0;
+    rate = (double)fired / cpu;
+    ref_rate = (double)fired / ref_cpu;
+    printf("engine pending=%ld events=%llu cpu_s=%.3f events_per_cpu_s=%.3g "
+           "heap_events_per_cpu_s=%.3g ratio=%.2f peak_rss_mib=%.1f%s\n",
+           pending, (unsigned long long)fired, cpu, rate, ref_rate,
+           rate / ref_rate, (double)peak_rss_kib() / 1024.0,
+           last < 0 ? " (clock wrapped)" : "");
     free(v);
     sim_loop_free(loop);
     return 0;
@@ -113,7 +203,7 @@ static int bench_run(const char *path, long requests)
     struct cl_run_opts opts = {0};
     struct sim_diag d;
     char *dir = xstrdup(path);
-    double t0, wall;
+    double t0, c0, wall, cpu;
     int rc;
 
     sim_diag_init(&d);
@@ -127,19 +217,25 @@ static int bench_run(const char *path, long requests)
     }
     opts.base_dir = dirname(dir);
     t0 = now_s();
+    c0 = cpu_s();
     rc = cl_run(&scn, &opts, &res, &d);
+    cpu = cpu_s() - c0;
     wall = now_s() - t0;
     if (rc != 0) {
         sim_diag_print(&d, stderr);
         return 1;
     }
-    printf("run %s requests=%llu events=%llu wall_s=%.3f events_per_s=%.3g "
-           "requests_per_s=%.3g sim_to_wall=%.3g peak_rss_mib=%.1f "
-           "preemptions=%llu\n",
+    printf("run %s requests=%llu events=%llu cpu_s=%.3f wall_s=%.3f "
+           "events_per_cpu_s=%.3g requests_per_cpu_s=%.3g sim_to_cpu=%.3g "
+           "events_per_request=%.2f peak_rss_mib=%.1f preemptions=%llu\n",
            scn.name, (unsigned long long)res.requests_completed,
-           (unsigned long long)res.sim_events, wall,
-           (double)res.sim_events / wall, (double)res.requests_completed / wall,
-           res.sim_time_s / wall, (double)peak_rss_kib() / 1024.0,
+           (unsigned long long)res.sim_events, cpu, wall,
+           (double)res.sim_events / cpu, (double)res.requests_completed / cpu,
+           res.sim_time_s / cpu,
+           res.requests_completed > 0
+               ? (double)res.sim_events / (double)res.requests_completed
+               : 0.0,
+           (double)peak_rss_kib() / 1024.0,
            (unsigned long long)res.preemptions);
     cl_results_fini(&res);
     cl_scenario_fini(&scn);

@@ -125,6 +125,24 @@ struct sim_event *sim_heap_pop(struct sim_heap *h)
     return ev;
 }
 
+void sim_heap_replace_root(struct sim_heap *h, struct sim_event *ev,
+                           int64_t time_ns, uint64_t seq)
+{
+    h->v[0].time_ns = time_ns;
+    h->v[0].seq = seq;
+    h->v[0].ev = ev;
+    ev->time_ns = time_ns;
+    sift_down(h, 0); /* the new key is not less than the old */
+}
+
+void sim_heap_drop_root(struct sim_heap *h)
+{
+    if (--h->n > 0) {
+        h->v[0] = h->v[h->n];
+        sift_down(h, 0);
+    }
+}
+
 int sim_heap_check(const struct sim_heap *h)
 {
     for (size_t i = 0; i < h->n; i++) {

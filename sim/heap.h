@@ -56,6 +56,18 @@ void sim_heap_update(struct sim_heap *h, struct sim_event *ev, int64_t time_ns,
 /* Removes and returns the least event, or NULL when empty. */
 struct sim_event *sim_heap_pop(struct sim_heap *h);
 
+/* Replace-top, the two halves of a pop that may become an update: the
+ * root slot keeps its place while its event fires (the caller marks the
+ * event out of the queue), then either sim_heap_replace_root() gives the
+ * root slot ev's new key and sifts it down once (the event rescheduled
+ * itself), or sim_heap_drop_root() removes the slot without touching its
+ * event, whose memory the handler may have freed. Between the two, keys
+ * added must not be less than the root's (the loop's clock and sequence
+ * guarantee it). O(log n) each. */
+void sim_heap_replace_root(struct sim_heap *h, struct sim_event *ev,
+                           int64_t time_ns, uint64_t seq);
+void sim_heap_drop_root(struct sim_heap *h);
+
 /* Returns the least slot without removing it; borrowed, valid until the
  * next change to the heap. NULL when empty. */
 static inline const struct sim_heap_slot *

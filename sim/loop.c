@@ -24,6 +24,10 @@ struct sim_stream {
 
 struct sim_loop {
     struct sim_heap heap;
+    /* The event whose handler runs, and whether its slot is still the
+     * heap's root (replace-top: sim_heap_replace_root()). */
+    struct sim_event *firing;
+    int firing_root;
     int64_t now_ns;
     uint64_t seq;
     uint64_t fired;
@@ -72,6 +76,19 @@ int64_t sim_loop_now(const struct sim_loop *loop)
     return loop->now_ns;
 }
 
+/* Queues ev, not queued, at at_ns (>= now): into the root slot it still
+ * holds when it is the firing event (one sift instead of a pop and a
+ * push), else as a new slot. */
+static void enqueue(struct sim_loop *loop, struct sim_event *ev, int64_t at_ns)
+{
+    if (ev == loop->firing && loop->firing_root) {
+        loop->firing_root = 0;
+        sim_heap_replace_root(&loop->heap, ev, at_ns, loop->seq++);
+    } else {
+        sim_heap_insert(&loop->heap, ev, at_ns, loop->seq++);
+    }
+}
+
 int sim_loop_schedule(struct sim_loop *loop, struct sim_event *ev,
                       int64_t at_ns)
 {
@@ -79,7 +96,7 @@ int sim_loop_schedule(struct sim_loop *loop, struct sim_event *ev,
         return SIM_EPAST;
     if (ev->heap_index != SIM_HEAP_NONE)
         return SIM_EBUSY;
-    sim_heap_insert(&loop->heap, ev, at_ns, loop->seq++);
+    enqueue(loop, ev, at_ns);
     return 0;
 }
 
@@ -99,7 +116,7 @@ int sim_loop_reschedule(struct sim_loop *loop, struct sim_event *ev,
     if (at_ns < loop->now_ns)
         return SIM_EPAST;
     if (ev->heap_index == SIM_HEAP_NONE)
-        sim_heap_insert(&loop->heap, ev, at_ns, loop->seq++);
+        enqueue(loop, ev, at_ns);
     else
         sim_heap_update(&loop->heap, ev, at_ns, loop->seq++);
     return 0;
@@ -120,11 +137,21 @@ uint64_t sim_loop_run(struct sim_loop *loop, int64_t until_ns)
         if (loop->heap.v[0].time_ns > until_ns ||
             loop->heap.v[0].time_ns >= SIM_HORIZON_NS)
             break;
-        ev = sim_heap_pop(&loop->heap);
+        /* The event leaves the queue, but its slot stays the root until
+         * the handler returns: an event that reschedules itself (most
+         * do) is then sifted down once instead of popped and pushed. */
+        ev = loop->heap.v[0].ev;
+        ev->heap_index = SIM_HEAP_NONE;
         assert(ev->time_ns >= loop->now_ns);
         loop->now_ns = ev->time_ns;
         fired++;
+        loop->firing = ev;
+        loop->firing_root = 1;
         ev->fn(loop, ev);
+        if (loop->firing_root)
+            sim_heap_drop_root(&loop->heap); /* ev may be freed: untouched */
+        loop->firing = NULL;
+        loop->firing_root = 0;
     }
     loop->fired += fired;
     return fired;
@@ -142,7 +169,7 @@ uint64_t sim_loop_events(const struct sim_loop *loop)
 
 size_t sim_loop_pending(const struct sim_loop *loop)
 {
-    return loop->heap.n;
+    return loop->heap.n - (size_t)loop->firing_root;
 }
 
 /* splitmix64 finaliser (Steele, Lea, Flood, "Fast splittable pseudorandom

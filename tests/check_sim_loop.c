@@ -1,5 +1,6 @@
 /* Check suite for sim/loop.c: ordering, ties, past scheduling, cancel,
- * reschedule, run limits, two loops in one process, and random streams. */
+ * reschedule, run limits, two loops in one process, random streams, and
+ * the replace-top of a firing event. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,78 @@ START_TEST(test_sim_loop_stream_common_random_numbers)
 }
 END_TEST
 
+/* Replace-top: a firing event is out of the queue for its handler (not
+ * pending, cancel a no-op, schedulable once, EBUSY twice), may free
+ * itself, and the order of everything else is a pop-and-push's. */
+struct self {
+    struct sim_event ev;
+    int mode; /* 0 reschedule, 1 cancel self, 2 free self, 3 twice */
+    int fired;
+    int pending_seen;
+    int rc2;
+    size_t queued_seen;
+    int64_t log[8];
+};
+
+static void self_fire(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct self *x = ev->arg;
+
+    x->log[x->fired++] = sim_loop_now(loop);
+    x->pending_seen = sim_event_pending(ev);
+    x->queued_seen = sim_loop_pending(loop);
+    if (x->mode == 1) {
+        sim_loop_cancel(loop, ev);
+    } else if (x->mode == 2) {
+        free(x);
+    } else if (x->fired < 4) {
+        ck_assert_int_eq(sim_loop_after(loop, ev, 10), 0);
+        if (x->mode == 3)
+            x->rc2 = sim_loop_after(loop, ev, 20);
+    }
+}
+
+START_TEST(test_sim_loop_replace_top)
+{
+    struct sim_loop *loop = sim_loop_new(1);
+    struct self a = {.mode = 0}, c = {.mode = 1}, d = {.mode = 3};
+    struct self *b = calloc(1, sizeof(*b));
+    struct rec r = {0};
+    struct tagged t[3];
+
+    sim_event_init(&a.ev, self_fire, &a);
+    sim_event_init(&b->ev, self_fire, b);
+    sim_event_init(&c.ev, self_fire, &c);
+    sim_event_init(&d.ev, self_fire, &d);
+    b->mode = 2;
+    ck_assert_int_eq(sim_loop_schedule(loop, &a.ev, 0), 0);
+    ck_assert_int_eq(sim_loop_schedule(loop, &b->ev, 5), 0);
+    ck_assert_int_eq(sim_loop_schedule(loop, &c.ev, 7), 0);
+    ck_assert_int_eq(sim_loop_schedule(loop, &d.ev, 1), 0);
+    for (int i = 0; i < 3; i++) {
+        tagged_init(&t[i], &r, i);
+        ck_assert_int_eq(sim_loop_schedule(loop, &t[i].ev, 10 * i + 10), 0);
+    }
+    ck_assert_uint_eq(sim_loop_run(loop, SIM_TIME_MAX), 4 + 1 + 1 + 4 + 3);
+    ck_assert_int_eq(a.fired, 4);
+    ck_assert_int_eq(a.log[3], 30);
+    ck_assert_int_eq(a.pending_seen, 0);
+    ck_assert_uint_eq(a.queued_seen, 1); /* its last firing: d, at 31 */
+    ck_assert_int_eq(c.fired, 1);
+    ck_assert_uint_eq(c.queued_seen, 5); /* a, d and the three tagged */
+    ck_assert_int_eq(d.fired, 4);
+    ck_assert_int_eq(d.log[1], 11); /* the first reschedule stood */
+    ck_assert_int_eq(d.rc2, SIM_EBUSY);
+    /* The tagged events at 10, 20, 30 ran after a's and d's same-time
+     * firings that were scheduled earlier, as with a pop and a push. */
+    ck_assert_int_eq(r.n, 3);
+    ck_assert_int_eq(r.when[0], 10);
+    ck_assert_int_eq(r.when[2], 30);
+    ck_assert_uint_eq(sim_loop_pending(loop), 0);
+    sim_loop_free(loop);
+}
+END_TEST
+
 START_TEST(test_sim_strerror_names)
 {
     ck_assert_str_eq(sim_errname(SIM_EPAST), "SIM_EPAST");
@@ -196,6 +269,7 @@ static Suite *loop_suite(void)
     tcase_add_test(tc, test_sim_loop_run_until_limit);
     tcase_add_test(tc, test_sim_loop_two_loops_independent);
     tcase_add_test(tc, test_sim_loop_stream_common_random_numbers);
+    tcase_add_test(tc, test_sim_loop_replace_top);
     suite_add_tcase(s, tc);
     tc = tcase_create("sim_errors");
     tcase_add_test(tc, test_sim_strerror_names);
