@@ -10,14 +10,14 @@ cffi. docs/python.md walks through it.
 """
 
 from ._errors import DSecError
-from ._lib import LIBRARY_PATH, POL_API_VERSION, borrowed_string as _bs, lib as _lib
+from ._lib import LIBRARY_PATH, POL_API_VERSION, borrowed_string as _bs, lib as _clib
 from .orchestrator import ClusterConfig, DSecOrchestrator
 from .policy import Decision, Policy, PolicyError, Pool, Replica, Snapshot
 from .scenario import Results, Scenario, compare, run, validate
 from .session import Session, seconds
 
 #: The release of the loaded libdsec (dsec_version()).
-__version__: str = _bs(_lib.dsec_version())
+__version__: str = _bs(_clib.dsec_version())
 
 __all__ = [
     "ClusterConfig",

@@ -267,21 +267,23 @@ def _open():
 lib, LIBRARY_PATH = _open()
 
 
-def check_layout() -> None:
+def check_layout(library=None, where: str = "") -> None:
     """Raises ImportError naming the first struct whose size differs between
-    the declarations above and the loaded library."""
-    if lib.dsec_policy_api_version() != POL_API_VERSION:
+    the declarations above and the library (the loaded one by default)."""
+    library = lib if library is None else library
+    where = where or LIBRARY_PATH
+    if library.dsec_policy_api_version() != POL_API_VERSION:
         raise ImportError(
-            f"libdsec at {LIBRARY_PATH} has policy API version "
-            f"{lib.dsec_policy_api_version()}, this package {POL_API_VERSION}"
+            f"libdsec at {where} has policy API version "
+            f"{library.dsec_policy_api_version()}, this package {POL_API_VERSION}"
         )
     for name in CHECKED_STRUCTS:
         ours = ffi.sizeof("struct " + name)
-        theirs = lib.dsec_type_size(name.encode())
+        theirs = library.dsec_type_size(name.encode())
         if ours != theirs:
             raise ImportError(
                 f"struct {name}: {ours} bytes in the dsec package but "
-                f"{theirs} in {LIBRARY_PATH}; the package and the library "
+                f"{theirs} in {where}; the package and the library "
                 "come from different versions"
             )
 

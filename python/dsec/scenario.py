@@ -17,6 +17,9 @@ __all__ = ["Scenario", "Results", "run", "validate", "compare", "ScenarioLike"]
 ScenarioLike = Union["Scenario", str, "os.PathLike[str]", Mapping[str, Any]]
 
 
+_NO_VALUE: Any = object()
+
+
 def _override_value(value: Any) -> str:
     """A Python value as the YAML value of a KEY=VALUE override."""
     if isinstance(value, str):
@@ -121,13 +124,13 @@ class Scenario:
         return c
 
     # -- settings --
-    def set(self, key: str, value: Any = None) -> "Scenario":
+    def set(self, key: str, value: Any = _NO_VALUE) -> "Scenario":
         """Adds an override, as the command line's --set: ``set("k=v")`` or
         ``set(key, value)``. Python values: bool -> true/false, numbers,
         str as YAML text (``"8/s"``, ``"10min"``), lists and dicts in flow
-        style. Overrides are checked by validate() and run(); here only
-        their form is. Returns self."""
-        if value is None:
+        style, None as null. Overrides are checked by validate() and run();
+        here only their form is. Returns self."""
+        if value is _NO_VALUE:
             if "=" not in key:
                 raise DSecError(f"error: override '{key}': expected KEY=VALUE", -2)
             assignment = key
@@ -199,11 +202,25 @@ class Scenario:
     # -- reading --
     @property
     def name(self) -> str:
-        """The scenario's name: its name: key, else the file name's stem."""
+        """The scenario's name: its name: key, else the file name's stem
+        (as results and messages name it)."""
+        # dsec_scenario_name() gives the label it was loaded with until the
+        # scenario has been opened once (validated or run); read the key.
+        try:
+            m = re.search(r"^name:[ \t]*(['\"]?)([^'\"#\n]*?)\1[ \t]*(?:#.*)?$",
+                          self.text(), re.MULTILINE)
+        except DSecError:
+            m = None
+        if m and m.group(2).strip():
+            return m.group(2).strip()
         n = borrowed_string(lib.dsec_scenario_name(self._c))
-        if n:
+        if n and n != self._name:
             return n
-        return os.path.splitext(os.path.basename(self._name))[0]
+        base = os.path.basename(self._name)
+        for ext in (".yaml", ".yml"):
+            if base.endswith(ext):
+                return base[: -len(ext)]
+        return base
 
     def text(self) -> str:
         """The YAML with the overrides applied."""

@@ -93,13 +93,18 @@ class Session:
         pending, ..., replicas: [...])."""
         return json.loads(take_string(lib.dsec_session_state_json(self._live())))
 
-    def close(self) -> Results:
-        """Ends the run at its last event and returns its results (a
-        second call returns the same results)."""
+    def close(self, finish: bool = False) -> Results:
+        """Ends the run and returns its results (a second call returns the
+        same results). finish=False ends it at the clock: the results
+        cover the simulated time so far, as dsec_session_close() does.
+        finish=True first runs it to its end, so the results are those of
+        a whole run (dsec.run())."""
         if self._ss is None:
             if self.results is None:
                 raise DSecError("error: the session is closed", -2)
             return self.results
+        if finish:
+            self.advance(math.inf)
         ss, self._ss = self._ss, None
         out = ffi.new("dsec_results **")
         err = new_err()
