@@ -201,7 +201,8 @@ class DSecOrchestrator:
     def _choose_dtype(self) -> Tuple[Optional[str], str]:
         """(weight_dtype to write, comment) for the deployment."""
         dep = self.deployment
-        assert dep is not None
+        if dep is None:
+            raise DSecError("error: no model: call deploy_model() first", -2)
         if dep.weight_dtype is not None:
             return dep.weight_dtype, ""
         key = repr((dep, self.config))
