@@ -259,6 +259,7 @@ class PolicyBridge:
         self.name = name
         self._factory = factory
         self.errors: List[BaseException] = []
+        self._nerrors = 0
         self._lock = threading.Lock()
         self._live: Dict[int, Any] = {}
         self._name_c = ffi.new("char[]", name.encode())
@@ -323,6 +324,7 @@ class PolicyBridge:
 
     def _record(self, e: BaseException) -> None:
         with self._lock:
+            self._nerrors += 1
             if len(self.errors) < 16:
                 self.errors.append(e)
 
@@ -332,11 +334,12 @@ class PolicyBridge:
         them."""
         with self._lock:
             errs, self.errors = self.errors, []
+            n, self._nerrors = self._nerrors, 0
         if errs:
             from ._errors import DSecError
 
             first = errs[0]
-            more = f" (and {len(errs) - 1} more)" if len(errs) > 1 else ""
+            more = f" (and {n - 1} more)" if n > 1 else ""
             raise DSecError(
                 f"error: policy {self.name}: {type(first).__name__}: {first}{more}; "
                 "the run held the size at those evaluations",
