@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ctypes.util
 import os
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 try:
     import cffi
@@ -226,36 +226,36 @@ ffi = cffi.FFI()
 ffi.cdef(CDEF)
 
 
-def _candidates() -> List[Tuple[str, str]]:
-    """(where it came from, path or name) for each place to look, in order."""
-    out: List[Tuple[str, str]] = []
-    env = os.environ.get("DSEC_LIBRARY")
-    if env:
-        out.append(("DSEC_LIBRARY", env))
+def _candidates() -> List[Tuple[str, Optional[str]]]:
+    """(where, path or None when that step has nothing) for each place to
+    look, in order."""
+    out: List[Tuple[str, Optional[str]]] = []
+    out.append(("DSEC_LIBRARY", os.environ.get("DSEC_LIBRARY") or None))
+    libdir = None
     try:
         from . import _config  # written at build time; absent in the source tree
 
         libdir = getattr(_config, "LIBDIR", None)
-        if libdir:
-            out.append(("dsec._config.LIBDIR", os.path.join(libdir, "libdsec.so.1")))
     except ImportError:
         pass
-    found = ctypes.util.find_library("dsec")
-    if found:
-        out.append(('ctypes.util.find_library("dsec")', found))
+    out.append(("dsec._config.LIBDIR",
+                os.path.join(libdir, "libdsec.so.1") if libdir else None))
+    out.append(('ctypes.util.find_library("dsec")', ctypes.util.find_library("dsec")))
     return out
 
 
 def _open():
     tried: List[str] = []
     for where, path in _candidates():
+        if path is None:
+            tried.append(f"{where}: " + ("not set" if where == "DSEC_LIBRARY" else
+                                         "no installed package" if "_config" in where else
+                                         "nothing found"))
+            continue
         try:
             return ffi.dlopen(path), path
         except OSError as e:
-            tried.append(f"{where}: {path} ({e})")
-    if not os.environ.get("DSEC_LIBRARY"):
-        tried.append("DSEC_LIBRARY: not set")
-    tried.append('ctypes.util.find_library("dsec"): nothing found')
+            tried.append(f"{where}: {path} ({str(e).split('.  Additionally')[0]})")
     raise ImportError(
         "cannot load libdsec; tried:\n  "
         + "\n  ".join(tried)

@@ -125,4 +125,7 @@ class Session:
         ss = getattr(self, "_ss", None)
         if ss is not None:
             self._ss = None
-            lib.dsec_session_close(ss, ffi.NULL, ffi.NULL)
+            try:
+                lib.dsec_session_close(ss, ffi.NULL, ffi.NULL)
+            except Exception:  # pragma: no cover - interpreter shutdown
+                pass

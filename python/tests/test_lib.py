@@ -59,6 +59,7 @@ def test_missing_library_is_a_clear_import_error(tmp_path):
     else:
         assert "ImportError: cannot load libdsec; tried:" in p.stderr
         assert "DSEC_LIBRARY: " + str(tmp_path / "nowhere" / "libdsec.so.1") in p.stderr
+        assert "ctypes.util.find_library(\"dsec\")" in p.stderr
 
 
 def test_dsec_error_carries_code_and_messages():

@@ -203,3 +203,33 @@ def test_python_policy_in_a_session(compare_small):
         res = s.close(finish=True)
     assert res["policy"] == "max"
     assert math.isclose(res["replicas"]["max"], 8)
+
+
+def test_read_decision_forms_and_borrow():
+    from dsec.policy import read_decision
+
+    class Plain:
+        pass
+
+    class WithBorrow:
+        borrow = 2
+
+    class BorrowMethod:
+        def borrow(self, s):
+            return s
+
+    p = Plain()
+    assert read_decision(p, None, None) is None
+    assert read_decision(p, None, 5) == (5, None, 0)
+    assert read_decision(p, None, 5.0) == (5, None, 0)
+    assert read_decision(p, None, (5, 1)) == (5, 1, 0)
+    assert read_decision(p, None, [5, 1, "migrate"]) == (5, 1, 2)
+    assert read_decision(p, None, {"desired": 3, "drain": "finish"}) == (3, None, 1)
+    assert read_decision(p, None, dsec.Decision(4, 1, 2)) == (4, 1, 2)
+    assert read_decision(WithBorrow(), None, 6) == (6, 2, 0)
+    assert read_decision(WithBorrow(), None, (6, 0)) == (6, 0, 0)
+    assert read_decision(BorrowMethod(), 3, 6) == (6, 3, 0)
+    for bad in (5.5, "5", (1, 2, 3, 4), {"borrow": 1}, {"desired": 1, "x": 2},
+                (1, -1), (1, 0, "sideways"), (1, 0, 7)):
+        with pytest.raises(dsec.PolicyError):
+            read_decision(p, None, bad)
