@@ -7,10 +7,10 @@ import math
 import re
 from typing import Any, Dict, Optional, Union
 
-from ._errors import DSecError, new_err, raise_for
+from ._errors import DSecError, new_err
 from ._lib import DSEC_SESSION_EXTERNAL, ffi, lib, take_string
 from .policy import PolicyLike
-from .scenario import Results, Scenario, ScenarioLike, _finish, _prepared
+from .scenario import Results, ScenarioLike, _finish, _prepared
 
 __all__ = ["Session", "seconds"]
 
