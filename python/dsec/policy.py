@@ -339,6 +339,8 @@ class PolicyBridge:
             from ._errors import DSecError
 
             first = errs[0]
+            if isinstance(first, (KeyboardInterrupt, SystemExit)):
+                raise first
             more = f" (and {n - 1} more)" if n > 1 else ""
             raise DSecError(
                 f"error: policy {self.name}: {type(first).__name__}: {first}{more}; "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 from . import _yaml
@@ -47,6 +48,9 @@ class Scenario:
         self._sets: List[str] = []
         self._seed: Optional[int] = None
         self._policy: Optional[PolicyBridge] = None
+        # libdsec objects are used by one thread at a time: runs of one
+        # Scenario from several Python threads take turns on it.
+        self._lock = threading.RLock()
         self._c = self._open()  # checks the file and the YAML syntax now
 
     # -- constructors --
@@ -112,6 +116,7 @@ class Scenario:
         c._sets = list(self._sets)
         c._seed = self._seed
         c._policy = self._policy
+        c._lock = threading.RLock()
         c._c = c._open()
         for a in c._sets:
             err = new_err()
@@ -137,8 +142,9 @@ class Scenario:
         else:
             assignment = f"{key}={_override_value(value)}"
         err = new_err()
-        raise_for(lib.dsec_scenario_set(self._c, assignment.encode(), err), err)
-        self._sets.append(assignment)
+        with self._lock:
+            raise_for(lib.dsec_scenario_set(self._c, assignment.encode(), err), err)
+            self._sets.append(assignment)
         return self
 
     def update(self, overrides: Union[Mapping[str, Any], Iterable[str], None]) -> "Scenario":
@@ -163,8 +169,9 @@ class Scenario:
 
     def clear_overrides(self) -> None:
         """Removes every override."""
-        lib.dsec_scenario_clear_sets(self._c)
-        self._sets = []
+        with self._lock:
+            lib.dsec_scenario_clear_sets(self._c)
+            self._sets = []
 
     @property
     def seed(self) -> int:
@@ -179,8 +186,9 @@ class Scenario:
     def seed(self, value: int) -> None:
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise ValueError(f"a seed is an int >= 0, not {value!r}")
-        lib.dsec_scenario_set_seed(self._c, value)
-        self._seed = value
+        with self._lock:
+            lib.dsec_scenario_set_seed(self._c, value)
+            self._seed = value
 
     @property
     def policy(self) -> Optional[str]:
@@ -194,9 +202,10 @@ class Scenario:
         bridge = None if policy is None else (
             policy if isinstance(policy, PolicyBridge) else PolicyBridge(policy))
         err = new_err()
-        raise_for(lib.dsec_scenario_set_policy(
-            self._c, bridge.entry if bridge is not None else ffi.NULL, err), err)
-        self._policy = bridge
+        with self._lock:
+            raise_for(lib.dsec_scenario_set_policy(
+                self._c, bridge.entry if bridge is not None else ffi.NULL, err), err)
+            self._policy = bridge
         return self
 
     # -- reading --
@@ -213,7 +222,8 @@ class Scenario:
             m = None
         if m and m.group(2).strip():
             return m.group(2).strip()
-        n = borrowed_string(lib.dsec_scenario_name(self._c))
+        with self._lock:
+            n = borrowed_string(lib.dsec_scenario_name(self._c))
         if n and n != self._name:
             return n
         base = os.path.basename(self._name)
@@ -225,7 +235,8 @@ class Scenario:
     def text(self) -> str:
         """The YAML with the overrides applied."""
         err = new_err()
-        p = lib.dsec_scenario_text(self._c, err)
+        with self._lock:
+            p = lib.dsec_scenario_text(self._c, err)
         if p == ffi.NULL:
             raise_for(-2, err)
         raise_for(0, err)
@@ -237,7 +248,8 @@ class Scenario:
         every error otherwise."""
         notes = ffi.new("char **")
         err = new_err()
-        rc = lib.dsec_scenario_validate(self._c, notes, err)
+        with self._lock:
+            rc = lib.dsec_scenario_validate(self._c, notes, err)
         text = take_string(notes[0]) if notes[0] != ffi.NULL else ""
         raise_for(rc, err)
         return [ln for ln in text.splitlines() if ln.strip()]
@@ -309,8 +321,9 @@ def run(scenario: ScenarioLike, overrides: Any = None, seed: Optional[int] = Non
     sc = _prepared(scenario, overrides, seed, policy)
     out = ffi.new("dsec_results **")
     err = new_err()
-    rc = lib.dsec_run(sc._c, out, err)
-    _finish(sc, rc, err, out[0])
+    with sc._lock:
+        rc = lib.dsec_run(sc._c, out, err)
+        _finish(sc, rc, err, out[0])
     return Results(out[0])
 
 
@@ -366,9 +379,15 @@ def compare(scenario: ScenarioLike, policies: Sequence[Any] = ("",), replication
     cstrs = [ffi.new("char[]", n.encode()) for n in names]
     arr = ffi.new("const char *[]", cstrs)
     err = new_err()
-    p = lib.dsec_compare_json(sc._c, arr, len(names), replications, first, jobs, err)
-    if sc._policy is not None:
-        sc._policy.raise_pending()
+    with sc._lock:
+        p = lib.dsec_compare_json(sc._c, arr, len(names), replications, first, jobs, err)
+        try:
+            if sc._policy is not None:
+                sc._policy.raise_pending()
+        except BaseException:
+            lib.dsec_free(p)  # NULL is a no-op
+            lib.dsec_free(err[0])
+            raise
     if p == ffi.NULL:
         raise_for(-2, err)
     raise_for(0, err)

@@ -47,9 +47,10 @@ class Session:
         self._sc = _prepared(scenario, overrides, seed, policy)
         out = ffi.new("dsec_session **")
         err = new_err()
-        rc = lib.dsec_session_open(self._sc._c, DSEC_SESSION_EXTERNAL if external else 0,
-                                   out, err)
-        _finish(self._sc, rc, err)
+        with self._sc._lock:
+            rc = lib.dsec_session_open(self._sc._c,
+                                       DSEC_SESSION_EXTERNAL if external else 0, out, err)
+            _finish(self._sc, rc, err)
         self._ss = out[0]
         self.external = external
         self.results: Optional[Results] = None

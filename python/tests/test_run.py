@@ -87,3 +87,29 @@ def test_validate_returns_notes():
     assert len(notes) == 1
     assert notes[0].startswith("<dict>:4:3: note: workload.vllm_bench.ignore_eos: false")
     assert dsec.validate(src("scenarios", "seed-dsec.yaml")) == []
+
+
+def test_threads_share_a_scenario_safely():
+    import threading
+
+    sc = dsec.Scenario.from_file(MM1)
+    sc.set("workload.synthetic.requests", 5000)
+    out = [None] * 6
+    errors = []
+
+    def work(i):
+        try:
+            out[i] = without_run_time(dsec.run(sc if i % 2 else MM1,
+                                               overrides=None if i % 2 else
+                                               {"workload.synthetic.requests": 5000}))
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(out))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert all(o == out[0] for o in out)
+    assert out[0]["requests_completed"] == 5000
