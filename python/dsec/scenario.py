@@ -32,11 +32,12 @@ class Scenario:
     """A scenario: its YAML (from a file, a string or a dict) plus the
     overrides, seed and policy set on it.
 
-    The object is a recipe: every run and session opens a fresh C scenario
-    from it, so running never changes it. ``from_file`` and
-    ``from_string`` read the YAML at once and raise :class:`DSecError` on a
-    missing file or a syntax error; the other checks happen in
-    :meth:`validate` and at run time.
+    Running never changes it: libdsec opens a fresh internal scenario for
+    every run, and :func:`run`, :func:`compare` and :class:`Session` work
+    on a :meth:`copy` when they add overrides, a seed or a policy.
+    ``from_file`` and ``from_string`` read the YAML at once and raise
+    :class:`DSecError` on a missing file or a syntax error; the other
+    checks happen in :meth:`validate` and at run time.
     """
 
     def __init__(self, text: str, name: str = "<string>", dir: Optional[str] = None,
