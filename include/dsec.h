@@ -114,8 +114,10 @@ void dsec_scenario_set_seed(dsec_scenario *sc, uint64_t seed);
 
 /* Makes e the scenario's scaling policy (the scenario must be elastic:
  * cluster.min_gpus and max_gpus), as policy.plugin does with a plug-in's
- * entry: policy.name becomes e->name, and policy.params are checked
- * against e->params. e is borrowed: it must outlive every run of sc. The
+ * entry: policy.name becomes e->name, and the text's policy.params are
+ * checked against e->params (an override of policy.params.KEY is checked,
+ * when it is applied, against the policy the text names: give an entry's
+ * parameters in the text, or load it as a plug-in). e is borrowed: it must outlive every run of sc. The
  * entry's ops->version must be POL_API_VERSION. NULL goes back to the
  * scenario's own policy. Returns 0 or DSEC_EINVAL. */
 int dsec_scenario_set_policy(dsec_scenario *sc, const struct pol_entry *e,
@@ -124,7 +126,8 @@ int dsec_scenario_set_policy(dsec_scenario *sc, const struct pol_entry *e,
 /* Checks the scenario with its overrides as dsec validate does: every
  * key, the catalogs (model, GPUs, policy and its parameters) and that a
  * layout fits. Returns 0 when it can run, with *notes (if not NULL) set to
- * its warnings and notes or NULL when there are none; else DSEC_EINVAL,
+ * the warnings and notes of loading and checking it or NULL when there are
+ * none (notes of a run, such as a layout derived, come with its results); else DSEC_EINVAL,
  * DSEC_EPARSE, DSEC_EIO or DSEC_EINFEASIBLE with every error in *err. */
 int dsec_scenario_validate(dsec_scenario *sc, char **notes, char **err);
 
@@ -132,7 +135,8 @@ int dsec_scenario_validate(dsec_scenario *sc, char **notes, char **err);
  * stores). Returns NULL with *err set when an override does not apply. */
 char *dsec_scenario_text(dsec_scenario *sc, char **err);
 
-/* The scenario's name (its name: key, else the file name's stem);
+/* The scenario's name: its name: key once it has been validated or run,
+ * else the file name without its directory and .yaml/.yml suffix;
  * borrowed. */
 const char *dsec_scenario_name(const dsec_scenario *sc);
 
@@ -150,7 +154,9 @@ int dsec_run(dsec_scenario *sc, dsec_results **out, char **err);
 void dsec_results_free(dsec_results *res);
 
 /* The results as one JSON object, the same as `dsec run --json` prints
- * (docs/results.md). pretty: indented, else one line. Caller frees. */
+ * (docs/results.md), but for wall_s and events_per_s, which are 0: the
+ * library reads no clock. pretty: indented, else one line. Caller
+ * frees. */
 char *dsec_results_json(const dsec_results *res, int pretty);
 
 /* Reads a numeric field of the results record by its JSON name
@@ -201,23 +207,27 @@ int dsec_session_set_desired(dsec_session *ss, int desired);
  * "kv_usage", ...}]} (docs/library.md). Caller frees. */
 char *dsec_session_state_json(const dsec_session *ss);
 
-/* Ends the run at its last event, stores its results in *out (if out is
- * not NULL) and frees the session. Returns 0 or the workload's error code
- * with *err set (the results are then those simulated so far). */
+/* Ends the run at the session's clock (advance to INFINITY first for the
+ * whole run; then the results equal dsec_run()'s), stores its results in
+ * *out (if out is not NULL) and frees the session. Returns 0 or the
+ * workload's error code with *err set (the results are then those
+ * simulated so far). */
 int dsec_session_close(dsec_session *ss, dsec_results **out, char **err);
 
 /* ---- Comparisons ---- */
 
 /* Runs each of the policies ("NAME" or "NAME:KEY=VALUE,...", as
  * `dsec compare --policy`; NULL or "" for the scenario's own) on the
- * scenario, replications runs each with seeds seed, seed + 1, ... (common
- * random numbers), and returns the comparison as the JSON `dsec compare
- * --json` prints: means with 95 % t intervals and paired differences
- * against the first policy. jobs: threads (0: the online CPUs). Returns
- * NULL with *err set on failure. Caller frees. */
-char *dsec_compare_json(dsec_scenario *sc, const char *const *policies,
-                        int npolicies, int replications, uint64_t seed,
-                        int jobs, char **err);
+ * scenario, replications runs each (1 to 1000) with seeds seed, seed + 1,
+ * ... (common random numbers), and stores in *json the comparison as
+ * `dsec compare --json` prints it: means with 95 % t intervals (none for
+ * one replication) and paired differences against the first policy.
+ * jobs: threads (0: the online CPUs); the result does not depend on them.
+ * Returns 0 with *json set (caller frees), or a code with *json NULL and
+ * *err set. */
+int dsec_compare_json(dsec_scenario *sc, const char *const *policies,
+                      int npolicies, int replications, uint64_t seed, int jobs,
+                      char **json, char **err);
 
 #ifdef __cplusplus
 }

@@ -146,9 +146,9 @@ static int prepare(struct cl_scenario *scn, const char *const *policies,
     return bad ? SIM_EINVAL : 0;
 }
 
-char *dsec_compare_json(dsec_scenario *sc, const char *const *policies,
-                        int npolicies, int replications, uint64_t seed,
-                        int jobs, char **err)
+int dsec_compare_json(dsec_scenario *sc, const char *const *policies,
+                      int npolicies, int replications, uint64_t seed, int jobs,
+                      char **json_out, char **err)
 {
     struct cwork w = {0};
     struct cl_scenario scn;
@@ -158,15 +158,16 @@ char *dsec_compare_json(dsec_scenario *sc, const char *const *policies,
     char *json = NULL;
     int rc, nt;
 
+    *json_out = NULL;
     if (err != NULL)
         *err = NULL;
     if (npolicies < 1 || npolicies > RPT_CMP_MAX_POLICIES ||
-        replications < 2 || replications > RPT_CMP_MAX_REPLICATIONS) {
+        replications < 1 || replications > RPT_CMP_MAX_REPLICATIONS) {
         if (err != NULL)
             *err = xasprintf("error: a comparison takes 1 to %d policies and "
-                             "2 to %d replications",
+                             "1 to %d replications",
                              RPT_CMP_MAX_POLICIES, RPT_CMP_MAX_REPLICATIONS);
-        return NULL;
+        return SIM_EINVAL;
     }
     sim_diag_init(&d);
     rc = dsec__open_scenario(sc, &scn, &d);
@@ -250,5 +251,6 @@ out:
     free(pols);
     cl_scenario_fini(&scn); /* zeroed when it did not open */
     sim_diag_fini(&d);
-    return json;
+    *json_out = json;
+    return rc;
 }

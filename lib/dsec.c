@@ -160,6 +160,22 @@ static void ok(char **err)
 
 /* ---- Scenarios ---- */
 
+/* The file name without its directory and .yaml/.yml suffix (the name a
+ * scenario without name: gets). Caller frees. */
+static char *stem(const char *name)
+{
+    const char *base = strrchr(name, '/');
+    size_t n;
+
+    base = base != NULL ? base + 1 : name;
+    n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".yaml") == 0)
+        n -= 5;
+    else if (n > 4 && strcmp(base + n - 4, ".yml") == 0)
+        n -= 4;
+    return xstrndup(base, n);
+}
+
 static int load(const char *name, char *text, size_t len, const char *dir,
                 dsec_scenario **out, char **err)
 {
@@ -186,6 +202,7 @@ static int load(const char *name, char *text, size_t len, const char *dir,
     sc->dir = xstrdup(dir != NULL ? dir : ".");
     sc->text = text;
     sc->len = len;
+    sc->display = stem(name);
     *out = sc;
     ok(err);
     return 0;
@@ -301,7 +318,8 @@ static char *applied_text(const dsec_scenario *sc, size_t *len,
         return xstrndup(sc->text, sc->len);
     }
     t = swp_text_with_sets(sc->name, sc->text, sc->len,
-                           (const char *const *)sc->sets, sc->nsets, d);
+                           (const char *const *)sc->sets, sc->nsets, "override",
+                           d);
     *len = t != NULL ? strlen(t) : 0;
     return t;
 }
@@ -377,12 +395,7 @@ const char *dsec__scenario_dir(const dsec_scenario *sc)
 
 const char *dsec_scenario_name(const dsec_scenario *sc)
 {
-    const char *base;
-
-    if (sc->display != NULL)
-        return sc->display;
-    base = strrchr(sc->name, '/');
-    return base != NULL ? base + 1 : sc->name;
+    return sc->display;
 }
 
 /* ---- Runs ---- */

@@ -48,7 +48,10 @@ tests_check_scaler_hostile_CFLAGS = $(SCALER_TEST_CFLAGS)
 tests_check_scaler_hostile_LDADD = $(SCALER_TEST_LIBS)
 TESTS += tests/e2e-scaler-cli.sh
 EXTRA_DIST += tests/e2e-scaler-cli.sh
-EXTRA_DIST += contrib
+# contrib/ file by file: the build tree compiles contrib/policy-plugin/ (lib/local.mk), and
+# a folder in EXTRA_DIST would ship its objects too.
+EXTRA_DIST += contrib/systemd/dsec-scaler.service \
+	contrib/kubernetes/dsec-scaler.yaml contrib/scaler.yaml
 # Every numeric key of the calibration profile, the sweep file and this
 # configuration through its extremes (docs/security.md); links the sweep
 # and scenario libraries beside this one to run the profiles it loads.

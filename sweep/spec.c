@@ -1579,7 +1579,8 @@ static void set_squote(FILE *fp, const char *s)
 
 /* The scenario at path (its text given, or NULL to read it) with sets. */
 static char *with_sets(const char *path, const char *given, size_t given_len,
-                       const char *const *sets, int nsets, struct sim_diag *d)
+                       const char *const *sets, int nsets, const char *label,
+                       struct sim_diag *d)
 {
     struct sim_diag tmp;
     struct swp_spec *spec;
@@ -1608,10 +1609,10 @@ static char *with_sets(const char *path, const char *given, size_t given_len,
         const struct sim_diag_entry *e = &tmp.v[i];
         if (e->file != NULL && strcmp(e->file, "--set") == 0 && e->line >= 3 &&
             e->line - 3 < nsets)
-            sim_diag_add(d, e->sev, NULL, 0, 0, "--set %s: %s",
+            sim_diag_add(d, e->sev, NULL, 0, 0, "%s %s: %s", label,
                          sets[e->line - 3], e->msg);
         else if (e->file != NULL && strcmp(e->file, "--set") == 0)
-            sim_diag_add(d, e->sev, NULL, 0, 0, "--set: %s", e->msg);
+            sim_diag_add(d, e->sev, NULL, 0, 0, "%s: %s", label, e->msg);
         else
             sim_diag_add(d, e->sev, e->file, e->line, e->col, "%s", e->msg);
     }
@@ -1619,7 +1620,8 @@ static char *with_sets(const char *path, const char *given, size_t given_len,
         text = xstrdup(spec->points[0].text);
     else if (spec != NULL && sim_diag_errors(d) == 0)
         sim_diag_add(d, SIM_SEV_ERROR, NULL, 0, 0,
-                     "--set: expected one scenario, got %zu", spec->npoints);
+                     "%s: expected one scenario, got %zu", label,
+                     spec->npoints);
     swp_spec_free(spec);
     sim_diag_fini(&tmp);
     free(buf);
@@ -1629,12 +1631,12 @@ static char *with_sets(const char *path, const char *given, size_t given_len,
 char *swp_scenario_with_sets(const char *path, const char *const *sets,
                              int nsets, struct sim_diag *d)
 {
-    return with_sets(path, NULL, 0, sets, nsets, d);
+    return with_sets(path, NULL, 0, sets, nsets, "--set", d);
 }
 
 char *swp_text_with_sets(const char *name, const char *text, size_t len,
-                         const char *const *sets, int nsets,
+                         const char *const *sets, int nsets, const char *label,
                          struct sim_diag *d)
 {
-    return with_sets(name, text, len, sets, nsets, d);
+    return with_sets(name, text, len, sets, nsets, label, d);
 }

@@ -90,9 +90,10 @@ char *swp_scenario_with_sets(const char *path, const char *const *sets,
                              int nsets, struct sim_diag *d);
 
 /* As swp_scenario_with_sets(), for a scenario whose text (len bytes) the
- * caller holds; name labels it in messages. */
+ * caller holds; name labels it in messages, and label the overrides
+ * ("--set" on the command line, "override" in the library). */
 char *swp_text_with_sets(const char *name, const char *text, size_t len,
-                         const char *const *sets, int nsets,
+                         const char *const *sets, int nsets, const char *label,
                          struct sim_diag *d);
 
 /* Returns the index of the point whose key is key, or -1. O(log n). */

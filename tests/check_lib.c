@@ -207,12 +207,12 @@ START_TEST(test_errors)
     ck_assert_int_eq(dsec_scenario_set(sc, "cluster.replicas=zero", &err), 0);
     rc = dsec_scenario_validate(sc, NULL, &err);
     ck_assert_int_eq(rc, DSEC_EINVAL);
-    ck_assert_msg(strstr(err, "--set cluster.replicas=zero") != NULL, "%s",
+    ck_assert_msg(strstr(err, "override cluster.replicas=zero") != NULL, "%s",
                   err);
     dsec_free(err);
     /* The text with an override that does not apply: none, and why. */
     ck_assert_ptr_null(dsec_scenario_text(sc, &err));
-    ck_assert_ptr_nonnull(strstr(err, "--set cluster.replicas=zero"));
+    ck_assert_ptr_nonnull(strstr(err, "override cluster.replicas=zero"));
     dsec_free(err);
     dsec_scenario_clear_sets(sc);
     ck_assert_int_eq(dsec_scenario_validate(sc, NULL, &err), 0);
@@ -367,23 +367,27 @@ END_TEST
 START_TEST(test_compare)
 {
     static const char *const pols[] = {"target-latency", "static:replicas=4"};
-    dsec_scenario *sc = load("tests/data/e2e/compare-small.yaml");
-    char *err = NULL;
-    char *one = dsec_compare_json(sc, pols, 2, 3, 7, 1, &err);
-    char *three = dsec_compare_json(sc, pols, 2, 3, 7, 3, &err);
     static const char *const badp[] = {"hpa:nonsense=1"};
-    char *bad;
+    dsec_scenario *sc = load("tests/data/e2e/compare-small.yaml");
+    char *err = NULL, *one, *three, *bad, *single;
 
-    ck_assert_msg(one != NULL, "%s", err ? err : "?");
-    ck_assert_ptr_nonnull(three);
+    ck_assert_int_eq(dsec_compare_json(sc, pols, 2, 3, 7, 1, &one, &err), 0);
+    ck_assert_int_eq(dsec_compare_json(sc, pols, 2, 3, 7, 3, &three, &err),
+                     0);
     ck_assert_str_eq(one, three);
     ck_assert_ptr_nonnull(strstr(one, "static:replicas=4"));
-    bad = dsec_compare_json(sc, badp, 1, 2, 7, 1, &err);
+    ck_assert_int_eq(dsec_compare_json(sc, badp, 1, 2, 7, 1, &bad, &err),
+                     DSEC_EINVAL);
     ck_assert_ptr_null(bad);
     ck_assert_msg(strstr(err, "nonsense") != NULL, "%s", err);
     dsec_free(err);
-    ck_assert_ptr_null(dsec_compare_json(sc, pols, 2, 1, 7, 1, &err));
+    ck_assert_int_eq(dsec_compare_json(sc, pols, 2, 0, 7, 1, &bad, &err),
+                     DSEC_EINVAL);
     dsec_free(err);
+    /* One replication, as dsec compare --replications 1 allows. */
+    ck_assert_int_eq(dsec_compare_json(sc, pols, 2, 1, 7, 1, &single, &err),
+                     0);
+    dsec_free(single);
     dsec_free(one);
     dsec_free(three);
     dsec_scenario_free(sc);

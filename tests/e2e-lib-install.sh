@@ -96,7 +96,7 @@ fi
 LD_LIBRARY_PATH=$libdir "$tmp/run" "$scn" cluster.max_gpus=many \
     >/dev/null 2>"$tmp/err"
 rc=$?
-if [ $rc -eq 1 ] && grep -q -- '--set cluster.max_gpus=many' "$tmp/err"; then
+if [ $rc -eq 1 ] && grep -q 'override cluster.max_gpus=many' "$tmp/err"; then
     ok "a bad override is an error naming it, exit 1" 0
 else
     show "$tmp/err"

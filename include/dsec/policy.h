@@ -111,7 +111,8 @@ struct pol_snapshot {
 
     /* Targets from the scenario (NAN if unset), seconds. */
     double target_ttft_s;
-    double target_itl_s; /* the seed's target_latency_ms */
+    double target_itl_s; /* slo.tpot_ms, whose default is the seed's
+                          * cluster.target_latency_ms */
 
     /* Cluster aggregates over the window (NAN when unavailable). */
     double arrival_rate_per_s;

@@ -200,9 +200,9 @@ int dsec_session_set_desired(dsec_session *ss, int desired);
 char *dsec_session_state_json(const dsec_session *ss);
 int dsec_session_close(dsec_session *ss, dsec_results **out, char **err);
 
-char *dsec_compare_json(dsec_scenario *sc, const char *const *policies,
-                        int npolicies, int replications, uint64_t seed,
-                        int jobs, char **err);
+int dsec_compare_json(dsec_scenario *sc, const char *const *policies,
+                      int npolicies, int replications, uint64_t seed, int jobs,
+                      char **json, char **err);
 """
 
 #: POL_API_VERSION of the headers copied above.

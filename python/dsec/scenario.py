@@ -214,8 +214,8 @@ class Scenario:
     def name(self) -> str:
         """The scenario's name: its name: key, else the file name's stem
         (as results and messages name it)."""
-        # dsec_scenario_name() gives the label it was loaded with until the
-        # scenario has been opened once (validated or run); read the key.
+        # dsec_scenario_name() gives the file name's stem until the scenario
+        # has been opened once (validated or run); read the key first.
         try:
             m = re.search(r"^name:[ \t]*(['\"]?)([^'\"#\n]*?)\1[ \t]*(?:#.*)?$",
                           self.text(), re.MULTILINE)
@@ -224,14 +224,7 @@ class Scenario:
         if m and m.group(2).strip():
             return m.group(2).strip()
         with self._lock:
-            n = borrowed_string(lib.dsec_scenario_name(self._c))
-        if n and n != self._name:
-            return n
-        base = os.path.basename(self._name)
-        for ext in (".yaml", ".yml"):
-            if base.endswith(ext):
-                return base[: -len(ext)]
-        return base
+            return borrowed_string(lib.dsec_scenario_name(self._c))
 
     def text(self) -> str:
         """The YAML with the overrides applied."""
@@ -380,16 +373,16 @@ def compare(scenario: ScenarioLike, policies: Sequence[Any] = ("",), replication
     cstrs = [ffi.new("char[]", n.encode()) for n in names]
     arr = ffi.new("const char *[]", cstrs)
     err = new_err()
+    out = ffi.new("char **")
     with sc._lock:
-        p = lib.dsec_compare_json(sc._c, arr, len(names), replications, first, jobs, err)
+        rc = lib.dsec_compare_json(sc._c, arr, len(names), replications, first,
+                                   jobs, out, err)
         try:
             if sc._policy is not None:
                 sc._policy.raise_pending()
         except BaseException:
-            lib.dsec_free(p)  # NULL is a no-op
+            lib.dsec_free(out[0])  # NULL is a no-op
             lib.dsec_free(err[0])
             raise
-    if p == ffi.NULL:
-        raise_for(-2, err)
-    raise_for(0, err)
-    return json.loads(take_string(p))
+    raise_for(rc, err)
+    return json.loads(take_string(out[0]))

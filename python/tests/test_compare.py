@@ -34,7 +34,10 @@ def test_compare_seed_and_overrides(compare_small):
 
 def test_compare_errors(compare_small, srcdir):
     with pytest.raises(dsec.DSecError, match="replications"):
-        dsec.compare(compare_small, POLICIES, replications=1)
+        dsec.compare(compare_small, POLICIES, replications=0)
+    # One replication runs, as dsec compare --replications 1 does.
+    one = dsec.compare(compare_small, POLICIES, replications=1, jobs=1)
+    assert one["replications"] == 1
     with pytest.raises(dsec.DSecError, match="no-such-policy"):
         dsec.compare(compare_small, ["no-such-policy"], replications=2)
     with pytest.raises(dsec.DSecError, match="elastic"):

@@ -71,7 +71,7 @@ def test_override_errors():
         dsec.run(sc, overrides={"cluster.replicas": "2x"})
     assert ei.value.code == -2
     assert ei.value.messages == [
-        "error: --set cluster.replicas=2x: cluster.replicas: expected an integer, got '2x'"]
+        "error: override cluster.replicas=2x: cluster.replicas: expected an integer, got '2x'"]
     with pytest.raises(dsec.DSecError) as ei:
         dsec.validate(sc, overrides=["workload.synthetic.nokey=1"])
     assert "workload.synthetic.nokey: unknown key" in str(ei.value)
