@@ -818,6 +818,9 @@ int64_t cl__llm_max_model_len(const struct cl_scenario *s,
 /* The gauges op: rep's gauges (idle before it serves). */
 void cl__llm_gauges(const struct cl_world *w, const struct cl_replica *rep,
                     struct cl_gauges *g);
+/* rep's outstanding requests, running + waiting, as the gauges count
+ * them (0 before it serves); what least-outstanding routing reads. */
+int64_t cl__llm_outstanding(const struct cl_replica *rep);
 /* Tokens request r holds in the KV cache at its peak: prompt + output - 1
  * (the last token's KV is never written), at least its prompt. */
 int64_t cl__llm_kv_peak_tokens(const struct cl_req *r);

@@ -2125,6 +2125,13 @@ void cl__llm_gauges(const struct cl_world *w, const struct cl_replica *rep,
         e->cap_blocks > 0 ? (double)e->blocks_used / (double)e->cap_blocks : 0;
 }
 
+int64_t cl__llm_outstanding(const struct cl_replica *rep)
+{
+    const struct cl_llm_replica *e = llm_of(rep);
+
+    return e != NULL ? (int64_t)e->nseqs + (int64_t)e->waiting.n : 0;
+}
+
 /* P/D routing: a request without transferred KV goes to the prefill
  * group, one with it to the decode group; join the shortest queue among
  * the group's serving replicas whose KV cache holds the request at its

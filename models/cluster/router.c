@@ -30,8 +30,11 @@
  *   §5.3). Over a fixed set of n candidates every n picks visit each once.
  *
  * Cost per arrival: O(replicas), plus O(prompt blocks) per replica for
- * prefix-affinity (cl__llm_prefix_cached_tokens). Deterministic: no
- * hashing of pointers, ties always to the lowest slot.
+ * prefix-affinity (cl__llm_prefix_cached_tokens). least-outstanding, the
+ * default, reads only the outstanding counts, in one pass without the
+ * candidate array (the same comparisons in the same order, so the same
+ * choice as cl__route_choose()). Deterministic: no hashing of pointers,
+ * ties always to the lowest slot.
  */
 #include <stdlib.h>
 
@@ -120,6 +123,25 @@ struct cl_replica *cl__route(struct cl_world *w, const struct cl_req *r)
     struct cl_router *rt = w->router;
     int n = 0, k;
 
+    if (routing == CL_ROUTE_LEAST_OUTSTANDING) {
+        struct cl_route_cand best = {0}, c;
+        struct cl_replica *pick = NULL;
+
+        for (int s = 0; s < w->nreps; s++) {
+            struct cl_replica *rep = w->reps[s];
+
+            if (rep->state != CL_R_SERVING ||
+                need > cl__rep_layout(w, rep)->kv_cap_tokens)
+                continue;
+            c.outstanding = cl__llm_outstanding(rep);
+            c.speed = w->pools[rep->pool].speed;
+            if (pick == NULL || fewer(&c, &best)) {
+                best = c;
+                pick = rep;
+            }
+        }
+        return pick;
+    }
     if (rt == NULL)
         rt = w->router = xcalloc(1, sizeof(*rt));
     if (rt->cap < w->nreps) {
