@@ -84,16 +84,14 @@ typedef struct dsec_scenario dsec_scenario;
  * paths inside it (traces, hf_config, plug-ins) are taken from its
  * directory. Returns 0 with *out set, or DSEC_EIO / DSEC_EPARSE with *out
  * NULL and *err the message. */
-int dsec_scenario_load_file(const char *path, dsec_scenario **out,
-                            char **err);
+int dsec_scenario_load_file(const char *path, dsec_scenario **out, char **err);
 
 /* As dsec_scenario_load_file(), from text (len bytes; len 0 means
  * strlen(text)). name labels it in messages ("name:line:col: ..."); dir is
  * the directory relative paths inside it are taken from (NULL: the
  * current directory). */
 int dsec_scenario_load_string(const char *name, const char *text, size_t len,
-                              const char *dir, dsec_scenario **out,
-                              char **err);
+                              const char *dir, dsec_scenario **out, char **err);
 
 /* Frees sc. */
 void dsec_scenario_free(dsec_scenario *sc);
@@ -117,9 +115,9 @@ void dsec_scenario_set_seed(dsec_scenario *sc, uint64_t seed);
  * entry: policy.name becomes e->name, and the text's policy.params are
  * checked against e->params (an override of policy.params.KEY is checked,
  * when it is applied, against the policy the text names: give an entry's
- * parameters in the text, or load it as a plug-in). e is borrowed: it must outlive every run of sc. The
- * entry's ops->version must be POL_API_VERSION. NULL goes back to the
- * scenario's own policy. Returns 0 or DSEC_EINVAL. */
+ * parameters in the text, or load it as a plug-in). e is borrowed: it must
+ * outlive every run of sc. The entry's ops->version must be POL_API_VERSION.
+ * NULL goes back to the scenario's own policy. Returns 0 or DSEC_EINVAL. */
 int dsec_scenario_set_policy(dsec_scenario *sc, const struct pol_entry *e,
                              char **err);
 
@@ -127,8 +125,9 @@ int dsec_scenario_set_policy(dsec_scenario *sc, const struct pol_entry *e,
  * key, the catalogs (model, GPUs, policy and its parameters) and that a
  * layout fits. Returns 0 when it can run, with *notes (if not NULL) set to
  * the warnings and notes of loading and checking it or NULL when there are
- * none (notes of a run, such as a layout derived, come with its results); else DSEC_EINVAL,
- * DSEC_EPARSE, DSEC_EIO or DSEC_EINFEASIBLE with every error in *err. */
+ * none (notes of a run, such as a layout derived, come with its results); else
+ * DSEC_EINVAL, DSEC_EPARSE, DSEC_EIO or DSEC_EINFEASIBLE with every error in
+ * *err. */
 int dsec_scenario_validate(dsec_scenario *sc, char **notes, char **err);
 
 /* The scenario's YAML text with its overrides applied (what a run

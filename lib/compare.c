@@ -66,7 +66,6 @@ static void *worker(void *arg)
     loaded = dsec__open_scenario(w->sc, &scn, &d) == 0;
     for (;;) {
         struct cjob *j;
-        struct cl_policy own;
         struct cl_run_opts ro = {0};
 
         pthread_mutex_lock(&w->mu);
@@ -80,14 +79,15 @@ static void *worker(void *arg)
                              d.v[i].col, "%s", d.v[i].msg);
             j->rc = SIM_EINVAL;
         } else {
-            own = scn.policy;
+            struct cl_policy own = scn.policy;
+
             use_policy(&scn, &w->pols[j->pol]);
             scn.seed = w->seed + (uint64_t)j->rep;
             ro.base_dir = dsec__scenario_dir(w->sc);
-            j->rc = cl_run(&scn, &ro,
-                           &w->res[(size_t)j->pol * (size_t)w->nreps +
-                                   (size_t)j->rep],
-                           &j->diag);
+            j->rc = cl_run(
+                &scn, &ro,
+                &w->res[(size_t)j->pol * (size_t)w->nreps + (size_t)j->rep],
+                &j->diag);
             scn.policy = own;
         }
         if (j->rc != 0) {
@@ -104,8 +104,8 @@ static void *worker(void *arg)
 
 /* Parses the policies into pols and checks each on scn. Returns 0, or
  * SIM_EINVAL with every problem in d. */
-static int prepare(struct cl_scenario *scn, const char *const *policies,
-                   int n, struct cpol *pols, struct sim_diag *d)
+static int prepare(struct cl_scenario *scn, const char *const *policies, int n,
+                   struct cpol *pols, struct sim_diag *d)
 {
     int bad = 0;
 
@@ -161,8 +161,8 @@ int dsec_compare_json(dsec_scenario *sc, const char *const *policies,
     *json_out = NULL;
     if (err != NULL)
         *err = NULL;
-    if (npolicies < 1 || npolicies > RPT_CMP_MAX_POLICIES ||
-        replications < 1 || replications > RPT_CMP_MAX_REPLICATIONS) {
+    if (npolicies < 1 || npolicies > RPT_CMP_MAX_POLICIES || replications < 1 ||
+        replications > RPT_CMP_MAX_REPLICATIONS) {
         if (err != NULL)
             *err = xasprintf("error: a comparison takes 1 to %d policies and "
                              "1 to %d replications",

@@ -225,10 +225,9 @@ int dsec_scenario_load_file(const char *path, dsec_scenario **out, char **err)
         return SIM_EIO;
     }
     sim_diag_fini(&d);
-    dir = slash == NULL ? xstrdup(".")
-          : slash == path
-              ? xstrdup("/")
-              : xstrndup(path, (size_t)(slash - path));
+    dir = slash == NULL   ? xstrdup(".")
+          : slash == path ? xstrdup("/")
+                          : xstrndup(path, (size_t)(slash - path));
     rc = load(path, text, len, dir, out, err);
     free(dir);
     return rc;
@@ -327,7 +326,7 @@ static char *applied_text(const dsec_scenario *sc, size_t *len,
 /* Opens sc into *scn: overrides, policy, checks, seed. Returns 0 or a code
  * with diagnostics in d (*scn zeroed). */
 int dsec__open_scenario(dsec_scenario *sc, struct cl_scenario *scn,
-                         struct sim_diag *d)
+                        struct sim_diag *d)
 {
     struct scn_open_opts o = {0};
     char *text;
@@ -468,9 +467,9 @@ char *dsec_results_json(const dsec_results *res, int pretty)
     if (obj == NULL)
         sim_fatal("results: the summary's JSON does not parse");
     json_object_object_add(obj, "training", rpt_train_report_json(&res->trep));
-    t = json_object_to_json_string_ext(
-        obj, pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
-                    : JSON_C_TO_STRING_PLAIN);
+    t = json_object_to_json_string_ext(obj, pretty ? JSON_C_TO_STRING_PRETTY |
+                                                         JSON_C_TO_STRING_SPACED
+                                                   : JSON_C_TO_STRING_PLAIN);
     s = xstrdup(t);
     json_object_put(obj);
     return s;
@@ -514,9 +513,9 @@ static void names_build(void)
     double v;
     int n = 0;
 
-    field_names = xcalloc((size_t)CL_RESULTS_NFIELDS *
-                              (CL_LATENCY_NFIELDS + CL_GS_COUNT),
-                          sizeof(*field_names));
+    field_names =
+        xcalloc((size_t)CL_RESULTS_NFIELDS * (CL_LATENCY_NFIELDS + CL_GS_COUNT),
+                sizeof(*field_names));
     for (int i = 0; i < CL_RESULTS_NFIELDS; i++) {
         const struct cl_rfield *f = &cl_results_fields[i];
         uint64_t zero[4] = {0};
@@ -580,7 +579,7 @@ int dsec_results_get(const dsec_results *res, const char *name, double *out)
         } else if (f->type == CL_RT_STATES) {
             for (int k = 0; k < CL_GS_COUNT; k++)
                 if (strcmp(cl_gpu_state_name(k), dot + 1) == 0) {
-                    *out = ((const double *)p)[k];
+                    memcpy(out, p + (size_t)k * sizeof(double), sizeof(double));
                     return 0;
                 }
         }

@@ -553,7 +553,6 @@ const char *rpt_cmp_policy_parse(const char *arg, char **name,
     return NULL;
 }
 
-
 void rpt_cmp_policy_fini(char *name, struct cl_policy_param *params,
                          int nparams)
 {

@@ -62,7 +62,7 @@ struct param_text {
 struct scl_file {
     struct scl_config c;
     char *policy_name;
-    char *policy_plugin; /* policy.plugin, or NULL */
+    char *policy_plugin;       /* policy.plugin, or NULL */
     struct param_text *params; /* owned, nparams entries */
     int nparams;
     double target_latency_ms; /* NAN when not given */
@@ -364,9 +364,8 @@ static void resolve_policy(struct loader *x)
 
         if (slash != NULL)
             *slash = '\0';
-        c->policy = pol_plugin_load(x->f.policy_plugin,
-                                    slash != NULL ? dir : NULL, why,
-                                    sizeof(why));
+        c->policy = pol_plugin_load(
+            x->f.policy_plugin, slash != NULL ? dir : NULL, why, sizeof(why));
         free(dir);
         if (c->policy == NULL) {
             sim_yaml_error(&x->y, at ? at->vline : line, at ? at->vcol : col,

@@ -80,9 +80,8 @@ START_TEST(test_run_mm1_overrides)
     char *err = NULL;
     double done, e2e, p99;
 
-    ck_assert_int_eq(dsec_scenario_set(sc, "workload.synthetic.requests=200000",
-                                       &err),
-                     0);
+    ck_assert_int_eq(
+        dsec_scenario_set(sc, "workload.synthetic.requests=200000", &err), 0);
     ck_assert_int_eq(dsec_run(sc, &r, &err), 0);
     ck_assert_int_eq(dsec_results_get(r, "requests_completed", &done), 0);
     ck_assert_double_eq(done, 200000);
@@ -92,8 +91,7 @@ START_TEST(test_run_mm1_overrides)
     ck_assert(p99 > e2e);
     ck_assert_int_eq(dsec_results_get(r, "no_such_field", &done),
                      DSEC_ENOTFOUND);
-    ck_assert_int_eq(dsec_results_get(r, "e2e_ms.p42", &done),
-                     DSEC_ENOTFOUND);
+    ck_assert_int_eq(dsec_results_get(r, "e2e_ms.p42", &done), DSEC_ENOTFOUND);
     dsec_results_free(r);
     /* rho 0.45 by override: mean sojourn 1 / (1 - 0.45) = 1.82 s. */
     ck_assert_int_eq(
@@ -117,9 +115,8 @@ START_TEST(test_fields)
     int n = dsec_results_nfields();
     double v;
 
-    ck_assert_int_eq(dsec_scenario_set(sc, "workload.synthetic.requests=100",
-                                       &err),
-                     0);
+    ck_assert_int_eq(
+        dsec_scenario_set(sc, "workload.synthetic.requests=100", &err), 0);
     ck_assert_int_eq(dsec_run(sc, &r, &err), 0);
     ck_assert_int_gt(n, 40);
     ck_assert_ptr_null(dsec_results_field_name(n));
@@ -184,9 +181,9 @@ START_TEST(test_errors)
     ck_assert_ptr_nonnull(strstr(err, "/nonexistent/x.yaml"));
     dsec_free(err);
 
-    ck_assert_int_eq(dsec_scenario_load_string("inline.yaml", bad_keys, 0,
-                                               NULL, &sc, &err),
-                     0);
+    ck_assert_int_eq(
+        dsec_scenario_load_string("inline.yaml", bad_keys, 0, NULL, &sc, &err),
+        0);
     rc = dsec_scenario_validate(sc, &notes, &err);
     ck_assert_int_eq(rc, DSEC_EINVAL);
     ck_assert_ptr_null(notes);
@@ -341,9 +338,8 @@ START_TEST(test_plugins)
     snprintf(set, 8192, "policy.plugin=%s", good);
     ck_assert_int_eq(dsec_scenario_set(sc, "policy.name=queue-step", &err), 0);
     ck_assert_int_eq(dsec_scenario_set(sc, set, &err), 0);
-    ck_assert_int_eq(dsec_scenario_set(sc, "policy.params.up_waiting=0.5",
-                                       &err),
-                     0);
+    ck_assert_int_eq(
+        dsec_scenario_set(sc, "policy.params.up_waiting=0.5", &err), 0);
     json = run_json(sc);
     ck_assert_msg(strstr(json, "\"policy\":\"queue-step\"") != NULL, "%s",
                   json);
@@ -372,8 +368,7 @@ START_TEST(test_compare)
     char *err = NULL, *one, *three, *bad, *single;
 
     ck_assert_int_eq(dsec_compare_json(sc, pols, 2, 3, 7, 1, &one, &err), 0);
-    ck_assert_int_eq(dsec_compare_json(sc, pols, 2, 3, 7, 3, &three, &err),
-                     0);
+    ck_assert_int_eq(dsec_compare_json(sc, pols, 2, 3, 7, 3, &three, &err), 0);
     ck_assert_str_eq(one, three);
     ck_assert_ptr_nonnull(strstr(one, "static:replicas=4"));
     ck_assert_int_eq(dsec_compare_json(sc, badp, 1, 2, 7, 1, &bad, &err),
@@ -385,8 +380,7 @@ START_TEST(test_compare)
                      DSEC_EINVAL);
     dsec_free(err);
     /* One replication, as dsec compare --replications 1 allows. */
-    ck_assert_int_eq(dsec_compare_json(sc, pols, 2, 1, 7, 1, &single, &err),
-                     0);
+    ck_assert_int_eq(dsec_compare_json(sc, pols, 2, 1, 7, 1, &single, &err), 0);
     dsec_free(single);
     dsec_free(one);
     dsec_free(three);

@@ -355,10 +355,10 @@ START_TEST(test_same_decisions_every_policy)
         ck_assert_msg(e != NULL, "%s", why);
         params = xcalloc(1, e->params_size);
         ck_assert_int_eq(pol_params_default(e, params, err, sizeof(err)), 0);
-        ck_assert_int_eq(sim_param_parse(sim_param_find(e->params,
-                                                        "up_waiting"),
-                                         "0.5", params, err, sizeof(err)),
-                         0);
+        ck_assert_int_eq(
+            sim_param_parse(sim_param_find(e->params, "up_waiting"), "0.5",
+                            params, err, sizeof(err)),
+            0);
         c.policy = e;
         free(c.policy_params);
         c.policy_params = params;
@@ -431,8 +431,8 @@ END_TEST
  * another API version is refused with both versions. */
 START_TEST(test_scaler_config_plugin)
 {
-    char *top = realpath(getenv("top_builddir") ? getenv("top_builddir") : ".",
-                         NULL);
+    char *top =
+        realpath(getenv("top_builddir") ? getenv("top_builddir") : ".", NULL);
     char cfg[1024];
     struct scl_config c;
     struct sim_diag diag;

@@ -32,8 +32,8 @@ static const struct sim_param rows[] = {
      "scale down when nothing waits and mean KV-cache usage is below this",
      offsetof(struct queue_step_params, down_kv), NULL, NULL},
     {"step", SIM_PT_INT, SIM_U_NONE, 1, 1000, 0, "1",
-     "replicas added by one scale-up",
-     offsetof(struct queue_step_params, step), NULL, NULL},
+     "replicas added by one scale-up", offsetof(struct queue_step_params, step),
+     NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 

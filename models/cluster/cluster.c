@@ -1318,8 +1318,8 @@ int cl__world_open(struct cl_world *w, const struct cl_scenario *s,
     w->max_replicas = plan.max_replicas;
     w->replicas_min_seen = INT32_MAX;
     if (plan.elastic)
-        w->policy = s->policy.entry != NULL ? s->policy.entry
-                                            : pol_find(plan.policy);
+        w->policy =
+            s->policy.entry != NULL ? s->policy.entry : pol_find(plan.policy);
     rc = pools_init(w, &plan, d);
     if (rc != 0)
         return rc;

@@ -124,7 +124,7 @@ struct cl_replica *cl__route(struct cl_world *w, const struct cl_req *r)
     int n = 0, k;
 
     if (routing == CL_ROUTE_LEAST_OUTSTANDING) {
-        struct cl_route_cand best = {0}, c;
+        struct cl_route_cand best = {0}, c = {0};
         struct cl_replica *pick = NULL;
 
         for (int s = 0; s < w->nreps; s++) {

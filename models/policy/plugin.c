@@ -57,8 +57,7 @@ const struct pol_entry *pol_plugin_load(const char *path, const char *dir,
     e = pl->entry;
     if (e == NULL || e->name == NULL || e->name[0] == '\0' || e->ops == NULL ||
         e->ops->decide == NULL || e->ops->create == NULL ||
-        e->ops->destroy == NULL ||
-        e->ops->version != POL_API_VERSION) {
+        e->ops->destroy == NULL || e->ops->version != POL_API_VERSION) {
         snprintf(why, len,
                  "plug-in '%s': its entry needs a name and ops (create, "
                  "destroy, decide) of version %d",
