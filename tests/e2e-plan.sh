@@ -14,20 +14,7 @@ n=0
 fails=0
 echo "1..29"
 
-ok() { # ok DESCRIPTION STATUS
-    n=$((n + 1))
-    if [ "$2" -eq 0 ]; then
-        echo "ok $n - $1"
-    else
-        echo "not ok $n - $1"
-        fails=$((fails + 1))
-    fi
-}
-skip() {
-    n=$((n + 1))
-    echo "ok $n - $1 # SKIP $2"
-}
-show() { sed 's/^/# /' "$@"; }
+. "$srcdir/tests/tap.sh"
 
 dsec=$(cd "$(dirname "$dsec")" && pwd)/$(basename "$dsec")
 data=$(cd "$srcdir/tests/data/plan" && pwd)

@@ -18,20 +18,7 @@ n=0
 fails=0
 echo "1..11"
 
-ok() { # ok DESCRIPTION STATUS
-    n=$((n + 1))
-    if [ "$2" -eq 0 ]; then
-        echo "ok $n - $1"
-    else
-        echo "not ok $n - $1"
-        fails=$((fails + 1))
-    fi
-}
-skip() {
-    n=$((n + 1))
-    echo "ok $n - $1 # SKIP $2"
-}
-show() { sed 's/^/# /' "$@"; }
+. "$srcdir/tests/tap.sh"
 # line_of FILE PATTERN: the first line number matching, or 0.
 line_of() { grep -n -m1 -e "$2" "$1" | cut -d: -f1 | grep . || echo 0; }
 # headers FILE: every <h2>, <h3> and <th> text of an HTML file, one a line,

@@ -11,19 +11,7 @@ n=0
 fails=0
 echo "1..20"
 
-ok() { # ok DESCRIPTION STATUS
-    n=$((n + 1))
-    if [ "$2" -eq 0 ]; then
-        echo "ok $n - $1"
-    else
-        echo "not ok $n - $1"
-        fails=$((fails + 1))
-    fi
-}
-skip() {
-    n=$((n + 1))
-    echo "ok $n - $1 # SKIP $2"
-}
+. "$srcdir/tests/tap.sh"
 expect_err() { # expect_err DESCRIPTION EXPECTED-LINE CMD...: exit 1 + line
     desc=$1
     want=$2

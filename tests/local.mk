@@ -5,6 +5,8 @@ EXTRA_DIST += tests/floors.sh
 # Results pinned field for field (tests/pin-results.sh --update rewrites).
 TESTS += tests/pin-results.sh
 EXTRA_DIST += tests/pin-results.sh tests/data/pinned
+# The TAP helpers the end-to-end scripts source.
+EXTRA_DIST += tests/tap.sh
 # tests/: end-to-end scripts that run the dsec binary (TAP).
 TESTS += tests/e2e-run.sh
 EXTRA_DIST += tests/e2e-run.sh tests/data/e2e
