@@ -11,7 +11,9 @@ The library is looked up in this order:
 1. the environment variable ``DSEC_LIBRARY`` (a path to libdsec.so.1);
 2. ``dsec._config.LIBDIR`` (written when the package is built and
    installed with dsec: the installed libdir), if that module exists;
-3. ``ctypes.util.find_library("dsec")``.
+3. ``libdsec.so.1`` three folders above an installed package (the libdir
+   it was installed under, when the installed tree was moved);
+4. ``ctypes.util.find_library("dsec")``.
 """
 
 from __future__ import annotations
@@ -240,6 +242,13 @@ def _candidates() -> List[Tuple[str, Optional[str]]]:
         pass
     out.append(("dsec._config.LIBDIR",
                 os.path.join(libdir, "libdsec.so.1") if libdir else None))
+    # An installed package sits at LIBDIR/pythonX.Y/{site,dist}-packages/dsec:
+    # the library three folders up, even when the tree was moved after
+    # installing (or installed with another prefix than configure's).
+    here = os.path.dirname(os.path.abspath(__file__))
+    beside = os.path.normpath(os.path.join(here, "..", "..", "..", "libdsec.so.1"))
+    out.append(("the folder the package is installed under",
+                beside if libdir and os.path.exists(beside) else None))
     out.append(('ctypes.util.find_library("dsec")', ctypes.util.find_library("dsec")))
     return out
 
@@ -249,7 +258,8 @@ def _open():
     for where, path in _candidates():
         if path is None:
             tried.append(f"{where}: " + ("not set" if where == "DSEC_LIBRARY" else
-                                         "no installed package" if "_config" in where else
+                                         "no installed package" if "_config" in where
+                                         or "installed under" in where else
                                          "nothing found"))
             continue
         try:
