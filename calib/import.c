@@ -21,6 +21,8 @@
 #define NVB_DEFAULT_BYTES (512.0 * 1048576.0)
 
 #define MAX_TOK 64
+/* The largest GPU index accepted in nvbandwidth matrices. */
+#define GPU_INDEX_MAX 65535.0
 
 struct log {
     const char *path;
@@ -530,7 +532,10 @@ static int parse_nvbandwidth(struct log *L)
             for (int j = 0; j < nt; j++) {
                 double v;
 
-                if (num(tok[j], &v) != 0 || v < 0) {
+                /* A GPU index: whole, and small enough for an int (the
+                 * fuzzer's 1e60 was converted out of range). */
+                if (num(tok[j], &v) != 0 || v < 0 || v > GPU_INDEX_MAX ||
+                    v != floor(v)) {
                     sim_diag_error(L->d, L->path, i + 1, 0,
                                    "nvbandwidth %s: expected the column "
                                    "header of GPU indices, got '%s'",
@@ -545,10 +550,11 @@ static int parse_nvbandwidth(struct log *L)
             continue;
         }
         double row;
-        if (nt != ncols + 1 || num(tok[0], &row) != 0) {
+        if (nt != ncols + 1 || num(tok[0], &row) != 0 || row < 0 ||
+            row > GPU_INDEX_MAX || row != floor(row)) {
             sim_diag_error(L->d, L->path, i + 1, 0,
-                           "nvbandwidth %s: expected a row index and %d "
-                           "values, got %d fields",
+                           "nvbandwidth %s: expected a row index (a GPU "
+                           "index) and %d values, got %d fields",
                            test, ncols, nt);
             free(c);
             rc = SIM_EPARSE;
