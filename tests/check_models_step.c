@@ -523,6 +523,7 @@ static const struct {
     {"deepseek-v3.2", "h200", 8, 1, 8, CL_DTYPE_FP8},
     {"qwen3-235b-a22b", "h100", 4, 1, 1, CL_DTYPE_FP8},
 };
+#define PROPS_N (sizeof(props) / sizeof(props[0]))
 
 START_TEST(test_perf_iteration_monotone_in_batch_and_context)
 {
@@ -1182,6 +1183,76 @@ static int init_layout(struct perf_replica *r, const struct arch_spec *a,
                              CL_DTYPE_FP8, 0.9, NULL, why, whylen);
 }
 
+/* The decode memo (perf_iteration_ns_memo) gives perf_iteration_ns()'s
+ * value bit for bit: decode steps whose context grows and whose decoder
+ * count goes up and down, mixed steps between them (priced whole, leaving
+ * the memo as it was), one memo shared by two replicas in turn, on every
+ * property replica and on two micro-batches, DSA and MTP layouts. */
+START_TEST(test_perf_iteration_memo_is_exact)
+{
+    struct perf_replica r[PROPS_N + 3], *prev = NULL;
+    struct perf_step_memo m = {0};
+    char why[512] = "";
+    int n = 0;
+
+    for (size_t i = 0; i < PROPS_N; i++)
+        must_init(&r[n++], props[i].model, props[i].gpu, props[i].tp,
+                  props[i].pp, props[i].ep, props[i].dtype);
+    ck_assert_msg(init_layout(&r[n++], must_arch("deepseek-v3"), "h200",
+                              (struct perf_layout){.tp = 1,
+                                                   .pp = 1,
+                                                   .ep = 16,
+                                                   .micro_batches = 2,
+                                                   .gpus_per_node = 8},
+                              why, sizeof(why)) == 0,
+                  "%s", why);
+    ck_assert_msg(init_layout(&r[n++], must_arch("deepseek-v3"), "h200",
+                              (struct perf_layout){.tp = 8,
+                                                   .pp = 1,
+                                                   .ep = 8,
+                                                   .spec_method = PERF_SPEC_MTP,
+                                                   .spec_tokens = 2,
+                                                   .spec_acceptance = 0.8},
+                              why, sizeof(why)) == 0,
+                  "%s", why);
+    ck_assert_msg(
+        init_layout(
+            &r[n++], must_arch("deepseek-v3.2"), "h200",
+            (struct perf_layout){.tp = 1, .pp = 1, .ep = 8, .micro_batches = 2},
+            why, sizeof(why)) == 0,
+        "%s", why);
+    for (int i = 0; i < n; i++) {
+        int64_t seqs = 1, ctx = 100;
+        for (int step = 0; step < 400; step++) {
+            struct perf_batch b = decode(seqs, 0);
+            b.decode_ctx_tokens = ctx;
+            if (step % 37 == 5) { /* a mixed step */
+                b.prefill_tokens = 1000 + step;
+                b.prefill_ctx_tokens = step;
+                b.prefill_attn_pairs = 1000.0 * (step + 500.0);
+                b.prefill_seqs = 1;
+                b.prefill_done_seqs = 1;
+            }
+            ck_assert_int_eq(perf_iteration_ns_memo(&r[i], &b, &m),
+                             perf_iteration_ns(&r[i], &b));
+            /* Every few steps the other replica borrows the memo. */
+            if (prev != NULL && step % 53 == 0) {
+                struct perf_batch o = decode(seqs, 700);
+                ck_assert_int_eq(perf_iteration_ns_memo(prev, &o, &m),
+                                 perf_iteration_ns(prev, &o));
+            }
+            ctx += seqs * (1 + step % 3) + 4093 * (step % 11 == 0);
+            seqs = 1 + (seqs * 7 + step) % 300;
+            if (step % 5 != 0) /* mostly the same decoders again */
+                seqs = seqs > 1 && step % 2 ? seqs - 1 : seqs;
+        }
+        prev = &r[i];
+    }
+    perf_step_memo_fini(&m);
+    ck_assert_ptr_null(m.x);
+}
+END_TEST
+
 START_TEST(test_perf_expert_placement_covers_every_expert)
 {
     static const int cases[][3] = {
@@ -1703,6 +1774,7 @@ static Suite *step_suite(void)
     tcase_add_test(tc, test_perf_iteration_ep_and_pp_terms_only_when_used);
     tcase_add_test(tc, test_perf_replica_dp_attention_groups);
     tcase_add_test(tc, test_perf_iteration_monotone_in_batch_and_context);
+    tcase_add_test(tc, test_perf_iteration_memo_is_exact);
     tcase_add_test(tc, test_perf_iteration_breakdown_adds_up);
     suite_add_tcase(s, tc);
 

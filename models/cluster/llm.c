@@ -131,6 +131,10 @@ struct llm_world {
      * decision's own drain mode (mig_enable()). From then on every
      * replica admits through admit(), which takes moved KV. */
     int mig_on;
+    /* Decode-only step terms by decoder count (perf_step_memo), one memo
+     * per pool and role: index pool * CL_ROLE_COUNT + role; allocated by
+     * the first replica. */
+    struct perf_step_memo *memo;
 };
 
 /* A serving replica's engine (rep->engine_state). */
@@ -138,6 +142,8 @@ struct cl_llm_replica {
     struct cl_replica *rep;
     struct llm_world *lw;            /* its world's */
     const struct perf_replica *perf; /* of the replica's pool */
+    /* Its layout's memo of decode-only steps (lw->memo). */
+    struct perf_step_memo *memo;
     struct sim_event iter_ev;
     int stepping;    /* an iteration is in flight */
     int64_t iter_no; /* number of the in-flight (or next) iteration */
@@ -1650,8 +1656,8 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
  * model's time): 1 for prompts only, 0 for decoders only; a mixed step
  * gives prefill its time beyond a decode-only step of the same decoders.
  * One more step-time evaluation, for mixed steps only. */
-static double phase_share(const struct cl_llm_replica *e,
-                          const struct perf_batch *b, int64_t dt)
+static double phase_share(struct cl_llm_replica *e, const struct perf_batch *b,
+                          int64_t dt)
 {
     struct perf_batch d = {0};
     int64_t td;
@@ -1662,7 +1668,7 @@ static double phase_share(const struct cl_llm_replica *e,
         return 1;
     d.decode_seqs = b->decode_seqs;
     d.decode_ctx_tokens = b->decode_ctx_tokens;
-    td = perf_iteration_ns(e->perf, &d);
+    td = perf_iteration_ns_memo(e->perf, &d, e->memo);
     return dt > td ? (double)(dt - td) / (double)dt : 0;
 }
 
@@ -1767,7 +1773,7 @@ static void kick(struct cl_llm_replica *e)
     /* Blocks only shrink between kicks, so this sees every peak. */
     if (e->blocks_used > e->lw->kv_blocks_peak)
         e->lw->kv_blocks_peak = e->blocks_used;
-    dt = perf_iteration_ns(e->perf, &b);
+    dt = perf_iteration_ns_memo(e->perf, &b, e->memo);
     share = phase_share(e, &b, dt);
     if (w->link_factor < 1.0) {
         /* A degraded link: the all-reduce term takes 1/factor as long.
@@ -1898,6 +1904,9 @@ static void llm_world_fini(struct cl_world *w)
         return;
     if (lw->kv.remote_ready)
         cl_kvtier_fini(&lw->kv.remote);
+    for (int i = 0; lw->memo != NULL && i < w->npools * CL_ROLE_COUNT; i++)
+        perf_step_memo_fini(&lw->memo[i]);
+    free(lw->memo);
     free(lw);
     w->engine_state = NULL;
 }
@@ -1944,6 +1953,11 @@ static void llm_ready(struct cl_world *w, struct cl_replica *rep)
     e->rep = rep;
     e->lw = w->engine_state;
     e->perf = &lay->perf;
+    /* The pools exist from here on (world_init runs before them). */
+    if (e->lw->memo == NULL)
+        e->lw->memo =
+            xcalloc((size_t)w->npools * CL_ROLE_COUNT, sizeof(*e->lw->memo));
+    e->memo = &e->lw->memo[rep->pool * CL_ROLE_COUNT + rep->role];
     /* cluster.rebalance ticks from the first replica that serves. */
     if (w->scn->cluster.rebalance_ns > 0 && !e->lw->reb_started) {
         e->lw->reb_started = 1;

@@ -55,6 +55,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/errors.h"
@@ -1055,9 +1056,13 @@ static double a2a_layer_ns(const struct perf_replica *r, double t, double imb,
  * is priced for half the batch and paid twice (fixed times included); the
  * host overhead once; each micro-batch's all-to-all runs beside the other
  * one's MoE-layer compute, exposing max(0, comm - that compute) per layer
- * and micro-batch. */
+ * and micro-batch. In three parts: terms() prices what depends on the
+ * batch's token and sequence counts, attention() what depends on its
+ * context, total() adds them; a decode step whose decoders are the last
+ * step's (perf_iteration_ns_memo()) reuses the first part. */
 static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
-                       struct perf_breakdown *out, int spec);
+                       struct perf_breakdown *out, int spec,
+                       struct perf_step_memo *memo);
 
 /* Speculative drafting of batch b (decoders only) with the MTP module:
  * spec_tokens passes, each of one layer at the model's mean layer time for
@@ -1086,7 +1091,7 @@ static double mtp_draft_ns(const struct perf_replica *r,
 
     d.decode_seqs = b->decode_seqs;
     d.decode_ctx_tokens = b->decode_ctx_tokens;
-    iterate(r, &d, &br, 0);
+    iterate(r, &d, &br, 0, NULL);
     for (int i = 0; i < PERF_OP_DRAFT; i++) {
         if (i == PERF_OP_LM_HEAD)
             continue;
@@ -1102,48 +1107,46 @@ static double mtp_draft_ns(const struct perf_replica *r,
     return k * (body_ns * per + br.op[PERF_OP_LM_HEAD].ns + proj_ns);
 }
 
-static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
-                       struct perf_breakdown *out, int spec)
+/* Fills x with the terms of batch b that do not depend on its context
+ * (every class but attention, the exposed all-to-all and the draft, for
+ * one micro-batch) and, when out is not NULL, those classes' FLOPs, bytes
+ * and bounds. b holds at least one token. */
+static void terms(const struct perf_replica *r, const struct perf_batch *b,
+                  struct perf_breakdown *out, int spec,
+                  struct perf_step_terms *x)
 {
     const struct arch_spec *a = r->arch;
     const struct perf_gpu_calib *c = &r->calib;
     struct perf_op_cost *op = out != NULL ? out->op : NULL;
     struct net_topo topo;
-    double ns[PERF_OP_COUNT] = {0.0};
-    double tp = r->tp, h = a->hidden;
-    double t, pf, dec, pf_ctx, dec_ctx, s, imb = 1.0, nmb;
-    double tg, sg, worst = 0.0, f, by, pairs_pf, dec_main, pf_main, ctx_all;
-    double t_common, t_dense, t_moe, t_once, sum, per, nseqs;
-    double ar_ns = 0.0, a2a_ns = 0.0, send_intra = 0.0, send_inter = 0.0;
-    double a2a_mb = 0.0, a2a_bytes = 0.0, a2a_hidden = 0.0;
-    double e_common, e_dense, e_moe = 0.0, pairs = 0.0, touched = 0.0;
-    double k_gemm, k_elem, k_attn, q, dq;
-    int64_t overhead, total;
-    int mb, a2a_cls = PERF_A2A_NONE;
+    double *ns = x->ns;
+    double h = a->hidden;
+    double t, tg, sg, worst = 0.0, f, by, dec, dq, nseqs, k_gemm, k_elem;
 
-    if (out != NULL)
-        memset(out, 0, sizeof(*out));
-    if (b->prefill_tokens + b->decode_seqs <= 0)
-        return 0;
+    memset(ns, 0, sizeof(x->ns));
+    x->e_moe = x->ar_ns = x->a2a_mb = x->a2a_bytes = 0.0;
+    x->send_intra = x->send_inter = 0.0;
+    x->imb = 1.0;
+    x->pairs = x->touched = 0.0;
+    x->a2a_cls = PERF_A2A_NONE;
     /* Two micro-batches need two tokens; the sums below are of one
      * micro-batch (s = 1 / mb, exact in binary). */
-    mb = r->micro_batches > 1 && b->prefill_tokens + b->decode_seqs >= 2
-             ? r->micro_batches
-             : 1;
-    nmb = mb;
-    s = 1.0 / nmb;
-    pf = (double)b->prefill_tokens * s;
-    dec = (double)b->decode_seqs * s;
-    pf_ctx = (double)b->prefill_ctx_tokens * s;
-    dec_ctx = (double)b->decode_ctx_tokens * s;
+    x->mb = r->micro_batches > 1 && b->prefill_tokens + b->decode_seqs >= 2
+                ? r->micro_batches
+                : 1;
+    x->nmb = x->mb;
+    x->s = 1.0 / x->nmb;
+    x->pf = (double)b->prefill_tokens * x->s;
+    x->dec = dec = (double)b->decode_seqs * x->s;
+    x->pf_ctx = (double)b->prefill_ctx_tokens * x->s;
     /* Speculative decoding: each decoder verifies its drafted tokens with
      * its own, q query tokens through every layer and the LM head; the
      * attention reads its context once for all q queries. */
-    q = spec ? 1.0 + r->spec_tokens : 1.0;
-    dq = dec * q;
-    t = pf + dq;
+    x->q = spec ? 1.0 + r->spec_tokens : 1.0;
+    dq = dec * x->q;
+    x->t = t = x->pf + dq;
     tg = t * r->inv_dp; /* tokens of one data-parallel attention group */
-    sg = (dq + (double)b->prefill_done_seqs * s) * r->inv_dp;
+    sg = (dq + (double)b->prefill_done_seqs * x->s) * r->inv_dp;
     /* CUDA graphs (docs/step-time.md "Kernels and CUDA graphs"): a batch
      * of at most cudagraph_max_tokens replays a graph, its tokens padded
      * to the capture size for the linear layers; a decode-only batch a
@@ -1158,8 +1161,8 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
                                                         : c->launch_eager_ns;
 
         k_gemm = c->gemm_kernel_ns + l_other;
-        k_elem = c->elem_kernel_ns + l_other;
-        k_attn = c->attn_kernel_ns + l_attn;
+        x->k_elem = k_elem = c->elem_kernel_ns + l_other;
+        x->k_attn = c->attn_kernel_ns + l_attn;
         if (graph)
             tg = (double)perf_cudagraph_padded_tokens((int64_t)tg_ceil);
         if (out != NULL) {
@@ -1169,58 +1172,23 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
             out->padded_tokens = tg;
         }
     }
+    x->tg = tg;
+    /* Data-parallel attention: the decodes spread over dp ranks, the
+     * busiest holding ceil(D / dp) of the D sequences (and their share of
+     * the context), the step waiting for it; prefill chunks split evenly
+     * (a chunk is one rank's, and chunks are many). */
+    x->dshare =
+        r->dp > 1 && dec > 0.0 ? ceil(dec * r->inv_dp - 1e-9) / dec : r->inv_dp;
 
     /* Attention projections, per layer; MLA's kv_b also expands the cached
      * latents of a prefill (FLOPs per row: their share). */
     f = 2.0 * r->attn_proj_params;
     if (b->prefill_ctx_tokens > 0 && r->kv_b_params > 0.0)
-        f += 2.0 * r->kv_b_params * pf_ctx / t;
+        f += 2.0 * r->kv_b_params * x->pf_ctx / t;
     by = r->attn_proj_params * r->weight_bytes_per_param +
          tg * r->attn_proj_act * ACT_BYTES;
     add_gemm(r, op ? &op[PERF_OP_ATTN_PROJ] : NULL, &ns[PERF_OP_ATTN_PROJ],
              r->layers, tg, f, by, r->attn_proj_kernels, k_gemm, &worst);
-
-    /* Attention, per layer; DSA reads at most topk keys a query. */
-    pairs_pf = b->prefill_attn_pairs * s;
-    dec_main = dec_ctx;
-    pf_main = pairs_pf;
-    if (r->attn_topk > 0) {
-        double topk = r->attn_topk;
-        if (b->decode_seqs > 0 && dec_main > topk * dec)
-            dec_main = topk * dec;
-        if (pf_main > topk * pf)
-            pf_main = topk * pf;
-    }
-    ctx_all = dec_ctx + pf_ctx;
-    /* Data-parallel attention: the decodes spread over dp ranks, the
-     * busiest holding ceil(D / dp) of the D sequences (and their share of
-     * the context), the step waiting for it; prefill chunks split evenly
-     * (a chunk is one rank's, and chunks are many). */
-    {
-        double dshare = r->dp > 1 && dec > 0.0
-                            ? ceil(dec * r->inv_dp - 1e-9) / dec
-                            : r->inv_dp;
-        f = (r->attn_flops_pair_prefill * pf_main * r->inv_dp +
-             r->attn_flops_pair_decode * dec_main * dshare * q +
-             r->attn_flops_pair_indexer *
-                 (pairs_pf * r->inv_dp + dec_ctx * dshare * q)) /
-            tp;
-        by = r->kv_main_bytes * (dec_main * dshare + (pf_ctx + t) * r->inv_dp) +
-             r->kv_index_bytes * (dec_ctx * dshare + (pf_ctx + t) * r->inv_dp) +
-             tg * r->attn_qo_act * ACT_BYTES;
-        (void)ctx_all;
-    }
-    {
-        double tc = f * r->ns_per_attn_flop, tm = by * r->ns_per_attn_byte;
-        ns[PERF_OP_ATTENTION] =
-            r->layers * ((tc >= tm ? tc : tm) + r->attn_kernels * k_attn);
-        if (op != NULL) {
-            op[PERF_OP_ATTENTION].flops = r->layers * f;
-            op[PERF_OP_ATTENTION].bytes = r->layers * by;
-            op[PERF_OP_ATTENTION].bound =
-                tc >= tm ? PERF_BOUND_COMPUTE : PERF_BOUND_MEMORY;
-        }
-    }
 
     /* Dense MLP layers. */
     worst = 0.0;
@@ -1236,13 +1204,13 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
      * parallelism"). */
     if (r->moe_layers > 0) {
         struct perf_op_cost *mo = op ? &op[PERF_OP_MOE] : NULL;
-        double k = a->moe.experts_per_token, slots;
+        double k = a->moe.experts_per_token, slots, pairs;
 
         worst = 0.0;
-        imb = imbalance(r, t);
-        pairs = t * k / r->pairs_div * imb; /* on the busiest GPU */
-        touched = experts_touched(r, t);
-        slots = touched * r->slot_ratio; /* slots of the touched experts */
+        x->imb = imbalance(r, t);
+        x->pairs = pairs = t * k / r->pairs_div * x->imb; /* busiest GPU */
+        x->touched = experts_touched(r, t);
+        slots = x->touched * r->slot_ratio; /* slots of touched experts */
         add_gemm(r, mo, &ns[PERF_OP_MOE], r->moe_layers, tg,
                  2.0 * r->router_params,
                  r->router_params * r->weight_bytes_per_param +
@@ -1264,7 +1232,7 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
                          r->weight_bytes_per_param +
                      pairs * r->expert_pair_act * ACT_BYTES,
                  KERNELS_MLP, k_gemm, &worst);
-        e_moe = elem_ns(
+        x->e_moe = elem_ns(
             r, (tg * r->elem_moe_token + pairs * r->elem_moe_pair) * ACT_BYTES,
             r->elem_moe_kernels, k_elem);
     }
@@ -1279,14 +1247,15 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
                  1.0, k_gemm, &worst);
 
     /* Elementwise. */
-    e_common = elem_ns(r, tg * r->elem_common * ACT_BYTES,
-                       r->elem_common_kernels, k_elem);
-    e_dense = elem_ns(r, tg * r->elem_dense * ACT_BYTES, r->elem_dense_kernels,
-                      k_elem);
-    t_once =
+    x->e_common = elem_ns(r, tg * r->elem_common * ACT_BYTES,
+                          r->elem_common_kernels, k_elem);
+    x->e_dense = elem_ns(r, tg * r->elem_dense * ACT_BYTES,
+                         r->elem_dense_kernels, k_elem);
+    x->t_once =
         elem_ns(r, tg * r->elem_once * ACT_BYTES, r->elem_once_kernels, k_elem);
-    ns[PERF_OP_ELEMENTWISE] = r->layers * e_common + r->dense_layers * e_dense +
-                              r->moe_layers * e_moe + t_once;
+    ns[PERF_OP_ELEMENTWISE] = r->layers * x->e_common +
+                              r->dense_layers * x->e_dense +
+                              r->moe_layers * x->e_moe + x->t_once;
 
     /* Collectives. */
     topo.intra = &c->intra;
@@ -1304,15 +1273,16 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
          * elementwise fixed time), else NCCL (docs/step-time.md). */
         if (r->custom_allreduce && r->tp <= r->gpus_per_node &&
             net_car_cost(&c->intra, r->tp, n, k_elem, &car) == 0) {
-            ar_ns = car.total_ns;
+            x->ar_ns = car.total_ns;
             shot = car.shot;
         } else {
-            ar_ns = net_coll_ns(&topo, NET_ALLREDUCE, NET_ALGO_AUTO, r->tp, n);
+            x->ar_ns =
+                net_coll_ns(&topo, NET_ALLREDUCE, NET_ALGO_AUTO, r->tp, n);
         }
-        ns[PERF_OP_TP_COMM] = count * ar_ns;
+        ns[PERF_OP_TP_COMM] = count * x->ar_ns;
         if (out != NULL) {
             out->tp_allreduce = shot;
-            out->tp_allreduce_ns = ar_ns;
+            out->tp_allreduce_ns = x->ar_ns;
         }
         if (op != NULL)
             op[PERF_OP_TP_COMM].bytes = count * n;
@@ -1320,37 +1290,106 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
     if (r->ep > 1 && r->moe_layers > 0) {
         /* DeepEP's low-latency kernels for decode-only batches, its normal
          * ones (within a node or across nodes) for batches with a
-         * prefill. One micro-batch's all-to-all overlaps the other's
-         * compute of a MoE layer: attention, MoE, elementwise and TP. */
-        a2a_cls = b->prefill_tokens == 0      ? PERF_A2A_LOW_LATENCY
-                  : r->ep <= r->gpus_per_node ? PERF_A2A_NORMAL_INTRA
-                                              : PERF_A2A_NORMAL_INTER;
-        a2a_mb = a2a_layer_ns(r, t, imb, a2a_cls, &a2a_bytes);
-        a2a_ns = a2a_mb;
-        if (mb > 1) {
-            double other =
-                (ns[PERF_OP_ATTN_PROJ] + ns[PERF_OP_ATTENTION]) / r->layers +
-                ns[PERF_OP_MOE] / r->moe_layers + e_common + e_moe +
-                r->allreduces_moe * ar_ns;
-            a2a_hidden = a2a_mb < other ? a2a_mb : other;
-            a2a_ns = nmb * (a2a_mb - a2a_hidden);
-        }
-        ns[PERF_OP_EP_COMM] = r->moe_layers * a2a_ns;
-        if (op != NULL)
-            op[PERF_OP_EP_COMM].bytes = r->moe_layers * nmb * a2a_bytes;
+         * prefill; total() hides it behind the other micro-batch. */
+        x->a2a_cls = b->prefill_tokens == 0      ? PERF_A2A_LOW_LATENCY
+                     : r->ep <= r->gpus_per_node ? PERF_A2A_NORMAL_INTRA
+                                                 : PERF_A2A_NORMAL_INTER;
+        x->a2a_mb = a2a_layer_ns(r, t, x->imb, x->a2a_cls, &x->a2a_bytes);
     }
     if (r->pp > 1) {
         double n = tg * h * ACT_BYTES;
-        send_intra = r->pp_intra_sends > 0 ? net_p2p_ns(&c->intra, n) : 0.0;
-        send_inter = r->pp_inter_sends > 0 ? net_p2p_ns(&c->inter, n) : 0.0;
-        ns[PERF_OP_PP_COMM] =
-            r->pp_intra_sends * send_intra + r->pp_inter_sends * send_inter;
+        x->send_intra = r->pp_intra_sends > 0 ? net_p2p_ns(&c->intra, n) : 0.0;
+        x->send_inter = r->pp_inter_sends > 0 ? net_p2p_ns(&c->inter, n) : 0.0;
+        ns[PERF_OP_PP_COMM] = r->pp_intra_sends * x->send_intra +
+                              r->pp_inter_sends * x->send_inter;
         if (op != NULL)
             op[PERF_OP_PP_COMM].bytes = (r->pp - 1) * n;
     }
+
+    /* Host. */
+    nseqs = (double)b->decode_seqs +
+            (double)(b->prefill_seqs > 0 ? b->prefill_seqs
+                                         : (b->prefill_tokens > 0 ? 1 : 0));
+    /* Every data-parallel rank schedules its own sequences, in parallel:
+     * the busiest's share of the per-sequence time. */
+    if (r->dp > 1)
+        nseqs = ceil(nseqs * r->inv_dp - 1e-9);
+    ns[PERF_OP_OVERHEAD] =
+        c->iteration_overhead_ns + c->seq_overhead_ns * nseqs;
+}
+
+/* Attention of batch b over its context, per micro-batch, ns; fills op
+ * when not NULL. DSA reads at most topk keys a query. */
+static double attention(const struct perf_replica *r,
+                        const struct perf_batch *b,
+                        const struct perf_step_terms *x,
+                        struct perf_op_cost *op)
+{
+    double pairs_pf = b->prefill_attn_pairs * x->s;
+    double dec_ctx = (double)b->decode_ctx_tokens * x->s;
+    double dec_main = dec_ctx, pf_main = pairs_pf, f, by, tc, tm;
+
+    if (r->attn_topk > 0) {
+        double topk = r->attn_topk;
+        if (b->decode_seqs > 0 && dec_main > topk * x->dec)
+            dec_main = topk * x->dec;
+        if (pf_main > topk * x->pf)
+            pf_main = topk * x->pf;
+    }
+    f = (r->attn_flops_pair_prefill * pf_main * r->inv_dp +
+         r->attn_flops_pair_decode * dec_main * x->dshare * x->q +
+         r->attn_flops_pair_indexer *
+             (pairs_pf * r->inv_dp + dec_ctx * x->dshare * x->q)) /
+        r->tp;
+    by = r->kv_main_bytes *
+             (dec_main * x->dshare + (x->pf_ctx + x->t) * r->inv_dp) +
+         r->kv_index_bytes *
+             (dec_ctx * x->dshare + (x->pf_ctx + x->t) * r->inv_dp) +
+         x->tg * r->attn_qo_act * ACT_BYTES;
+    tc = f * r->ns_per_attn_flop;
+    tm = by * r->ns_per_attn_byte;
+    if (op != NULL) {
+        op->flops = r->layers * f;
+        op->bytes = r->layers * by;
+        op->bound = tc >= tm ? PERF_BOUND_COMPUTE : PERF_BOUND_MEMORY;
+    }
+    return r->layers * ((tc >= tm ? tc : tm) + r->attn_kernels * x->k_attn);
+}
+
+/* The step's total from x and its attention time attn_ns; fills the rest
+ * of out when not NULL. */
+static int64_t total(const struct perf_replica *r, const struct perf_batch *b,
+                     struct perf_breakdown *out, int spec,
+                     const struct perf_step_terms *x, double attn_ns)
+{
+    const struct perf_gpu_calib *c = &r->calib;
+    struct perf_op_cost *op = out != NULL ? out->op : NULL;
+    double ns[PERF_OP_COUNT];
+    double nmb = x->nmb, a2a_ns = 0.0, a2a_hidden = 0.0, sum, per;
+    double t_common, t_dense, t_moe;
+    int64_t overhead, tot;
+
+    memcpy(ns, x->ns, sizeof(ns));
+    ns[PERF_OP_ATTENTION] = attn_ns;
+    if (r->ep > 1 && r->moe_layers > 0) {
+        /* One micro-batch's all-to-all overlaps the other's compute of a
+         * MoE layer: attention, MoE, elementwise and TP. */
+        a2a_ns = x->a2a_mb;
+        if (x->mb > 1) {
+            double other =
+                (ns[PERF_OP_ATTN_PROJ] + ns[PERF_OP_ATTENTION]) / r->layers +
+                ns[PERF_OP_MOE] / r->moe_layers + x->e_common + x->e_moe +
+                r->allreduces_moe * x->ar_ns;
+            a2a_hidden = x->a2a_mb < other ? x->a2a_mb : other;
+            a2a_ns = nmb * (x->a2a_mb - a2a_hidden);
+        }
+        ns[PERF_OP_EP_COMM] = r->moe_layers * a2a_ns;
+        if (op != NULL)
+            op[PERF_OP_EP_COMM].bytes = r->moe_layers * nmb * x->a2a_bytes;
+    }
     /* Two micro-batches pay every class but the exposed all-to-all and the
      * host twice (pp is 1 then). */
-    if (mb > 1) {
+    if (x->mb > 1) {
         for (int i = 0; i < PERF_OP_OVERHEAD; i++) {
             if (i == PERF_OP_EP_COMM)
                 continue;
@@ -1369,91 +1408,144 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
             mtp_draft_ns(r, b, c->gemm_kernel_ns + c->launch_graph_ns,
                          op != NULL ? &op[PERF_OP_DRAFT] : NULL);
 
-    /* Host. */
-    nseqs = (double)b->decode_seqs +
-            (double)(b->prefill_seqs > 0 ? b->prefill_seqs
-                                         : (b->prefill_tokens > 0 ? 1 : 0));
-    /* Every data-parallel rank schedules its own sequences, in parallel:
-     * the busiest's share of the per-sequence time. */
-    if (r->dp > 1)
-        nseqs = ceil(nseqs * r->inv_dp - 1e-9);
-    ns[PERF_OP_OVERHEAD] =
-        c->iteration_overhead_ns + c->seq_overhead_ns * nseqs;
-
     sum = 0.0;
     for (int i = 0; i < PERF_OP_OVERHEAD; i++)
         sum += ns[i];
     overhead = round_ns(ns[PERF_OP_OVERHEAD]);
-    total = (sum < 1.0 ? 1 : round_ns(sum)) + overhead;
+    tot = (sum < 1.0 ? 1 : round_ns(sum)) + overhead;
     if (out == NULL)
-        return total;
+        return tot;
 
     for (int i = 0; i < PERF_OP_COUNT; i++)
         op[i].ns = ns[i];
     op[PERF_OP_ELEMENTWISE].bytes =
         nmb * ACT_BYTES *
-        (r->layers * tg * r->elem_common +
-         r->dense_layers * tg * r->elem_dense +
-         r->moe_layers * (tg * r->elem_moe_token + pairs * r->elem_moe_pair) +
-         tg * r->elem_once);
+        (r->layers * x->tg * r->elem_common +
+         r->dense_layers * x->tg * r->elem_dense +
+         r->moe_layers *
+             (x->tg * r->elem_moe_token + x->pairs * r->elem_moe_pair) +
+         x->tg * r->elem_once);
     op[PERF_OP_ELEMENTWISE].bound = PERF_BOUND_MEMORY;
     for (int i = PERF_OP_TP_COMM; i <= PERF_OP_PP_COMM; i++)
         if (ns[i] > 0.0)
             op[i].bound = PERF_BOUND_COMM;
     op[PERF_OP_OVERHEAD].bound = PERF_BOUND_HOST;
-    out->tokens = t * nmb;
+    out->tokens = x->t * nmb;
     out->spec_tokens_per_step =
         spec && b->decode_seqs > 0
             ? perf_spec_tokens_per_step(r->spec_tokens, r->spec_acceptance)
             : 1.0;
-    out->experts_touched = touched;
+    out->experts_touched = x->touched;
     out->comm_ns =
         ns[PERF_OP_TP_COMM] + ns[PERF_OP_EP_COMM] + ns[PERF_OP_PP_COMM];
-    out->a2a_class = a2a_cls;
-    out->a2a_total_ns = r->moe_layers * nmb * a2a_mb;
+    out->a2a_class = x->a2a_cls;
+    out->a2a_total_ns = r->moe_layers * nmb * x->a2a_mb;
     out->a2a_hidden_ns = r->moe_layers * nmb * a2a_hidden;
     out->a2a_exposed_ns = ns[PERF_OP_EP_COMM];
-    out->expert_imbalance = imb;
-    out->micro_batches = mb;
+    out->expert_imbalance = x->imb;
+    out->micro_batches = x->mb;
     out->overhead_ns = overhead;
-    out->total_ns = total;
+    out->total_ns = tot;
 
     /* The busiest stage: its layers, the LM head and embedding, one send
      * (one micro-batch: pp > 1 runs no two-batch overlap). */
     if (r->pp == 1) {
-        out->stage_ns = total;
-        return total;
+        out->stage_ns = tot;
+        return tot;
     }
     per = r->layers > 0 ? 1.0 / r->layers : 0.0;
     t_common = (ns[PERF_OP_ATTN_PROJ] + ns[PERF_OP_ATTENTION]) * per +
-               e_common + (r->tp > 1 ? ar_ns : 0.0);
+               x->e_common + (r->tp > 1 ? x->ar_ns : 0.0);
     t_dense = r->dense_layers > 0
-                  ? ns[PERF_OP_MLP] / r->dense_layers + e_dense +
-                        (r->allreduces_dense > 1 ? ar_ns : 0.0)
+                  ? ns[PERF_OP_MLP] / r->dense_layers + x->e_dense +
+                        (r->allreduces_dense > 1 ? x->ar_ns : 0.0)
                   : 0.0;
     t_moe = r->moe_layers > 0
-                ? ns[PERF_OP_MOE] / r->moe_layers + e_moe +
-                      (r->allreduces_moe > 1 ? ar_ns : 0.0) + a2a_ns
+                ? ns[PERF_OP_MOE] / r->moe_layers + x->e_moe +
+                      (r->allreduces_moe > 1 ? x->ar_ns : 0.0) + a2a_ns
                 : 0.0;
     sum = r->stage_layers * t_common + r->stage_dense_layers * t_dense +
           r->stage_moe_layers * t_moe + ns[PERF_OP_LM_HEAD] +
-          ns[PERF_OP_DRAFT] + t_once +
-          (send_inter > send_intra ? send_inter : send_intra);
+          ns[PERF_OP_DRAFT] + x->t_once +
+          (x->send_inter > x->send_intra ? x->send_inter : x->send_intra);
     out->stage_ns = (sum < 1.0 ? 1 : round_ns(sum)) + overhead;
-    return total;
+    return tot;
+}
+
+/* Whether b has decoders only. */
+static int decode_only(const struct perf_batch *b)
+{
+    return b->prefill_tokens == 0 && b->prefill_ctx_tokens == 0 &&
+           b->prefill_attn_pairs == 0.0 && b->prefill_seqs == 0 &&
+           b->prefill_done_seqs == 0 && b->decode_seqs > 0;
+}
+
+void perf_step_memo_fini(struct perf_step_memo *m)
+{
+    free(m->x);
+    memset(m, 0, sizeof(*m));
+}
+
+/* The entry of memo m for seqs decoders of r (mb 0 if not yet filled),
+ * grown or emptied as needed. */
+static struct perf_step_terms *memo_entry(struct perf_step_memo *m,
+                                          const struct perf_replica *r,
+                                          int spec, int64_t seqs)
+{
+    if (m->r != r || m->spec != spec) {
+        perf_step_memo_fini(m);
+        m->r = r;
+        m->spec = spec;
+    }
+    if (seqs > m->n) {
+        int64_t n = seqs > 2 * m->n ? seqs : 2 * m->n;
+        m->x = xrealloc(m->x, (size_t)n, sizeof(*m->x));
+        memset(m->x + m->n, 0, (size_t)(n - m->n) * sizeof(*m->x));
+        m->n = n;
+    }
+    return &m->x[seqs - 1];
+}
+
+static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
+                       struct perf_breakdown *out, int spec,
+                       struct perf_step_memo *memo)
+{
+    struct perf_step_terms own, *x = &own;
+
+    if (out != NULL)
+        memset(out, 0, sizeof(*out));
+    if (b->prefill_tokens + b->decode_seqs <= 0)
+        return 0;
+    if (memo != NULL && decode_only(b)) {
+        x = memo_entry(memo, r, spec, b->decode_seqs);
+        if (x->mb == 0)
+            terms(r, b, NULL, spec, x);
+    } else {
+        terms(r, b, out, spec, x);
+    }
+    return total(
+        r, b, out, spec, x,
+        attention(r, b, x, out != NULL ? &out->op[PERF_OP_ATTENTION] : NULL));
 }
 
 void perf_iteration_breakdown(const struct perf_replica *r,
                               const struct perf_batch *b,
                               struct perf_breakdown *out)
 {
-    iterate(r, b, out, 1);
+    iterate(r, b, out, 1, NULL);
 }
 
 int64_t perf_iteration_ns(const struct perf_replica *r,
                           const struct perf_batch *b)
 {
-    return iterate(r, b, NULL, 1);
+    return iterate(r, b, NULL, 1, NULL);
+}
+
+int64_t perf_iteration_ns_memo(const struct perf_replica *r,
+                               const struct perf_batch *b,
+                               struct perf_step_memo *memo)
+{
+    return iterate(r, b, NULL, 1, memo);
 }
 
 int64_t perf_kv_capacity_tokens(const struct perf_replica *r)

@@ -403,6 +403,42 @@ void perf_iteration_breakdown(const struct perf_replica *r,
 int64_t perf_iteration_ns(const struct perf_replica *r,
                           const struct perf_batch *b);
 
+/* The terms of a step that do not depend on its context, for one
+ * micro-batch (private to roofline.c; struct perf_step_memo embeds it). */
+struct perf_step_terms {
+    int mb, a2a_cls; /* mb 0: not computed */
+    double nmb, s, pf, dec, pf_ctx, t, tg, q, dshare, k_elem, k_attn;
+    double ns[PERF_OP_COUNT];
+    double e_common, e_dense, e_moe, t_once, ar_ns, a2a_mb, a2a_bytes;
+    double send_intra, send_inter, imb, pairs, touched;
+};
+
+/* A memo of decode-only steps on one struct perf_replica: for each count
+ * of decoders seen, what the step costs except its attention, which alone
+ * depends on the decoders' context. Zero it before first use ({0}); free
+ * it with perf_step_memo_fini(). It grows to the most decoders seen
+ * (about 300 bytes each). Used with another replica it starts over, so it
+ * cannot give a wrong price, only a slower one. Not thread-safe: one
+ * simulation's. */
+struct perf_step_memo {
+    const struct perf_replica *r; /* NULL: empty */
+    int spec;
+    int64_t n;                 /* entries in x */
+    struct perf_step_terms *x; /* x[k]: k + 1 decoders; mb 0 = not yet */
+};
+
+/* Frees what m holds and empties it. */
+void perf_step_memo_fini(struct perf_step_memo *m);
+
+/* perf_iteration_ns() with a memo: a decode-only batch with a count of
+ * decoders seen before reprices its attention only (the GEMMs,
+ * collectives, elementwise and host terms depend on the count); any other
+ * batch is priced whole, and a decode-only one fills its entry. Returns
+ * exactly perf_iteration_ns()'s value. O(1). */
+int64_t perf_iteration_ns_memo(const struct perf_replica *r,
+                               const struct perf_batch *b,
+                               struct perf_step_memo *memo);
+
 /* Returns the replica's KV-cache capacity in tokens. */
 int64_t perf_kv_capacity_tokens(const struct perf_replica *r);
 
