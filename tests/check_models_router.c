@@ -386,6 +386,106 @@ START_TEST(test_rseries_elastic_replicas_appear)
 }
 END_TEST
 
+/* metrics.replica_rows: an elastic run (a flash crowd: replicas join
+ * mid-run, inside merged rows) with 1 s intervals keeps at most the budget plus
+ * one row interval of rows; its rows span 2^k intervals each, aligned, the last
+ * ending at the run's end; and per replica they say what the unmerged
+ * run's rows say: the same sums of finished requests and tokens, the same
+ * time integrals of the means, the same end values. */
+START_TEST(test_rseries_merge_keeps_what_rows_say)
+{
+    static const char body[] =
+        "seed: 4\n"
+        "model: llama-3.1-8b\n"
+        "workload:\n"
+        "  synthetic:\n"
+        "    arrival:\n"
+        "      process: poisson\n"
+        "      rate_per_s: 25\n"
+        "      steps:\n"
+        "        - {at: 280s, multiplier: 4, ramp: 10s}\n"
+        "        - {at: 400s, multiplier: 1, ramp: 10s}\n"
+        "    duration: 500s\n"
+        "    prompt_tokens: {dist: fixed, value: 1000}\n"
+        "    output_tokens: {dist: fixed, value: 200}\n"
+        "hardware: {gpu: h100}\n"
+        "deploy: {tp: 1, engine_init: 200ms}\n"
+        "cluster: {min_gpus: 3, max_gpus: 6, initial_gpus: 3,\n"
+        "          target_latency_ms: 12}\n"
+        "pools:\n"
+        "  - {name: cloud, capacity_gpus: 6,\n"
+        "     provision: {dist: fixed, mean_s: 0.3}}\n"
+        "policy: {name: target-latency, interval: 3s}\n";
+    char *full = xasprintf("%smetrics: {interval: 1s}\n", body);
+    char *small =
+        xasprintf("%smetrics: {interval: 1s, replica_rows: 100}\n", body);
+    struct cl_results a, b;
+    int64_t per = 0, end = 0;
+
+    run_text(full, &a);
+    run_text(small, &b);
+    ck_assert_uint_gt(a.nreplica_series, 200); /* unmerged: many */
+    ck_assert_uint_le(b.nreplica_series, 100 + 6);
+    ck_assert_uint_gt(b.nreplica_series, 100 / 2 - 6);
+    for (size_t i = 0; i < a.nreplica_series; i++)
+        if (a.replica_series[i].t_end_ns > end)
+            end = a.replica_series[i].t_end_ns;
+    for (size_t i = 0; i < b.nreplica_series; i++) {
+        const struct cl_replica_row *x = &b.replica_series[i];
+        int64_t len = x->t_end_ns - x->t_start_ns;
+        if (per == 0)
+            per = len;
+        ck_assert_int_eq(x->t_start_ns % per, 0);
+        ck_assert(len == per || x->t_end_ns == end);
+    }
+    /* Merged at least twice: 2^k one-second intervals, k >= 2. */
+    ck_assert_int_eq(per % 1000000000, 0);
+    ck_assert_int_ge(per / 1000000000, 4);
+    ck_assert_int_eq((per / 1000000000) & (per / 1000000000 - 1), 0);
+    ck_assert_int_eq(b.replica_series[b.nreplica_series - 1].t_end_ns, end);
+    for (uint64_t rep = 0; rep < 8; rep++) {
+        uint64_t done[2] = {0}, gen[2] = {0}, prompt[2] = {0};
+        double run[2] = {0}, wait[2] = {0}, kv[2] = {0};
+        int64_t last_end[2] = {-1, -1}, run_end[2] = {0};
+        const struct cl_results *rs[2] = {&a, &b};
+        for (int k = 0; k < 2; k++) {
+            for (size_t i = 0; i < rs[k]->nreplica_series; i++) {
+                const struct cl_replica_row *x = &rs[k]->replica_series[i];
+                double d = (double)(x->t_end_ns - x->t_start_ns);
+                if (x->replica != rep)
+                    continue;
+                done[k] += x->request_success;
+                gen[k] += x->generation_tokens;
+                prompt[k] += x->prompt_tokens;
+                run[k] += x->num_requests_running * d;
+                wait[k] += x->num_requests_waiting * d;
+                kv[k] += x->kv_cache_usage_perc * d;
+                if (x->t_end_ns > last_end[k]) {
+                    last_end[k] = x->t_end_ns;
+                    run_end[k] = x->num_requests_running_end;
+                }
+            }
+        }
+        ck_assert_uint_eq(done[0], done[1]);
+        ck_assert_uint_eq(gen[0], gen[1]);
+        ck_assert_uint_eq(prompt[0], prompt[1]);
+        ck_assert_msg(near(run[0] / 1e9, run[1] / 1e9), "running %g vs %g",
+                      run[0], run[1]);
+        ck_assert_msg(near(wait[0] / 1e9, wait[1] / 1e9), "waiting");
+        ck_assert_msg(near(kv[0] / 1e9, kv[1] / 1e9), "kv %g vs %g", kv[0],
+                      kv[1]);
+        ck_assert_int_eq(last_end[0], last_end[1]);
+        ck_assert_int_eq(run_end[0], run_end[1]);
+    }
+    ck_assert_uint_eq(a.requests_completed, b.requests_completed);
+    ck_assert_uint_eq(a.output_tokens, b.output_tokens);
+    free(full);
+    free(small);
+    cl_results_fini(&a);
+    cl_results_fini(&b);
+}
+END_TEST
+
 START_TEST(test_rseries_db_round_trip)
 {
     char path[] = "/tmp/check-router-XXXXXX";
@@ -466,6 +566,7 @@ static Suite *router_suite(void)
     tcase_add_test(tr, test_route_random_deterministic);
     tcase_add_test(tr, test_rseries_sums_match_cluster);
     tcase_add_test(tr, test_rseries_elastic_replicas_appear);
+    tcase_add_test(tr, test_rseries_merge_keeps_what_rows_say);
     tcase_add_test(tr, test_rseries_db_round_trip);
     suite_add_tcase(s, tr);
     return s;

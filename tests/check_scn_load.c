@@ -688,7 +688,7 @@ START_TEST(test_scn_file_load_unknown_key_lists_valid)
 {
     static const char *const want[] = {
         "8:3: error: metrics.bucket: unknown key; valid: batches, interval, "
-        "requests, warmup_fraction",
+        "replica_rows, requests, warmup_fraction",
         NULL};
 
     load_fixture_expect("bad-unknown-key-list.yaml", SIM_EINVAL, want);

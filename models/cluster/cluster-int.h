@@ -555,9 +555,15 @@ void cl__route_fini(struct cl_world *w);
  * cl__replica_set_busy(), after every change of a replica's running,
  * waiting, KV blocks or counters, at the time of the change. O(1). */
 void cl__rseries_touch(struct cl_world *w, struct cl_replica *rep);
-/* Appends one row per tracked replica for [start_ns, end_ns] to w->res and
- * starts the next interval; forgets replicas that are gone. */
-void cl__rseries_close(struct cl_world *w, int64_t start_ns, int64_t end_ns);
+/* Closes the metrics interval ending at end_ns: at the last interval of a
+ * row (or when last is not 0, the run's end) appends one row per tracked
+ * replica to w->res from the row's start, starts the next row and forgets
+ * replicas that are gone; merges rows when they reach
+ * metrics.replica_rows (replica-series.c). */
+void cl__rseries_close(struct cl_world *w, int64_t end_ns, int last);
+/* Writes the row being built, if it holds any interval, ending at end_ns
+ * (the run ended on an interval's boundary). */
+void cl__rseries_flush(struct cl_world *w, int64_t end_ns);
 /* Frees w->rseries; a no-op when no replica was tracked. */
 void cl__rseries_fini(struct cl_world *w);
 

@@ -567,14 +567,17 @@ void cl__complete(struct cl_world *w, struct cl_req *r)
                           w->expected);
 }
 
-static void close_interval(struct cl_world *w, int64_t end_ns)
+static void close_interval(struct cl_world *w, int64_t end_ns, int last)
 {
     struct cl_results *res = w->res;
     struct cl_series_row *row;
     double len_s = sim_ns_to_s(end_ns - w->interval_start_ns);
 
-    if (end_ns <= w->interval_start_ns || res->nseries >= CL_SERIES_MAX)
+    if (end_ns <= w->interval_start_ns || res->nseries >= CL_SERIES_MAX) {
+        if (last)
+            cl__rseries_flush(w, w->interval_start_ns);
         return;
+    }
     if (res->nseries == w->series_cap) {
         w->series_cap = w->series_cap ? 2 * w->series_cap : 64;
         res->series = xrealloc(res->series, w->series_cap, sizeof(*row));
@@ -612,7 +615,7 @@ static void close_interval(struct cl_world *w, int64_t end_ns)
     row->tpot_p99_ms = interval_q(&w->tpot, 0.99);
     row->e2e_p50_ms = interval_q(&w->e2e, 0.5);
     row->e2e_p99_ms = interval_q(&w->e2e, 0.99);
-    cl__rseries_close(w, w->interval_start_ns, end_ns);
+    cl__rseries_close(w, end_ns, last);
 
     w->interval_start_ns = end_ns;
     w->iv_arrivals = w->iv_completions = w->iv_output_tokens = 0;
@@ -643,7 +646,7 @@ static void on_interval(struct sim_loop *loop, struct sim_event *ev)
         sim_loop_stop(loop);
         return;
     }
-    close_interval(w, sim_loop_now(loop));
+    close_interval(w, sim_loop_now(loop), 0);
     /* Keep ticking only while something can still happen. */
     if (!w->source_done || w->live > 0)
         sim_loop_after(loop, ev, w->scn->metrics.interval_ns);
@@ -1380,7 +1383,7 @@ int cl__world_close(struct cl_world *w, struct cl_results *out)
     /* The run ends with the last request; the clock may have ticked on to
      * the next interval boundary, which is not part of it. */
     end_ns = w->last_event_ns;
-    close_interval(w, end_ns);
+    close_interval(w, end_ns, 1);
     cl__replicas_close(w, end_ns);
 
     out->requests_arrived = w->arrived;

@@ -740,6 +740,12 @@ const struct sim_param cl_metrics_rows[] = {
      "keep one row per request for the database's requests table (at most "
      "2^20 rows); dsec run --requests streams rows to a file without it",
      offsetof(struct cl_metrics, requests), NULL, NULL},
+    {"replica_rows", SIM_PT_INT64, SIM_U_NONE, 100, 524288, 0, "50000",
+     "most rows the per-replica series keeps: when it holds this many, "
+     "adjacent rows of each replica merge two by two (rows twice as long, "
+     "means weighted by time, counts added), so that memory stays flat "
+     "however long the run",
+     offsetof(struct cl_metrics, replica_rows), NULL, NULL},
     {NULL, 0, 0, 0, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 

@@ -310,6 +310,7 @@ struct cl_metrics {
     double warmup_fraction; /* leading fraction of requests left out of stats */
     int batches;            /* batch-means batches for confidence intervals */
     int requests;           /* 0/1: keep per-request rows for the database */
+    int64_t replica_rows;   /* per-replica series rows kept before merging */
 };
 
 /* A pool of GPUs the cluster can grow into (cloud on-demand, spot, a test

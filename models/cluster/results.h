@@ -274,6 +274,9 @@ void cl_rfield_set_array(const struct cl_rfield *f, struct cl_results *r,
 /* Most per-replica series rows one run keeps: 2^19 rows of about 120
  * bytes, 60 MiB (a day at 60 s intervals for 364 replicas). */
 #define CL_REPLICA_SERIES_MAX ((size_t)1 << 19)
+/* metrics.replica_rows's default: rows the per-replica series keeps
+ * before it merges them two by two (replica-series.c). */
+#define CL_REPLICA_ROWS_DEFAULT ((size_t)50000)
 
 /* Most load stages one run reports: a request of a later stage is counted
  * in the last one (a note says so). 64 stages hold 4 histograms of about
