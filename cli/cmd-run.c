@@ -33,7 +33,7 @@ struct opts {
     const char *file; /* the scenario */
     const char *db_path, *report_dir, *trace_path, *requests_path;
     const char *calibration; /* --calibration, or NULL */
-    int json, quiet, no_db, seed_set, series_replicas;
+    int json, quiet, no_db, seed_set, series_replicas, no_ff;
     int draws;            /* --uncertainty N, 0 for none */
     struct cli_sets sets; /* --set KEY=VALUE */
     uint64_t seed;
@@ -107,6 +107,11 @@ static void print_help(void)
            "                   and interval, so it can be large)\n"
            "  -q, --quiet      print nothing on success (no progress, no "
            "notes, no table)\n"
+           "  --no-fast-forward  make every engine iteration an event, as "
+           "before steady\n"
+           "                   decode was fast-forwarded (the same results "
+           "but for the\n"
+           "                   rounding of sums; docs/performance.md)\n"
            "  --report DIR     write the run's cost report (HTML, as 'dsec "
            "report') into DIR\n"
            "                   after the run; not with --no-db\n"
@@ -146,6 +151,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         {"no-db", no_argument, NULL, 'n'},
         {"json", no_argument, NULL, 'j'},
         {"series-replicas", no_argument, NULL, 'R'},
+        {"no-fast-forward", no_argument, NULL, 'F'},
         {"quiet", no_argument, NULL, 'q'},
         {"report", required_argument, NULL, 'r'},
         {"trace", required_argument, NULL, 't'},
@@ -184,6 +190,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
             break;
         case 'R':
             o->series_replicas = 1;
+            break;
+        case 'F':
+            o->no_ff = 1;
             break;
         case 'q':
             o->quiet = 1;
@@ -328,6 +337,7 @@ static int simulate(const struct opts *o, struct run *x)
 
     x->dir_copy = xstrdup(o->file);
     x->ropts.base_dir = dirname(x->dir_copy);
+    x->ropts.no_fast_forward = o->no_ff;
     progress_start(&prog, o);
     x->ropts.progress = on_progress;
     x->ropts.progress_ctx = &prog;
@@ -500,6 +510,7 @@ const struct cli_entry cli_cmd_run = {
     .name = "run",
     .usage = "SCENARIO.yaml [--seed N] [--db FILE|--no-db] [--json] [--quiet] "
              "[--report DIR] [--trace FILE] [--series-replicas] "
+             "[--no-fast-forward] "
              "[--requests FILE] [--calibration PROFILE] [--uncertainty N] "
              "[--set KEY=VALUE]...",
     .summary = "simulate a scenario, print a summary, store results in SQLite",

@@ -35,6 +35,10 @@ struct sim_loop {
     uint64_t seed;
     struct sim_stream *streams;
     int nstreams;
+    /* sim_loop_set_hook(): called before every handler but quiet. */
+    sim_hook_fn hook;
+    void *hook_arg;
+    sim_handler_fn quiet;
 };
 
 void sim_event_init(struct sim_event *ev, sim_handler_fn fn, void *arg)
@@ -147,6 +151,8 @@ uint64_t sim_loop_run(struct sim_loop *loop, int64_t until_ns)
         fired++;
         loop->firing = ev;
         loop->firing_root = 1;
+        if (loop->hook != NULL && ev->fn != loop->quiet)
+            loop->hook(loop, loop->hook_arg);
         ev->fn(loop, ev);
         if (loop->firing_root)
             sim_heap_drop_root(&loop->heap); /* ev may be freed: untouched */
@@ -155,6 +161,14 @@ uint64_t sim_loop_run(struct sim_loop *loop, int64_t until_ns)
     }
     loop->fired += fired;
     return fired;
+}
+
+void sim_loop_set_hook(struct sim_loop *loop, sim_hook_fn fn, void *arg,
+                       sim_handler_fn quiet)
+{
+    loop->hook = fn;
+    loop->hook_arg = arg;
+    loop->quiet = quiet;
 }
 
 void sim_loop_stop(struct sim_loop *loop)

@@ -54,6 +54,19 @@ void sim_loop_cancel(struct sim_loop *loop, struct sim_event *ev);
  * of events fired by this call. */
 uint64_t sim_loop_run(struct sim_loop *loop, int64_t until_ns);
 
+/* A function sim_loop_run() calls before a handler, the clock already at
+ * the event's time; arg is the one given to sim_loop_set_hook(). */
+typedef void (*sim_hook_fn)(struct sim_loop *loop, void *arg);
+
+/* Makes sim_loop_run() call fn(loop, arg) before every handler other than
+ * quiet (NULL: before every handler); fn NULL removes the hook. A model
+ * that lets its state run ahead of the events (llm.c's fast-forward) brings
+ * it up to date there, before anything else can look at it. The hook may
+ * reschedule events at or after the clock, not fire or cancel the one
+ * about to run. One hook per loop. */
+void sim_loop_set_hook(struct sim_loop *loop, sim_hook_fn fn, void *arg,
+                       sim_handler_fn quiet);
+
 /* Makes sim_loop_run() return after the current handler. */
 void sim_loop_stop(struct sim_loop *loop);
 

@@ -1,6 +1,6 @@
 /* Check suite for sim/loop.c: ordering, ties, past scheduling, cancel,
- * reschedule, run limits, two loops in one process, random streams, and
- * the replace-top of a firing event. */
+ * reschedule, run limits, two loops in one process, random streams, the
+ * replace-top of a firing event, and the hook. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +251,66 @@ START_TEST(test_sim_loop_replace_top)
 }
 END_TEST
 
+/* The hook runs before every handler but the quiet one's, the clock at
+ * the event's time, and may reschedule another event to fire then. */
+static void quiet_handler(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct tagged *t = ev->arg;
+    t->rec->when[t->rec->n] = sim_loop_now(loop);
+    t->rec->log[t->rec->n++] = 100 + t->tag;
+}
+
+struct hook_state {
+    struct rec *rec;
+    struct tagged *late; /* moved to the hook's time on its first call */
+    int calls;
+};
+
+static void hook(struct sim_loop *loop, void *arg)
+{
+    struct hook_state *h = arg;
+    h->rec->when[h->rec->n] = sim_loop_now(loop);
+    h->rec->log[h->rec->n++] = -1;
+    if (h->calls++ == 0)
+        ck_assert_int_eq(
+            sim_loop_reschedule(loop, &h->late->ev, sim_loop_now(loop)), 0);
+}
+
+START_TEST(test_sim_loop_hook)
+{
+    struct sim_loop *loop = sim_loop_new(1);
+    struct rec rec = {0};
+    struct tagged t[3];
+    struct hook_state h = {&rec, &t[2], 0};
+
+    tagged_init(&t[0], &rec, 0);
+    tagged_init(&t[1], &rec, 1);
+    tagged_init(&t[2], &rec, 2);
+    t[1].ev.fn = quiet_handler;
+    sim_loop_set_hook(loop, hook, &h, quiet_handler);
+    ck_assert_int_eq(sim_loop_schedule(loop, &t[0].ev, 10), 0);
+    ck_assert_int_eq(sim_loop_schedule(loop, &t[1].ev, 5), 0);
+    ck_assert_int_eq(sim_loop_schedule(loop, &t[2].ev, 50), 0);
+    ck_assert_uint_eq(sim_loop_run(loop, SIM_TIME_MAX), 3);
+    /* quiet at 5 without the hook; hook, 0 at 10; hook, 2 moved to 10. */
+    ck_assert_int_eq(rec.n, 5);
+    ck_assert_int_eq(rec.log[0], 101);
+    ck_assert_int_eq(rec.log[1], -1);
+    ck_assert_int_eq(rec.when[1], 10);
+    ck_assert_int_eq(rec.log[2], 0);
+    ck_assert_int_eq(rec.log[3], -1);
+    ck_assert_int_eq(rec.log[4], 2);
+    ck_assert_int_eq(rec.when[4], 10);
+    /* Removed: handlers alone. */
+    sim_loop_set_hook(loop, NULL, NULL, NULL);
+    ck_assert_int_eq(sim_loop_schedule(loop, &t[0].ev, 20), 0);
+    ck_assert_uint_eq(sim_loop_run(loop, SIM_TIME_MAX), 1);
+    ck_assert_int_eq(rec.n, 6);
+    ck_assert_int_eq(rec.log[5], 0);
+    sim_loop_free(loop);
+}
+END_TEST
+
 START_TEST(test_sim_strerror_names)
 {
     ck_assert_str_eq(sim_errname(SIM_EPAST), "SIM_EPAST");
@@ -270,6 +330,7 @@ static Suite *loop_suite(void)
     tcase_add_test(tc, test_sim_loop_two_loops_independent);
     tcase_add_test(tc, test_sim_loop_stream_common_random_numbers);
     tcase_add_test(tc, test_sim_loop_replace_top);
+    tcase_add_test(tc, test_sim_loop_hook);
     suite_add_tcase(s, tc);
     tc = tcase_create("sim_errors");
     tcase_add_test(tc, test_sim_strerror_names);

@@ -5,6 +5,9 @@ EXTRA_DIST += tests/floors.sh
 # Results pinned field for field (tests/pin-results.sh --update rewrites).
 TESTS += tests/pin-results.sh
 EXTRA_DIST += tests/pin-results.sh tests/data/pinned
+# Fast-forwarded decode against every iteration an event, every scenario.
+TESTS += tests/e2e-fast-forward.sh
+EXTRA_DIST += tests/e2e-fast-forward.sh
 # The TAP helpers the end-to-end scripts source.
 EXTRA_DIST += tests/tap.sh
 # tests/: end-to-end scripts that run the dsec binary (TAP).

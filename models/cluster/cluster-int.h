@@ -554,7 +554,16 @@ void cl__route_fini(struct cl_world *w);
 /* Records rep's gauges and counters now. Engines call it, through
  * cl__replica_set_busy(), after every change of a replica's running,
  * waiting, KV blocks or counters, at the time of the change. O(1). */
-void cl__rseries_touch(struct cl_world *w, struct cl_replica *rep);
+static inline void cl__rseries_touch(struct cl_world *w,
+                                     struct cl_replica *rep);
+/* cl__rseries_touch() at t_ns, no earlier than rep's last touch and no
+ * later than the clock: a fast-forwarded iteration's end (llm.c). */
+void cl__rseries_touch_at(struct cl_world *w, struct cl_replica *rep,
+                          int64_t t_ns);
+static inline void cl__rseries_touch(struct cl_world *w, struct cl_replica *rep)
+{
+    cl__rseries_touch_at(w, rep, sim_loop_now(w->loop));
+}
 /* Closes the metrics interval ending at end_ns: at the last interval of a
  * row (or when last is not 0, the run's end) appends one row per tracked
  * replica to w->res from the row's start, starts the next row and forgets

@@ -33,6 +33,9 @@ struct cl_run_opts {
     void *progress_ctx;
     cl_request_fn request; /* may be NULL */
     void *request_ctx;
+    /* 1: no fast-forward of steady decode (every engine iteration is an
+     * event, as before it existed; docs/performance.md). */
+    int no_fast_forward;
 };
 
 /* One group of replicas under deploy.disaggregation, as planned. */

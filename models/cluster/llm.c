@@ -131,6 +131,15 @@ struct llm_world {
      * decision's own drain mode (mig_enable()). From then on every
      * replica admits through admit(), which takes moved KV. */
     int mig_on;
+    /* Fast-forward (ff_start()): allowed in this world (decided with the
+     * first replica), and the replicas with a window, in no order. */
+    int ff_ok, ff_decided;
+    struct cl_llm_replica **ff_list;
+    /* ff_due[i]: when ff_list[i]'s in-flight step ends if that is not its
+     * window's last (INT64_MAX then); ff_min: at most their minimum. The
+     * hook reads these, not the replicas. */
+    int64_t *ff_due, ff_min;
+    int ff_count, ff_cap;
     /* Decode-only step terms by decoder count (perf_step_memo), one memo
      * per pool and role: index pool * CL_ROLE_COUNT + role; allocated by
      * the first replica. */
@@ -233,9 +242,20 @@ struct cl_llm_replica {
     int mig_stop;
     int mig_all;         /* a drain: every admitted request moves */
     struct net_link nvl; /* its GPUs' NVLink, for moves inside a node */
+    /* Fast-forward (ff_start()): a window of ff_n iterations whose ends
+     * are not events; ff_dt[k] is the k-th one's step time, ff_done of
+     * them have ended (the in-flight one is ff_done), ff_slot its place in
+     * lw->ff_list. ff_n 0: no window. */
+    int64_t ff_n, ff_done, ff_cap;
+    /* The next window's most iterations: doubled when one runs whole,
+     * halved when one is cut, within [2, FF_MAX]. */
+    int64_t ff_want;
+    int64_t *ff_dt;
+    int ff_slot;
 };
 
 static void kick(struct cl_llm_replica *e);
+static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev);
 static void llm_arrive(struct cl_world *w, struct cl_req *r);
 static void reroute(struct cl_world *w, struct cl_fifo *q, int was_waiting);
 
@@ -1527,17 +1547,242 @@ static void defrag(struct cl_llm_replica *e)
     sim_loop_after(w->loop, &e->mig_ev, t);
 }
 
+/* ---- Fast-forward of steady decode ----
+ *
+ * A replica whose next iterations are decode steps of the same decoders
+ * (nothing waiting, no prompt in the batch, no decoder finishing before
+ * the last of them, KV growth within its blocks) knows their step times
+ * in advance: ff_start() puts only the last iteration's end in the event
+ * queue and keeps the others' step times (ff_dt). Their ends are applied
+ * in order, each at its own time (ff_step(): what on_iteration_end() and
+ * kick() do for such a step, nothing else can happen in one), whenever
+ * anything might look: before every other event (the loop's hook
+ * ff_hook(), over the replicas with a window), at the window's last end,
+ * and before a request finishes (a client may send another at once).
+ * Anything that changes the replica (a request routed to it, abandoned,
+ * a drain, a failure) first cuts the window at the iteration in flight
+ * (ff_cut()), whose end becomes an event again. So every statistic sees
+ * the same values at the same simulated times as without it; what
+ * changes is the order in which replicas add to shared sums (their
+ * floating-point rounding) and, for an iteration ending at the very
+ * nanosecond of another event, possibly which of the two comes first.
+ * Worlds with P/D, speculative decoding, link faults, defragmentation,
+ * rebalancing or migration run without it, as does `dsec run
+ * --no-fast-forward`. Cost: a window of K iterations prices its K steps
+ * up front (the memo makes each a few dozen operations) and saves K - 1
+ * events; a window cut early has priced steps it does not use. */
+
+/* Most iterations in one window: longer windows save few events more and
+ * price more steps that a cut throws away (each replica adapts its own,
+ * ff_want). */
+#define FF_MAX 64
+
+static void ff_list_remove(struct llm_world *lw, struct cl_llm_replica *e)
+{
+    struct cl_llm_replica *last = lw->ff_list[--lw->ff_count];
+
+    lw->ff_list[e->ff_slot] = last;
+    lw->ff_due[e->ff_slot] = lw->ff_due[lw->ff_count];
+    last->ff_slot = e->ff_slot;
+    e->ff_slot = -1;
+    e->ff_n = 0;
+}
+
+/* The end of window iteration e->ff_done at time t, and the start of the
+ * next: on_iteration_end() and kick() for a decode step of the same
+ * decoders with room for their growth (ff_start() checked), in the same
+ * order, with the same arithmetic. */
+static void ff_step(struct cl_llm_replica *e, int64_t t)
+{
+    struct cl_replica *rep = e->rep;
+    struct cl_world *w = rep->w;
+    int64_t n = e->decode_in_flight;
+    int64_t gap_ns = t - e->iter_start_ns, dt;
+    double itl_s = sim_ns_to_s(gap_ns);
+    int64_t *grow;
+
+    if (t > w->last_event_ns)
+        w->last_event_ns = t;
+    e->ctx_sum += n;
+    if (w->elastic) {
+        pol_ph_add_n(&rep->ctr.itl, itl_s, (uint64_t)n);
+        pol_ph_add_n(&w->cl_ctr.itl, itl_s, (uint64_t)n);
+    }
+    cl__itl_add(w, gap_ns, (uint64_t)e->dec_measured, e->dec_stage,
+                e->ndec_stage);
+    rep->ctr.output_tokens += (uint64_t)n;
+    w->cl_ctr.output_tokens += (uint64_t)n;
+    e->iter_no++;
+    /* kick(): the decoders' growth (it fits), an empty admission. */
+    grow = &e->phase_n[e->iter_no % e->grow_period];
+    e->blocks_used += *grow * e->grow_blocks;
+    e->grown = 1;
+    e->sched_cutoff_ns = INT64_MAX;
+    if (e->blocks_used > e->lw->kv_blocks_peak)
+        e->lw->kv_blocks_peak = e->blocks_used;
+    dt = e->ff_dt[++e->ff_done];
+    e->lw->decode_gpu_ns += (1 - 0.0) * (double)dt * e->perf->gpus;
+    e->iter_start_ns = t;
+    e->lw->ff_due[e->ff_slot] = e->ff_done + 1 < e->ff_n ? t + dt : INT64_MAX;
+    cl__rseries_touch_at(w, rep, t);
+}
+
+/* Applies the window's iteration ends before now (not at now: an event at
+ * the same time was most likely queued first). */
+static void ff_sync(struct cl_llm_replica *e, int64_t now)
+{
+    while (e->ff_done + 1 < e->ff_n) {
+        int64_t t = e->iter_start_ns + e->ff_dt[e->ff_done];
+        if (t >= now)
+            break;
+        ff_step(e, t);
+    }
+}
+
+static void ff_sync_all(struct llm_world *lw, int64_t now)
+{
+    int64_t min = INT64_MAX;
+
+    if (now <= lw->ff_min)
+        return; /* nothing due: O(1) */
+    for (int i = 0; i < lw->ff_count; i++) {
+        if (lw->ff_due[i] < now)
+            ff_sync(lw->ff_list[i], now);
+        if (lw->ff_due[i] < min)
+            min = lw->ff_due[i];
+    }
+    lw->ff_min = min;
+}
+
+static void ff_hook(struct sim_loop *loop, void *arg)
+{
+    struct llm_world *lw = arg;
+
+    if (lw->ff_count > 0)
+        ff_sync_all(lw, sim_loop_now(loop));
+}
+
+/* Ends e's window at the iteration in flight, whose end becomes the
+ * event: before anything changes e. */
+static void ff_cut(struct cl_llm_replica *e)
+{
+    struct sim_loop *loop = e->rep->w->loop;
+
+    if (e->ff_n == 0)
+        return;
+    ff_sync(e, sim_loop_now(loop));
+    if (e->ff_done + 1 < e->ff_n) {
+        sim_loop_reschedule(loop, &e->iter_ev,
+                            e->iter_start_ns + e->ff_dt[e->ff_done]);
+        /* Steps priced for nothing: the next window is shorter. */
+        if (e->ff_want > 2)
+            e->ff_want /= 2;
+    }
+    ff_list_remove(e->lw, e);
+}
+
+static void ff_cut_all(struct llm_world *lw)
+{
+    while (lw->ff_count > 0)
+        ff_cut(lw->ff_list[lw->ff_count - 1]);
+}
+
+/* Whether this world fast-forwards (see above), decided with its first
+ * replica, once the run's options are known; installs the hook. */
+static void ff_decide(struct cl_world *w, struct llm_world *lw)
+{
+    const struct cl_scenario *s = w->scn;
+
+    if (lw->ff_decided)
+        return;
+    lw->ff_decided = 1;
+    lw->ff_ok = (w->opts == NULL || !w->opts->no_fast_forward) &&
+                !s->deploy.disaggregation.enabled && s->faults.nlinks == 0 &&
+                !s->cluster.defrag && s->cluster.rebalance_ns <= 0;
+    if (lw->ff_ok)
+        sim_loop_set_hook(w->loop, ff_hook, lw, on_iteration_end);
+}
+
+/* Called by kick() with the decode step b it has just priced at dt (no
+ * stall, no warm-up, no degraded link): opens a window when the steps
+ * after it are alike, and returns the time to its last end (dt without
+ * one). */
+static int64_t ff_start(struct cl_llm_replica *e, const struct perf_batch *b,
+                        int64_t dt)
+{
+    struct llm_world *lw = e->lw;
+    int64_t i0 = e->iter_no, k, used = e->blocks_used, total = dt;
+    int64_t last = e->decoding.n > 0 ? e->decoding.v[0].time_ns : i0;
+    struct perf_batch d = *b;
+
+    if (e->waiting.n > 0 || e->prefill.head != NULL || e->spec || lw->mig_on ||
+        e->mig_stop || e->rep->state != CL_R_SERVING)
+        return dt;
+    /* Iterations i0 .. i0 + k - 1; only the last may finish a decoder. */
+    k = last - i0 + 1;
+    if (k > e->ff_want)
+        k = e->ff_want;
+    for (int64_t m = 1; m < k; m++) {
+        used += e->phase_n[(i0 + m) % e->grow_period] * e->grow_blocks;
+        if (used + e->gpu.lru_n > e->cap_blocks) {
+            k = m; /* that step would evict or preempt */
+            break;
+        }
+    }
+    if (k < 2)
+        return dt;
+    if (e->ff_cap < k) {
+        e->ff_cap = FF_MAX;
+        e->ff_dt = xrealloc(e->ff_dt, (size_t)e->ff_cap, sizeof(*e->ff_dt));
+    }
+    e->ff_dt[0] = dt;
+    d.decode_ctx_tokens = b->decode_ctx_tokens + b->decode_seqs;
+    perf_decode_steps(e->perf, &d, k - 1, e->memo, e->ff_dt + 1);
+    for (int64_t m = 1; m < k; m++) {
+        if (e->ff_dt[m] < 1)
+            e->ff_dt[m] = 1;
+        total += e->ff_dt[m];
+    }
+    e->ff_n = k;
+    e->ff_done = 0;
+    if (lw->ff_count == lw->ff_cap) {
+        lw->ff_cap = lw->ff_cap ? 2 * lw->ff_cap : 16;
+        lw->ff_list =
+            xrealloc(lw->ff_list, (size_t)lw->ff_cap, sizeof(*lw->ff_list));
+        lw->ff_due =
+            xrealloc(lw->ff_due, (size_t)lw->ff_cap, sizeof(*lw->ff_due));
+    }
+    e->ff_slot = lw->ff_count;
+    lw->ff_list[lw->ff_count] = e;
+    lw->ff_due[lw->ff_count++] = e->iter_start_ns + dt; /* k >= 2 */
+    if (e->iter_start_ns + dt < lw->ff_min)
+        lw->ff_min = e->iter_start_ns + dt;
+    return total;
+}
+
 static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
 {
     struct cl_llm_replica *e = ev->arg;
     struct cl_replica *rep = e->rep;
     struct cl_world *w = rep->w;
     int64_t now = sim_loop_now(loop);
-    int64_t i = e->iter_no;
-    int64_t nchunks = e->prefill_chunks;
-    uint64_t tokens = (uint64_t)e->decode_in_flight;
-    double itl_s = sim_ns_to_s(now - e->iter_start_ns);
-    int64_t gap_ns = now - e->iter_start_ns;
+    int64_t i, nchunks, gap_ns;
+    uint64_t tokens;
+    double itl_s;
+
+    /* The window's earlier iterations end first, then this one, its last,
+     * as any iteration. */
+    if (e->ff_n > 0) {
+        ff_sync(e, now);
+        ff_list_remove(e->lw, e);
+        if (e->ff_want < FF_MAX) /* it ran whole: the next may be longer */
+            e->ff_want *= 2;
+    }
+    i = e->iter_no;
+    nchunks = e->prefill_chunks;
+    tokens = (uint64_t)e->decode_in_flight;
+    itl_s = sim_ns_to_s(now - e->iter_start_ns);
+    gap_ns = now - e->iter_start_ns;
 
     /* Speculative decoding: every decoder made tau tokens on average, one
      * gap of step / tau each (the mean time between its tokens). */
@@ -1566,6 +1811,11 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
         cl__itl_add(w, gap_ns, (uint64_t)e->dec_measured, e->dec_stage,
                     e->ndec_stage);
 
+    /* A request that finishes may make its client send the next one at
+     * once, and routing looks at every replica. */
+    if (e->lw->ff_count > 0 && e->decoding.n > 0 &&
+        e->decoding.v[0].time_ns == i)
+        ff_sync_all(e->lw, now);
     /* Decoders whose last token this was; the last token's KV is never
      * written. */
     while (e->decoding.n > 0 && e->decoding.v[0].time_ns == i) {
@@ -1683,6 +1933,7 @@ static void kick(struct cl_llm_replica *e)
     int64_t *grow;
     int64_t dt;
     double share;
+    int steady;
 
     if (e->stepping)
         return;
@@ -1775,6 +2026,11 @@ static void kick(struct cl_llm_replica *e)
         e->lw->kv_blocks_peak = e->blocks_used;
     dt = perf_iteration_ns_memo(e->perf, &b, e->memo);
     share = phase_share(e, &b, dt);
+    /* A step the step model alone prices may open a fast-forward window. */
+    steady = e->lw->ff_ok && b.prefill_tokens == 0 && w->link_factor >= 1.0 &&
+             e->pf_pcie_bytes_gpu <= 0 && e->pf_rdma_bytes_gpu <= 0 &&
+             e->pcie_bytes_gpu <= 0 && e->rdma_bytes_gpu <= 0 &&
+             e->iter_no >= w->scn->server.warmup.iterations;
     if (w->link_factor < 1.0) {
         /* A degraded link: the all-reduce term takes 1/factor as long.
          * The breakdown is computed only then, off the common path. */
@@ -1819,7 +2075,7 @@ static void kick(struct cl_llm_replica *e)
     e->lw->decode_gpu_ns += (1 - share) * (double)dt * e->perf->gpus;
     e->stepping = 1;
     e->iter_start_ns = sim_loop_now(w->loop);
-    sim_loop_after(w->loop, &e->iter_ev, dt);
+    sim_loop_after(w->loop, &e->iter_ev, steady ? ff_start(e, &b, dt) : dt);
 }
 
 /* Host memory per GPU for the offload tier when server.kv_offload.host is
@@ -1891,6 +2147,7 @@ static int llm_world_init(struct cl_world *w, struct sim_diag *d)
     struct llm_world *lw = xcalloc(1, sizeof(struct llm_world));
     (void)d;
     lw->w = w;
+    lw->ff_min = INT64_MAX;
     sim_event_init(&lw->reb_ev, on_rebalance, lw);
     w->engine_state = lw;
     return 0;
@@ -1907,6 +2164,10 @@ static void llm_world_fini(struct cl_world *w)
     for (int i = 0; lw->memo != NULL && i < w->npools * CL_ROLE_COUNT; i++)
         perf_step_memo_fini(&lw->memo[i]);
     free(lw->memo);
+    free(lw->ff_list);
+    free(lw->ff_due);
+    if (lw->ff_ok)
+        sim_loop_set_hook(w->loop, NULL, NULL, NULL);
     free(lw);
     w->engine_state = NULL;
 }
@@ -1958,6 +2219,9 @@ static void llm_ready(struct cl_world *w, struct cl_replica *rep)
         e->lw->memo =
             xcalloc((size_t)w->npools * CL_ROLE_COUNT, sizeof(*e->lw->memo));
     e->memo = &e->lw->memo[rep->pool * CL_ROLE_COUNT + rep->role];
+    e->ff_slot = -1;
+    e->ff_want = 4;
+    ff_decide(w, e->lw);
     /* cluster.rebalance ticks from the first replica that serves. */
     if (w->scn->cluster.rebalance_ns > 0 && !e->lw->reb_started) {
         e->lw->reb_started = 1;
@@ -2021,6 +2285,9 @@ static void llm_replica_free(struct cl_world *w, struct cl_replica *rep)
 
     if (e == NULL)
         return;
+    if (e->ff_n > 0)
+        ff_list_remove(e->lw, e);
+    free(e->ff_dt);
     if (sim_event_pending(&e->mig_ev))
         sim_loop_cancel(w->loop, &e->mig_ev);
     sim_heap_fini(&e->decoding);
@@ -2058,6 +2325,7 @@ static void mig_enable(struct cl_world *w, struct llm_world *lw)
 {
     if (lw->mig_on)
         return;
+    ff_cut_all(lw); /* moves change other replicas' batches */
     lw->mig_on = 1;
     for (int k = 0; k < w->nreps; k++)
         if (llm_of(w->reps[k]) != NULL)
@@ -2067,6 +2335,7 @@ static void mig_enable(struct cl_world *w, struct llm_world *lw)
 static void llm_drain(struct cl_world *w, struct cl_replica *rep)
 {
     struct cl_llm_replica *e = llm_of(rep);
+    ff_cut(e);
     reroute(w, &e->waiting, 1);
     if (rep->drain == CL_DRAIN_MIGRATE) {
         mig_enable(w, e->lw);
@@ -2106,6 +2375,7 @@ static void llm_fail(struct cl_world *w, struct cl_replica *rep)
     struct cl_llm_replica *e = llm_of(rep);
     struct cl_req *r;
 
+    ff_cut(e); /* its iterations up to now happened */
     sim_loop_cancel(w->loop, &e->iter_ev);
     /* Preempted requests in the waiting queue keep their tokens: they
      * were going to recompute them anyway. */
@@ -2199,6 +2469,7 @@ static void llm_arrive(struct cl_world *w, struct cl_req *r)
         cl__set_waiting(w, +1);
         return;
     }
+    ff_cut(best);
     r->rep = best->rep;
     wait_push(best, r, 0);
     cl__set_waiting(w, +1);
@@ -2234,6 +2505,7 @@ static void llm_abandon(struct cl_world *w, struct cl_req *r)
         return;
     }
     e = llm_of(r->rep);
+    ff_cut(e);
     if (!admitted(e, r)) {
         cl__fifo_remove(&e->waiting, r);
         unswap(e, r);

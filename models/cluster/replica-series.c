@@ -110,7 +110,8 @@ static void see(const struct cl_world *w, struct cl_rseries *e,
     e->state = rep->state;
 }
 
-void cl__rseries_touch(struct cl_world *w, struct cl_replica *rep)
+void cl__rseries_touch_at(struct cl_world *w, struct cl_replica *rep,
+                          int64_t t_ns)
 {
     const struct cl_rseries_set *t = w->rseries;
     struct cl_rseries *e = NULL;
@@ -126,7 +127,7 @@ void cl__rseries_touch(struct cl_world *w, struct cl_replica *rep)
         return; /* its last row is written */
     else
         e = track(w, rep);
-    see(w, e, rep, sim_loop_now(w->loop));
+    see(w, e, rep, t_ns);
 }
 
 static int alive(const struct cl_rseries *e)

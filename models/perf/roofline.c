@@ -1548,6 +1548,20 @@ int64_t perf_iteration_ns_memo(const struct perf_replica *r,
     return iterate(r, b, NULL, 1, memo);
 }
 
+void perf_decode_steps(const struct perf_replica *r, const struct perf_batch *b,
+                       int64_t k, struct perf_step_memo *memo, int64_t *ns)
+{
+    struct perf_batch d = *b;
+
+    /* iterate() itself, so that its parts stay inlined into it (a second
+     * caller of total() made the compiler call it: 4.8 % more
+     * instructions for every step). */
+    for (int64_t m = 0; m < k; m++) {
+        d.decode_ctx_tokens = b->decode_ctx_tokens + m * b->decode_seqs;
+        ns[m] = iterate(r, &d, NULL, 1, memo);
+    }
+}
+
 int64_t perf_kv_capacity_tokens(const struct perf_replica *r)
 {
     return r->kv_capacity_tokens;
