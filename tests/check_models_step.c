@@ -1186,7 +1186,8 @@ static int init_layout(struct perf_replica *r, const struct arch_spec *a,
 /* The decode memo (perf_iteration_ns_memo) gives perf_iteration_ns()'s
  * value bit for bit: decode steps whose context grows and whose decoder
  * count goes up and down, mixed steps between them (priced whole, leaving
- * the memo as it was), one memo shared by two replicas in turn, on every
+ * the memo as it was but for their all-reduce), steps ahead (perf_decode_steps(), with the memo and
+ * without), one memo shared by two replicas in turn, on every
  * property replica and on two micro-batches, DSA and MTP layouts. */
 START_TEST(test_perf_iteration_memo_is_exact)
 {
@@ -1227,7 +1228,7 @@ START_TEST(test_perf_iteration_memo_is_exact)
             struct perf_batch b = decode(seqs, 0);
             b.decode_ctx_tokens = ctx;
             if (step % 37 == 5) { /* a mixed step */
-                b.prefill_tokens = 1000 + step;
+                b.prefill_tokens = 1000 + step % 2 * 24; /* seen again */
                 b.prefill_ctx_tokens = step;
                 b.prefill_attn_pairs = 1000.0 * (step + 500.0);
                 b.prefill_seqs = 1;
@@ -1235,6 +1236,16 @@ START_TEST(test_perf_iteration_memo_is_exact)
             }
             ck_assert_int_eq(perf_iteration_ns_memo(&r[i], &b, &m),
                              perf_iteration_ns(&r[i], &b));
+            /* Steps ahead, as a fast-forwarded window prices them. */
+            if (step % 3 == 0) {
+                int64_t ahead[7];
+                perf_decode_steps(&r[i], &b, 7, step % 2 ? &m : NULL, ahead);
+                for (int j = 0; j < 7; j++) {
+                    struct perf_batch c = b;
+                    c.decode_ctx_tokens += j * b.decode_seqs;
+                    ck_assert_int_eq(ahead[j], perf_iteration_ns(&r[i], &c));
+                }
+            }
             /* Every few steps the other replica borrows the memo. */
             if (prev != NULL && step % 53 == 0) {
                 struct perf_batch o = decode(seqs, 700);

@@ -64,6 +64,7 @@
 
 /* Bytes per activation element (bf16), docs/sources.md §3.2 counts tokens * h *
  * bytes. */
+#define PERF_AR_MEMO_MAX 1048576.0 /* tokens: beyond, not memoised */
 #define ACT_BYTES 2.0
 
 /* GEMM kernels per layer (docs/sources.md §4.4 shapes): GQA fused QKV and O;
@@ -1111,9 +1112,55 @@ static double mtp_draft_ns(const struct perf_replica *r,
  * (every class but attention, the exposed all-to-all and the draft, for
  * one micro-batch) and, when out is not NULL, those classes' FLOPs, bytes
  * and bounds. b holds at least one token. */
+/* One TP all-reduce of the activations of tg tokens, ns: vLLM's custom
+ * all-reduce where it applies (one kernel of the elementwise fixed time
+ * k_elem), else NCCL (docs/step-time.md); *shot its enum net_car_shot.
+ * Looked up in memo (r's) when not NULL and tg is a whole number. */
+static double allreduce(const struct perf_replica *r,
+                        const struct net_topo *topo, double tg, double k_elem,
+                        struct perf_step_memo *memo, int *shot)
+{
+    double n = tg * r->arch->hidden * ACT_BYTES, ns;
+    struct perf_ar_memo *m = NULL;
+    struct net_car_cost car;
+
+    if (memo != NULL && tg >= 1.0 && tg <= PERF_AR_MEMO_MAX &&
+        tg == floor(tg)) {
+        int64_t k = (int64_t)tg;
+
+        if (k > memo->nar) {
+            int64_t cap = k > 2 * memo->nar ? k : 2 * memo->nar;
+            memo->ar = xrealloc(memo->ar, (size_t)cap, sizeof(*memo->ar));
+            memset(memo->ar + memo->nar, 0,
+                   (size_t)(cap - memo->nar) * sizeof(*memo->ar));
+            memo->nar = cap;
+        }
+        m = &memo->ar[k - 1];
+        if (m->full && m->k_elem == k_elem) {
+            *shot = m->shot;
+            return m->ns;
+        }
+    }
+    *shot = NET_CAR_NONE;
+    if (r->custom_allreduce && r->tp <= r->gpus_per_node &&
+        net_car_cost(&r->calib.intra, r->tp, n, k_elem, &car) == 0) {
+        ns = car.total_ns;
+        *shot = car.shot;
+    } else {
+        ns = net_coll_ns(topo, NET_ALLREDUCE, NET_ALGO_AUTO, r->tp, n);
+    }
+    if (m != NULL) {
+        m->k_elem = k_elem;
+        m->ns = ns;
+        m->shot = *shot;
+        m->full = 1;
+    }
+    return ns;
+}
+
 static void terms(const struct perf_replica *r, const struct perf_batch *b,
                   struct perf_breakdown *out, int spec,
-                  struct perf_step_terms *x)
+                  struct perf_step_memo *memo, struct perf_step_terms *x)
 {
     const struct arch_spec *a = r->arch;
     const struct perf_gpu_calib *c = &r->calib;
@@ -1266,19 +1313,9 @@ static void terms(const struct perf_replica *r, const struct perf_batch *b,
         double n = tg * h * ACT_BYTES;
         int count = r->dense_layers * r->allreduces_dense +
                     r->moe_layers * r->allreduces_moe;
-        struct net_car_cost car;
-        int shot = NET_CAR_NONE;
+        int shot;
 
-        /* vLLM's custom all-reduce where it applies (one kernel of the
-         * elementwise fixed time), else NCCL (docs/step-time.md). */
-        if (r->custom_allreduce && r->tp <= r->gpus_per_node &&
-            net_car_cost(&c->intra, r->tp, n, k_elem, &car) == 0) {
-            x->ar_ns = car.total_ns;
-            shot = car.shot;
-        } else {
-            x->ar_ns =
-                net_coll_ns(&topo, NET_ALLREDUCE, NET_ALGO_AUTO, r->tp, n);
-        }
+        x->ar_ns = allreduce(r, &topo, tg, k_elem, memo, &shot);
         ns[PERF_OP_TP_COMM] = count * x->ar_ns;
         if (out != NULL) {
             out->tp_allreduce = shot;
@@ -1356,6 +1393,17 @@ static double attention(const struct perf_replica *r,
     return r->layers * ((tc >= tm ? tc : tm) + r->attn_kernels * x->k_attn);
 }
 
+/* The device's part of a step whose classes take ns: their sum in class
+ * order, rounded, at least 1 ns. */
+static inline int64_t device_ns(const double *ns)
+{
+    double sum = 0.0;
+
+    for (int i = 0; i < PERF_OP_OVERHEAD; i++)
+        sum += ns[i];
+    return sum < 1.0 ? 1 : round_ns(sum);
+}
+
 /* The step's total from x and its attention time attn_ns; fills the rest
  * of out when not NULL. */
 static int64_t total(const struct perf_replica *r, const struct perf_batch *b,
@@ -1408,11 +1456,8 @@ static int64_t total(const struct perf_replica *r, const struct perf_batch *b,
             mtp_draft_ns(r, b, c->gemm_kernel_ns + c->launch_graph_ns,
                          op != NULL ? &op[PERF_OP_DRAFT] : NULL);
 
-    sum = 0.0;
-    for (int i = 0; i < PERF_OP_OVERHEAD; i++)
-        sum += ns[i];
     overhead = round_ns(ns[PERF_OP_OVERHEAD]);
-    tot = (sum < 1.0 ? 1 : round_ns(sum)) + overhead;
+    tot = device_ns(ns) + overhead;
     if (out == NULL)
         return tot;
 
@@ -1483,20 +1528,26 @@ static int decode_only(const struct perf_batch *b)
 void perf_step_memo_fini(struct perf_step_memo *m)
 {
     free(m->x);
+    free(m->ar);
     memset(m, 0, sizeof(*m));
 }
 
-/* The entry of memo m for seqs decoders of r (mb 0 if not yet filled),
- * grown or emptied as needed. */
-static struct perf_step_terms *memo_entry(struct perf_step_memo *m,
-                                          const struct perf_replica *r,
-                                          int spec, int64_t seqs)
+/* Empties m unless it is r's with spec. */
+static void memo_own(struct perf_step_memo *m, const struct perf_replica *r,
+                     int spec)
 {
     if (m->r != r || m->spec != spec) {
         perf_step_memo_fini(m);
         m->r = r;
         m->spec = spec;
     }
+}
+
+/* The entry of memo m (memo_own()ed) for seqs decoders (mb 0 if not yet
+ * filled), grown as needed. */
+static struct perf_step_terms *memo_entry(struct perf_step_memo *m,
+                                          int64_t seqs)
+{
     if (seqs > m->n) {
         int64_t n = seqs > 2 * m->n ? seqs : 2 * m->n;
         m->x = xrealloc(m->x, (size_t)n, sizeof(*m->x));
@@ -1516,12 +1567,14 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
         memset(out, 0, sizeof(*out));
     if (b->prefill_tokens + b->decode_seqs <= 0)
         return 0;
+    if (memo != NULL)
+        memo_own(memo, r, spec);
     if (memo != NULL && decode_only(b)) {
-        x = memo_entry(memo, r, spec, b->decode_seqs);
+        x = memo_entry(memo, b->decode_seqs);
         if (x->mb == 0)
-            terms(r, b, NULL, spec, x);
+            terms(r, b, NULL, spec, memo, x);
     } else {
-        terms(r, b, out, spec, x);
+        terms(r, b, out, spec, memo, x);
     }
     return total(
         r, b, out, spec, x,
@@ -1552,13 +1605,39 @@ void perf_decode_steps(const struct perf_replica *r, const struct perf_batch *b,
                        int64_t k, struct perf_step_memo *memo, int64_t *ns)
 {
     struct perf_batch d = *b;
+    const struct perf_step_terms *x = NULL;
+    double cls[PERF_OP_COUNT];
+    int64_t m = 0, overhead;
 
-    /* iterate() itself, so that its parts stay inlined into it (a second
-     * caller of total() made the compiler call it: 4.8 % more
-     * instructions for every step). */
-    for (int64_t m = 0; m < k; m++) {
+    if (k <= 0)
+        return;
+    /* The first step fills the memo's entry; with one micro-batch and no
+     * drafting, total() adds the entry's class times and the attention's
+     * in the same order for every step: only the attention changes. */
+    if (memo != NULL && decode_only(b) && r->spec_method != PERF_SPEC_MTP) {
+        ns[m++] = iterate(r, b, NULL, 1, memo);
+        x = &memo->x[b->decode_seqs - 1];
+        if (x->mb != 1)
+            x = NULL;
+    }
+    if (x == NULL) {
+        /* iterate() itself, so that its parts stay inlined into it (a
+         * second caller of total() made the compiler call it: 4.8 % more
+         * instructions for every step). */
+        for (; m < k; m++) {
+            d.decode_ctx_tokens = b->decode_ctx_tokens + m * b->decode_seqs;
+            ns[m] = iterate(r, &d, NULL, 1, memo);
+        }
+        return;
+    }
+    memcpy(cls, x->ns, sizeof(cls));
+    if (r->ep > 1 && r->moe_layers > 0)
+        cls[PERF_OP_EP_COMM] = r->moe_layers * x->a2a_mb;
+    overhead = round_ns(cls[PERF_OP_OVERHEAD]);
+    for (; m < k; m++) {
         d.decode_ctx_tokens = b->decode_ctx_tokens + m * b->decode_seqs;
-        ns[m] = iterate(r, &d, NULL, 1, memo);
+        cls[PERF_OP_ATTENTION] = attention(r, &d, x, NULL);
+        ns[m] = device_ns(cls) + overhead;
     }
 }
 

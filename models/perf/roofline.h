@@ -415,7 +415,8 @@ struct perf_step_terms {
 
 /* A memo of decode-only steps on one struct perf_replica: for each count
  * of decoders seen, what the step costs except its attention, which alone
- * depends on the decoders' context. Zero it before first use ({0}); free
+ * depends on the decoders' context; and for steps of any kind, the TP
+ * all-reduce by token count (24 bytes each). Zero it before first use ({0}); free
  * it with perf_step_memo_fini(). It grows to the most decoders seen
  * (about 300 bytes each). Used with another replica it starts over, so it
  * cannot give a wrong price, only a slower one. Not thread-safe: one
@@ -425,6 +426,14 @@ struct perf_step_memo {
     int spec;
     int64_t n;                 /* entries in x */
     struct perf_step_terms *x; /* x[k]: k + 1 decoders; mb 0 = not yet */
+    /* The TP all-reduce of any step whose GPUs hold a whole number of
+     * tokens, by that number: ar[k] for k + 1 tokens (its message), nar
+     * entries. */
+    int64_t nar;
+    struct perf_ar_memo {
+        double k_elem, ns;
+        int shot, full; /* full 0: not yet */
+    } *ar;
 };
 
 /* Frees what m holds and empties it. */
