@@ -415,12 +415,12 @@ struct perf_step_terms {
 
 /* A memo of decode-only steps on one struct perf_replica: for each count
  * of decoders seen, what the step costs except its attention, which alone
- * depends on the decoders' context; and for steps of any kind, the TP
- * all-reduce by token count (24 bytes each). Zero it before first use ({0}); free
- * it with perf_step_memo_fini(). It grows to the most decoders seen
- * (about 300 bytes each). Used with another replica it starts over, so it
- * cannot give a wrong price, only a slower one. Not thread-safe: one
- * simulation's. */
+ * depends on the decoders' context (about 300 bytes each); and for steps
+ * of any kind, the TP all-reduce by token count (24 bytes each). Zero it
+ * before first use ({0}); free it with perf_step_memo_fini(). It grows to
+ * the most decoders and tokens seen. Used with another replica it starts
+ * over, so it cannot give a wrong price, only a slower one. Not
+ * thread-safe: one simulation's. */
 struct perf_step_memo {
     const struct perf_replica *r; /* NULL: empty */
     int spec;
