@@ -1186,9 +1186,10 @@ static int init_layout(struct perf_replica *r, const struct arch_spec *a,
 /* The decode memo (perf_iteration_ns_memo) gives perf_iteration_ns()'s
  * value bit for bit: decode steps whose context grows and whose decoder
  * count goes up and down, mixed steps between them (priced whole, leaving
- * the memo as it was but for their all-reduce), steps ahead (perf_decode_steps(), with the memo and
- * without), one memo shared by two replicas in turn, on every
- * property replica and on two micro-batches, DSA and MTP layouts. */
+ * the memo as it was but for their all-reduce), steps ahead
+ * (perf_decode_steps(), with the memo and without), one memo shared by
+ * two replicas in turn, on every property replica and on two
+ * micro-batches, DSA and MTP layouts. */
 START_TEST(test_perf_iteration_memo_is_exact)
 {
     struct perf_replica r[PROPS_N + 3], *prev = NULL;

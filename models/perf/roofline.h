@@ -433,7 +433,7 @@ struct perf_step_memo {
     struct perf_ar_memo {
         double k_elem, ns;
         int shot, full; /* full 0: not yet */
-    } *ar;
+    } * ar;
 };
 
 /* Frees what m holds and empties it. */
