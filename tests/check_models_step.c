@@ -1228,8 +1228,8 @@ START_TEST(test_perf_iteration_memo_is_exact)
         for (int step = 0; step < 400; step++) {
             struct perf_batch b = decode(seqs, 0);
             b.decode_ctx_tokens = ctx;
-            if (step % 37 == 5) { /* a mixed step */
-                b.prefill_tokens = 1000 + step % 2 * 24; /* seen again */
+            if (step % 37 == 5) { /* a mixed step, its size seen again */
+                b.prefill_tokens = 1000 + step % 2 * 24;
                 b.prefill_ctx_tokens = step;
                 b.prefill_attn_pairs = 1000.0 * (step + 500.0);
                 b.prefill_seqs = 1;

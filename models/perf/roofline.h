@@ -413,6 +413,12 @@ struct perf_step_terms {
     double send_intra, send_inter, imb, pairs, touched;
 };
 
+/* One all-reduce of struct perf_step_memo. */
+struct perf_ar_memo {
+    double k_elem, ns;
+    int shot, full; /* full 0: not yet */
+};
+
 /* A memo of decode-only steps on one struct perf_replica: for each count
  * of decoders seen, what the step costs except its attention, which alone
  * depends on the decoders' context (about 300 bytes each); and for steps
@@ -430,10 +436,7 @@ struct perf_step_memo {
      * tokens, by that number: ar[k] for k + 1 tokens (its message), nar
      * entries. */
     int64_t nar;
-    struct perf_ar_memo {
-        double k_elem, ns;
-        int shot, full; /* full 0: not yet */
-    } * ar;
+    struct perf_ar_memo *ar;
 };
 
 /* Frees what m holds and empties it. */
