@@ -35,10 +35,12 @@ struct sim_loop {
     uint64_t seed;
     struct sim_stream *streams;
     int nstreams;
-    /* sim_loop_set_hook(): called before every handler but quiet. */
+    /* sim_loop_set_hook(): called before every handler but the quiet
+     * ones (sim_loop_hook_quiet()). */
     sim_hook_fn hook;
     void *hook_arg;
-    sim_handler_fn quiet;
+    sim_handler_fn quiet[SIM_HOOK_QUIET_MAX];
+    int nquiet;
 };
 
 void sim_event_init(struct sim_event *ev, sim_handler_fn fn, void *arg)
@@ -132,6 +134,15 @@ void sim_loop_cancel(struct sim_loop *loop, struct sim_event *ev)
         sim_heap_remove(&loop->heap, ev);
 }
 
+/* Whether handler fn runs without the hook. */
+static inline int is_quiet(const struct sim_loop *loop, sim_handler_fn fn)
+{
+    for (int i = 0; i < loop->nquiet; i++)
+        if (loop->quiet[i] == fn)
+            return 1;
+    return 0;
+}
+
 uint64_t sim_loop_run(struct sim_loop *loop, int64_t until_ns)
 {
     uint64_t fired = 0;
@@ -151,7 +162,7 @@ uint64_t sim_loop_run(struct sim_loop *loop, int64_t until_ns)
         fired++;
         loop->firing = ev;
         loop->firing_root = 1;
-        if (loop->hook != NULL && ev->fn != loop->quiet)
+        if (loop->hook != NULL && !is_quiet(loop, ev->fn))
             loop->hook(loop, loop->hook_arg);
         ev->fn(loop, ev);
         if (loop->firing_root)
@@ -168,7 +179,18 @@ void sim_loop_set_hook(struct sim_loop *loop, sim_hook_fn fn, void *arg,
 {
     loop->hook = fn;
     loop->hook_arg = arg;
-    loop->quiet = quiet;
+    loop->nquiet = 0;
+    if (quiet != NULL)
+        loop->quiet[loop->nquiet++] = quiet;
+}
+
+int sim_loop_hook_quiet(struct sim_loop *loop, sim_handler_fn fn)
+{
+    if (fn == NULL || loop->nquiet == SIM_HOOK_QUIET_MAX)
+        return SIM_EINVAL;
+    if (!is_quiet(loop, fn))
+        loop->quiet[loop->nquiet++] = fn;
+    return 0;
 }
 
 void sim_loop_stop(struct sim_loop *loop)

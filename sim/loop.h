@@ -67,6 +67,13 @@ typedef void (*sim_hook_fn)(struct sim_loop *loop, void *arg);
 void sim_loop_set_hook(struct sim_loop *loop, sim_hook_fn fn, void *arg,
                        sim_handler_fn quiet);
 
+/* Adds handler fn to those that run without the hook (the hook's own
+ * quiet is the first; sim_loop_set_hook() empties the set): a handler
+ * that reads nothing the hook brings up to date. At most
+ * SIM_HOOK_QUIET_MAX; SIM_EINVAL beyond, or for NULL. */
+#define SIM_HOOK_QUIET_MAX 4
+int sim_loop_hook_quiet(struct sim_loop *loop, sim_handler_fn fn);
+
 /* Makes sim_loop_run() return after the current handler. */
 void sim_loop_stop(struct sim_loop *loop);
 

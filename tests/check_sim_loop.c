@@ -307,6 +307,20 @@ START_TEST(test_sim_loop_hook)
     ck_assert_uint_eq(sim_loop_run(loop, SIM_TIME_MAX), 1);
     ck_assert_int_eq(rec.n, 6);
     ck_assert_int_eq(rec.log[5], 0);
+    /* A quiet handler added to a hook that had none; added twice, it is
+     * there once; NULL is refused. */
+    sim_loop_set_hook(loop, hook, &h, NULL);
+    ck_assert_int_eq(sim_loop_hook_quiet(loop, quiet_handler), 0);
+    ck_assert_int_eq(sim_loop_hook_quiet(loop, quiet_handler), 0);
+    ck_assert_int_eq(sim_loop_hook_quiet(loop, NULL), SIM_EINVAL);
+    ck_assert_int_eq(sim_loop_schedule(loop, &t[1].ev, 30), 0);
+    ck_assert_int_eq(sim_loop_schedule(loop, &t[0].ev, 40), 0);
+    ck_assert_uint_eq(sim_loop_run(loop, SIM_TIME_MAX), 2);
+    ck_assert_int_eq(rec.n, 9);
+    ck_assert_int_eq(rec.log[6], 101);
+    ck_assert_int_eq(rec.log[7], -1);
+    ck_assert_int_eq(rec.when[7], 40);
+    ck_assert_int_eq(rec.log[8], 0);
     sim_loop_free(loop);
 }
 END_TEST

@@ -836,6 +836,16 @@ void cl__llm_gauges(const struct cl_world *w, const struct cl_replica *rep,
 /* rep's outstanding requests, running + waiting, as the gauges count
  * them (0 before it serves); what least-outstanding routing reads. */
 int64_t cl__llm_outstanding(const struct cl_replica *rep);
+/* Marks the handlers of arrivals (a request sent, its front end done) as
+ * running without w's loop hook (sim_loop_hook_quiet()): for an engine
+ * whose hook brings up to date only what these do not read. */
+void cl__arrivals_quiet(struct cl_world *w);
+/* Of w's serving replicas whose KV cache holds need tokens, the first in
+ * slot order with the fewest outstanding requests; NULL if none. The
+ * least-outstanding rule of a cluster that is not mixed (all speeds
+ * equal), in one tight pass: the hottest loop of arrival handling. */
+struct cl_replica *cl__llm_least_outstanding(const struct cl_world *w,
+                                             int64_t need);
 /* Tokens request r holds in the KV cache at its peak: prompt + output - 1
  * (the last token's KV is never written), at least its prompt. */
 int64_t cl__llm_kv_peak_tokens(const struct cl_req *r);

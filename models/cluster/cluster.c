@@ -758,6 +758,13 @@ static void on_arrival(struct sim_loop *loop, struct sim_event *ev)
         cl__send_next(w, -1);
 }
 
+void cl__arrivals_quiet(struct cl_world *w)
+{
+    if (sim_loop_hook_quiet(w->loop, on_arrival) != 0 ||
+        sim_loop_hook_quiet(w->loop, on_frontend_done) != 0)
+        sim_fatal("cl__arrivals_quiet: the loop's quiet set is full");
+}
+
 /* The GPU kind of pool i (its own, or hardware.gpu). */
 static const char *pool_gpu(const struct cl_scenario *s, int i)
 {

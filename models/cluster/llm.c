@@ -1559,6 +1559,12 @@ static void defrag(struct cl_llm_replica *e)
  * anything might look: before every other event (the loop's hook
  * ff_hook(), over the replicas with a window), at the window's last end,
  * and before a request finishes (a client may send another at once).
+ * Arrivals are not looks when the routing reads only what a window leaves
+ * as it is (outstanding counts, states, KV capacities, speeds, slots: not
+ * least-kv or prefix-affinity), and the window the request joins is cut
+ * first; their handlers then run without the hook
+ * (cl__arrivals_quiet()), which at a high rate of arrivals would
+ * otherwise run before most events.
  * Anything that changes the replica (a request routed to it, abandoned,
  * a drain, a failure) first cuts the window at the iteration in flight
  * (ff_cut()), whose end becomes an event again. So every statistic sees
@@ -1699,8 +1705,15 @@ static void ff_decide(struct cl_world *w, struct llm_world *lw)
     lw->ff_ok = (w->opts == NULL || !w->opts->no_fast_forward) &&
                 !s->deploy.disaggregation.enabled && s->faults.nlinks == 0 &&
                 !s->cluster.defrag && s->cluster.rebalance_ns <= 0;
-    if (lw->ff_ok)
-        sim_loop_set_hook(w->loop, ff_hook, lw, on_iteration_end);
+    if (!lw->ff_ok)
+        return;
+    sim_loop_set_hook(w->loop, ff_hook, lw, on_iteration_end);
+    /* Routing by counts a window leaves as they are: arrivals need no
+     * window brought up to date but the one they cut. */
+    if (s->cluster.routing == CL_ROUTE_LEAST_OUTSTANDING ||
+        s->cluster.routing == CL_ROUTE_RANDOM ||
+        s->cluster.routing == CL_ROUTE_ROUND_ROBIN)
+        cl__arrivals_quiet(w);
 }
 
 /* Called by kick() with the decode step b it has just priced at dt (no
@@ -2414,6 +2427,29 @@ int64_t cl__llm_outstanding(const struct cl_replica *rep)
     const struct cl_llm_replica *e = llm_of(rep);
 
     return e != NULL ? (int64_t)e->nseqs + (int64_t)e->waiting.n : 0;
+}
+
+struct cl_replica *cl__llm_least_outstanding(const struct cl_world *w,
+                                             int64_t need)
+{
+    struct cl_replica *pick = NULL;
+    int64_t least = 0;
+
+    for (int s = 0; s < w->nreps; s++) {
+        struct cl_replica *rep = w->reps[s];
+        const struct cl_llm_replica *e = llm_of(rep);
+        int64_t n;
+
+        if (rep->state != CL_R_SERVING ||
+            need > cl__rep_layout(w, rep)->kv_cap_tokens)
+            continue;
+        n = e != NULL ? (int64_t)e->nseqs + (int64_t)e->waiting.n : 0;
+        if (pick == NULL || n < least) {
+            least = n;
+            pick = rep;
+        }
+    }
+    return pick;
 }
 
 /* P/D routing: a request without transferred KV goes to the prefill

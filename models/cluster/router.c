@@ -33,7 +33,8 @@
  * prefix-affinity (cl__llm_prefix_cached_tokens). least-outstanding, the
  * default, reads only the outstanding counts, in one pass without the
  * candidate array (the same comparisons in the same order, so the same
- * choice as cl__route_choose()). Deterministic: no hashing of pointers,
+ * choice as cl__route_choose()); in a cluster that is not mixed, a pass of
+ * integer comparisons (cl__llm_least_outstanding()). Deterministic: no hashing of pointers,
  * ties always to the lowest slot.
  */
 #include <stdlib.h>
@@ -123,6 +124,8 @@ struct cl_replica *cl__route(struct cl_world *w, const struct cl_req *r)
     struct cl_router *rt = w->router;
     int n = 0, k;
 
+    if (routing == CL_ROUTE_LEAST_OUTSTANDING && !w->mixed)
+        return cl__llm_least_outstanding(w, need);
     if (routing == CL_ROUTE_LEAST_OUTSTANDING) {
         struct cl_route_cand best = {0}, c = {0};
         struct cl_replica *pick = NULL;
