@@ -34,8 +34,8 @@
  * default, reads only the outstanding counts, in one pass without the
  * candidate array (the same comparisons in the same order, so the same
  * choice as cl__route_choose()); in a cluster that is not mixed, a pass of
- * integer comparisons (cl__llm_least_outstanding()). Deterministic: no hashing of pointers,
- * ties always to the lowest slot.
+ * integer comparisons (cl__llm_least_outstanding()). Deterministic: no
+ * hashing of pointers, ties always to the lowest slot.
  */
 #include <stdlib.h>
 
