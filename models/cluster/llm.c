@@ -1557,8 +1557,9 @@ static void defrag(struct cl_llm_replica *e)
  * in order, each at its own time (ff_step(): what on_iteration_end() and
  * kick() do for such a step, nothing else can happen in one), whenever
  * anything might look: before every other event (the loop's hook
- * ff_hook(), over the replicas with a window), at the window's last end,
- * and before a request finishes (a client may send another at once).
+ * ff_hook(), over the replicas with a window) and at the window's last
+ * end. (A request that finishes looks at no other replica: a request its
+ * client sends at once is an event of its own.)
  * Arrivals are not looks when the routing reads only what a window leaves
  * as it is (outstanding counts, states, KV capacities, speeds, slots: not
  * least-kv or prefix-affinity), and the window the request joins is cut
@@ -1824,11 +1825,6 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
         cl__itl_add(w, gap_ns, (uint64_t)e->dec_measured, e->dec_stage,
                     e->ndec_stage);
 
-    /* A request that finishes may make its client send the next one at
-     * once, and routing looks at every replica. */
-    if (e->lw->ff_count > 0 && e->decoding.n > 0 &&
-        e->decoding.v[0].time_ns == i)
-        ff_sync_all(e->lw, now);
     /* Decoders whose last token this was; the last token's KV is never
      * written. */
     while (e->decoding.n > 0 && e->decoding.v[0].time_ns == i) {
