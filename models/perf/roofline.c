@@ -1517,6 +1517,59 @@ static int64_t total(const struct perf_replica *r, const struct perf_batch *b,
     return tot;
 }
 
+/* Makes memo entry x of spec a fast one when it can be: one micro-batch
+ * and no drafting, so that total() adds the entry's class times and the
+ * attention's in the same order whatever the context. Keeps the first
+ * class, the others but the attention in order less those that are zero
+ * (adding +0 changes no sum of non-negative terms), and the parts of
+ * attention() that do not depend on the context. */
+static void fast_init(const struct perf_replica *r, int spec,
+                      struct perf_step_terms *x)
+{
+    x->fast = x->mb == 1 && !(spec && r->spec_method == PERF_SPEC_MTP);
+    if (!x->fast)
+        return;
+    x->first = x->ns[0];
+    x->nafter = 0;
+    for (int i = 1; i < PERF_OP_OVERHEAD; i++) {
+        double v = x->ns[i];
+        if (i == PERF_OP_ATTENTION)
+            continue;
+        if (i == PERF_OP_EP_COMM && r->ep > 1 && r->moe_layers > 0)
+            v = r->moe_layers * x->a2a_mb;
+        if (v != 0.0)
+            x->after[x->nafter++] = v;
+    }
+    x->overhead = round_ns(x->ns[PERF_OP_OVERHEAD]);
+    x->cap = r->attn_topk > 0 ? r->attn_topk * x->dec : 0.0;
+    x->by_ctx = (x->pf_ctx + x->t) * r->inv_dp;
+    x->by_act = x->tg * r->attn_qo_act * ACT_BYTES;
+    x->kernels = r->attn_kernels * x->k_attn;
+}
+
+/* iterate()'s value for the decoders of fast memo entry x with dec_ctx
+ * tokens of context, bit for bit: attention() with the prefill's terms
+ * (exact zeros) left out, then device_ns() and the host's part. */
+static inline int64_t decode_ns(const struct perf_replica *r,
+                                const struct perf_step_terms *x, double dec_ctx)
+{
+    double dec_main = dec_ctx, f, by, tc, tm, sum;
+
+    if (x->cap > 0.0 && dec_main > x->cap)
+        dec_main = x->cap;
+    f = (r->attn_flops_pair_decode * dec_main * x->dshare * x->q +
+         r->attn_flops_pair_indexer * (dec_ctx * x->dshare * x->q)) /
+        r->tp;
+    by = r->kv_main_bytes * (dec_main * x->dshare + x->by_ctx) +
+         r->kv_index_bytes * (dec_ctx * x->dshare + x->by_ctx) + x->by_act;
+    tc = f * r->ns_per_attn_flop;
+    tm = by * r->ns_per_attn_byte;
+    sum = x->first + r->layers * ((tc >= tm ? tc : tm) + x->kernels);
+    for (int i = 0; i < x->nafter; i++)
+        sum += x->after[i];
+    return (sum < 1.0 ? 1 : round_ns(sum)) + x->overhead;
+}
+
 /* Whether b has decoders only. */
 static int decode_only(const struct perf_batch *b)
 {
@@ -1571,8 +1624,12 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
         memo_own(memo, r, spec);
     if (memo != NULL && decode_only(b)) {
         x = memo_entry(memo, b->decode_seqs);
-        if (x->mb == 0)
+        if (x->mb == 0) {
             terms(r, b, NULL, spec, memo, x);
+            fast_init(r, spec, x);
+        }
+        if (x->fast && out == NULL)
+            return decode_ns(r, x, (double)b->decode_ctx_tokens);
     } else {
         terms(r, b, out, spec, memo, x);
     }
@@ -1606,38 +1663,27 @@ void perf_decode_steps(const struct perf_replica *r, const struct perf_batch *b,
 {
     struct perf_batch d = *b;
     const struct perf_step_terms *x = NULL;
-    double cls[PERF_OP_COUNT];
-    int64_t m = 0, overhead;
+    int64_t m = 0;
 
     if (k <= 0)
         return;
-    /* The first step fills the memo's entry; with one micro-batch and no
-     * drafting, total() adds the entry's class times and the attention's
-     * in the same order for every step: only the attention changes. */
-    if (memo != NULL && decode_only(b) && r->spec_method != PERF_SPEC_MTP) {
+    /* The first step fills the memo's entry. */
+    if (memo != NULL && decode_only(b)) {
         ns[m++] = iterate(r, b, NULL, 1, memo);
         x = &memo->x[b->decode_seqs - 1];
-        if (x->mb != 1)
-            x = NULL;
     }
-    if (x == NULL) {
-        /* iterate() itself, so that its parts stay inlined into it (a
-         * second caller of total() made the compiler call it: 4.8 % more
-         * instructions for every step). */
-        for (; m < k; m++) {
-            d.decode_ctx_tokens = b->decode_ctx_tokens + m * b->decode_seqs;
-            ns[m] = iterate(r, &d, NULL, 1, memo);
-        }
+    if (x != NULL && x->fast) {
+        for (; m < k; m++)
+            ns[m] = decode_ns(
+                r, x, (double)(b->decode_ctx_tokens + m * b->decode_seqs));
         return;
     }
-    memcpy(cls, x->ns, sizeof(cls));
-    if (r->ep > 1 && r->moe_layers > 0)
-        cls[PERF_OP_EP_COMM] = r->moe_layers * x->a2a_mb;
-    overhead = round_ns(cls[PERF_OP_OVERHEAD]);
+    /* iterate() itself, so that its parts stay inlined into it (a second
+     * caller of total() made the compiler call it: 4.8 % more instructions
+     * for every step). */
     for (; m < k; m++) {
         d.decode_ctx_tokens = b->decode_ctx_tokens + m * b->decode_seqs;
-        cls[PERF_OP_ATTENTION] = attention(r, &d, x, NULL);
-        ns[m] = device_ns(cls) + overhead;
+        ns[m] = iterate(r, &d, NULL, 1, memo);
     }
 }
 

@@ -411,6 +411,13 @@ struct perf_step_terms {
     double ns[PERF_OP_COUNT];
     double e_common, e_dense, e_moe, t_once, ar_ns, a2a_mb, a2a_bytes;
     double send_intra, send_inter, imb, pairs, touched;
+    /* A memo entry of one micro-batch without drafting (fast 1): the
+     * step's time is its attention's plus these, in this order (roofline.c
+     * decode_ns()). */
+    int fast, nafter;
+    int64_t overhead;
+    double first, after[PERF_OP_COUNT];
+    double cap, by_ctx, by_act, kernels;
 };
 
 /* One all-reduce of struct perf_step_memo. */
@@ -421,7 +428,7 @@ struct perf_ar_memo {
 
 /* A memo of decode-only steps on one struct perf_replica: for each count
  * of decoders seen, what the step costs except its attention, which alone
- * depends on the decoders' context (about 300 bytes each); and for steps
+ * depends on the decoders' context (about 450 bytes each); and for steps
  * of any kind, the TP all-reduce by token count (24 bytes each). Zero it
  * before first use ({0}); free it with perf_step_memo_fini(). It grows to
  * the most decoders and tokens seen. Used with another replica it starts
