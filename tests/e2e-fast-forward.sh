@@ -4,8 +4,9 @@
 # printing TAP: for every bundled scenario and bench input that runs
 # without downloaded data, and for the bench fleet lightly loaded (where
 # most iterations are fast-forwarded), every number of `dsec run --json`
-# but the engine's event counts and wall time agrees to 1e-9 relative (in
-# practice exactly), the text summary is the same but for its events line,
+# but the engine's event counts and wall time, and every number of the
+# database's cluster, pool and replica series, agrees to 1e-9 relative (in
+# practice exactly or to a few ulps), the text summary is the same but for its events line,
 # and fast-forwarding fires no more events than not. --no-fast-forward
 # giving today's output byte for byte is tests/pin-results.sh's job.
 set -u
@@ -66,6 +67,37 @@ print("events %d fast-forwarded, %d not; worst relative difference %.1e"
 sys.exit(1 if bad or a.get("sim_events", 0) > b.get("sim_events", 0) else 0)
 EOF
 
+# cmpdb A B: the time series of two results databases (cluster, pools,
+# replicas) row by row, numbers within 1e-9 relative, the rest equal.
+cat >"$tmp/cmpdb.py" <<'EOF'
+import sqlite3, sys
+a = sqlite3.connect(sys.argv[1])
+b = sqlite3.connect(sys.argv[2])
+bad = []
+worst = 0.0
+rows = 0
+for t in ("timeseries", "pool_series", "replica_series"):
+    q = "SELECT * FROM %s ORDER BY rowid" % t
+    x, y = a.execute(q).fetchall(), b.execute(q).fetchall()
+    if len(x) != len(y):
+        bad.append("%s: %d rows vs %d" % (t, len(x), len(y)))
+        continue
+    rows += len(x)
+    for i, (u, v) in enumerate(zip(x, y)):
+        for j, (p, q) in enumerate(zip(u[1:], v[1:])):
+            if isinstance(p, float) and isinstance(q, float) and p != q:
+                rel = abs(p - q) / max(abs(p), abs(q))
+                worst = max(worst, rel)
+                if rel <= 1e-9:
+                    continue
+            if p != q and not (p != p and q != q):
+                bad.append("%s row %d column %d: %r vs %r" % (t, i, j + 1, p, q))
+for line in bad[:10]:
+    print(line)
+print("series: %d rows; worst relative difference %.1e" % (rows, worst))
+sys.exit(1 if bad or rows == 0 else 0)
+EOF
+
 set --
 for f in "$srcdir"/scenarios/*.yaml "$srcdir"/bench/mm4.yaml \
     "$srcdir"/bench/llama8b.yaml "$srcdir"/bench/kv-heavy.yaml \
@@ -76,19 +108,24 @@ for f in "$srcdir"/scenarios/*.yaml "$srcdir"/bench/mm4.yaml \
     esac
     set -- "$@" "$f"
 done
-echo "1..$(($# * 2 + 1))"
+echo "1..$(($# * 3 + 1))"
 . "$srcdir/tests/tap.sh"
 
 for f in "$@"; do
     name=$(basename "$f" .yaml)
-    $dsec run --no-db --json "$f" >"$tmp/ff.json" 2>/dev/null
+    rm -f "$tmp/ff.db" "$tmp/ev.db"
+    $dsec run --db "$tmp/ff.db" --json "$f" >"$tmp/ff.json" 2>/dev/null
     st=$?
-    $dsec run --no-db --json --no-fast-forward "$f" >"$tmp/ev.json" \
-        2>/dev/null || st=1
+    $dsec run --db "$tmp/ev.db" --json --no-fast-forward "$f" \
+        >"$tmp/ev.json" 2>/dev/null || st=1
     [ $st -eq 0 ] && python3 "$tmp/cmp.py" "$tmp/ff.json" "$tmp/ev.json" \
         >"$tmp/cmp" || st=1
     show "$tmp/cmp"
     ok "$name: the JSON summary agrees with --no-fast-forward" $st
+    st=0
+    python3 "$tmp/cmpdb.py" "$tmp/ff.db" "$tmp/ev.db" >"$tmp/cmp" || st=1
+    show "$tmp/cmp"
+    ok "$name: the time series agree with --no-fast-forward" $st
     # stdout only: progress lines on stderr depend on the wall clock.
     $dsec run --no-db "$f" 2>/dev/null |
         grep -v -E '^(wall time|simulated time)' >"$tmp/ff.txt"

@@ -1631,7 +1631,7 @@ static void ff_step(struct cl_llm_replica *e, int64_t t)
     e->lw->decode_gpu_ns += (1 - 0.0) * (double)dt * e->perf->gpus;
     e->iter_start_ns = t;
     e->lw->ff_due[e->ff_slot] = e->ff_done + 1 < e->ff_n ? t + dt : INT64_MAX;
-    cl__rseries_touch_at(w, rep, t);
+    cl__rseries_decode_step(w, rep, t, *grow * e->grow_blocks != 0);
 }
 
 /* Applies the window's iteration ends before now (not at now: an event at

@@ -110,24 +110,46 @@ static void see(const struct cl_world *w, struct cl_rseries *e,
     e->state = rep->state;
 }
 
-void cl__rseries_touch_at(struct cl_world *w, struct cl_replica *rep,
-                          int64_t t_ns)
+/* rep's accumulators, tracked from now if they were not; NULL when there
+ * are no results or rep is gone (its last row is written). */
+static struct cl_rseries *find(struct cl_world *w, struct cl_replica *rep)
 {
     const struct cl_rseries_set *t = w->rseries;
-    struct cl_rseries *e = NULL;
 
     if (w->res == NULL)
-        return;
+        return NULL;
     /* rep->rseries > 0 only once track() has made the set. */
     if (rep->rseries > 0 && rep->rseries <= t->n &&
         t->v[rep->rseries - 1].rep == rep &&
         t->v[rep->rseries - 1].serial == rep->serial)
-        e = &t->v[rep->rseries - 1];
-    else if (rep->state == CL_R_GONE)
-        return; /* its last row is written */
-    else
-        e = track(w, rep);
-    see(w, e, rep, t_ns);
+        return &t->v[rep->rseries - 1];
+    if (rep->state == CL_R_GONE)
+        return NULL;
+    return track(w, rep);
+}
+
+void cl__rseries_touch_at(struct cl_world *w, struct cl_replica *rep,
+                          int64_t t_ns)
+{
+    struct cl_rseries *e = find(w, rep);
+
+    if (e != NULL)
+        see(w, e, rep, t_ns);
+}
+
+void cl__rseries_decode_step(struct cl_world *w, struct cl_replica *rep,
+                             int64_t t_ns, int kv_changed)
+{
+    struct cl_rseries *e = find(w, rep);
+    struct cl_gauges g;
+
+    if (e == NULL)
+        return;
+    if (kv_changed) {
+        w->engine->ops->gauges(w, rep, &g);
+        sim_tavg_set(&e->kv, t_ns, g.kv_usage);
+    }
+    e->out = rep->ctr.output_tokens;
 }
 
 static int alive(const struct cl_rseries *e)
