@@ -372,6 +372,7 @@ struct cl_world {
     int min_replicas;
     int max_replicas;
     int64_t kv_cap_max;        /* tokens: the largest pools[].kv_cap_tokens */
+    int64_t kv_cap_min;        /* and the smallest */
     int64_t max_model_len;     /* tokens: server.max_model_len or the model's
                                   context (cl__llm_max_model_len); 0: none */
     uint64_t dropped_too_long; /* of dropped: longer than max_model_len */

@@ -1065,6 +1065,8 @@ static int pools_init(struct cl_world *w, const struct cl_plan *plan,
         }
         if (cap > w->kv_cap_max)
             w->kv_cap_max = cap;
+        if (i == 0 || cap < w->kv_cap_min)
+            w->kv_cap_min = cap;
         if (s->npools > 0 && !isnan(s->pools[i].price_usd_per_gpu_hour))
             p->price = s->pools[i].price_usd_per_gpu_hour;
         else if (s->npools > 0 && s->pools[i].preemptible)

@@ -2429,7 +2429,9 @@ struct cl_replica *cl__llm_least_outstanding(const struct cl_world *w,
                                              int64_t need)
 {
     struct cl_replica *pick = NULL;
-    int64_t least = 0;
+    int64_t least = INT64_MAX;
+    /* Every replica holds what the smallest pool's holds (no P/D here). */
+    int fits_all = need <= w->kv_cap_min;
 
     for (int s = 0; s < w->nreps; s++) {
         struct cl_replica *rep = w->reps[s];
@@ -2437,10 +2439,10 @@ struct cl_replica *cl__llm_least_outstanding(const struct cl_world *w,
         int64_t n;
 
         if (rep->state != CL_R_SERVING ||
-            need > cl__rep_layout(w, rep)->kv_cap_tokens)
+            (!fits_all && need > cl__rep_layout(w, rep)->kv_cap_tokens))
             continue;
         n = e != NULL ? (int64_t)e->nseqs + (int64_t)e->waiting.n : 0;
-        if (pick == NULL || n < least) {
+        if (n < least) {
             least = n;
             pick = rep;
         }
