@@ -64,8 +64,10 @@
 
 /* Bytes per activation element (bf16), docs/sources.md §3.2 counts tokens * h *
  * bytes. */
-#define PERF_AR_MEMO_MAX 1048576.0 /* tokens: beyond, not memoised */
 #define ACT_BYTES 2.0
+
+/* The most tokens whose all-reduce the step memo keeps (allreduce()). */
+#define PERF_AR_MEMO_MAX 1048576.0
 
 /* GEMM kernels per layer (docs/sources.md §4.4 shapes): GQA fused QKV and O;
  * MLA fused q_a/kv_a, q_b, kv_b (absorbed: two batched GEMMs), o; dense
@@ -1108,10 +1110,6 @@ static double mtp_draft_ns(const struct perf_replica *r,
     return k * (body_ns * per + br.op[PERF_OP_LM_HEAD].ns + proj_ns);
 }
 
-/* Fills x with the terms of batch b that do not depend on its context
- * (every class but attention, the exposed all-to-all and the draft, for
- * one micro-batch) and, when out is not NULL, those classes' FLOPs, bytes
- * and bounds. b holds at least one token. */
 /* One TP all-reduce of the activations of tg tokens, ns: vLLM's custom
  * all-reduce where it applies (one kernel of the elementwise fixed time
  * k_elem), else NCCL (docs/step-time.md); *shot its enum net_car_shot.
@@ -1158,6 +1156,11 @@ static double allreduce(const struct perf_replica *r,
     return ns;
 }
 
+/* Fills x with the terms of batch b that do not depend on its context
+ * (every class but attention, the exposed all-to-all and the draft, for
+ * one micro-batch) and, when out is not NULL, those classes' FLOPs, bytes
+ * and bounds. b holds at least one token; memo (r's), when not NULL,
+ * keeps the all-reduce. */
 static void terms(const struct perf_replica *r, const struct perf_batch *b,
                   struct perf_breakdown *out, int spec,
                   struct perf_step_memo *memo, struct perf_step_terms *x)
