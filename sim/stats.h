@@ -103,6 +103,12 @@ void sim_hist_add(struct sim_hist *h, int64_t value);
  * sim_hist_add(). The caller keeps the total below 2^64. */
 void sim_hist_add_n(struct sim_hist *h, int64_t value, uint64_t count);
 
+/* sim_hist_add_n(h, v[i], count) for i = 0 .. n - 1, with one counter
+ * update for each run of values in the same bucket (a fast-forwarded
+ * replica's inter-token gaps, which grow slowly). O(n). */
+void sim_hist_add_run(struct sim_hist *h, const int64_t *v, size_t n,
+                      uint64_t count);
+
 /* Returns the number of values recorded. */
 uint64_t sim_hist_count(const struct sim_hist *h);
 

@@ -624,6 +624,11 @@ void cl__stages_results(const struct cl_world *w, struct cl_results *out);
  * [0, nstages) of each stage index of w->stages. O(nstages). */
 void cl__itl_add(struct cl_world *w, int64_t gap_ns, uint64_t measured,
                  const int64_t *by_stage, int nstages);
+/* cl__itl_add() for n iterations in a row of the same decoders, gaps
+ * gap_ns[0 .. n - 1] (negative ones taken as 0, in place): the same sums
+ * in the same order, the histograms by runs of a bucket. O(n x nstages). */
+void cl__itl_add_run(struct cl_world *w, int64_t *gap_ns, int n,
+                     uint64_t measured, const int64_t *by_stage, int nstages);
 /* Cancels r's pass through the API front end (struct cl_frontend) if it
  * is still there, before any engine has it: returns 1 then, else 0 (the
  * engine holds r). For a client that abandons r. */

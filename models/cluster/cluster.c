@@ -303,6 +303,25 @@ void cl__itl_add(struct cl_world *w, int64_t gap_ns, uint64_t measured,
     }
 }
 
+void cl__itl_add_run(struct cl_world *w, int64_t *gap_ns, int n,
+                     uint64_t measured, const int64_t *by_stage, int nstages)
+{
+    for (int j = 0; j < n; j++)
+        if (gap_ns[j] < 0)
+            gap_ns[j] = 0;
+    sim_hist_add_run(&w->itl, gap_ns, (size_t)n, measured);
+    for (int j = 0; j < n; j++)
+        w->itl_sum_ns += (double)gap_ns[j] * (double)measured;
+    for (int i = 0; i < nstages && i < w->nstages; i++) {
+        struct cl_stage_rt *st = w->stages[i];
+        if (by_stage[i] <= 0 || st == NULL)
+            continue;
+        sim_hist_add_run(&st->itl, gap_ns, (size_t)n, (uint64_t)by_stage[i]);
+        for (int j = 0; j < n; j++)
+            st->itl_sum_ns += (double)gap_ns[j] * (double)by_stage[i];
+    }
+}
+
 /* ns as seconds, correctly rounded (a division, not a multiplication by
  * 1e-9), so that the per-request files print 0.539363733, not
  * 0.5393637330000001. */

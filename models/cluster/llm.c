@@ -1615,8 +1615,6 @@ static void ff_step(struct cl_llm_replica *e, int64_t t)
         pol_ph_add_n(&rep->ctr.itl, itl_s, (uint64_t)n);
         pol_ph_add_n(&w->cl_ctr.itl, itl_s, (uint64_t)n);
     }
-    cl__itl_add(w, gap_ns, (uint64_t)e->dec_measured, e->dec_stage,
-                e->ndec_stage);
     rep->ctr.output_tokens += (uint64_t)n;
     w->cl_ctr.output_tokens += (uint64_t)n;
     e->iter_no++;
@@ -1638,12 +1636,21 @@ static void ff_step(struct cl_llm_replica *e, int64_t t)
  * the same time was most likely queued first). */
 static void ff_sync(struct cl_llm_replica *e, int64_t now)
 {
+    int64_t gap[FF_MAX];
+    int n = 0;
+
     while (e->ff_done + 1 < e->ff_n) {
         int64_t t = e->iter_start_ns + e->ff_dt[e->ff_done];
         if (t >= now)
             break;
+        gap[n++] = t - e->iter_start_ns;
         ff_step(e, t);
     }
+    /* Their inter-token gaps: nothing reads the statistics in between,
+     * and the decoders are the same throughout. */
+    if (n > 0)
+        cl__itl_add_run(e->rep->w, gap, n, (uint64_t)e->dec_measured,
+                        e->dec_stage, e->ndec_stage);
 }
 
 static void ff_sync_all(struct llm_world *lw, int64_t now)
