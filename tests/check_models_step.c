@@ -1186,7 +1186,8 @@ static int init_layout(struct perf_replica *r, const struct arch_spec *a,
 /* The decode memo (perf_iteration_ns_memo) gives perf_iteration_ns()'s
  * value bit for bit: decode steps whose context grows and whose decoder
  * count goes up and down, mixed steps between them (priced whole, leaving
- * the memo as it was but for their all-reduce), steps ahead
+ * the memo as it was but for their all-reduce; those with new prompts
+ * only, of one token count split in many ways, from its entry), steps ahead
  * (perf_decode_steps(), with the memo and without), one memo shared by
  * two replicas in turn, on every property replica and on two
  * micro-batches, DSA and MTP layouts. */
@@ -1235,6 +1236,15 @@ START_TEST(test_perf_iteration_memo_is_exact)
                 b.prefill_seqs = 1;
                 b.prefill_done_seqs = 1;
             }
+            if (step % 7 == 3) {
+                /* New prompts (no prefill context): 1,200 tokens in all,
+                 * split anew each time between prompts and decoders (the
+                 * memo keeps what depends on the count alone). */
+                b.prefill_tokens = 1200 - seqs;
+                b.prefill_attn_pairs = 600.0 * (double)b.prefill_tokens;
+                b.prefill_seqs = 1 + step % 2;
+                b.prefill_done_seqs = step % 3 != 0;
+            }
             ck_assert_int_eq(perf_iteration_ns_memo(&r[i], &b, &m),
                              perf_iteration_ns(&r[i], &b));
             /* Steps ahead, as a fast-forwarded window prices them. */
@@ -1262,6 +1272,7 @@ START_TEST(test_perf_iteration_memo_is_exact)
     }
     perf_step_memo_fini(&m);
     ck_assert_ptr_null(m.x);
+    ck_assert_ptr_null(m.mx);
 }
 END_TEST
 

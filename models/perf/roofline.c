@@ -1156,14 +1156,15 @@ static double allreduce(const struct perf_replica *r,
     return ns;
 }
 
-/* Fills x with the terms of batch b that do not depend on its context
- * (every class but attention, the exposed all-to-all and the draft, for
- * one micro-batch) and, when out is not NULL, those classes' FLOPs, bytes
- * and bounds. b holds at least one token; memo (r's), when not NULL,
- * keeps the all-reduce. */
-static void terms(const struct perf_replica *r, const struct perf_batch *b,
-                  struct perf_breakdown *out, int spec,
-                  struct perf_step_memo *memo, struct perf_step_terms *x)
+/* terms() of batch b whose values depend only on its token count (with
+ * its kind: decode-only or not, and its prefill context) and not on how
+ * they split into prompts and decoders: the linear layers but the LM
+ * head, the elementwise kernels and the collectives. x holds b's token
+ * counts and kernel times (terms()'s first part). */
+static void token_terms(const struct perf_replica *r,
+                        const struct perf_batch *b, struct perf_breakdown *out,
+                        struct perf_step_memo *memo, struct perf_step_terms *x,
+                        double k_gemm)
 {
     const struct arch_spec *a = r->arch;
     const struct perf_gpu_calib *c = &r->calib;
@@ -1171,64 +1172,7 @@ static void terms(const struct perf_replica *r, const struct perf_batch *b,
     struct net_topo topo;
     double *ns = x->ns;
     double h = a->hidden;
-    double t, tg, sg, worst = 0.0, f, by, dec, dq, nseqs, k_gemm, k_elem;
-
-    memset(ns, 0, sizeof(x->ns));
-    x->e_moe = x->ar_ns = x->a2a_mb = x->a2a_bytes = 0.0;
-    x->send_intra = x->send_inter = 0.0;
-    x->imb = 1.0;
-    x->pairs = x->touched = 0.0;
-    x->a2a_cls = PERF_A2A_NONE;
-    /* Two micro-batches need two tokens; the sums below are of one
-     * micro-batch (s = 1 / mb, exact in binary). */
-    x->mb = r->micro_batches > 1 && b->prefill_tokens + b->decode_seqs >= 2
-                ? r->micro_batches
-                : 1;
-    x->nmb = x->mb;
-    x->s = 1.0 / x->nmb;
-    x->pf = (double)b->prefill_tokens * x->s;
-    x->dec = dec = (double)b->decode_seqs * x->s;
-    x->pf_ctx = (double)b->prefill_ctx_tokens * x->s;
-    /* Speculative decoding: each decoder verifies its drafted tokens with
-     * its own, q query tokens through every layer and the LM head; the
-     * attention reads its context once for all q queries. */
-    x->q = spec ? 1.0 + r->spec_tokens : 1.0;
-    dq = dec * x->q;
-    x->t = t = x->pf + dq;
-    tg = t * r->inv_dp; /* tokens of one data-parallel attention group */
-    sg = (dq + (double)b->prefill_done_seqs * x->s) * r->inv_dp;
-    /* CUDA graphs (docs/step-time.md "Kernels and CUDA graphs"): a batch
-     * of at most cudagraph_max_tokens replays a graph, its tokens padded
-     * to the capture size for the linear layers; a decode-only batch a
-     * full graph, a mixed one piecewise graphs with attention launched
-     * eagerly between the pieces. Larger batches run eagerly. */
-    {
-        double tg_ceil = ceil(tg);
-        int graph = r->cudagraph_max_tokens > 0 &&
-                    tg_ceil <= (double)r->cudagraph_max_tokens;
-        double l_other = graph ? c->launch_graph_ns : c->launch_eager_ns;
-        double l_attn = graph && b->prefill_tokens == 0 ? c->launch_graph_ns
-                                                        : c->launch_eager_ns;
-
-        k_gemm = c->gemm_kernel_ns + l_other;
-        x->k_elem = k_elem = c->elem_kernel_ns + l_other;
-        x->k_attn = c->attn_kernel_ns + l_attn;
-        if (graph)
-            tg = (double)perf_cudagraph_padded_tokens((int64_t)tg_ceil);
-        if (out != NULL) {
-            out->graph = !graph                  ? PERF_GRAPH_EAGER
-                         : b->prefill_tokens > 0 ? PERF_GRAPH_PIECEWISE
-                                                 : PERF_GRAPH_FULL;
-            out->padded_tokens = tg;
-        }
-    }
-    x->tg = tg;
-    /* Data-parallel attention: the decodes spread over dp ranks, the
-     * busiest holding ceil(D / dp) of the D sequences (and their share of
-     * the context), the step waiting for it; prefill chunks split evenly
-     * (a chunk is one rank's, and chunks are many). */
-    x->dshare =
-        r->dp > 1 && dec > 0.0 ? ceil(dec * r->inv_dp - 1e-9) / dec : r->inv_dp;
+    double t = x->t, tg = x->tg, k_elem = x->k_elem, worst = 0.0, f, by;
 
     /* Attention projections, per layer; MLA's kv_b also expands the cached
      * latents of a prefill (FLOPs per row: their share). */
@@ -1287,15 +1231,6 @@ static void terms(const struct perf_replica *r, const struct perf_batch *b,
             r->elem_moe_kernels, k_elem);
     }
 
-    /* LM head, for the sampled positions only. */
-    worst = 0.0;
-    if (sg > 0.0)
-        add_gemm(r, op ? &op[PERF_OP_LM_HEAD] : NULL, &ns[PERF_OP_LM_HEAD], 1.0,
-                 sg, 2.0 * r->lm_head_params,
-                 r->lm_head_params * r->weight_bytes_per_param +
-                     sg * r->lm_head_act * ACT_BYTES,
-                 1.0, k_gemm, &worst);
-
     /* Elementwise. */
     x->e_common = elem_ns(r, tg * r->elem_common * ACT_BYTES,
                           r->elem_common_kernels, k_elem);
@@ -1345,6 +1280,126 @@ static void terms(const struct perf_replica *r, const struct perf_batch *b,
         if (op != NULL)
             op[PERF_OP_PP_COMM].bytes = (r->pp - 1) * n;
     }
+}
+
+/* The entry of memo (memo_own()ed) for batch b's token count, when
+ * b has a prompt but no prefill context and no drafts (x->q 1), grown as
+ * needed; NULL otherwise, or without a memo, or for a breakdown (out). */
+static struct perf_step_terms *mixed_entry(const struct perf_batch *b,
+                                           const struct perf_breakdown *out,
+                                           struct perf_step_memo *memo,
+                                           const struct perf_step_terms *x)
+{
+    int64_t k = b->prefill_tokens + b->decode_seqs;
+
+    if (memo == NULL || out != NULL || b->prefill_tokens <= 0 ||
+        b->prefill_ctx_tokens != 0 || x->q != 1.0 || k > PERF_AR_MEMO_MAX)
+        return NULL;
+    if (k > memo->nmx) {
+        int64_t cap = k > 2 * memo->nmx ? k : 2 * memo->nmx;
+        memo->mx = xrealloc(memo->mx, (size_t)cap, sizeof(*memo->mx));
+        memset(memo->mx + memo->nmx, 0,
+               (size_t)(cap - memo->nmx) * sizeof(*memo->mx));
+        memo->nmx = cap;
+    }
+    return &memo->mx[k - 1];
+}
+
+/* Fills x with the terms of batch b that do not depend on its context
+ * (every class but attention, the exposed all-to-all and the draft, for
+ * one micro-batch) and, when out is not NULL, those classes' FLOPs, bytes
+ * and bounds. b holds at least one token; memo (r's), when not NULL,
+ * keeps the all-reduce. */
+static void terms(const struct perf_replica *r, const struct perf_batch *b,
+                  struct perf_breakdown *out, int spec,
+                  struct perf_step_memo *memo, struct perf_step_terms *x)
+{
+    const struct perf_gpu_calib *c = &r->calib;
+    struct perf_op_cost *op = out != NULL ? out->op : NULL;
+    struct perf_step_terms *mx;
+    double *ns = x->ns;
+    double t, tg, sg, worst = 0.0, dec, dq, nseqs, k_gemm;
+
+    memset(ns, 0, sizeof(x->ns));
+    x->e_moe = x->ar_ns = x->a2a_mb = x->a2a_bytes = 0.0;
+    x->send_intra = x->send_inter = 0.0;
+    x->imb = 1.0;
+    x->pairs = x->touched = 0.0;
+    x->a2a_cls = PERF_A2A_NONE;
+    /* Two micro-batches need two tokens; the sums below are of one
+     * micro-batch (s = 1 / mb, exact in binary). */
+    x->mb = r->micro_batches > 1 && b->prefill_tokens + b->decode_seqs >= 2
+                ? r->micro_batches
+                : 1;
+    x->nmb = x->mb;
+    x->s = 1.0 / x->nmb;
+    x->pf = (double)b->prefill_tokens * x->s;
+    x->dec = dec = (double)b->decode_seqs * x->s;
+    x->pf_ctx = (double)b->prefill_ctx_tokens * x->s;
+    /* Speculative decoding: each decoder verifies its drafted tokens with
+     * its own, q query tokens through every layer and the LM head; the
+     * attention reads its context once for all q queries. */
+    x->q = spec ? 1.0 + r->spec_tokens : 1.0;
+    dq = dec * x->q;
+    x->t = t = x->pf + dq;
+    tg = t * r->inv_dp; /* tokens of one data-parallel attention group */
+    sg = (dq + (double)b->prefill_done_seqs * x->s) * r->inv_dp;
+    /* CUDA graphs (docs/step-time.md "Kernels and CUDA graphs"): a batch
+     * of at most cudagraph_max_tokens replays a graph, its tokens padded
+     * to the capture size for the linear layers; a decode-only batch a
+     * full graph, a mixed one piecewise graphs with attention launched
+     * eagerly between the pieces. Larger batches run eagerly. */
+    {
+        double tg_ceil = ceil(tg);
+        int graph = r->cudagraph_max_tokens > 0 &&
+                    tg_ceil <= (double)r->cudagraph_max_tokens;
+        double l_other = graph ? c->launch_graph_ns : c->launch_eager_ns;
+        double l_attn = graph && b->prefill_tokens == 0 ? c->launch_graph_ns
+                                                        : c->launch_eager_ns;
+
+        k_gemm = c->gemm_kernel_ns + l_other;
+        x->k_elem = c->elem_kernel_ns + l_other;
+        x->k_attn = c->attn_kernel_ns + l_attn;
+        if (graph)
+            tg = (double)perf_cudagraph_padded_tokens((int64_t)tg_ceil);
+        if (out != NULL) {
+            out->graph = !graph                  ? PERF_GRAPH_EAGER
+                         : b->prefill_tokens > 0 ? PERF_GRAPH_PIECEWISE
+                                                 : PERF_GRAPH_FULL;
+            out->padded_tokens = tg;
+        }
+    }
+    x->tg = tg;
+    /* Data-parallel attention: the decodes spread over dp ranks, the
+     * busiest holding ceil(D / dp) of the D sequences (and their share of
+     * the context), the step waiting for it; prefill chunks split evenly
+     * (a chunk is one rank's, and chunks are many). */
+    x->dshare =
+        r->dp > 1 && dec > 0.0 ? ceil(dec * r->inv_dp - 1e-9) / dec : r->inv_dp;
+
+    mx = mixed_entry(b, out, memo, x);
+    if (mx != NULL && mx->mb != 0) {
+        /* Its token count's terms; its own split of them. */
+        double pf = x->pf, pf_ctx = x->pf_ctx, dshare = x->dshare;
+        *x = *mx;
+        x->pf = pf;
+        x->dec = dec;
+        x->pf_ctx = pf_ctx;
+        x->dshare = dshare;
+    } else {
+        token_terms(r, b, out, memo, x, k_gemm);
+        if (mx != NULL)
+            *mx = *x;
+    }
+
+    /* LM head, for the sampled positions only. */
+    worst = 0.0;
+    if (sg > 0.0)
+        add_gemm(r, op ? &op[PERF_OP_LM_HEAD] : NULL, &ns[PERF_OP_LM_HEAD], 1.0,
+                 sg, 2.0 * r->lm_head_params,
+                 r->lm_head_params * r->weight_bytes_per_param +
+                     sg * r->lm_head_act * ACT_BYTES,
+                 1.0, k_gemm, &worst);
 
     /* Host. */
     nseqs = (double)b->decode_seqs +
@@ -1585,6 +1640,7 @@ void perf_step_memo_fini(struct perf_step_memo *m)
 {
     free(m->x);
     free(m->ar);
+    free(m->mx);
     memset(m, 0, sizeof(*m));
 }
 

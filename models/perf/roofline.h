@@ -428,8 +428,11 @@ struct perf_ar_memo {
 
 /* A memo of decode-only steps on one struct perf_replica: for each count
  * of decoders seen, what the step costs except its attention, which alone
- * depends on the decoders' context (about 450 bytes each); and for steps
- * of any kind, the TP all-reduce by token count (24 bytes each). Zero it
+ * depends on the decoders' context (about 450 bytes each); for steps
+ * with new prompts (no prefill context), by token count, what does not
+ * depend on how the tokens split into prompts and decoders (as much
+ * again); and for steps of any kind, the TP all-reduce by token count
+ * (24 bytes each). Zero it
  * before first use ({0}); free it with perf_step_memo_fini(). It grows to
  * the most decoders and tokens seen. Used with another replica it starts
  * over, so it cannot give a wrong price, only a slower one. Not
@@ -444,6 +447,11 @@ struct perf_step_memo {
      * entries. */
     int64_t nar;
     struct perf_ar_memo *ar;
+    /* The terms of batches with a prompt and no prefill context that
+     * depend on their token count alone, by that count (roofline.c
+     * mixed_entry()): mx[k] for k + 1 tokens, nmx entries. */
+    int64_t nmx;
+    struct perf_step_terms *mx;
 };
 
 /* Frees what m holds and empties it. */
@@ -451,8 +459,10 @@ void perf_step_memo_fini(struct perf_step_memo *m);
 
 /* perf_iteration_ns() with a memo: a decode-only batch with a count of
  * decoders seen before reprices its attention only (the GEMMs,
- * collectives, elementwise and host terms depend on the count); any other
- * batch is priced whole, and a decode-only one fills its entry. Returns
+ * collectives, elementwise and host terms depend on the count); a batch
+ * with new prompts and a token count seen before reprices its attention,
+ * LM head and host terms only; any other batch is priced whole, and
+ * those two kinds fill their entries. Returns
  * exactly perf_iteration_ns()'s value. O(1). */
 int64_t perf_iteration_ns_memo(const struct perf_replica *r,
                                const struct perf_batch *b,
