@@ -565,13 +565,15 @@ static inline void cl__rseries_touch(struct cl_world *w, struct cl_replica *rep)
 {
     cl__rseries_touch_at(w, rep, sim_loop_now(w->loop));
 }
-/* cl__rseries_touch_at() for a fast-forwarded decode step (llm.c): rep's
- * running and waiting are those of its last touch, its KV blocks changed
- * only when kv_changed; so only its KV mean and output counter move (a
- * time-weighted mean is the same whether a constant stretch is one piece
- * or many, up to the last bit of its sum). */
-void cl__rseries_decode_step(struct cl_world *w, struct cl_replica *rep,
-                             int64_t t_ns, int kv_changed);
+/* cl__rseries_touch_at() for a run of fast-forwarded decode steps
+ * (llm.c): rep's running and waiting are those of its last touch; its KV
+ * usage became kv[j] at t_ns[j] (j < n, the steps whose blocks grew, in
+ * order) and stayed as it was at the others; so only its KV mean and
+ * output counter move (a time-weighted mean is the same whether a
+ * constant stretch is one piece or many, up to the last bit of its
+ * sum). */
+void cl__rseries_decode_run(struct cl_world *w, struct cl_replica *rep,
+                            const int64_t *t_ns, const double *kv, int n);
 /* Closes the metrics interval ending at end_ns: at the last interval of a
  * row (or when last is not 0, the run's end) appends one row per tracked
  * replica to w->res from the row's start, starts the next row and forgets

@@ -245,8 +245,10 @@ struct cl_llm_replica {
     /* Fast-forward (ff_start()): a window of ff_n iterations whose ends
      * are not events; ff_dt[k] is the k-th one's step time, ff_done of
      * them have ended (the in-flight one is ff_done), ff_slot its place in
-     * lw->ff_list. ff_n 0: no window. */
+     * lw->ff_list. ff_n 0: no window. ff_pf: the window's first step
+     * completes the prompt of the request in prefill (ff_land()). */
     int64_t ff_n, ff_done, ff_cap;
+    int ff_pf;
     /* The next window's most iterations: doubled when one runs whole,
      * halved when one is cut, within [2, FF_MAX]. */
     int64_t ff_want;
@@ -271,6 +273,13 @@ static const char *const kv_link_names[] = {
     [CL_KVL_ROCE_100] = "roce-100", [CL_KVL_ROCE_200] = "roce-200",
     [CL_KVL_ROCE_400] = "roce-400", [CL_KVL_ROCE_800] = "roce-800",
 };
+
+/* vLLM's kv_cache_usage_perc: blocks in use over blocks. */
+static double kv_usage(const struct cl_llm_replica *e)
+{
+    return e->cap_blocks > 0 ? (double)e->blocks_used / (double)e->cap_blocks
+                             : 0;
+}
 
 static int64_t load(const struct cl_llm_replica *e)
 {
@@ -540,13 +549,18 @@ int64_t cl__llm_kv_peak_tokens(const struct cl_req *r)
 /* The growth phase of decoder r: it needs a new block in iteration j iff
  * j % B equals this. Before iteration j > dec_iter its cache holds
  * prompt + gen_tokens + (j - dec_iter - 1) - 1 tokens. */
+static int64_t phase_at(const struct cl_llm_replica *e, int64_t dec_iter,
+                        int64_t tokens)
+{
+    int64_t k = (dec_iter + 2 - tokens) % e->block_tokens;
+    return k < 0 ? k + e->block_tokens : k;
+}
+
 static int64_t phase_of(const struct cl_llm_replica *e, const struct cl_req *r)
 {
     if (e->spec)
         return r->dec_phase;
-    int64_t k =
-        (r->dec_iter + 2 - r->prompt_tokens - r->gen_tokens) % e->block_tokens;
-    return k < 0 ? k + e->block_tokens : k;
+    return phase_at(e, r->dec_iter, r->prompt_tokens + r->gen_tokens);
 }
 
 /* Output tokens decoder r has made before iteration iter_no runs. */
@@ -1547,6 +1561,69 @@ static void defrag(struct cl_llm_replica *e)
     sim_loop_after(w->loop, &e->mig_ev, t);
 }
 
+/* The prefill chunks of iteration i, ended at now: the FCFS head requests
+ * got them, in order (nchunks of them). A prompt they complete makes its
+ * first token and joins the decoders (or finishes, or goes to the decode
+ * group). Returns the tokens made. */
+static uint64_t land(struct cl_llm_replica *e, int64_t nchunks, int64_t i,
+                     int64_t now)
+{
+    struct cl_replica *rep = e->rep;
+    struct cl_world *w = rep->w;
+    uint64_t tokens = 0;
+
+    while (nchunks-- > 0) {
+        struct cl_req *r = e->prefill.head;
+        int64_t target = r->prompt_tokens + r->gen_tokens;
+        r->prefilled += r->chunk;
+        rep->ctr.prompt_tokens += (uint64_t)r->chunk;
+        w->cl_ctr.prompt_tokens += (uint64_t)r->chunk;
+        r->chunk = 0;
+        if (r->prefilled < target)
+            break; /* only the last chunk can be partial */
+        cl__fifo_pop(&e->prefill);
+        register_prompt(e, r);
+        tokens++;
+        r->gen_tokens++;
+        if (e->role == CL_ROLE_PREFILL && r->gen_tokens < r->output_tokens) {
+            handoff(e, r); /* its first token counts when the KV lands */
+            continue;
+        }
+        if (r->first_token_ns < 0) {
+            r->first_token_ns = now;
+            if (w->elastic) {
+                /* Only a policy reads these: static clusters skip them. */
+                double ttft_s = sim_ns_to_s(now - r->arrival_ns);
+                pol_ph_add_n(&rep->ctr.ttft, ttft_s, 1);
+                pol_ph_add_n(&w->cl_ctr.ttft, ttft_s, 1);
+            }
+        }
+        if (r->gen_tokens >= r->output_tokens) {
+            finish(e, r, r->kv_blocks);
+            continue;
+        }
+        e->ctx_sum += target + 1;
+        r->dec_iter = i;
+        if (e->spec) {
+            /* Its first new block when the free slots of its last one
+             * are used at tau tokens a step, then every grow_period. */
+            int64_t free_slots = r->kv_blocks * e->block_tokens - target;
+            r->dec_steps = spec_steps(e, r->output_tokens - r->gen_tokens);
+            r->dec_phase =
+                (i + 1 + (int64_t)((double)free_slots / e->spec_tau)) %
+                e->grow_period;
+            e->ctx_entry += target + 1;
+        }
+        e->phase_n[phase_of(e, r)]++;
+        sim_heap_insert(
+            &e->decoding, &r->ev,
+            i + (e->spec ? r->dec_steps : r->output_tokens - r->gen_tokens),
+            e->seq++);
+        dec_count(e, r, +1);
+    }
+    return tokens;
+}
+
 /* ---- Fast-forward of steady decode ----
  *
  * A replica whose next iterations are decode steps of the same decoders
@@ -1593,13 +1670,15 @@ static void ff_list_remove(struct llm_world *lw, struct cl_llm_replica *e)
     last->ff_slot = e->ff_slot;
     e->ff_slot = -1;
     e->ff_n = 0;
+    e->ff_pf = 0;
 }
 
 /* The end of window iteration e->ff_done at time t, and the start of the
  * next: on_iteration_end() and kick() for a decode step of the same
  * decoders with room for their growth (ff_start() checked), in the same
- * order, with the same arithmetic. */
-static void ff_step(struct cl_llm_replica *e, int64_t t)
+ * order, with the same arithmetic; but the replica series, which
+ * ff_sync() brings up to date: returns whether the KV blocks grew. */
+static int ff_step(struct cl_llm_replica *e, int64_t t)
 {
     struct cl_replica *rep = e->rep;
     struct cl_world *w = rep->w;
@@ -1607,16 +1686,23 @@ static void ff_step(struct cl_llm_replica *e, int64_t t)
     int64_t gap_ns = t - e->iter_start_ns, dt;
     double itl_s = sim_ns_to_s(gap_ns);
     int64_t *grow;
+    uint64_t tokens = (uint64_t)n;
+    int pf = e->ff_pf;
 
     if (t > w->last_event_ns)
         w->last_event_ns = t;
     e->ctx_sum += n;
-    if (w->elastic) {
+    if (w->elastic && n > 0) {
         pol_ph_add_n(&rep->ctr.itl, itl_s, (uint64_t)n);
         pol_ph_add_n(&w->cl_ctr.itl, itl_s, (uint64_t)n);
     }
-    rep->ctr.output_tokens += (uint64_t)n;
-    w->cl_ctr.output_tokens += (uint64_t)n;
+    if (pf) { /* the first step's prompt: its first token, a decoder */
+        tokens += land(e, e->prefill_chunks, e->iter_no, t);
+        e->prefill_chunks = 0;
+        e->ff_pf = 0;
+    }
+    rep->ctr.output_tokens += tokens;
+    w->cl_ctr.output_tokens += tokens;
     e->iter_no++;
     /* kick(): the decoders' growth (it fits), an empty admission. */
     grow = &e->phase_n[e->iter_no % e->grow_period];
@@ -1626,31 +1712,53 @@ static void ff_step(struct cl_llm_replica *e, int64_t t)
     if (e->blocks_used > e->lw->kv_blocks_peak)
         e->lw->kv_blocks_peak = e->blocks_used;
     dt = e->ff_dt[++e->ff_done];
+    e->decode_in_flight = (int64_t)e->decoding.n;
     e->lw->decode_gpu_ns += (1 - 0.0) * (double)dt * e->perf->gpus;
     e->iter_start_ns = t;
     e->lw->ff_due[e->ff_slot] = e->ff_done + 1 < e->ff_n ? t + dt : INT64_MAX;
-    cl__rseries_decode_step(w, rep, t, *grow * e->grow_blocks != 0);
+    if (pf) /* the prompt counter too, as after any iteration */
+        cl__rseries_touch_at(w, rep, t);
+    return *grow * e->grow_blocks != 0;
 }
 
 /* Applies the window's iteration ends before now (not at now: an event at
  * the same time was most likely queued first). */
 static void ff_sync(struct cl_llm_replica *e, int64_t now)
 {
-    int64_t gap[FF_MAX];
-    int n = 0;
+    int64_t gap[FF_MAX], kv_t[FF_MAX];
+    double kv[FF_MAX];
+    int n = 0, nkv = 0, steps = 0;
 
     while (e->ff_done + 1 < e->ff_n) {
         int64_t t = e->iter_start_ns + e->ff_dt[e->ff_done];
         if (t >= now)
             break;
-        gap[n++] = t - e->iter_start_ns;
-        ff_step(e, t);
+        int pf = e->ff_pf;
+        if (pf) {
+            /* The first step: its decoders' gaps before the prompt's
+             * request joins them (n is 0). */
+            if (e->decode_in_flight > 0)
+                cl__itl_add(e->rep->w, t - e->iter_start_ns,
+                            (uint64_t)e->dec_measured, e->dec_stage,
+                            e->ndec_stage);
+        } else {
+            gap[n++] = t - e->iter_start_ns;
+        }
+        /* (The first step of a window with a prompt touches the series
+         * itself.) */
+        if (ff_step(e, t) && !pf) {
+            kv_t[nkv] = t;
+            kv[nkv++] = kv_usage(e);
+        }
+        steps++;
     }
-    /* Their inter-token gaps: nothing reads the statistics in between,
-     * and the decoders are the same throughout. */
+    /* Their inter-token gaps and KV usage: nothing reads the statistics
+     * in between, and the decoders are the same throughout. */
     if (n > 0)
         cl__itl_add_run(e->rep->w, gap, n, (uint64_t)e->dec_measured,
                         e->dec_stage, e->ndec_stage);
+    if (steps > 0)
+        cl__rseries_decode_run(e->rep->w, e->rep, kv_t, kv, nkv);
 }
 
 static void ff_sync_all(struct llm_world *lw, int64_t now)
@@ -1724,27 +1832,52 @@ static void ff_decide(struct cl_world *w, struct llm_world *lw)
         cl__arrivals_quiet(w);
 }
 
-/* Called by kick() with the decode step b it has just priced at dt (no
- * stall, no warm-up, no degraded link): opens a window when the steps
- * after it are alike, and returns the time to its last end (dt without
- * one). */
+/* Called by kick() with the step b it has just priced at dt (no stall, no
+ * warm-up, no degraded link): opens a window when the steps after it are
+ * alike, and returns the time to its last end (dt without one). b may
+ * also complete one prompt, of a request that goes on decoding, whose
+ * blocks nothing else shares (register_prompt() leaves them as they
+ * are): the window's first end lands it (ff_step()), and the steps after
+ * it have one decoder more. */
 static int64_t ff_start(struct cl_llm_replica *e, const struct perf_batch *b,
                         int64_t dt)
 {
     struct llm_world *lw = e->lw;
+    struct cl_req *r = e->prefill.head;
     int64_t i0 = e->iter_no, k, used = e->blocks_used, total = dt;
-    int64_t last = e->decoding.n > 0 ? e->decoding.v[0].time_ns : i0;
-    struct perf_batch d = *b;
+    int64_t last = e->decoding.n > 0 ? e->decoding.v[0].time_ns : INT64_MAX;
+    int64_t ph = -1; /* the prompt's request: its growth phase */
+    struct perf_batch d = {0};
 
-    if (e->waiting.n > 0 || e->prefill.head != NULL || e->spec || lw->mig_on ||
-        e->mig_stop || e->rep->state != CL_R_SERVING)
+    if (e->waiting.n > 0 || e->spec || lw->mig_on || e->mig_stop ||
+        e->rep->state != CL_R_SERVING)
+        return dt;
+    d.decode_seqs = b->decode_seqs;
+    d.decode_ctx_tokens = b->decode_ctx_tokens + b->decode_seqs;
+    if (r != NULL) {
+        /* As land() will do at the first end (P/D worlds have no
+         * windows): prompt + gen_tokens of context, one more token. */
+        int64_t target = r->prompt_tokens + r->gen_tokens;
+        if (r->next != NULL || e->prefill_chunks != 1 ||
+            r->prefilled + r->chunk != target ||
+            r->gen_tokens + 1 >= r->output_tokens ||
+            (e->caching && r->hashes != NULL))
+            return dt;
+        if (i0 + r->output_tokens - (r->gen_tokens + 1) < last)
+            last = i0 + r->output_tokens - (r->gen_tokens + 1);
+        ph = phase_at(e, i0, target + 1);
+        d.decode_seqs++;
+        d.decode_ctx_tokens += target + 1;
+    }
+    if (last == INT64_MAX)
         return dt;
     /* Iterations i0 .. i0 + k - 1; only the last may finish a decoder. */
     k = last - i0 + 1;
     if (k > e->ff_want)
         k = e->ff_want;
     for (int64_t m = 1; m < k; m++) {
-        used += e->phase_n[(i0 + m) % e->grow_period] * e->grow_blocks;
+        int64_t j = (i0 + m) % e->grow_period;
+        used += (e->phase_n[j] + (j == ph)) * e->grow_blocks;
         if (used + e->gpu.lru_n > e->cap_blocks) {
             k = m; /* that step would evict or preempt */
             break;
@@ -1757,7 +1890,6 @@ static int64_t ff_start(struct cl_llm_replica *e, const struct perf_batch *b,
         e->ff_dt = xrealloc(e->ff_dt, (size_t)e->ff_cap, sizeof(*e->ff_dt));
     }
     e->ff_dt[0] = dt;
-    d.decode_ctx_tokens = b->decode_ctx_tokens + b->decode_seqs;
     perf_decode_steps(e->perf, &d, k - 1, e->memo, e->ff_dt + 1);
     for (int64_t m = 1; m < k; m++) {
         if (e->ff_dt[m] < 1)
@@ -1766,6 +1898,7 @@ static int64_t ff_start(struct cl_llm_replica *e, const struct perf_batch *b,
     }
     e->ff_n = k;
     e->ff_done = 0;
+    e->ff_pf = r != NULL;
     if (lw->ff_count == lw->ff_cap) {
         lw->ff_cap = lw->ff_cap ? 2 * lw->ff_cap : 16;
         lw->ff_list =
@@ -1848,56 +1981,7 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
         finish(e, r, blocks_of(e, r->prompt_tokens + r->output_tokens - 1));
     }
 
-    /* Prefill chunks: the FCFS head requests got them, in order. */
-    while (nchunks-- > 0) {
-        struct cl_req *r = e->prefill.head;
-        int64_t target = r->prompt_tokens + r->gen_tokens;
-        r->prefilled += r->chunk;
-        rep->ctr.prompt_tokens += (uint64_t)r->chunk;
-        w->cl_ctr.prompt_tokens += (uint64_t)r->chunk;
-        r->chunk = 0;
-        if (r->prefilled < target)
-            break; /* only the last chunk can be partial */
-        cl__fifo_pop(&e->prefill);
-        register_prompt(e, r);
-        tokens++;
-        r->gen_tokens++;
-        if (e->role == CL_ROLE_PREFILL && r->gen_tokens < r->output_tokens) {
-            handoff(e, r); /* its first token counts when the KV lands */
-            continue;
-        }
-        if (r->first_token_ns < 0) {
-            r->first_token_ns = now;
-            if (w->elastic) {
-                /* Only a policy reads these: static clusters skip them. */
-                double ttft_s = sim_ns_to_s(now - r->arrival_ns);
-                pol_ph_add_n(&rep->ctr.ttft, ttft_s, 1);
-                pol_ph_add_n(&w->cl_ctr.ttft, ttft_s, 1);
-            }
-        }
-        if (r->gen_tokens >= r->output_tokens) {
-            finish(e, r, r->kv_blocks);
-            continue;
-        }
-        e->ctx_sum += target + 1;
-        r->dec_iter = i;
-        if (e->spec) {
-            /* Its first new block when the free slots of its last one
-             * are used at tau tokens a step, then every grow_period. */
-            int64_t free_slots = r->kv_blocks * e->block_tokens - target;
-            r->dec_steps = spec_steps(e, r->output_tokens - r->gen_tokens);
-            r->dec_phase =
-                (i + 1 + (int64_t)((double)free_slots / e->spec_tau)) %
-                e->grow_period;
-            e->ctx_entry += target + 1;
-        }
-        e->phase_n[phase_of(e, r)]++;
-        sim_heap_insert(
-            &e->decoding, &r->ev,
-            i + (e->spec ? r->dec_steps : r->output_tokens - r->gen_tokens),
-            e->seq++);
-        dec_count(e, r, +1);
-    }
+    tokens += land(e, nchunks, i, now);
     rep->ctr.output_tokens += tokens;
     w->cl_ctr.output_tokens += tokens;
 
@@ -2043,7 +2127,7 @@ static void kick(struct cl_llm_replica *e)
     dt = perf_iteration_ns_memo(e->perf, &b, e->memo);
     share = phase_share(e, &b, dt);
     /* A step the step model alone prices may open a fast-forward window. */
-    steady = e->lw->ff_ok && b.prefill_tokens == 0 && w->link_factor >= 1.0 &&
+    steady = e->lw->ff_ok && w->link_factor >= 1.0 &&
              e->pf_pcie_bytes_gpu <= 0 && e->pf_rdma_bytes_gpu <= 0 &&
              e->pcie_bytes_gpu <= 0 && e->rdma_bytes_gpu <= 0 &&
              e->iter_no >= w->scn->server.warmup.iterations;
@@ -2420,9 +2504,7 @@ void cl__llm_gauges(const struct cl_world *w, const struct cl_replica *rep,
     }
     g->running = (double)e->nseqs;
     g->waiting = (double)e->waiting.n;
-    /* vLLM's kv_cache_usage_perc: blocks in use over blocks. */
-    g->kv_usage =
-        e->cap_blocks > 0 ? (double)e->blocks_used / (double)e->cap_blocks : 0;
+    g->kv_usage = kv_usage(e);
 }
 
 int64_t cl__llm_outstanding(const struct cl_replica *rep)

@@ -137,18 +137,15 @@ void cl__rseries_touch_at(struct cl_world *w, struct cl_replica *rep,
         see(w, e, rep, t_ns);
 }
 
-void cl__rseries_decode_step(struct cl_world *w, struct cl_replica *rep,
-                             int64_t t_ns, int kv_changed)
+void cl__rseries_decode_run(struct cl_world *w, struct cl_replica *rep,
+                            const int64_t *t_ns, const double *kv, int n)
 {
     struct cl_rseries *e = find(w, rep);
-    struct cl_gauges g;
 
     if (e == NULL)
         return;
-    if (kv_changed) {
-        w->engine->ops->gauges(w, rep, &g);
-        sim_tavg_set(&e->kv, t_ns, g.kv_usage);
-    }
+    for (int j = 0; j < n; j++)
+        sim_tavg_set(&e->kv, t_ns[j], kv[j]);
     e->out = rep->ctr.output_tokens;
 }
 
