@@ -1628,8 +1628,9 @@ static uint64_t land(struct cl_llm_replica *e, int64_t nchunks, int64_t i,
  *
  * A replica whose next iterations are decode steps of the same decoders
  * (nothing waiting, no prompt in the batch, no decoder finishing before
- * the last of them, KV growth within its blocks) knows their step times
- * in advance: ff_start() puts only the last iteration's end in the event
+ * the last of them, KV growth within its blocks), the first of them
+ * possibly completing one prompt whose request then decodes with them,
+ * knows their step times in advance: ff_start() puts only the last iteration's end in the event
  * queue and keeps the others' step times (ff_dt). Their ends are applied
  * in order, each at its own time (ff_step(): what on_iteration_end() and
  * kick() do for such a step, nothing else can happen in one), whenever
