@@ -1282,10 +1282,17 @@ static void token_terms(const struct perf_replica *r,
     }
 }
 
+/* The classes token_terms() prices, as struct perf_mixed_memo keeps
+ * them. */
+static const int mixed_ops[PERF_MIXED_OPS] = {
+    PERF_OP_ATTN_PROJ,   PERF_OP_MLP,     PERF_OP_MOE,
+    PERF_OP_ELEMENTWISE, PERF_OP_TP_COMM, PERF_OP_PP_COMM,
+};
+
 /* The entry of memo (memo_own()ed) for batch b's token count, when
  * b has a prompt but no prefill context and no drafts (x->q 1), grown as
  * needed; NULL otherwise, or without a memo, or for a breakdown (out). */
-static struct perf_step_terms *mixed_entry(const struct perf_batch *b,
+static struct perf_mixed_memo *mixed_entry(const struct perf_batch *b,
                                            const struct perf_breakdown *out,
                                            struct perf_step_memo *memo,
                                            const struct perf_step_terms *x)
@@ -1316,7 +1323,7 @@ static void terms(const struct perf_replica *r, const struct perf_batch *b,
 {
     const struct perf_gpu_calib *c = &r->calib;
     struct perf_op_cost *op = out != NULL ? out->op : NULL;
-    struct perf_step_terms *mx;
+    struct perf_mixed_memo *mx;
     double *ns = x->ns;
     double t, tg, sg, worst = 0.0, dec, dq, nseqs, k_gemm;
 
@@ -1378,18 +1385,25 @@ static void terms(const struct perf_replica *r, const struct perf_batch *b,
         r->dp > 1 && dec > 0.0 ? ceil(dec * r->inv_dp - 1e-9) / dec : r->inv_dp;
 
     mx = mixed_entry(b, out, memo, x);
-    if (mx != NULL && mx->mb != 0) {
-        /* Its token count's terms; its own split of them. */
-        double pf = x->pf, pf_ctx = x->pf_ctx, dshare = x->dshare;
-        *x = *mx;
-        x->pf = pf;
-        x->dec = dec;
-        x->pf_ctx = pf_ctx;
-        x->dshare = dshare;
+    if (mx != NULL && mx->full) {
+        /* Its token count's terms (what total() reads of them). */
+        for (int i = 0; i < PERF_MIXED_OPS; i++)
+            ns[mixed_ops[i]] = mx->ns[i];
+        x->e_common = mx->e_common;
+        x->e_moe = mx->e_moe;
+        x->ar_ns = mx->ar_ns;
+        x->a2a_mb = mx->a2a_mb;
     } else {
         token_terms(r, b, out, memo, x, k_gemm);
-        if (mx != NULL)
-            *mx = *x;
+        if (mx != NULL) {
+            for (int i = 0; i < PERF_MIXED_OPS; i++)
+                mx->ns[i] = ns[mixed_ops[i]];
+            mx->e_common = x->e_common;
+            mx->e_moe = x->e_moe;
+            mx->ar_ns = x->ar_ns;
+            mx->a2a_mb = x->a2a_mb;
+            mx->full = 1;
+        }
     }
 
     /* LM head, for the sampled positions only. */

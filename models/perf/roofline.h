@@ -420,6 +420,18 @@ struct perf_step_terms {
     double cap, by_ctx, by_act, kernels;
 };
 
+/* What a step with new prompts costs that depends on its token count
+ * alone, as total() reads it without a breakdown (roofline.c
+ * token_terms()): six classes' times and four of their parts; 88
+ * bytes, so that the thousands of token counts a run sees stay in
+ * cache. */
+#define PERF_MIXED_OPS 6
+struct perf_mixed_memo {
+    double ns[PERF_MIXED_OPS];
+    double e_common, e_moe, ar_ns, a2a_mb;
+    int full; /* 0: not yet */
+};
+
 /* One all-reduce of struct perf_step_memo. */
 struct perf_ar_memo {
     double k_elem, ns;
@@ -430,8 +442,8 @@ struct perf_ar_memo {
  * of decoders seen, what the step costs except its attention, which alone
  * depends on the decoders' context (about 450 bytes each); for steps
  * with new prompts (no prefill context), by token count, what does not
- * depend on how the tokens split into prompts and decoders (as much
- * again); and for steps of any kind, the TP all-reduce by token count
+ * depend on how the tokens split into prompts and decoders (88 bytes
+ * each); and for steps of any kind, the TP all-reduce by token count
  * (24 bytes each). Zero it
  * before first use ({0}); free it with perf_step_memo_fini(). It grows to
  * the most decoders and tokens seen. Used with another replica it starts
@@ -451,7 +463,7 @@ struct perf_step_memo {
      * depend on their token count alone, by that count (roofline.c
      * mixed_entry()): mx[k] for k + 1 tokens, nmx entries. */
     int64_t nmx;
-    struct perf_step_terms *mx;
+    struct perf_mixed_memo *mx;
 };
 
 /* Frees what m holds and empties it. */
