@@ -246,11 +246,11 @@ struct cl_llm_replica {
      * are not events; ff_dt[k] is the k-th one's step time, ff_done of
      * them have ended (the in-flight one is ff_done), ff_slot its place in
      * lw->ff_list. ff_n 0: no window. ff_pf: the window's first step
-     * completes the prompt of the request in prefill (ff_land()). */
+     * completes the prompt of the request in prefill (land()). */
     int64_t ff_n, ff_done, ff_cap;
     int ff_pf;
     /* The next window's most iterations: doubled when one runs whole,
-     * halved when one is cut, within [2, FF_MAX]. */
+     * three quarters when one is cut, within [2, FF_MAX]. */
     int64_t ff_want;
     int64_t *ff_dt;
     int ff_slot;
@@ -1630,11 +1630,11 @@ static uint64_t land(struct cl_llm_replica *e, int64_t nchunks, int64_t i,
  * (nothing waiting, no prompt in the batch, no decoder finishing before
  * the last of them, KV growth within its blocks), the first of them
  * possibly completing one prompt whose request then decodes with them,
- * knows their step times in advance: ff_start() puts only the last iteration's end in the event
- * queue and keeps the others' step times (ff_dt). Their ends are applied
- * in order, each at its own time (ff_step(): what on_iteration_end() and
- * kick() do for such a step, nothing else can happen in one), whenever
- * anything might look: before every other event (the loop's hook
+ * knows their step times in advance: ff_start() puts only the last iteration's
+ * end in the event queue and keeps the others' step times (ff_dt). Their ends
+ * are applied in order, each at its own time (ff_step(): what
+ * on_iteration_end() and kick() do for such a step, nothing else can happen in
+ * one), whenever anything might look: before every other event (the loop's hook
  * ff_hook(), over the replicas with a window) and at the window's last
  * end. (A request that finishes looks at no other replica: a request its
  * client sends at once is an event of its own.)
@@ -1797,9 +1797,10 @@ static void ff_cut(struct cl_llm_replica *e)
     if (e->ff_done + 1 < e->ff_n) {
         sim_loop_reschedule(loop, &e->iter_ev,
                             e->iter_start_ns + e->ff_dt[e->ff_done]);
-        /* Steps priced for nothing: the next window is shorter. */
-        if (e->ff_want > 2)
-            e->ff_want /= 2;
+        /* Steps priced for nothing: the next window is shorter (by a
+         * quarter: 1 % fewer instructions in the fleet hour than by
+         * half). */
+        e->ff_want = e->ff_want * 3 / 4 > 2 ? e->ff_want * 3 / 4 : 2;
     }
     ff_list_remove(e->lw, e);
 }
@@ -1930,8 +1931,8 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
     if (e->ff_n > 0) {
         ff_sync(e, now);
         ff_list_remove(e->lw, e);
-        if (e->ff_want < FF_MAX) /* it ran whole: the next may be longer */
-            e->ff_want *= 2;
+        /* It ran whole: the next may be longer. */
+        e->ff_want = 2 * e->ff_want < FF_MAX ? 2 * e->ff_want : FF_MAX;
     }
     i = e->iter_no;
     nchunks = e->prefill_chunks;
