@@ -1110,6 +1110,19 @@ static double mtp_draft_ns(const struct perf_replica *r,
     return k * (body_ns * per + br.op[PERF_OP_LM_HEAD].ns + proj_ns);
 }
 
+/* Table v of *n entries of size bytes, grown when it has fewer than k
+ * (to k or twice its size), the new entries zero. Returns it. */
+static void *table_fit(void *v, int64_t *n, int64_t k, size_t size)
+{
+    if (k > *n) {
+        int64_t cap = k > 2 * *n ? k : 2 * *n;
+        v = xrealloc(v, (size_t)cap, size);
+        memset((char *)v + (size_t)*n * size, 0, (size_t)(cap - *n) * size);
+        *n = cap;
+    }
+    return v;
+}
+
 /* One TP all-reduce of the activations of tg tokens, ns: vLLM's custom
  * all-reduce where it applies (one kernel of the elementwise fixed time
  * k_elem), else NCCL (docs/step-time.md); *shot its enum net_car_shot.
@@ -1126,13 +1139,7 @@ static double allreduce(const struct perf_replica *r,
         tg == floor(tg)) {
         int64_t k = (int64_t)tg;
 
-        if (k > memo->nar) {
-            int64_t cap = k > 2 * memo->nar ? k : 2 * memo->nar;
-            memo->ar = xrealloc(memo->ar, (size_t)cap, sizeof(*memo->ar));
-            memset(memo->ar + memo->nar, 0,
-                   (size_t)(cap - memo->nar) * sizeof(*memo->ar));
-            memo->nar = cap;
-        }
+        memo->ar = table_fit(memo->ar, &memo->nar, k, sizeof(*memo->ar));
         m = &memo->ar[k - 1];
         if (m->full && m->k_elem == k_elem) {
             *shot = m->shot;
@@ -1302,13 +1309,7 @@ static struct perf_mixed_memo *mixed_entry(const struct perf_batch *b,
     if (memo == NULL || out != NULL || b->prefill_tokens <= 0 ||
         b->prefill_ctx_tokens != 0 || x->q != 1.0 || k > PERF_AR_MEMO_MAX)
         return NULL;
-    if (k > memo->nmx) {
-        int64_t cap = k > 2 * memo->nmx ? k : 2 * memo->nmx;
-        memo->mx = xrealloc(memo->mx, (size_t)cap, sizeof(*memo->mx));
-        memset(memo->mx + memo->nmx, 0,
-               (size_t)(cap - memo->nmx) * sizeof(*memo->mx));
-        memo->nmx = cap;
-    }
+    memo->mx = table_fit(memo->mx, &memo->nmx, k, sizeof(*memo->mx));
     return &memo->mx[k - 1];
 }
 
@@ -1674,12 +1675,7 @@ static void memo_own(struct perf_step_memo *m, const struct perf_replica *r,
 static struct perf_step_terms *memo_entry(struct perf_step_memo *m,
                                           int64_t seqs)
 {
-    if (seqs > m->n) {
-        int64_t n = seqs > 2 * m->n ? seqs : 2 * m->n;
-        m->x = xrealloc(m->x, (size_t)n, sizeof(*m->x));
-        memset(m->x + m->n, 0, (size_t)(n - m->n) * sizeof(*m->x));
-        m->n = n;
-    }
+    m->x = table_fit(m->x, &m->n, seqs, sizeof(*m->x));
     return &m->x[seqs - 1];
 }
 
