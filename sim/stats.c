@@ -283,6 +283,28 @@ void sim_tavg_set(struct sim_tavg *a, int64_t t_ns, double value)
     a->value = value;
 }
 
+void sim_tavg_set_run(struct sim_tavg *a, const int64_t *t_ns,
+                      const double *value, size_t n)
+{
+    /* In registers: each change's area waits only on the last one's
+     * sum, not on a store and a load of a (n calls to sim_tavg_set() on
+     * one window's KV usage were 3 % of the fleet-day's time). */
+    double area = a->area, v = a->value;
+    int64_t last = a->last_ns;
+
+    for (size_t i = 0; i < n; i++) {
+        int64_t t = t_ns[i];
+        if (SIM_NEVER(t < last))
+            t = last;
+        area += v * (double)(t - last);
+        last = t;
+        v = value[i];
+    }
+    a->area = area;
+    a->last_ns = last;
+    a->value = v;
+}
+
 double sim_tavg_value(const struct sim_tavg *a)
 {
     return a->value;

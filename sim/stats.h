@@ -151,6 +151,10 @@ void sim_tavg_init(struct sim_tavg *a, int64_t t0_ns, double value);
  * (SIM_NEVER: asserts in debug builds; release builds treat it as equal). */
 void sim_tavg_set(struct sim_tavg *a, int64_t t_ns, double value);
 
+/* sim_tavg_set(a, t_ns[i], value[i]) for i = 0 .. n - 1, bit for bit. */
+void sim_tavg_set_run(struct sim_tavg *a, const int64_t *t_ns,
+                      const double *value, size_t n);
+
 /* Returns the current value of the signal. */
 double sim_tavg_value(const struct sim_tavg *a);
 

@@ -395,6 +395,35 @@ START_TEST(test_sim_tavg_mean_at_t0)
 }
 END_TEST
 
+/* A run of changes set at once: the same bits as each set in turn (values
+ * whose areas round, so that another order of the additions would show),
+ * with a repeated time, and an empty run that changes nothing. */
+START_TEST(test_sim_tavg_set_run_equals_set)
+{
+    struct sim_tavg a, b;
+    int64_t t[500];
+    double v[500];
+    int64_t now = 1000;
+
+    for (int i = 0; i < 500; i++) {
+        now += 1 + (int64_t)(i * 7919 % 100003) * 1000003;
+        t[i] = i == 250 ? t[i - 1] : now;
+        v[i] = (double)(i % 97) / 97.0 + 1e-3 * i;
+    }
+    sim_tavg_init(&a, 0, 0.25);
+    sim_tavg_init(&b, 0, 0.25);
+    sim_tavg_set_run(&a, t, v, 300);
+    sim_tavg_set_run(&a, t + 300, v + 300, 0);
+    sim_tavg_set_run(&a, t + 300, v + 300, 200);
+    for (int i = 0; i < 500; i++)
+        sim_tavg_set(&b, t[i], v[i]);
+    ck_assert(a.area == b.area);
+    ck_assert(a.value == b.value);
+    ck_assert_int_eq(a.last_ns, b.last_ns);
+    ck_assert(sim_tavg_mean(&a, now + 5) == sim_tavg_mean(&b, now + 5));
+}
+END_TEST
+
 START_TEST(test_sim_tavg_restart_new_window)
 {
     struct sim_tavg a;
@@ -580,6 +609,7 @@ static Suite *stats_suite(void)
     tcase_add_test(tc, test_sim_tavg_mean_hand_computed);
     tcase_add_test(tc, test_sim_tavg_mean_at_t0);
     tcase_add_test(tc, test_sim_tavg_restart_new_window);
+    tcase_add_test(tc, test_sim_tavg_set_run_equals_set);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("sim_bmeans");

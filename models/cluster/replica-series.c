@@ -144,8 +144,7 @@ void cl__rseries_decode_run(struct cl_world *w, struct cl_replica *rep,
 
     if (e == NULL)
         return;
-    for (int j = 0; j < n; j++)
-        sim_tavg_set(&e->kv, t_ns[j], kv[j]);
+    sim_tavg_set_run(&e->kv, t_ns, kv, (size_t)n);
     e->out = rep->ctr.output_tokens;
 }
 
