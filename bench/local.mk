@@ -5,6 +5,7 @@
 noinst_PROGRAMS += bench/dsec-bench
 bench_dsec_bench_SOURCES = bench/bench.c
 bench_dsec_bench_LDADD = $(SWEEP_LIBS)
+bench_dsec_bench_LDFLAGS = $(AM_LDFLAGS) $(DSEC_LTO_LDFLAGS)
 EXTRA_DIST += bench/mm4.yaml bench/llama8b.yaml bench/sweep.yaml \
 	bench/kv-heavy.yaml bench/prefix-offload.yaml bench/fleet-day.yaml
 

@@ -894,7 +894,7 @@ static struct json_object *json_layout(const struct plan_layout *l)
 static struct json_object *json_overrides(const struct plan *p, size_t i)
 {
     struct json_object *o = json_object_new_object();
-    const char *path, *value;
+    const char *path = NULL, *value = NULL;
     int n = plan_config_value(p, i, -1, &path, &value);
 
     for (int c = 0; c < n; c++) {

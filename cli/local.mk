@@ -7,6 +7,9 @@ dsec_SOURCES += cli/cmd-strategies.c
 dsec_SOURCES += cli/cmd-step.c
 dsec_SOURCES += cli/cmd-train.c
 dsec_LDADD = $(DSEC_LIBS)
+# configure's --enable-lto (the default): the simulator's calls across files
+# inlined at link time.
+dsec_LDFLAGS = $(AM_LDFLAGS) $(DSEC_LTO_LDFLAGS)
 # dsec sweep: the sweep library needs the others after it (static order).
 dsec_SOURCES += cli/cmd-sweep.c
 dsec_LDADD += sweep/libsweep.la $(DSEC_LIBS)

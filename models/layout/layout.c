@@ -185,16 +185,17 @@ double layout_zero_bytes(double params, int zero, int nd, double *weights,
                          double *grads, double *optim)
 {
     double w = ZERO_W * params, g = ZERO_G * params, o = ZERO_K * params;
+    int bad = zero < 0 || zero > 3 || nd < 1;
 
-    if (zero < 0 || zero > 3 || nd < 1)
-        return -1.0;
+    if (bad)
+        w = g = o = 0.0; /* no part is left unset */
     /* docs/sources.md §12.3: P_os shards the optimizer states, P_os+g also the
      * gradients, P_os+g+p also the parameters. */
-    if (zero >= 1)
+    if (!bad && zero >= 1)
         o /= nd;
-    if (zero >= 2)
+    if (!bad && zero >= 2)
         g /= nd;
-    if (zero >= 3)
+    if (!bad && zero >= 3)
         w /= nd;
     if (weights != NULL)
         *weights = w;
@@ -202,7 +203,7 @@ double layout_zero_bytes(double params, int zero, int nd, double *weights,
         *grads = g;
     if (optim != NULL)
         *optim = o;
-    return w + g + o;
+    return bad ? -1.0 : w + g + o;
 }
 
 double layout_act_constant(const struct arch_spec *a, int moe_layer)

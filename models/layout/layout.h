@@ -320,7 +320,7 @@ double layout_bubble_interleaved(int pp, int micro_batches, int chunks);
  * (docs/sources.md §12.3, K = 12): 16 params at stage 0; 4 params + 12 params /
  * nd at stage 1; 2 params + 14 params / nd at stage 2; 16 params / nd at
  * stage 3. weights, grads and optim, if not NULL, receive the three parts.
- * Returns -1.0 for a stage outside 0..3 or nd < 1. */
+ * Returns -1.0 for a stage outside 0..3 or nd < 1 (the parts then 0). */
 double layout_zero_bytes(double params, int zero, int nd, double *weights,
                          double *grads, double *optim);
 
