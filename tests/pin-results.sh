@@ -72,8 +72,11 @@ run_scenario() { # run_scenario NAME FILE
     dbtext "$out/$n.db" >"$out/$n.sql"
     digest "$n.sql" "$out/$n.sql"
     rm -f "$out/$n.db"
+    # With its notes (stderr), but not the progress lines a run that takes
+    # over 10 s of wall-clock time prints there (a loaded machine).
     $dsec run --no-db --no-fast-forward "$2" 2>&1 |
-        grep -v -E '^wall time' >"$out/$n.txt"
+        grep -v -E '^wall time|^dsec run: +([0-9.]+%|[0-9]+ requests) ' \
+            >"$out/$n.txt"
     digest "$n.txt" "$out/$n.txt"
 }
 

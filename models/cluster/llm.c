@@ -1653,25 +1653,25 @@ static uint64_t land(struct cl_llm_replica *e, int64_t nchunks, int64_t i,
  * (nothing waiting, no prompt in the batch, no decoder finishing before
  * the last of them, KV growth within its blocks), the first of them
  * possibly completing one prompt whose request then decodes with them,
- * knows their step times in advance: ff_start() puts only the last iteration's
- * end in the event queue and keeps the others' step times (ff_dt). Their ends
- * are applied in order, each at its own time (ff_step(): what
- * on_iteration_end() and kick() do for such a step, nothing else can happen in
- * one), whenever anything might look: before every other event (the loop's hook
- * ff_hook(), over the replicas with a window) and at the window's last
- * end. (A request that finishes looks at no other replica: a request its
- * client sends at once is an event of its own.)
- * Arrivals are not looks when the routing reads only what a window leaves
- * as it is (outstanding counts, states, KV capacities, speeds, slots: not
- * least-kv or prefix-affinity), and the window the request joins is cut
- * first; their handlers then run without the hook
- * (cl__arrivals_quiet()), which at a high rate of arrivals would
- * otherwise run before most events.
+ * knows their step times in advance: ff_start() puts only the last
+ * iteration's end in the event queue and keeps the others' step times
+ * (ff_dt). Their ends are applied in order, each at its own time
+ * (ff_prompt_step(), ff_run(): what on_iteration_end() and kick() do for
+ * such a step, nothing else can happen in one), whenever anything might
+ * look: before every other event (the loop's hook ff_hook(), over the
+ * replicas with a window) and at the window's last end. (A request that
+ * finishes looks at no other replica: a request its client sends at once is an
+ * event of its own.) Arrivals are not looks when the routing reads only what a
+ * window leaves as it is (outstanding counts, states, KV capacities, speeds,
+ * slots: not least-kv or prefix-affinity), and the window the request joins is
+ * cut first; their handlers then run without the hook (cl__arrivals_quiet()),
+ * which at a high rate of arrivals would otherwise run before most events.
  * Anything that changes the replica (a request routed to it, abandoned,
  * a drain, a failure) first cuts the window at the iteration in flight
- * (ff_cut()), whose end becomes an event again. So every statistic sees
- * the same values at the same simulated times as without it; what
- * changes is the order in which replicas add to shared sums (their
+ * (ff_cut()), whose end becomes an event again; a request routed to it
+ * under async scheduling, at the iteration after (ff_cut_arrival()). So every
+ * statistic sees the same values at the same simulated times as without it;
+ * what changes is the order in which replicas add to shared sums (their
  * floating-point rounding) and, for an iteration ending at the very
  * nanosecond of another event, possibly which of the two comes first.
  * Worlds with P/D, speculative decoding, link faults, defragmentation,
@@ -1698,21 +1698,20 @@ static void ff_list_remove(struct llm_world *lw, struct cl_llm_replica *e)
     e->ff_cut_short = 0;
 }
 
-/* The end of window iteration e->ff_done at time t, and the start of the
- * next: on_iteration_end() and kick() for a decode step of the same
- * decoders with room for their growth (ff_start() checked), in the same
- * order, with the same arithmetic; but the replica series, which
- * ff_sync() brings up to date: returns whether the KV blocks grew. */
-static int ff_step(struct cl_llm_replica *e, int64_t t)
+/* The end of a window's first iteration when it completes a prompt
+ * (e->ff_pf), at time t, and the start of the next: what
+ * on_iteration_end() and kick() do for that step (ff_start() checked what
+ * it may be), in the same order, with the same arithmetic: the decoders'
+ * gaps, the prompt landed (its request decodes with the others from the
+ * next step on), the decoders' growth (it fits), an empty admission. */
+static void ff_prompt_step(struct cl_llm_replica *e, int64_t t)
 {
     struct cl_replica *rep = e->rep;
     struct cl_world *w = rep->w;
     int64_t n = e->decode_in_flight;
     int64_t gap_ns = t - e->iter_start_ns, dt;
     double itl_s = sim_ns_to_s(gap_ns);
-    int64_t *grow;
     uint64_t tokens = (uint64_t)n;
-    int pf = e->ff_pf;
 
     if (t > w->last_event_ns)
         w->last_event_ns = t;
@@ -1721,17 +1720,16 @@ static int ff_step(struct cl_llm_replica *e, int64_t t)
         pol_ph_add_n(&rep->ctr.itl, itl_s, (uint64_t)n);
         pol_ph_add_n(&w->cl_ctr.itl, itl_s, (uint64_t)n);
     }
-    if (pf) { /* the first step's prompt: its first token, a decoder */
-        tokens += land(e, e->prefill_chunks, e->iter_no, t);
-        e->prefill_chunks = 0;
-        e->ff_pf = 0;
-    }
+    if (n > 0) /* before the prompt's request joins the decoders */
+        cl__itl_add(w, gap_ns, (uint64_t)e->dec_measured, e->dec_stage,
+                    e->ndec_stage);
+    tokens += land(e, e->prefill_chunks, e->iter_no, t);
+    e->prefill_chunks = 0;
+    e->ff_pf = 0;
     rep->ctr.output_tokens += tokens;
     w->cl_ctr.output_tokens += tokens;
     next_iter(e);
-    /* kick(): the decoders' growth (it fits), an empty admission. */
-    grow = &e->phase_n[e->iter_phase];
-    e->blocks_used += *grow * e->grow_blocks;
+    e->blocks_used += e->phase_n[e->iter_phase] * e->grow_blocks;
     e->grown = 1;
     e->sched_cutoff_ns = INT64_MAX;
     if (e->blocks_used > e->lw->kv_blocks_peak)
@@ -1741,13 +1739,13 @@ static int ff_step(struct cl_llm_replica *e, int64_t t)
     e->lw->decode_gpu_ns += (1 - 0.0) * (double)dt * e->perf->gpus;
     e->iter_start_ns = t;
     e->lw->ff_due[e->ff_slot] = e->ff_done + 1 < e->ff_n ? t + dt : INT64_MAX;
-    if (pf) /* the prompt counter too, as after any iteration */
-        cl__rseries_touch_at(w, rep, t);
-    return *grow * e->grow_blocks != 0;
+    /* Its gauges changed (the prompt's request decodes now). */
+    cl__rseries_touch_at(w, rep, t);
 }
 
-/* ff_step() for the window's steps after its first, whose decoders are
- * all of it, ending before now: the same updates in the same order, the
+/* The window's steps after one that completes a prompt, whose decoders
+ * are all of it, ending before now: what ff_prompt_step() does for a step
+ * but the prompt, the same updates in the same order, the
  * replica's in registers, so that each step's sums wait only on the last
  * step's, not on a store and a load. Their gaps and KV usage go to gap
  * and kv_t / kv; returns how many steps. */
@@ -1818,13 +1816,7 @@ static void ff_sync(struct cl_llm_replica *e, int64_t now)
 
     if (e->ff_pf && e->ff_done + 1 < e->ff_n &&
         e->iter_start_ns + e->ff_dt[e->ff_done] < now) {
-        /* The first step: its decoders' gaps before the prompt's request
-         * joins them (n is 0); it touches the series itself. */
-        int64_t t = e->iter_start_ns + e->ff_dt[e->ff_done];
-        if (e->decode_in_flight > 0)
-            cl__itl_add(e->rep->w, t - e->iter_start_ns,
-                        (uint64_t)e->dec_measured, e->dec_stage, e->ndec_stage);
-        ff_step(e, t);
+        ff_prompt_step(e, e->iter_start_ns + e->ff_dt[e->ff_done]);
         steps++;
     }
     steps += ff_run(e, now, gap, &n, kv_t, kv, &nkv);
@@ -1943,8 +1935,8 @@ static void ff_decide(struct cl_world *w, struct llm_world *lw)
  * alike, and returns the time to its last end (dt without one). b may
  * also complete one prompt, of a request that goes on decoding, whose
  * blocks nothing else shares (register_prompt() leaves them as they
- * are): the window's first end lands it (ff_step()), and the steps after
- * it have one decoder more. */
+ * are): the window's first end lands it (ff_prompt_step()), and the
+ * steps after it have one decoder more. */
 static int64_t ff_start(struct cl_llm_replica *e, const struct perf_batch *b,
                         int64_t dt)
 {
