@@ -1852,6 +1852,14 @@ static void ff_hook(struct sim_loop *loop, void *arg)
         ff_sync_all(lw, sim_loop_now(loop));
 }
 
+/* A window of e was cut, its last steps priced for nothing: the next is
+ * shorter (by a quarter: 1 % fewer instructions in the fleet hour than by
+ * half), at least 2. */
+static void ff_shrink(struct cl_llm_replica *e)
+{
+    e->ff_want = e->ff_want * 3 / 4 > 2 ? e->ff_want * 3 / 4 : 2;
+}
+
 /* Ends e's window at the iteration in flight, whose end becomes the
  * event: before anything changes e. */
 static void ff_cut(struct cl_llm_replica *e)
@@ -1864,10 +1872,7 @@ static void ff_cut(struct cl_llm_replica *e)
     if (e->ff_done + 1 < e->ff_n) {
         sim_loop_reschedule(loop, &e->iter_ev,
                             e->iter_start_ns + e->ff_dt[e->ff_done]);
-        /* Steps priced for nothing: the next window is shorter (by a
-         * quarter: 1 % fewer instructions in the fleet hour than by
-         * half). */
-        e->ff_want = e->ff_want * 3 / 4 > 2 ? e->ff_want * 3 / 4 : 2;
+        ff_shrink(e);
     }
     ff_list_remove(e->lw, e);
 }
@@ -1886,18 +1891,18 @@ static void ff_cut_arrival(struct cl_llm_replica *e)
     if (e->ff_n == 0)
         return;
     ff_sync(e, now);
-    if (!e->async || e->iter_start_ns >= now || e->ff_done + 2 >= e->ff_n) {
-        /* The request could join the next iteration, or the window ends
-         * no later than that one anyway. */
-        if (e->async && e->iter_start_ns < now && e->ff_done + 2 == e->ff_n)
-            return;
+    if (!e->async || e->iter_start_ns >= now || e->ff_done + 2 > e->ff_n) {
+        /* The next iteration could take the request, or the one in flight
+         * is the window's last. */
         ff_cut(e);
         return;
     }
+    if (e->ff_done + 2 == e->ff_n)
+        return; /* the window ends after the next iteration anyway */
     end = e->iter_start_ns + e->ff_dt[e->ff_done] + e->ff_dt[e->ff_done + 1];
     sim_loop_reschedule(loop, &e->iter_ev, end);
     e->ff_n = e->ff_done + 2;
-    e->ff_want = e->ff_want * 3 / 4 > 2 ? e->ff_want * 3 / 4 : 2;
+    ff_shrink(e);
     e->ff_cut_short = 1;
 }
 
