@@ -1276,6 +1276,49 @@ START_TEST(test_perf_iteration_memo_is_exact)
 }
 END_TEST
 
+/* A window's steps are priced by a rearranged sum that must round to the
+ * same nanosecond as the step model's own (roofline.c decode_ns_quick()):
+ * 64-step windows over the whole range of context, on every property
+ * replica and on a DSA layout (capped attention), against
+ * perf_iteration_ns(), 1.8 million steps in all. */
+START_TEST(test_perf_decode_steps_match_every_step)
+{
+    struct perf_replica r[PROPS_N + 1];
+    struct perf_step_memo m = {0};
+    static const int64_t seqs[] = {1, 3, 17, 64, 255};
+    char why[512] = "";
+    int n = 0;
+    int64_t checked = 0;
+
+    for (size_t i = 0; i < PROPS_N; i++)
+        must_init(&r[n++], props[i].model, props[i].gpu, props[i].tp,
+                  props[i].pp, props[i].ep, props[i].dtype);
+    ck_assert_msg(init_layout(&r[n++], must_arch("deepseek-v3.2"), "h200",
+                              (struct perf_layout){.tp = 8, .pp = 1, .ep = 1},
+                              why, sizeof(why)) == 0,
+                  "%s", why);
+    for (int i = 0; i < n; i++) {
+        for (size_t s = 0; s < sizeof(seqs) / sizeof(seqs[0]); s++) {
+            /* Context from 1 token a decoder to past DSA's cap. */
+            for (int64_t w = 0; w < 800; w++) {
+                int64_t ahead[64];
+                struct perf_batch b =
+                    decode(seqs[s], 1 + w * w * 331 % 40000 + w * 7);
+                perf_decode_steps(&r[i], &b, 64, &m, ahead);
+                for (int j = 0; j < 64; j++) {
+                    struct perf_batch c = b;
+                    c.decode_ctx_tokens += j * b.decode_seqs;
+                    ck_assert_int_eq(ahead[j], perf_iteration_ns(&r[i], &c));
+                    checked++;
+                }
+            }
+        }
+    }
+    ck_assert_int_gt(checked, 64 * 800 * 5 * PROPS_N);
+    perf_step_memo_fini(&m);
+}
+END_TEST
+
 START_TEST(test_perf_expert_placement_covers_every_expert)
 {
     static const int cases[][3] = {
@@ -1785,6 +1828,7 @@ static Suite *step_suite(void)
 
     tc = tcase_create("perf_iteration_breakdown");
     tcase_add_test(tc, test_perf_iteration_ns_empty_batch);
+    tcase_add_test(tc, test_perf_decode_steps_match_every_step);
     tcase_add_test(tc, test_perf_iteration_ns_single_decode_weight_bound);
     tcase_add_test(tc, test_perf_iteration_ns_large_prefill_compute_bound);
     tcase_add_test(tc, test_perf_iteration_lm_head_only_for_sampled);

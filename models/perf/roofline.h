@@ -418,6 +418,10 @@ struct perf_step_terms {
     int64_t overhead;
     double first, after[PERF_OP_COUNT];
     double cap, by_ctx, by_act, kernels;
+    /* The same time as one affine form per roofline side (roofline.c
+     * decode_ns_quick()): base + layers * max(tc, tm), tc = main * k_fm
+     * + ctx * k_fc, tm = main * k_bm + ctx * k_bc + k_b0. */
+    double base, k_fm, k_fc, k_bm, k_bc, k_b0;
 };
 
 /* What a step with new prompts costs that depends on its token count
