@@ -427,6 +427,12 @@ struct cl_world {
     struct cl_replica **reps;
     int nreps; /* slots in use (some may be GONE) */
     int cap_reps;
+    /* By slot: a serving replica's waiting and admitted requests, INT64_MAX
+     * for any other, kept by set_state() and the LLM engine's every change
+     * (llm.c update_busy()), so that least-outstanding routing reads one
+     * array, not 32 replicas' engine states (6 % of the fleet-day's time
+     * was their cache misses). */
+    int64_t *route_n;
     /* Slots of GONE replicas as a binary min-heap, so that a new replica
      * takes the lowest free slot (as the linear scan this replaced did, so
      * that results did not change) in O(log n), not O(n). */

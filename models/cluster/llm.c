@@ -292,9 +292,15 @@ static int64_t load(const struct cl_llm_replica *e)
     return (int64_t)e->waiting.n + e->nseqs;
 }
 
+/* After every change to e: its busy time, its series, its routing count
+ * (w->route_n). */
 static void update_busy(struct cl_llm_replica *e)
 {
-    cl__replica_set_busy(e->rep->w, e->rep, load(e) > 0);
+    struct cl_replica *rep = e->rep;
+
+    rep->w->route_n[rep->slot] =
+        rep->state == CL_R_SERVING ? load(e) : INT64_MAX;
+    cl__replica_set_busy(rep->w, rep, load(e) > 0);
 }
 
 static int64_t blocks_of(const struct cl_llm_replica *e, int64_t tokens)
@@ -2633,6 +2639,16 @@ struct cl_replica *cl__llm_least_outstanding(const struct cl_world *w,
     /* Every replica holds what the smallest pool's holds (no P/D here). */
     int fits_all = need <= w->kv_cap_min;
 
+    if (fits_all) {
+        int best = -1;
+        for (int s = 0; s < w->nreps; s++) {
+            if (w->route_n[s] < least) {
+                least = w->route_n[s];
+                best = s;
+            }
+        }
+        return best >= 0 ? w->reps[best] : NULL;
+    }
     for (int s = 0; s < w->nreps; s++) {
         struct cl_replica *rep = w->reps[s];
         const struct cl_llm_replica *e = llm_of(rep);

@@ -97,6 +97,8 @@ static void set_state(struct cl_world *w, struct cl_replica *rep, int state)
     count_state(w, rep->state, -1);
     rep->state = state;
     count_state(w, state, +1);
+    w->route_n[rep->slot] =
+        state == CL_R_SERVING ? cl__llm_outstanding(rep) : INT64_MAX;
     if (state == CL_R_SERVING && w->n_serving == 1)
         cl__orch_served(w);
     if (state == CL_R_GONE) {
@@ -241,7 +243,10 @@ static int free_slot(struct cl_world *w)
     if (w->nreps == w->cap_reps) {
         w->cap_reps = w->cap_reps ? 2 * w->cap_reps : 16;
         w->reps = xrealloc(w->reps, (size_t)w->cap_reps, sizeof(*w->reps));
+        w->route_n =
+            xrealloc(w->route_n, (size_t)w->cap_reps, sizeof(*w->route_n));
     }
+    w->route_n[w->nreps] = INT64_MAX;
     w->reps[w->nreps] = xcalloc(1, sizeof(struct cl_replica));
     return w->nreps++;
 }
@@ -445,8 +450,10 @@ void cl__replicas_free(struct cl_world *w)
         free(w->reps[i]);
     }
     free(w->reps);
+    free(w->route_n);
     free(w->free_slots);
     w->reps = NULL;
+    w->route_n = NULL;
     w->nreps = w->cap_reps = 0;
     w->free_slots = NULL;
     w->nfree = w->cap_free = 0;
