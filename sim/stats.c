@@ -189,6 +189,49 @@ void sim_hist_add_run(struct sim_hist *h, const int64_t *v, size_t n,
     h->max = hi;
 }
 
+size_t sim_hist_runs(const int64_t *v, size_t n, struct sim_hist_run *run,
+                     int64_t *min, int64_t *max)
+{
+    size_t nrun = 0;
+    int64_t lo = INT64_MAX, hi = -1;
+
+    for (size_t i = 0; i < n; i++) {
+        int64_t value = v[i];
+        size_t b;
+
+        assert(value >= 0);
+        value = value < 0 ? 0 : value;
+        b = bucket_of((uint64_t)value);
+        if (nrun > 0 && run[nrun - 1].bucket == b) {
+            run[nrun - 1].len++;
+        } else {
+            run[nrun].bucket = b;
+            run[nrun++].len = 1;
+        }
+        lo = value < lo ? value : lo;
+        hi = value > hi ? value : hi;
+    }
+    *min = lo;
+    *max = hi;
+    return nrun;
+}
+
+void sim_hist_add_runs(struct sim_hist *h, const struct sim_hist_run *run,
+                       size_t nrun, int64_t min, int64_t max, uint64_t count)
+{
+    uint64_t values = 0;
+
+    if (count == 0 || nrun == 0)
+        return;
+    for (size_t i = 0; i < nrun; i++) {
+        h->counts[run[i].bucket] += run[i].len * count;
+        values += run[i].len;
+    }
+    h->n += values * count;
+    h->min = min < h->min ? min : h->min;
+    h->max = max > h->max ? max : h->max;
+}
+
 uint64_t sim_hist_count(const struct sim_hist *h)
 {
     return h->n;

@@ -109,6 +109,25 @@ void sim_hist_add_n(struct sim_hist *h, int64_t value, uint64_t count);
 void sim_hist_add_run(struct sim_hist *h, const int64_t *v, size_t n,
                       uint64_t count);
 
+/* A run of values in one bucket (sim_hist_runs()). */
+struct sim_hist_run {
+    size_t bucket;
+    uint64_t len; /* values */
+};
+
+/* Splits v[0 .. n - 1] (each >= 0, as for sim_hist_add()) into runs of
+ * consecutive values in the same bucket, written to run (room for n), and
+ * sets *min and *max to the smallest and largest value (n > 0). Returns
+ * the number of runs. With sim_hist_add_runs(), the same values go to
+ * several histograms with one bucket computation each. O(n). */
+size_t sim_hist_runs(const int64_t *v, size_t n, struct sim_hist_run *run,
+                     int64_t *min, int64_t *max);
+
+/* sim_hist_add_n(h, v, count) for every value v of the nrun runs that
+ * sim_hist_runs() found, whose extremes are min and max. O(nrun). */
+void sim_hist_add_runs(struct sim_hist *h, const struct sim_hist_run *run,
+                       size_t nrun, int64_t min, int64_t max, uint64_t count);
+
 /* Returns the number of values recorded. */
 uint64_t sim_hist_count(const struct sim_hist *h);
 

@@ -319,6 +319,43 @@ START_TEST(test_sim_hist_add_run_equals_add_n)
 }
 END_TEST
 
+/* One run list (sim_hist_runs()) added to two histograms with different
+ * counts (sim_hist_add_runs()) records what sim_hist_add_n() of each value
+ * does: slowly growing values (one run a bucket), random ones and a zero;
+ * count 0 and no runs record nothing. */
+START_TEST(test_sim_hist_add_runs_equals_add_n)
+{
+    int64_t v[300], lo, hi;
+    struct sim_hist_run run[300];
+    size_t n = 0, nrun;
+
+    for (int i = 0; i < 200; i++)
+        v[n++] = 30000000 + 997 * i;
+    for (int i = 0; i < 99; i++)
+        v[n++] = (int64_t)gsl_rng_uniform_int(rng, 1000000);
+    v[n++] = 0;
+    nrun = sim_hist_runs(v, n, run, &lo, &hi);
+    ck_assert_uint_lt(nrun, n);
+    ck_assert_int_eq(lo, 0);
+    sim_hist_add_runs(&ha, run, nrun, lo, hi, 3);
+    sim_hist_add_runs(&hc, run, nrun, lo, hi, 7);
+    sim_hist_add_runs(&hc, run, nrun, lo, hi, 0);
+    sim_hist_add_runs(&hc, run, 0, lo, hi, 4);
+    for (size_t i = 0; i < n; i++)
+        sim_hist_add_n(&hb, v[i], 3);
+    ck_assert_uint_eq(ha.n, hb.n);
+    ck_assert_int_eq(ha.min, hb.min);
+    ck_assert_int_eq(ha.max, hb.max);
+    ck_assert(memcmp(ha.counts, hb.counts, sizeof ha.counts) == 0);
+    sim_hist_reset(&hb);
+    for (size_t i = 0; i < n; i++)
+        sim_hist_add_n(&hb, v[i], 7);
+    ck_assert_uint_eq(hc.n, hb.n);
+    ck_assert_int_eq(hc.max, hb.max);
+    ck_assert(memcmp(hc.counts, hb.counts, sizeof hc.counts) == 0);
+}
+END_TEST
+
 START_TEST(test_sim_hist_reset_empties)
 {
     for (int i = 0; i < 10000; i++)
@@ -593,6 +630,7 @@ static Suite *stats_suite(void)
     tcase_add_test(tc, test_sim_hist_add_huge);
     tcase_add_test(tc, test_sim_hist_add_n_equals_repeated);
     tcase_add_test(tc, test_sim_hist_add_run_equals_add_n);
+    tcase_add_test(tc, test_sim_hist_add_runs_equals_add_n);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("sim_hist_reset");

@@ -306,17 +306,32 @@ void cl__itl_add(struct cl_world *w, int64_t gap_ns, uint64_t measured,
 void cl__itl_add_run(struct cl_world *w, int64_t *gap_ns, int n,
                      uint64_t measured, const int64_t *by_stage, int nstages)
 {
+    /* Their buckets once, for the world's histogram and each stage's: a
+     * window's gaps grow by a few hundred ns a step, so they are mostly
+     * one run. */
+    struct sim_hist_run run[64];
+    int64_t lo, hi;
+
     for (int j = 0; j < n; j++)
         if (gap_ns[j] < 0)
             gap_ns[j] = 0;
-    sim_hist_add_run(&w->itl, gap_ns, (size_t)n, measured);
+    for (int off = 0; off < n; off += 64) {
+        int m = n - off < 64 ? n - off : 64;
+        size_t nrun = sim_hist_runs(gap_ns + off, (size_t)m, run, &lo, &hi);
+        sim_hist_add_runs(&w->itl, run, nrun, lo, hi, measured);
+        for (int i = 0; i < nstages && i < w->nstages; i++) {
+            struct cl_stage_rt *st = w->stages[i];
+            if (by_stage[i] > 0 && st != NULL)
+                sim_hist_add_runs(&st->itl, run, nrun, lo, hi,
+                                  (uint64_t)by_stage[i]);
+        }
+    }
     for (int j = 0; j < n; j++)
         w->itl_sum_ns += (double)gap_ns[j] * (double)measured;
     for (int i = 0; i < nstages && i < w->nstages; i++) {
         struct cl_stage_rt *st = w->stages[i];
         if (by_stage[i] <= 0 || st == NULL)
             continue;
-        sim_hist_add_run(&st->itl, gap_ns, (size_t)n, (uint64_t)by_stage[i]);
         for (int j = 0; j < n; j++)
             st->itl_sum_ns += (double)gap_ns[j] * (double)by_stage[i];
     }

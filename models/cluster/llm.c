@@ -1984,14 +1984,21 @@ static int64_t ff_start(struct cl_llm_replica *e, const struct perf_batch *b,
     k = last - i0 + 1;
     if (k > e->ff_want)
         k = e->ff_want;
-    /* j: (i0 + m) % grow_period. */
-    for (int64_t m = 1, j = e->iter_phase; m < k; m++) {
-        if (++j == e->grow_period)
-            j = 0;
-        used += (e->phase_n[j] + (j == ph)) * e->grow_blocks;
-        if (used + e->gpu.lru_n > e->cap_blocks) {
-            k = m; /* that step would evict or preempt */
-            break;
+    /* Each decoder grows once a period (phase_n counts them by phase):
+     * when even that many periods' growth fits, so does every step's, and
+     * the steps need no look. j: (i0 + m) % grow_period. */
+    if (used + e->gpu.lru_n +
+            ((int64_t)e->decoding.n + (ph >= 0)) * e->grow_blocks *
+                ((k - 1 + e->grow_period - 1) / e->grow_period) >
+        e->cap_blocks) {
+        for (int64_t m = 1, j = e->iter_phase; m < k; m++) {
+            if (++j == e->grow_period)
+                j = 0;
+            used += (e->phase_n[j] + (j == ph)) * e->grow_blocks;
+            if (used + e->gpu.lru_n > e->cap_blocks) {
+                k = m; /* that step would evict or preempt */
+                break;
+            }
         }
     }
     if (k < 2)
