@@ -158,37 +158,6 @@ void sim_hist_add_n(struct sim_hist *h, int64_t value, uint64_t count)
     h->max = value > h->max ? value : h->max;
 }
 
-void sim_hist_add_run(struct sim_hist *h, const int64_t *v, size_t n,
-                      uint64_t count)
-{
-    size_t run_b = 0;
-    uint64_t run = 0;
-    int64_t lo = h->min, hi = h->max; /* in registers: v may alias h */
-
-    if (count == 0 || n == 0)
-        return;
-    for (size_t i = 0; i < n; i++) {
-        int64_t value = v[i];
-        size_t b;
-
-        assert(value >= 0);
-        value = value < 0 ? 0 : value;
-        b = bucket_of((uint64_t)value);
-        if (run > 0 && b != run_b) {
-            h->counts[run_b] += run;
-            run = 0;
-        }
-        run_b = b;
-        run += count;
-        lo = value < lo ? value : lo;
-        hi = value > hi ? value : hi;
-    }
-    h->counts[run_b] += run;
-    h->n += count * n;
-    h->min = lo;
-    h->max = hi;
-}
-
 size_t sim_hist_runs(const int64_t *v, size_t n, struct sim_hist_run *run,
                      int64_t *min, int64_t *max)
 {

@@ -103,12 +103,6 @@ void sim_hist_add(struct sim_hist *h, int64_t value);
  * sim_hist_add(). The caller keeps the total below 2^64. */
 void sim_hist_add_n(struct sim_hist *h, int64_t value, uint64_t count);
 
-/* sim_hist_add_n(h, v[i], count) for i = 0 .. n - 1, with one counter
- * update for each run of values in the same bucket (a fast-forwarded
- * replica's inter-token gaps, which grow slowly). O(n). */
-void sim_hist_add_run(struct sim_hist *h, const int64_t *v, size_t n,
-                      uint64_t count);
-
 /* A run of values in one bucket (sim_hist_runs()). */
 struct sim_hist_run {
     size_t bucket;
@@ -119,7 +113,9 @@ struct sim_hist_run {
  * consecutive values in the same bucket, written to run (room for n), and
  * sets *min and *max to the smallest and largest value (n > 0). Returns
  * the number of runs. With sim_hist_add_runs(), the same values go to
- * several histograms with one bucket computation each. O(n). */
+ * several histograms with one bucket computation each, and to each with
+ * one counter update a run (a fast-forwarded replica's inter-token gaps,
+ * which grow slowly, are mostly one run). O(n). */
 size_t sim_hist_runs(const int64_t *v, size_t n, struct sim_hist_run *run,
                      int64_t *min, int64_t *max);
 

@@ -289,36 +289,6 @@ START_TEST(test_sim_hist_add_n_equals_repeated)
 }
 END_TEST
 
-/* A run of values added at once: the same histogram as each added with
- * sim_hist_add_n(), for slowly growing values (runs in a bucket), random
- * ones (a new bucket nearly each time) and a run of one; count 0 and an
- * empty run record nothing. */
-START_TEST(test_sim_hist_add_run_equals_add_n)
-{
-    int64_t v[300];
-    size_t n = 0;
-
-    for (int i = 0; i < 200; i++)
-        v[n++] = 30000000 + 997 * i;
-    for (int i = 0; i < 99; i++)
-        v[n++] = (int64_t)gsl_rng_uniform_int(rng, 1000000);
-    v[n++] = 0;
-    sim_hist_add_run(&ha, v, n, 3);
-    sim_hist_add_run(&ha, v + 7, 1, 5);
-    for (size_t i = 0; i < n; i++)
-        sim_hist_add_n(&hb, v[i], 3);
-    sim_hist_add_n(&hb, v[7], 5);
-    ck_assert_uint_eq(ha.n, hb.n);
-    ck_assert_int_eq(ha.min, hb.min);
-    ck_assert_int_eq(ha.max, hb.max);
-    ck_assert(memcmp(ha.counts, hb.counts, sizeof ha.counts) == 0);
-    sim_hist_add_run(&hc, v, n, 0);
-    sim_hist_add_run(&hc, v, 0, 4);
-    ck_assert_uint_eq(sim_hist_count(&hc), 0);
-    ck_assert_int_eq(hc.max, -1);
-}
-END_TEST
-
 /* One run list (sim_hist_runs()) added to two histograms with different
  * counts (sim_hist_add_runs()) records what sim_hist_add_n() of each value
  * does: slowly growing values (one run a bucket), random ones and a zero;
@@ -629,7 +599,6 @@ static Suite *stats_suite(void)
     tcase_add_test(tc, test_sim_hist_add_zero);
     tcase_add_test(tc, test_sim_hist_add_huge);
     tcase_add_test(tc, test_sim_hist_add_n_equals_repeated);
-    tcase_add_test(tc, test_sim_hist_add_run_equals_add_n);
     tcase_add_test(tc, test_sim_hist_add_runs_equals_add_n);
     suite_add_tcase(s, tc);
 
