@@ -1679,18 +1679,15 @@ static inline int64_t decode_ns_quick(const struct perf_replica *r,
     double main = x->cap > 0.0 && dec_ctx > x->cap ? x->cap : dec_ctx;
     double tc = main * x->k_fm + dec_ctx * x->k_fc;
     double tm = main * x->k_bm + dec_ctx * x->k_bc + x->k_b0;
-    double sum = x->base + r->layers * (tc >= tm ? tc : tm), y, frac, margin;
-    int64_t n;
+    double sum = x->base + r->layers * (tc >= tm ? tc : tm);
+    /* sum to the nearest integer by adding and taking away 1.5 * 2^52
+     * (exact below 2^51), and how far it was: no conversion to an integer
+     * and back on the way to the test. */
+    double near = (sum + 0x1.8p52) - 0x1.8p52, off = fabs(sum - near);
 
-    if (!(sum >= 2.0 && sum < 1e15))
+    if (!(sum >= 2.0 && sum < 1e15) || off > 0.5 - (sum * 1e-12 + 1e-6))
         return -1;
-    y = sum + 0.5;
-    n = (int64_t)y;
-    frac = y - (double)n;
-    margin = sum * 1e-12 + 1e-6;
-    if (frac < margin || frac > 1.0 - margin)
-        return -1;
-    return n + x->overhead;
+    return (int64_t)near + x->overhead;
 }
 
 /* Whether b has decoders only. */
