@@ -97,8 +97,10 @@ static void set_state(struct cl_world *w, struct cl_replica *rep, int state)
     count_state(w, rep->state, -1);
     rep->state = state;
     count_state(w, state, +1);
-    w->route_n[rep->slot] =
-        state == CL_R_SERVING ? cl__llm_outstanding(rep) : INT64_MAX;
+    /* A replica becomes serving with nothing routed to it (its engine's
+     * state is made after this, by ready()); the engine keeps the count
+     * from then on. */
+    w->route_n[rep->slot] = state == CL_R_SERVING ? 0 : INT64_MAX;
     if (state == CL_R_SERVING && w->n_serving == 1)
         cl__orch_served(w);
     if (state == CL_R_GONE) {
