@@ -1669,9 +1669,10 @@ static inline int64_t decode_ns(const struct perf_replica *r,
  * its steps with it). Both add and multiply non-negative terms only,
  * about 40 roundings each, so they differ by less than 1e-14 of the sum
  * (4.4e-16 at most over the bundled scenarios); where the rearranged sum
- * is within 1e-12 of it (plus 1e-6 ns) of a rounding boundary, or out of
- * the range where that holds, -1: decode_ns() itself decides (about
- * one step in 20,000). */
+ * is within 1e-12 of itself (plus 1e-6 ns) of a rounding boundary, or
+ * out of the range where that holds, -1: decode_ns() itself decides (245
+ * of the 134 million steps of the bundled scenarios and four hours of the
+ * fleet-day, none of the others different). */
 static inline int64_t decode_ns_quick(const struct perf_replica *r,
                                       const struct perf_step_terms *x,
                                       double dec_ctx)
