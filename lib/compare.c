@@ -63,7 +63,10 @@ static void *worker(void *arg)
     int loaded;
 
     sim_diag_init(&d);
-    loaded = dsec__open_scenario(w->sc, &scn, &d) == 0;
+    /* Not dsec__open_scenario(): the threads share w->sc, whose display
+     * name that replaces (a double free when two did at once); the caller
+     * opened it once before starting them. */
+    loaded = dsec__scenario_open(w->sc, &scn, &d) == 0;
     for (;;) {
         struct cjob *j;
         struct cl_run_opts ro = {0};

@@ -323,9 +323,7 @@ static char *applied_text(const dsec_scenario *sc, size_t *len,
     return t;
 }
 
-/* Opens sc into *scn: overrides, policy, checks, seed. Returns 0 or a code
- * with diagnostics in d (*scn zeroed). */
-int dsec__open_scenario(dsec_scenario *sc, struct cl_scenario *scn,
+int dsec__scenario_open(const dsec_scenario *sc, struct cl_scenario *scn,
                         struct sim_diag *d)
 {
     struct scn_open_opts o = {0};
@@ -344,6 +342,16 @@ int dsec__open_scenario(dsec_scenario *sc, struct cl_scenario *scn,
         return rc;
     if (sc->seed_set)
         scn->seed = sc->seed;
+    return 0;
+}
+
+int dsec__open_scenario(dsec_scenario *sc, struct cl_scenario *scn,
+                        struct sim_diag *d)
+{
+    int rc = dsec__scenario_open(sc, scn, d);
+
+    if (rc != 0)
+        return rc;
     free(sc->display);
     sc->display = xstrdup(scn->name != NULL ? scn->name : sc->name);
     return 0;

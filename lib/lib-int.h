@@ -7,7 +7,14 @@
 #include "base/diag.h"
 
 /* Opens sc into *scn: its overrides, its policy, the checks, its seed.
- * Returns 0 or a code with diagnostics in d; *scn is zeroed then. */
+ * Returns 0 or a code with diagnostics in d; *scn is zeroed then. Reads
+ * sc only, so that threads may open one scenario at once (the workers of
+ * dsec_compare_json()). */
+int dsec__scenario_open(const dsec_scenario *sc, struct cl_scenario *scn,
+                        struct sim_diag *d);
+
+/* dsec__scenario_open(), then sc's display name from the opened
+ * scenario's name. Not thread-safe: it replaces sc->display. */
 int dsec__open_scenario(dsec_scenario *sc, struct cl_scenario *scn,
                         struct sim_diag *d);
 

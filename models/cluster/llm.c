@@ -2662,7 +2662,7 @@ struct cl_replica *cl__llm_least_outstanding(const struct cl_world *w,
         int64_t n;
 
         if (rep->state != CL_R_SERVING ||
-            (!fits_all && need > cl__rep_layout(w, rep)->kv_cap_tokens))
+            need > cl__rep_layout(w, rep)->kv_cap_tokens)
             continue;
         n = e != NULL ? (int64_t)e->nseqs + (int64_t)e->waiting.n : 0;
         if (n < least) {
