@@ -297,10 +297,10 @@ static int64_t load(const struct cl_llm_replica *e)
 static void update_busy(struct cl_llm_replica *e)
 {
     struct cl_replica *rep = e->rep;
+    int64_t n = load(e);
 
-    rep->w->route_n[rep->slot] =
-        rep->state == CL_R_SERVING ? load(e) : INT64_MAX;
-    cl__replica_set_busy(rep->w, rep, load(e) > 0);
+    rep->w->route_n[rep->slot] = rep->state == CL_R_SERVING ? n : INT64_MAX;
+    cl__replica_set_busy(rep->w, rep, n > 0);
 }
 
 static int64_t blocks_of(const struct cl_llm_replica *e, int64_t tokens)
