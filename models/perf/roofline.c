@@ -1664,6 +1664,21 @@ static inline int64_t decode_ns(const struct perf_replica *r,
     return (sum < 1.0 ? 1 : round_ns(sum)) + x->overhead;
 }
 
+/* sum, a rearranged decode_ns() sum within 1e-14 of it, rounded as
+ * decode_ns() rounds its own, plus the host's part; -1 where that is not
+ * certain: within 1e-12 of sum (plus 1e-6 ns) of a rounding boundary, or
+ * out of the range where the bound holds. The nearest integer by adding
+ * and taking away 1.5 * 2^52 (exact below 2^51), and how far it was: no
+ * conversion to an integer and back on the way to the test. */
+static inline int64_t quick_round(const struct perf_step_terms *x, double sum)
+{
+    double near = (sum + 0x1.8p52) - 0x1.8p52, off = fabs(sum - near);
+
+    if (!(sum >= 2.0 && sum < 1e15) || off > 0.5 - (sum * 1e-12 + 1e-6))
+        return -1;
+    return (int64_t)near + x->overhead;
+}
+
 /* decode_ns()'s value, the same nanosecond, from the same sum rearranged:
  * no division and no chain of additions class by class (a window prices
  * its steps with it). Both add and multiply non-negative terms only,
@@ -1680,15 +1695,62 @@ static inline int64_t decode_ns_quick(const struct perf_replica *r,
     double main = x->cap > 0.0 && dec_ctx > x->cap ? x->cap : dec_ctx;
     double tc = main * x->k_fm + dec_ctx * x->k_fc;
     double tm = main * x->k_bm + dec_ctx * x->k_bc + x->k_b0;
-    double sum = x->base + r->layers * (tc >= tm ? tc : tm);
-    /* sum to the nearest integer by adding and taking away 1.5 * 2^52
-     * (exact below 2^51), and how far it was: no conversion to an integer
-     * and back on the way to the test. */
-    double near = (sum + 0x1.8p52) - 0x1.8p52, off = fabs(sum - near);
 
-    if (!(sum >= 2.0 && sum < 1e15) || off > 0.5 - (sum * 1e-12 + 1e-6))
-        return -1;
-    return (int64_t)near + x->overhead;
+    return quick_round(x, x->base + r->layers * (tc >= tm ? tc : tm));
+}
+
+/* decode_ns_quick() of the steps m = m0 .. k - 1 of decoders b (x its
+ * fast memo entry, without a cap on the context): step m has b's context
+ * plus m * seqs, each roofline side is affine in the context, so each
+ * side's whole sum is affine in m, its two coefficients multiplied out
+ * once; a step is then two multiply-adds, the larger, and the rounding
+ * test. A handful of roundings more than decode_ns_quick()'s, still
+ * within 1e-14 of the sum: the same guard holds, and decode_ns() decides
+ * where it fails. ns[m] gets step m's time. */
+static void decode_steps_affine(const struct perf_replica *r,
+                                const struct perf_step_terms *x,
+                                const struct perf_batch *b, int64_t m0,
+                                int64_t k, int64_t *ns)
+{
+    double c0 = (double)b->decode_ctx_tokens, s = (double)b->decode_seqs;
+    double kf = x->k_fm + x->k_fc, kb = x->k_bm + x->k_bc, l = r->layers;
+    double a_c = x->base + l * (c0 * kf), b_c = l * (s * kf);
+    double a_m = x->base + l * (c0 * kb + x->k_b0), b_m = l * (s * kb);
+    /* quick_round()'s range and tolerance once for all the steps: each
+     * side's sum over them lies between its ends, and a step's sum, the
+     * larger side, between the larger of the sides' least ends and the
+     * largest end; the tolerance of the largest is the widest. */
+    double c_0 = a_c + (double)m0 * b_c, c_1 = a_c + (double)(k - 1) * b_c;
+    double m_0 = a_m + (double)m0 * b_m, m_1 = a_m + (double)(k - 1) * b_m;
+    double lo_c = c_0 < c_1 ? c_0 : c_1, lo_m = m_0 < m_1 ? m_0 : m_1;
+    double lo = lo_c > lo_m ? lo_c : lo_m, hi = c_0;
+    double lim;
+
+    hi = c_1 > hi ? c_1 : hi;
+    hi = m_0 > hi ? m_0 : hi;
+    hi = m_1 > hi ? m_1 : hi;
+    if (m0 >= k)
+        return;
+    if (!(lo >= 2.0 && hi < 1e15)) {
+        for (int64_t m = m0; m < k; m++) {
+            double ctx = (double)(b->decode_ctx_tokens + m * b->decode_seqs);
+            ns[m] = decode_ns_quick(r, x, ctx);
+            if (ns[m] < 0)
+                ns[m] = decode_ns(r, x, ctx);
+        }
+        return;
+    }
+    lim = 0.5 - (hi * 1e-12 + 1e-6);
+    for (int64_t m = m0; m < k; m++) {
+        double sc = a_c + (double)m * b_c, sm = a_m + (double)m * b_m;
+        double sum = sc >= sm ? sc : sm;
+        double near = (sum + 0x1.8p52) - 0x1.8p52;
+        ns[m] = fabs(sum - near) <= lim
+                    ? (int64_t)near + x->overhead
+                    : decode_ns(
+                          r, x,
+                          (double)(b->decode_ctx_tokens + m * b->decode_seqs));
+    }
 }
 
 /* Whether b has decoders only. */
@@ -1790,6 +1852,10 @@ void perf_decode_steps(const struct perf_replica *r, const struct perf_batch *b,
     if (memo != NULL && decode_only(b)) {
         ns[m++] = iterate(r, b, NULL, 1, memo);
         x = &memo->x[b->decode_seqs - 1];
+    }
+    if (x != NULL && x->fast && x->cap <= 0.0) {
+        decode_steps_affine(r, x, b, m, k, ns);
+        return;
     }
     if (x != NULL && x->fast) {
         for (; m < k; m++) {
