@@ -58,7 +58,7 @@ static void sift_down(struct sim_heap *h, size_t i)
     struct sim_heap_slot x = h->v[i];
     size_t n = h->n;
     for (;;) {
-        size_t c = i * ARITY + 1, best, end;
+        size_t c = i * ARITY + 1, best;
         if (c >= n)
             break;
         if (c + ARITY <= n) {
@@ -71,8 +71,7 @@ static void sift_down(struct sim_heap *h, size_t i)
             best = a + lb * (b - a);
         } else {
             best = c;
-            end = n;
-            for (size_t k = c + 1; k < end; k++)
+            for (size_t k = c + 1; k < n; k++)
                 if (less(&h->v[k], &h->v[best]))
                     best = k;
         }
