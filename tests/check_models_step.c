@@ -1320,6 +1320,63 @@ START_TEST(test_perf_decode_steps_match_every_step)
 }
 END_TEST
 
+/* A step with new prompts whose token count the memo has seen is priced
+ * from the memo's entry by a rearranged sum (roofline.c mixed_quick()),
+ * which must round to the same nanosecond as the step priced whole: 200
+ * token counts, each split ten ways between prompts and decoders (one to
+ * three prompts, the last of them done or not, decoders' context from
+ * none to past DSA's cap), on every property replica and on expert
+ * parallelism with two micro-batches (which the rearranged sum leaves to
+ * the whole step), against perf_iteration_ns(). */
+START_TEST(test_perf_mixed_steps_from_the_memo_match)
+{
+    struct perf_replica r[PROPS_N + 2];
+    struct perf_step_memo m = {0};
+    char why[512] = "";
+    int n = 0;
+    int64_t checked = 0;
+
+    for (size_t i = 0; i < PROPS_N; i++)
+        must_init(&r[n++], props[i].model, props[i].gpu, props[i].tp,
+                  props[i].pp, props[i].ep, props[i].dtype);
+    ck_assert_msg(init_layout(&r[n++], must_arch("deepseek-v3.2"), "h200",
+                              (struct perf_layout){.tp = 8, .pp = 1, .ep = 1},
+                              why, sizeof(why)) == 0,
+                  "%s", why);
+    ck_assert_msg(init_layout(&r[n++], must_arch("deepseek-v3"), "h200",
+                              (struct perf_layout){.tp = 1,
+                                                   .pp = 1,
+                                                   .ep = 16,
+                                                   .micro_batches = 2,
+                                                   .gpus_per_node = 8},
+                              why, sizeof(why)) == 0,
+                  "%s", why);
+    for (int i = 0; i < n; i++) {
+        for (int64_t w = 0; w < 200; w++) {
+            int64_t t = 2 + w * w * 97 % 8000;
+            for (int64_t split = 0; split < 10; split++) {
+                struct perf_batch b = {0};
+                int64_t dec = (w * 7 + split * 13) % 300;
+                if (dec >= t)
+                    dec = t - 1;
+                b.decode_seqs = dec;
+                b.decode_ctx_tokens = dec * (1 + split * split * 977 % 60000);
+                b.prefill_tokens = t - dec;
+                b.prefill_attn_pairs =
+                    (double)b.prefill_tokens * ((double)b.prefill_tokens / 2.0);
+                b.prefill_seqs = 1 + split % 3;
+                b.prefill_done_seqs = split % 2;
+                ck_assert_int_eq(perf_iteration_ns_memo(&r[i], &b, &m),
+                                 perf_iteration_ns(&r[i], &b));
+                checked++;
+            }
+        }
+    }
+    ck_assert_int_eq(checked, 200 * 10 * n);
+    perf_step_memo_fini(&m);
+}
+END_TEST
+
 START_TEST(test_perf_expert_placement_covers_every_expert)
 {
     static const int cases[][3] = {
@@ -1831,6 +1888,7 @@ static Suite *step_suite(void)
     tc = tcase_create("perf_decode_steps");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_perf_decode_steps_match_every_step);
+    tcase_add_test(tc, test_perf_mixed_steps_from_the_memo_match);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("perf_iteration_breakdown");

@@ -1313,34 +1313,20 @@ static struct perf_mixed_memo *mixed_entry(const struct perf_batch *b,
     return &memo->mx[k - 1];
 }
 
-/* Fills x with the terms of batch b that do not depend on its context
- * (every class but attention, the exposed all-to-all and the draft, for
- * one micro-batch) and, when out is not NULL, those classes' FLOPs, bytes
- * and bounds. b holds at least one token; memo (r's), when not NULL,
- * keeps the all-reduce. */
-static void terms(const struct perf_replica *r, const struct perf_batch *b,
-                  struct perf_breakdown *out, int spec,
-                  struct perf_step_memo *memo, struct perf_step_terms *x)
+/* What terms() and mixed_quick() both need of batch b's shape, into x:
+ * its micro-batches, its tokens of one micro-batch (prefill, decode,
+ * query, padded for a CUDA graph), its kernels' fixed times and the
+ * busiest data-parallel rank's share of the decoders; *sg the sampled
+ * positions of one data-parallel group. Returns the GEMMs' fixed time a
+ * kernel. Fills out's graph fields when out is not NULL. */
+static inline double shape(const struct perf_replica *r,
+                           const struct perf_batch *b, int spec,
+                           struct perf_breakdown *out,
+                           struct perf_step_terms *x, double *sg)
 {
     const struct perf_gpu_calib *c = &r->calib;
-    struct perf_op_cost *op = out != NULL ? out->op : NULL;
-    struct perf_mixed_memo *mx;
-    double *ns = x->ns;
-    double t, tg, sg, worst = 0.0, dec, dq, nseqs, k_gemm;
+    double t, tg, dec, dq, k_gemm;
 
-#ifdef __GNUC__
-    /* The entry of this token count, if any: the table outgrows the
-     * cache, and the work below hides most of the miss (the fleet-day's
-     * mixed steps waited on it for 2 % of the run). */
-    if (memo != NULL && b->prefill_tokens + b->decode_seqs <= memo->nmx)
-        __builtin_prefetch(&memo->mx[b->prefill_tokens + b->decode_seqs - 1]);
-#endif
-    memset(ns, 0, sizeof(x->ns));
-    x->e_moe = x->ar_ns = x->a2a_mb = x->a2a_bytes = 0.0;
-    x->send_intra = x->send_inter = 0.0;
-    x->imb = 1.0;
-    x->pairs = x->touched = 0.0;
-    x->a2a_cls = PERF_A2A_NONE;
     /* Two micro-batches need two tokens; the sums below are of one
      * micro-batch (s = 1 / mb, exact in binary). */
     x->mb = r->micro_batches > 1 && b->prefill_tokens + b->decode_seqs >= 2
@@ -1358,7 +1344,7 @@ static void terms(const struct perf_replica *r, const struct perf_batch *b,
     dq = dec * x->q;
     x->t = t = x->pf + dq;
     tg = t * r->inv_dp; /* tokens of one data-parallel attention group */
-    sg = (dq + (double)b->prefill_done_seqs * x->s) * r->inv_dp;
+    *sg = (dq + (double)b->prefill_done_seqs * x->s) * r->inv_dp;
     /* CUDA graphs (docs/step-time.md "Kernels and CUDA graphs"): a batch
      * of at most cudagraph_max_tokens replays a graph, its tokens padded
      * to the capture size for the linear layers; a decode-only batch a
@@ -1392,6 +1378,70 @@ static void terms(const struct perf_replica *r, const struct perf_batch *b,
     x->dshare =
         r->dp > 1 && dec > 0.0 ? ceil(dec * r->inv_dp - 1e-9) / dec : r->inv_dp;
 
+    return k_gemm;
+}
+
+/* The LM head's time for sg sampled positions, added to *ns (op: its
+ * FLOPs, bytes and bound, when not NULL). */
+static inline void lm_head(const struct perf_replica *r,
+                           struct perf_op_cost *op, double *ns, double sg,
+                           double k_gemm)
+{
+    double worst = 0.0;
+
+    if (sg > 0.0)
+        add_gemm(r, op, ns, 1.0, sg, 2.0 * r->lm_head_params,
+                 r->lm_head_params * r->weight_bytes_per_param +
+                     sg * r->lm_head_act * ACT_BYTES,
+                 1.0, k_gemm, &worst);
+}
+
+/* The host's time for batch b: the iteration's and each sequence's. */
+static inline double host_ns(const struct perf_replica *r,
+                             const struct perf_batch *b)
+{
+    const struct perf_gpu_calib *c = &r->calib;
+    double nseqs =
+        (double)b->decode_seqs +
+        (double)(b->prefill_seqs > 0 ? b->prefill_seqs
+                                     : (b->prefill_tokens > 0 ? 1 : 0));
+
+    /* Every data-parallel rank schedules its own sequences, in parallel:
+     * the busiest's share of the per-sequence time. */
+    if (r->dp > 1)
+        nseqs = ceil(nseqs * r->inv_dp - 1e-9);
+    return c->iteration_overhead_ns + c->seq_overhead_ns * nseqs;
+}
+
+/* Fills x with the terms of batch b that do not depend on its context
+ * (every class but attention, the exposed all-to-all and the draft, for
+ * one micro-batch) and, when out is not NULL, those classes' FLOPs, bytes
+ * and bounds. b holds at least one token; memo (r's), when not NULL,
+ * keeps the all-reduce. */
+static void terms(const struct perf_replica *r, const struct perf_batch *b,
+                  struct perf_breakdown *out, int spec,
+                  struct perf_step_memo *memo, struct perf_step_terms *x)
+{
+    struct perf_op_cost *op = out != NULL ? out->op : NULL;
+    struct perf_mixed_memo *mx;
+    double *ns = x->ns;
+    double sg, k_gemm;
+
+#ifdef __GNUC__
+    /* The entry of this token count, if any: the table outgrows the
+     * cache, and the work below hides most of the miss (the fleet-day's
+     * mixed steps waited on it for 2 % of the run). */
+    if (memo != NULL && b->prefill_tokens + b->decode_seqs <= memo->nmx)
+        __builtin_prefetch(&memo->mx[b->prefill_tokens + b->decode_seqs - 1]);
+#endif
+    memset(ns, 0, sizeof(x->ns));
+    x->e_moe = x->ar_ns = x->a2a_mb = x->a2a_bytes = 0.0;
+    x->send_intra = x->send_inter = 0.0;
+    x->imb = 1.0;
+    x->pairs = x->touched = 0.0;
+    x->a2a_cls = PERF_A2A_NONE;
+    k_gemm = shape(r, b, spec, out, x, &sg);
+
     mx = mixed_entry(b, out, memo, x);
     if (mx != NULL && mx->full) {
         /* Its token count's terms (what total() reads of them). */
@@ -1410,29 +1460,20 @@ static void terms(const struct perf_replica *r, const struct perf_batch *b,
             mx->e_moe = x->e_moe;
             mx->ar_ns = x->ar_ns;
             mx->a2a_mb = x->a2a_mb;
+            /* What mixed_quick() adds to the split's own terms. */
+            mx->pre = 0.0;
+            for (int i = 0; i < PERF_MIXED_OPS; i++)
+                mx->pre += mx->ns[i];
+            if (r->ep > 1 && r->moe_layers > 0)
+                mx->pre += r->moe_layers * mx->a2a_mb;
             mx->full = 1;
         }
     }
 
-    /* LM head, for the sampled positions only. */
-    worst = 0.0;
-    if (sg > 0.0)
-        add_gemm(r, op ? &op[PERF_OP_LM_HEAD] : NULL, &ns[PERF_OP_LM_HEAD], 1.0,
-                 sg, 2.0 * r->lm_head_params,
-                 r->lm_head_params * r->weight_bytes_per_param +
-                     sg * r->lm_head_act * ACT_BYTES,
-                 1.0, k_gemm, &worst);
-
-    /* Host. */
-    nseqs = (double)b->decode_seqs +
-            (double)(b->prefill_seqs > 0 ? b->prefill_seqs
-                                         : (b->prefill_tokens > 0 ? 1 : 0));
-    /* Every data-parallel rank schedules its own sequences, in parallel:
-     * the busiest's share of the per-sequence time. */
-    if (r->dp > 1)
-        nseqs = ceil(nseqs * r->inv_dp - 1e-9);
-    ns[PERF_OP_OVERHEAD] =
-        c->iteration_overhead_ns + c->seq_overhead_ns * nseqs;
+    /* LM head, for the sampled positions only; host. */
+    lm_head(r, op ? &op[PERF_OP_LM_HEAD] : NULL, &ns[PERF_OP_LM_HEAD], sg,
+            k_gemm);
+    ns[PERF_OP_OVERHEAD] = host_ns(r, b);
 }
 
 /* Attention of batch b over its context, per micro-batch, ns; fills op
@@ -1789,6 +1830,37 @@ static struct perf_step_terms *memo_entry(struct perf_step_memo *m,
     return &m->x[seqs - 1];
 }
 
+/* iterate()'s value for batch b with new prompts (no prefill context,
+ * no drafts, one micro-batch) whose token count's entry in memo is full,
+ * without terms() and total(): the entry's classes, summed once when it
+ * was filled, then the LM head, the attention and the host, which depend
+ * on how the tokens split. The same class values added in another order
+ * (a dozen non-negative terms: within 1e-14 of the sum), so
+ * quick_round() says whether it is certainly the same nanosecond. -1
+ * when it does not apply or is not certain: iterate() prices b whole. */
+static int64_t mixed_quick(const struct perf_replica *r,
+                           const struct perf_batch *b, int spec,
+                           const struct perf_step_memo *memo)
+{
+    int64_t k = b->prefill_tokens + b->decode_seqs;
+    const struct perf_mixed_memo *mx;
+    struct perf_step_terms x;
+    double sg, k_gemm, lm = 0.0, sum;
+
+    if (b->prefill_tokens <= 0 || b->prefill_ctx_tokens != 0 || k > memo->nmx ||
+        (spec && (r->spec_tokens > 0 || r->spec_method == PERF_SPEC_MTP)) ||
+        (r->micro_batches > 1 && k >= 2))
+        return -1;
+    mx = &memo->mx[k - 1];
+    if (!mx->full)
+        return -1;
+    k_gemm = shape(r, b, spec, NULL, &x, &sg);
+    lm_head(r, NULL, &lm, sg, k_gemm);
+    sum = mx->pre + lm + attention(r, b, &x, NULL);
+    x.overhead = round_ns(host_ns(r, b));
+    return quick_round(&x, sum);
+}
+
 static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
                        struct perf_breakdown *out, int spec,
                        struct perf_step_memo *memo)
@@ -1812,6 +1884,11 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
             return ns >= 0 ? ns : decode_ns(r, x, (double)b->decode_ctx_tokens);
         }
     } else {
+        if (memo != NULL && out == NULL) {
+            int64_t ns = mixed_quick(r, b, spec, memo);
+            if (ns >= 0)
+                return ns;
+        }
         terms(r, b, out, spec, memo, x);
     }
     return total(

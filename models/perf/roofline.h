@@ -433,7 +433,8 @@ struct perf_step_terms {
 struct perf_mixed_memo {
     double ns[PERF_MIXED_OPS];
     double e_common, e_moe, ar_ns, a2a_mb;
-    int full; /* 0: not yet */
+    double pre; /* ns's sum and the exposed all-to-all (one micro-batch) */
+    int full;   /* 0: not yet */
 };
 
 /* One all-reduce of struct perf_step_memo. */
