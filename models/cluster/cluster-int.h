@@ -617,8 +617,15 @@ enum cl_outcome {
 void cl__req_record(struct cl_world *w, const struct cl_req *r, int outcome);
 
 /* The index of load stage of r in w->stages (clamped to CL_STAGES_MAX -
- * 1, with a note), made on first use. */
-int cl__stage(struct cl_world *w, int stage);
+ * 1, with a note), made on first use: cl__stage_make() (cluster.c), after
+ * an inline look for a stage already made (three looks a request). */
+int cl__stage_make(struct cl_world *w, int stage);
+static inline int cl__stage(struct cl_world *w, int stage)
+{
+    if (stage >= 0 && stage < w->nstages && w->stages[stage] != NULL)
+        return stage;
+    return cl__stage_make(w, stage);
+}
 
 /* Counts r's arrival in its stage (cluster.c, at arrival). */
 void cl__stage_arrive(struct cl_world *w, const struct cl_req *r);

@@ -248,7 +248,7 @@ static void classes_results(const struct cl_world *w, struct cl_results *out)
     }
 }
 
-int cl__stage(struct cl_world *w, int stage)
+int cl__stage_make(struct cl_world *w, int stage)
 {
     if (stage < 0)
         stage = 0;
