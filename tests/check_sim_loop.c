@@ -2,6 +2,7 @@
  * reschedule, run limits, two loops in one process, random streams, the
  * replace-top of a firing event, and the hook. */
 #include <check.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -333,6 +334,37 @@ START_TEST(test_sim_strerror_names)
 }
 END_TEST
 
+/* sim_llround_nonneg() is llround() on [0, 9.2e18): halves, the double
+ * just below a half, the edges of exact fractions (2^52) and of whole
+ * doubles (2^53), and a sweep of magnitudes. */
+START_TEST(test_llround_nonneg_matches_llround)
+{
+    static const double edge[] = {
+        0.0,
+        0.49999999999999994,
+        0.5,
+        1.5,
+        2.5,
+        1e9 - 0.5,
+        4503599627370495.5,
+        4503599627370496.0,
+        4503599627370497.0,
+        9007199254740993.0,
+        9.19e18,
+    };
+    double x = 1e-3;
+
+    for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+        ck_assert_int_eq(sim_llround_nonneg(edge[i]), llround(edge[i]));
+    for (int i = 0; i < 200000 && x < 9e18; i++) {
+        ck_assert_int_eq(sim_llround_nonneg(x), llround(x));
+        ck_assert_int_eq(sim_llround_nonneg(floor(x) + 0.5),
+                         llround(floor(x) + 0.5));
+        x *= 1.00025;
+    }
+}
+END_TEST
+
 static Suite *loop_suite(void)
 {
     Suite *s = suite_create("loop");
@@ -348,6 +380,9 @@ static Suite *loop_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("sim_errors");
     tcase_add_test(tc, test_sim_strerror_names);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("sim_time");
+    tcase_add_test(tc, test_llround_nonneg_matches_llround);
     suite_add_tcase(s, tc);
     return s;
 }

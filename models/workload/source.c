@@ -13,6 +13,7 @@
 
 #include "models/workload/workload-int.h"
 #include "base/errors.h"
+#include "sim/time.h"
 #include "base/xalloc.h"
 
 struct wl_source {
@@ -47,7 +48,7 @@ int64_t wl__tokens_round(double x)
         return 1;
     if (x >= (double)WL_TOKENS_MAX)
         return WL_TOKENS_MAX;
-    return (int64_t)llround(x);
+    return sim_llround_nonneg(x);
 }
 
 uint64_t wl__bench_hash(int shared, uint64_t owner, int64_t block)
