@@ -1830,6 +1830,22 @@ static struct perf_step_terms *memo_entry(struct perf_step_memo *m,
     return &m->x[seqs - 1];
 }
 
+/* The memo entry (memo_own()ed) of decoders-only batch b, filled on
+ * first use. */
+static struct perf_step_terms *decode_entry(const struct perf_replica *r,
+                                            const struct perf_batch *b,
+                                            int spec,
+                                            struct perf_step_memo *memo)
+{
+    struct perf_step_terms *x = memo_entry(memo, b->decode_seqs);
+
+    if (x->mb == 0) {
+        terms(r, b, NULL, spec, memo, x);
+        fast_init(r, spec, x);
+    }
+    return x;
+}
+
 /* iterate()'s value for batch b with new prompts (no prefill context,
  * no drafts, one micro-batch) whose token count's entry in memo is full,
  * without terms() and total(): the entry's classes, summed once when it
@@ -1874,11 +1890,7 @@ static int64_t iterate(const struct perf_replica *r, const struct perf_batch *b,
     if (memo != NULL)
         memo_own(memo, r, spec);
     if (memo != NULL && decode_only(b)) {
-        x = memo_entry(memo, b->decode_seqs);
-        if (x->mb == 0) {
-            terms(r, b, NULL, spec, memo, x);
-            fast_init(r, spec, x);
-        }
+        x = decode_entry(r, b, spec, memo);
         if (x->fast && out == NULL) {
             int64_t ns = decode_ns_quick(r, x, (double)b->decode_ctx_tokens);
             return ns >= 0 ? ns : decode_ns(r, x, (double)b->decode_ctx_tokens);
@@ -1925,14 +1937,14 @@ void perf_decode_steps(const struct perf_replica *r, const struct perf_batch *b,
 
     if (k <= 0)
         return;
-    /* The first step fills the memo's entry. */
     if (memo != NULL && decode_only(b)) {
+        memo_own(memo, r, 1);
+        x = decode_entry(r, b, 1, memo);
+        if (x->fast && x->cap <= 0.0) {
+            decode_steps_affine(r, x, b, 0, k, ns);
+            return;
+        }
         ns[m++] = iterate(r, b, NULL, 1, memo);
-        x = &memo->x[b->decode_seqs - 1];
-    }
-    if (x != NULL && x->fast && x->cap <= 0.0) {
-        decode_steps_affine(r, x, b, m, k, ns);
-        return;
     }
     if (x != NULL && x->fast) {
         for (; m < k; m++) {
