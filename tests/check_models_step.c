@@ -1183,6 +1183,22 @@ static int init_layout(struct perf_replica *r, const struct arch_spec *a,
                              CL_DTYPE_FP8, 0.9, NULL, why, whylen);
 }
 
+/* DeepSeek-V3 on 16 H200 with expert parallelism and two micro-batches
+ * into *r. */
+static void init_ep16_two_micro_batches(struct perf_replica *r)
+{
+    char why[512] = "";
+
+    ck_assert_msg(init_layout(r, must_arch("deepseek-v3"), "h200",
+                              (struct perf_layout){.tp = 1,
+                                                   .pp = 1,
+                                                   .ep = 16,
+                                                   .micro_batches = 2,
+                                                   .gpus_per_node = 8},
+                              why, sizeof(why)) == 0,
+                  "%s", why);
+}
+
 /* The decode memo (perf_iteration_ns_memo) gives perf_iteration_ns()'s
  * value bit for bit: decode steps whose context grows and whose decoder
  * count goes up and down, mixed steps between them (priced whole, leaving
@@ -1201,14 +1217,7 @@ START_TEST(test_perf_iteration_memo_is_exact)
     for (size_t i = 0; i < PROPS_N; i++)
         must_init(&r[n++], props[i].model, props[i].gpu, props[i].tp,
                   props[i].pp, props[i].ep, props[i].dtype);
-    ck_assert_msg(init_layout(&r[n++], must_arch("deepseek-v3"), "h200",
-                              (struct perf_layout){.tp = 1,
-                                                   .pp = 1,
-                                                   .ep = 16,
-                                                   .micro_batches = 2,
-                                                   .gpus_per_node = 8},
-                              why, sizeof(why)) == 0,
-                  "%s", why);
+    init_ep16_two_micro_batches(&r[n++]);
     ck_assert_msg(init_layout(&r[n++], must_arch("deepseek-v3"), "h200",
                               (struct perf_layout){.tp = 8,
                                                    .pp = 1,
@@ -1276,6 +1285,23 @@ START_TEST(test_perf_iteration_memo_is_exact)
 }
 END_TEST
 
+/* Every property replica, then DeepSeek-V3.2 on 8 H200 (DSA's capped
+ * attention) into r (PROPS_N + 1 of them); returns how many. */
+static int props_and_dsa(struct perf_replica *r)
+{
+    char why[512] = "";
+    int n = 0;
+
+    for (size_t i = 0; i < PROPS_N; i++)
+        must_init(&r[n++], props[i].model, props[i].gpu, props[i].tp,
+                  props[i].pp, props[i].ep, props[i].dtype);
+    ck_assert_msg(init_layout(&r[n++], must_arch("deepseek-v3.2"), "h200",
+                              (struct perf_layout){.tp = 8, .pp = 1, .ep = 1},
+                              why, sizeof(why)) == 0,
+                  "%s", why);
+    return n;
+}
+
 /* A window's steps are priced by a rearranged sum that must round to the
  * same nanosecond as the step model's own (roofline.c decode_ns_quick()):
  * 64-step windows over the whole range of context, on every property
@@ -1287,17 +1313,9 @@ START_TEST(test_perf_decode_steps_match_every_step)
     struct perf_replica r[PROPS_N + 1];
     struct perf_step_memo m = {0};
     static const int64_t seqs[] = {1, 3, 17, 64, 255};
-    char why[512] = "";
-    int n = 0;
+    int n = props_and_dsa(r);
     int64_t checked = 0;
 
-    for (size_t i = 0; i < PROPS_N; i++)
-        must_init(&r[n++], props[i].model, props[i].gpu, props[i].tp,
-                  props[i].pp, props[i].ep, props[i].dtype);
-    ck_assert_msg(init_layout(&r[n++], must_arch("deepseek-v3.2"), "h200",
-                              (struct perf_layout){.tp = 8, .pp = 1, .ep = 1},
-                              why, sizeof(why)) == 0,
-                  "%s", why);
     for (int i = 0; i < n; i++) {
         for (size_t s = 0; s < sizeof(seqs) / sizeof(seqs[0]); s++) {
             /* Context from 1 token a decoder to past DSA's cap. */
@@ -1332,25 +1350,10 @@ START_TEST(test_perf_mixed_steps_from_the_memo_match)
 {
     struct perf_replica r[PROPS_N + 2];
     struct perf_step_memo m = {0};
-    char why[512] = "";
-    int n = 0;
+    int n = props_and_dsa(r);
     int64_t checked = 0;
 
-    for (size_t i = 0; i < PROPS_N; i++)
-        must_init(&r[n++], props[i].model, props[i].gpu, props[i].tp,
-                  props[i].pp, props[i].ep, props[i].dtype);
-    ck_assert_msg(init_layout(&r[n++], must_arch("deepseek-v3.2"), "h200",
-                              (struct perf_layout){.tp = 8, .pp = 1, .ep = 1},
-                              why, sizeof(why)) == 0,
-                  "%s", why);
-    ck_assert_msg(init_layout(&r[n++], must_arch("deepseek-v3"), "h200",
-                              (struct perf_layout){.tp = 1,
-                                                   .pp = 1,
-                                                   .ep = 16,
-                                                   .micro_batches = 2,
-                                                   .gpus_per_node = 8},
-                              why, sizeof(why)) == 0,
-                  "%s", why);
+    init_ep16_two_micro_batches(&r[n++]);
     for (int i = 0; i < n; i++) {
         for (int64_t w = 0; w < 200; w++) {
             int64_t t = 2 + w * w * 97 % 8000;
