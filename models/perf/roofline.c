@@ -1740,49 +1740,38 @@ static inline int64_t decode_ns_quick(const struct perf_replica *r,
     return quick_round(x, x->base + r->layers * (tc >= tm ? tc : tm));
 }
 
-/* decode_ns_quick() of the steps m = m0 .. k - 1 of decoders b (x its
- * fast memo entry, without a cap on the context): step m has b's context
- * plus m * seqs, each roofline side is affine in the context, so each
- * side's whole sum is affine in m, its two coefficients multiplied out
- * once; a step is then two multiply-adds, the larger, and the rounding
- * test. A handful of roundings more than decode_ns_quick()'s, still
- * within 1e-14 of the sum: the same guard holds, and decode_ns() decides
- * where it fails. ns[m] gets step m's time. */
-static void decode_steps_affine(const struct perf_replica *r,
-                                const struct perf_step_terms *x,
-                                const struct perf_batch *b, int64_t m0,
-                                int64_t k, int64_t *ns)
+/* decode_ns_quick() of the steps m = 0 .. k - 1 of decoders b (x its
+ * fast memo entry), into ns[m], when there is no cap on the context: step
+ * m has b's context plus m * seqs, each roofline side is affine in the
+ * context, so each side's whole sum is affine in m, its two coefficients
+ * multiplied out once; a step is then two multiply-adds, the larger, and
+ * the rounding test. A handful of roundings more than decode_ns_quick()'s,
+ * still within 1e-14 of the sum: the same guard holds, and decode_ns()
+ * decides where it fails. The guard's range and tolerance are taken once
+ * for all the steps: each side's sum over them lies between its ends, and
+ * a step's sum, the larger side, between the larger of the sides' least
+ * ends and the largest end, whose tolerance is the widest. Returns 1, or
+ * 0 having priced nothing: a cap, or sums out of that range. */
+static int decode_steps_affine(const struct perf_replica *r,
+                               const struct perf_step_terms *x,
+                               const struct perf_batch *b, int64_t k,
+                               int64_t *ns)
 {
     double c0 = (double)b->decode_ctx_tokens, s = (double)b->decode_seqs;
     double kf = x->k_fm + x->k_fc, kb = x->k_bm + x->k_bc, l = r->layers;
     double a_c = x->base + l * (c0 * kf), b_c = l * (s * kf);
     double a_m = x->base + l * (c0 * kb + x->k_b0), b_m = l * (s * kb);
-    /* quick_round()'s range and tolerance once for all the steps: each
-     * side's sum over them lies between its ends, and a step's sum, the
-     * larger side, between the larger of the sides' least ends and the
-     * largest end; the tolerance of the largest is the widest. */
-    double c_0 = a_c + (double)m0 * b_c, c_1 = a_c + (double)(k - 1) * b_c;
-    double m_0 = a_m + (double)m0 * b_m, m_1 = a_m + (double)(k - 1) * b_m;
-    double lo_c = c_0 < c_1 ? c_0 : c_1, lo_m = m_0 < m_1 ? m_0 : m_1;
-    double lo = lo_c > lo_m ? lo_c : lo_m, hi = c_0;
-    double lim;
+    double c_1 = a_c + (double)(k - 1) * b_c, m_1 = a_m + (double)(k - 1) * b_m;
+    double lo_c = a_c < c_1 ? a_c : c_1, lo_m = a_m < m_1 ? a_m : m_1;
+    double lo = lo_c > lo_m ? lo_c : lo_m, hi = a_c, lim;
 
     hi = c_1 > hi ? c_1 : hi;
-    hi = m_0 > hi ? m_0 : hi;
+    hi = a_m > hi ? a_m : hi;
     hi = m_1 > hi ? m_1 : hi;
-    if (m0 >= k)
-        return;
-    if (!(lo >= 2.0 && hi < 1e15)) {
-        for (int64_t m = m0; m < k; m++) {
-            double ctx = (double)(b->decode_ctx_tokens + m * b->decode_seqs);
-            ns[m] = decode_ns_quick(r, x, ctx);
-            if (ns[m] < 0)
-                ns[m] = decode_ns(r, x, ctx);
-        }
-        return;
-    }
+    if (x->cap > 0.0 || k <= 0 || !(lo >= 2.0 && hi < 1e15))
+        return 0;
     lim = 0.5 - (hi * 1e-12 + 1e-6);
-    for (int64_t m = m0; m < k; m++) {
+    for (int64_t m = 0; m < k; m++) {
         double sc = a_c + (double)m * b_c, sm = a_m + (double)m * b_m;
         double sum = sc >= sm ? sc : sm;
         double near = (sum + 0x1.8p52) - 0x1.8p52;
@@ -1792,6 +1781,7 @@ static void decode_steps_affine(const struct perf_replica *r,
                           r, x,
                           (double)(b->decode_ctx_tokens + m * b->decode_seqs));
     }
+    return 1;
 }
 
 /* Whether b has decoders only. */
@@ -1940,10 +1930,8 @@ void perf_decode_steps(const struct perf_replica *r, const struct perf_batch *b,
     if (memo != NULL && decode_only(b)) {
         memo_own(memo, r, 1);
         x = decode_entry(r, b, 1, memo);
-        if (x->fast && x->cap <= 0.0) {
-            decode_steps_affine(r, x, b, 0, k, ns);
+        if (x->fast && decode_steps_affine(r, x, b, k, ns))
             return;
-        }
         ns[m++] = iterate(r, b, NULL, 1, memo);
     }
     if (x != NULL && x->fast) {
