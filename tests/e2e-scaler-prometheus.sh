@@ -82,13 +82,17 @@ wait_for() {
     done
     return 1
 }
-# A TCP port nobody listens on now (from /proc/net/tcp{,6}).
+# A TCP port nobody uses now (from /proc/net/tcp{,6}), below the kernel's
+# range for outgoing connections, so that none of those (another test's,
+# under make -j) takes it before the server binds it.
 used_ports() {
     cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
         awk 'NR > 1 { split($2, a, ":"); print a[2] }'
 }
+eph_low=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+[ "${eph_low:-0}" -gt 21000 ] 2>/dev/null || eph_low=60000
 free_port() {
-    p=$((20000 + ($$ * 7 + $1 * 1013) % 40000))
+    p=$((20000 + ($$ * 7 + $1 * 1013) % (eph_low - 20000 - 100)))
     used=$(used_ports)
     while echo "$used" | grep -qix "$(printf '%04X' $p)"; do
         p=$((p + 1))
