@@ -198,8 +198,6 @@ struct cl_llm_replica {
     int64_t ctx_sum;          /* summed context of decoding requests (one
                                  token a step; with speculative decoding
                                  ctx_entry + tau x (ctx_sum - ctx_entry)) */
-    int64_t ctx_entry;        /* speculative decoding: their summed context
-                                 when they began decoding */
     int64_t decode_in_flight; /* decoders in the in-flight iteration */
     /* The decoders by whether they count after warm-up and by load stage
      * (cl__stage()'s index), kept as they join and leave the decode set
@@ -210,43 +208,25 @@ struct cl_llm_replica {
     int64_t prefill_chunks; /* chunks in the in-flight iteration */
 
     /* Prefix cache, offload tiers and swap. */
-    int caching;                 /* server.prefix_caching */
-    struct cl_kvtier gpu;        /* hashed blocks in HBM */
-    int offload;                 /* cluster.kv_cache_offload */
-    struct cl_kvtier host;       /* offloaded blocks in host memory */
-    int64_t host_cap;            /* blocks */
-    int64_t swap_cap;            /* blocks of swap space */
-    int64_t swap_used;           /* blocks swapped out */
-    double tok_bytes_gpu;        /* KV bytes per token on one GPU */
-    double tok_bytes;            /* KV bytes per token, whole replica */
-    struct net_link pcie;        /* the GPU's host link */
-    const struct net_link *rdma; /* the remote tier's link, or NULL */
-    double pcie_bytes_gpu;       /* this iteration's transfers, per GPU */
+    int caching;           /* server.prefix_caching */
+    struct cl_kvtier gpu;  /* hashed blocks in HBM */
+    int offload;           /* cluster.kv_cache_offload */
+    double pcie_bytes_gpu; /* this iteration's transfers, per GPU */
     double rdma_bytes_gpu;
-    uint64_t gen; /* bumped when a lookup may find more or claim less */
-    int plain;    /* no caching, swap or P/D: admission as before */
-    /* Tiered KV: on, the host blocks pinned by paused requests, and this
-     * iteration's prefetches (per GPU), hidden behind its compute. */
-    int tiered;
-    int64_t host_seq;
+    int plain; /* no caching, swap or P/D: admission as before */
+    /* Tiered KV (tiered below): this iteration's prefetches
+     * (per GPU), hidden behind its compute. */
     double pf_pcie_bytes_gpu, pf_rdma_bytes_gpu;
     int role; /* enum cl_role: its replica's */
-    /* Speculative decoding (server.speculative): on, drafted tokens k,
-     * acceptance, expected tokens per step tau and its variance, the
-     * iterations between a decoder's new KV blocks (grow_period: block
-     * tokens without it) and the blocks each growth takes; tok_acc holds
-     * the fraction of an output token the counters have not booked. */
+    /* Speculative decoding (server.speculative) on (its parameters
+     * below); the iterations between a decoder's new KV blocks
+     * (grow_period: block tokens without it) and the blocks each growth
+     * takes. */
     int spec;
-    int spec_k;
-    double spec_alpha, spec_tau, spec_var;
     int64_t grow_period, grow_blocks;
-    double tok_acc;
-    /* drain: migrate: the end of the pre-copy, and whether it has come
-     * (the next iteration boundary stops and moves the batch). */
-    struct sim_event mig_ev;
+    /* drain: migrate: the pre-copy has ended (mig_ev below): the next
+     * iteration boundary stops and moves the batch. */
     int mig_stop;
-    int mig_all;         /* a drain: every admitted request moves */
-    struct net_link nvl; /* its GPUs' NVLink, for moves inside a node */
     /* Fast-forward (ff_start()): a window of ff_n iterations whose ends
      * are not events; ff_dt[k] is the k-th one's step time, ff_done of
      * them have ended (the in-flight one is ff_done), ff_slot its place in
@@ -260,6 +240,34 @@ struct cl_llm_replica {
     int64_t ff_want;
     int64_t *ff_dt;
     int ff_slot;
+
+    /* Below, what the iteration path does not read (the fields above fit
+     * in fewer cache lines: a fleet's replicas take turns, and each event
+     * found most of its replica's lines gone from L1). */
+    int64_t ctx_entry;           /* speculative decoding: the decoders' summed
+                                    context when they began decoding */
+    struct cl_kvtier host;       /* offloaded blocks in host memory */
+    int64_t host_cap;            /* blocks */
+    int64_t swap_cap;            /* blocks of swap space */
+    int64_t swap_used;           /* blocks swapped out */
+    double tok_bytes_gpu;        /* KV bytes per token on one GPU */
+    double tok_bytes;            /* KV bytes per token, whole replica */
+    struct net_link pcie;        /* the GPU's host link */
+    const struct net_link *rdma; /* the remote tier's link, or NULL */
+    uint64_t gen; /* bumped when a lookup may find more or claim less */
+    /* Tiered KV: on, and the host blocks pinned by paused requests. */
+    int tiered;
+    int64_t host_seq;
+    /* Speculative decoding (spec above): drafted tokens k, acceptance,
+     * expected tokens per step tau and its variance; tok_acc holds the
+     * fraction of an output token the counters have not booked. */
+    int spec_k;
+    double spec_alpha, spec_tau, spec_var;
+    double tok_acc;
+    /* drain: migrate: the end of the pre-copy (mig_stop above). */
+    struct sim_event mig_ev;
+    int mig_all;         /* a drain: every admitted request moves */
+    struct net_link nvl; /* its GPUs' NVLink, for moves inside a node */
 };
 
 static void kick(struct cl_llm_replica *e);
@@ -1768,28 +1776,35 @@ static int ff_run(struct cl_llm_replica *e, int64_t now, int64_t *gap,
     int64_t steps;
     double gpu_ns = lw->decode_gpu_ns, gpus = e->perf->gpus;
     double cap = (double)e->cap_blocks;
+    /* Read once: the stores to gap, kv_t and kv could alias them. */
+    const int64_t *phase_n = e->phase_n;
+    int64_t period = e->grow_period, grow = e->grow_blocks;
+    int elastic = w->elastic && n > 0, has_cap = e->cap_blocks > 0;
+    int ng = *ngap, nk = *nkv;
 
     while (done < last && start + dt[done] < now) {
         int64_t t = start + dt[done], g;
-        gap[(*ngap)++] = t - start;
-        if (w->elastic && n > 0) {
+        gap[ng++] = t - start;
+        if (elastic) {
             double itl_s = sim_ns_to_s(t - start);
             pol_ph_add_n(&rep->ctr.itl, itl_s, (uint64_t)n);
             pol_ph_add_n(&w->cl_ctr.itl, itl_s, (uint64_t)n);
         }
-        if (++phase == e->grow_period)
+        if (++phase == period)
             phase = 0;
-        g = e->phase_n[phase] * e->grow_blocks;
+        g = phase_n[phase] * grow;
         blocks += g;
         if (blocks > peak)
             peak = blocks;
         gpu_ns += (1 - 0.0) * (double)dt[++done] * gpus;
         start = t;
         if (g != 0) {
-            kv_t[*nkv] = t;
-            kv[(*nkv)++] = e->cap_blocks > 0 ? (double)blocks / cap : 0;
+            kv_t[nk] = t;
+            kv[nk++] = has_cap ? (double)blocks / cap : 0;
         }
     }
+    *ngap = ng;
+    *nkv = nk;
     steps = done - e->ff_done;
     if (steps == 0)
         return 0;
@@ -2009,10 +2024,10 @@ static int64_t ff_start(struct cl_llm_replica *e, const struct perf_batch *b,
     }
     e->ff_dt[0] = dt;
     perf_decode_steps(e->perf, &d, k - 1, e->memo, e->ff_dt + 1);
-    for (int64_t m = 1; m < k; m++) {
-        if (e->ff_dt[m] < 1)
-            e->ff_dt[m] = 1;
-        total += e->ff_dt[m];
+    for (int64_t m = 1; m < k; m++) { /* no branch: a select and a store */
+        int64_t v = e->ff_dt[m] < 1 ? 1 : e->ff_dt[m];
+        e->ff_dt[m] = v;
+        total += v;
     }
     e->ff_n = k;
     e->ff_done = 0;

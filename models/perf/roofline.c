@@ -1763,7 +1763,8 @@ static int decode_steps_affine(const struct perf_replica *r,
     double a_m = x->base + l * (c0 * kb + x->k_b0), b_m = l * (s * kb);
     double c_1 = a_c + (double)(k - 1) * b_c, m_1 = a_m + (double)(k - 1) * b_m;
     double lo_c = a_c < c_1 ? a_c : c_1, lo_m = a_m < m_1 ? a_m : m_1;
-    double lo = lo_c > lo_m ? lo_c : lo_m, hi = a_c, lim;
+    double lo = lo_c > lo_m ? lo_c : lo_m, hi = a_c, lim, dm;
+    int64_t ov;
 
     hi = c_1 > hi ? c_1 : hi;
     hi = a_m > hi ? a_m : hi;
@@ -1771,12 +1772,17 @@ static int decode_steps_affine(const struct perf_replica *r,
     if (x->cap > 0.0 || k <= 0 || !(lo >= 2.0 && hi < 1e15))
         return 0;
     lim = 0.5 - (hi * 1e-12 + 1e-6);
-    for (int64_t m = 0; m < k; m++) {
-        double sc = a_c + (double)m * b_c, sm = a_m + (double)m * b_m;
-        double sum = sc >= sm ? sc : sm;
+    /* m as a double counted up (exact below 2^53, no conversion a step);
+     * the larger side as `>` writes it, one instruction (equal sides are
+     * the same value); the overhead in a register (ns may alias x). */
+    ov = x->overhead;
+    dm = 0.0;
+    for (int64_t m = 0; m < k; m++, dm += 1.0) {
+        double sc = a_c + dm * b_c, sm = a_m + dm * b_m;
+        double sum = sc > sm ? sc : sm;
         double near = (sum + 0x1.8p52) - 0x1.8p52;
         ns[m] = fabs(sum - near) <= lim
-                    ? (int64_t)near + x->overhead
+                    ? (int64_t)near + ov
                     : decode_ns(
                           r, x,
                           (double)(b->decode_ctx_tokens + m * b->decode_seqs));
