@@ -96,6 +96,21 @@ void cl__fifo_remove(struct cl_fifo *q, struct cl_req *r)
     r->next = r->prev = NULL;
 }
 
+/* Zeroes r through the C library's memset. Given the constant size, the
+ * compiler writes `rep stos` in place, whose start-up was two thirds of a
+ * new request's CPU time (2 % of the fleet-day's); a size it cannot see
+ * through makes it call memset, which clears the record with vector
+ * stores. */
+static void clear_req(struct cl_req *r)
+{
+    size_t n = sizeof(*r);
+
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__("" : "+r"(n));
+#endif
+    memset(r, 0, n);
+}
+
 struct cl_req *cl__req_new(struct cl_world *w)
 {
     struct cl_req *r = w->free_list;
@@ -110,7 +125,7 @@ struct cl_req *cl__req_new(struct cl_world *w)
         }
         w->reqs_all[w->nreqs_all++] = r;
     }
-    memset(r, 0, sizeof(*r));
+    clear_req(r);
     r->first_token_ns = -1;
     r->user = -1;
     sim_event_init(&r->client_ev, NULL, NULL);
