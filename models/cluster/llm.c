@@ -114,6 +114,23 @@
 #include "sim/time.h"
 #include "base/xalloc.h"
 
+/* A replica's decoders by the iteration they finish in, then by the order
+ * they joined: v[lo .. lo + n - 1], sorted that way. The first to finish
+ * leave from the front in O(1); a new one's place is found from the back
+ * (it usually finishes after most) and those after it move up one. At the
+ * few dozen decoders of a replica that costs less than a heap's sift down
+ * at every finish (the event queue's 4-ary heap held them before, with
+ * the order of joining as its sequence numbers: the same order). */
+struct dec_slot {
+    int64_t iter;
+    struct cl_req *r;
+};
+
+struct dec_set {
+    struct dec_slot *v;
+    size_t lo, n, cap;
+};
+
 /* The engine's world state (w->engine_state). */
 struct llm_world {
     struct cl_kv_world kv; /* prefix cache, offload, swap, P/D (kvcache.h) */
@@ -171,10 +188,9 @@ struct cl_llm_replica {
      * request in a step that preempted (see kick()). */
     int preempted;
 
-    struct cl_fifo waiting;   /* routed here, not admitted */
-    struct cl_fifo prefill;   /* admitted, prompt not fully processed */
-    struct sim_heap decoding; /* keyed by the iteration they finish in */
-    uint64_t seq;
+    struct cl_fifo waiting;  /* routed here, not admitted */
+    struct cl_fifo prefill;  /* admitted, prompt not fully processed */
+    struct dec_set decoding; /* by the iteration they finish in */
 
     int64_t nseqs;       /* admitted requests (prefill + decode) */
     int64_t max_seqs;    /* at most: the pool's max_num_seqs */
@@ -274,6 +290,69 @@ static void kick(struct cl_llm_replica *e);
 static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev);
 static void llm_arrive(struct cl_world *w, struct cl_req *r);
 static void reroute(struct cl_world *w, struct cl_fifo *q, int was_waiting);
+
+static void dec_set_fini(struct dec_set *s)
+{
+    free(s->v);
+    memset(s, 0, sizeof(*s));
+}
+
+/* The iteration the first decoder of s finishes in; INT64_MAX if none. */
+static int64_t dec_set_first(const struct dec_set *s)
+{
+    return s->n > 0 ? s->v[s->lo].iter : INT64_MAX;
+}
+
+/* Adds r, finishing in iteration iter, after those that finish no later. */
+static void dec_set_add(struct dec_set *s, struct cl_req *r, int64_t iter)
+{
+    struct dec_slot *v;
+    size_t j;
+
+    if (s->lo + s->n == s->cap) {
+        if (s->lo > 0 && s->n < s->cap / 2) {
+            memmove(s->v, s->v + s->lo, s->n * sizeof(*s->v));
+            s->lo = 0;
+        } else {
+            s->cap = s->cap ? 2 * s->cap : 16;
+            s->v = xrealloc(s->v, s->cap, sizeof(*s->v));
+        }
+    }
+    v = s->v + s->lo;
+    j = s->n;
+    while (j > 0 && v[j - 1].iter > iter)
+        j--;
+    memmove(v + j + 1, v + j, (s->n - j) * sizeof(*v));
+    v[j].iter = iter;
+    v[j].r = r;
+    s->n++;
+}
+
+/* Takes out and returns the first to finish; NULL if none. */
+static struct cl_req *dec_set_pop(struct dec_set *s)
+{
+    struct cl_req *r;
+
+    if (s->n == 0)
+        return NULL;
+    r = s->v[s->lo].r;
+    s->n--;
+    s->lo = s->n > 0 ? s->lo + 1 : 0;
+    return r;
+}
+
+/* Takes r, which must be in s, out. O(n). */
+static void dec_set_remove(struct dec_set *s, const struct cl_req *r)
+{
+    struct dec_slot *v = s->v + s->lo;
+    size_t j = 0;
+
+    while (v[j].r != r)
+        j++;
+    memmove(v + j, v + j + 1, (s->n - j - 1) * sizeof(*v));
+    if (--s->n == 0)
+        s->lo = 0;
+}
 
 static struct cl_llm_replica *llm_of(const struct cl_replica *rep)
 {
@@ -882,7 +961,7 @@ static int64_t unbatch(struct cl_llm_replica *e, struct cl_req *r)
     if (r->dec_iter >= 0) {
         int64_t gen = decoded(e, r);
         e->phase_n[phase_of(e, r)]--;
-        sim_heap_remove(&e->decoding, &r->ev);
+        dec_set_remove(&e->decoding, r);
         dec_count(e, r, -1);
         if (e->spec) {
             e->ctx_sum -=
@@ -1652,10 +1731,9 @@ static uint64_t land(struct cl_llm_replica *e, int64_t nchunks, int64_t i,
             e->ctx_entry += target + 1;
         }
         e->phase_n[phase_of(e, r)]++;
-        sim_heap_insert(
-            &e->decoding, &r->ev,
-            i + (e->spec ? r->dec_steps : r->output_tokens - r->gen_tokens),
-            e->seq++);
+        dec_set_add(
+            &e->decoding, r,
+            i + (e->spec ? r->dec_steps : r->output_tokens - r->gen_tokens));
         dec_count(e, r, +1);
     }
     return tokens;
@@ -1969,7 +2047,7 @@ static int64_t ff_start(struct cl_llm_replica *e, const struct perf_batch *b,
     struct llm_world *lw = e->lw;
     struct cl_req *r = e->prefill.head;
     int64_t i0 = e->iter_no, k, used = e->blocks_used, total = dt;
-    int64_t last = e->decoding.n > 0 ? e->decoding.v[0].time_ns : INT64_MAX;
+    int64_t last = dec_set_first(&e->decoding);
     int64_t ph = -1; /* the prompt's request: its growth phase */
     struct perf_batch d = {0};
 
@@ -2102,8 +2180,8 @@ static void on_iteration_end(struct sim_loop *loop, struct sim_event *ev)
 
     /* Decoders whose last token this was; the last token's KV is never
      * written. */
-    while (e->decoding.n > 0 && e->decoding.v[0].time_ns == i) {
-        struct cl_req *r = (struct cl_req *)sim_heap_pop(&e->decoding);
+    while (dec_set_first(&e->decoding) == i) {
+        struct cl_req *r = dec_set_pop(&e->decoding);
         dec_count(e, r, -1);
         e->phase_n[phase_of(e, r)]--;
         if (e->spec) {
@@ -2508,7 +2586,6 @@ static void llm_ready(struct cl_world *w, struct cl_replica *rep)
     e->role = rep->role; /* replica.c: the group it was requested for */
     sim_event_init(&e->iter_ev, on_iteration_end, e);
     sim_event_init(&e->mig_ev, on_mig_precopied, e);
-    sim_heap_init(&e->decoding);
     rep->engine_state = e;
     /* Requests held while no replica served go out now. */
     while (w->queue.head != NULL) {
@@ -2529,7 +2606,7 @@ static void llm_replica_free(struct cl_world *w, struct cl_replica *rep)
     free(e->ff_dt);
     if (sim_event_pending(&e->mig_ev))
         sim_loop_cancel(w->loop, &e->mig_ev);
-    sim_heap_fini(&e->decoding);
+    dec_set_fini(&e->decoding);
     cl_kvtier_fini(&e->gpu);
     cl_kvtier_fini(&e->host);
     free(e->phase_n);
@@ -2621,7 +2698,7 @@ static void llm_fail(struct cl_world *w, struct cl_replica *rep)
     reroute(w, &e->waiting, 1);
     while ((r = cl__fifo_pop(&e->prefill)) != NULL)
         restart(w, r);
-    while ((r = (struct cl_req *)sim_heap_pop(&e->decoding)) != NULL)
+    while ((r = dec_set_pop(&e->decoding)) != NULL)
         restart(w, r);
     e->nseqs = 0;
     e->blocks_used = 0;
@@ -2786,7 +2863,7 @@ static void llm_abandon(struct cl_world *w, struct cl_req *r)
         if (r->dec_iter >= 0) {
             int64_t gen = decoded(e, r);
             e->phase_n[phase_of(e, r)]--;
-            sim_heap_remove(&e->decoding, &r->ev);
+            dec_set_remove(&e->decoding, r);
             if (e->spec) {
                 e->ctx_sum -= r->prompt_tokens + r->gen_tokens + e->iter_no -
                               r->dec_iter - 1;
