@@ -12,16 +12,13 @@ static inline int less(const struct sim_heap_slot *a,
                        const struct sim_heap_slot *b)
 {
 #ifdef __SIZEOF_INT128__
-    /* (time, seq) as one unsigned 128-bit key, time's sign bit flipped so
-     * that the order is the signed one: one compare and no branch, so
-     * that sift_down() can choose among four children by arithmetic. */
-    typedef unsigned __int128 key;
-    key ka = (key)((uint64_t)a->time_ns ^ (UINT64_C(1) << 63)) << 64 | a->seq;
-    key kb = (key)((uint64_t)b->time_ns ^ (UINT64_C(1) << 63)) << 64 | b->seq;
-    return ka < kb;
+    /* (key, seq) as one unsigned 128-bit number: one compare and no
+     * branch, so that sift_down() can choose among four children by
+     * arithmetic. */
+    typedef unsigned __int128 u128;
+    return ((u128)a->key << 64 | a->seq) < ((u128)b->key << 64 | b->seq);
 #else
-    return a->time_ns < b->time_ns ||
-           (a->time_ns == b->time_ns && a->seq < b->seq);
+    return a->key < b->key || (a->key == b->key && a->seq < b->seq);
 #endif
 }
 
@@ -92,7 +89,7 @@ void sim_heap_insert(struct sim_heap *h, struct sim_event *ev, int64_t time_ns,
         h->cap = h->cap ? 2 * h->cap : 64;
         h->v = xrealloc(h->v, h->cap, sizeof(*h->v));
     }
-    h->v[h->n].time_ns = time_ns;
+    h->v[h->n].key = (uint64_t)time_ns ^ SIM_HEAP_SIGN;
     h->v[h->n].seq = seq;
     h->v[h->n].ev = ev;
     ev->time_ns = time_ns;
@@ -121,7 +118,7 @@ void sim_heap_update(struct sim_heap *h, struct sim_event *ev, int64_t time_ns,
     struct sim_heap_slot old;
     assert(i < h->n && h->v[i].ev == ev);
     old = h->v[i];
-    h->v[i].time_ns = time_ns;
+    h->v[i].key = (uint64_t)time_ns ^ SIM_HEAP_SIGN;
     h->v[i].seq = seq;
     ev->time_ns = time_ns;
     if (less(&h->v[i], &old))
@@ -147,7 +144,7 @@ struct sim_event *sim_heap_pop(struct sim_heap *h)
 void sim_heap_replace_root(struct sim_heap *h, struct sim_event *ev,
                            int64_t time_ns, uint64_t seq)
 {
-    h->v[0].time_ns = time_ns;
+    h->v[0].key = (uint64_t)time_ns ^ SIM_HEAP_SIGN;
     h->v[0].seq = seq;
     h->v[0].ev = ev;
     ev->time_ns = time_ns;
@@ -167,7 +164,7 @@ int sim_heap_check(const struct sim_heap *h)
     for (size_t i = 0; i < h->n; i++) {
         if (h->v[i].ev->heap_index != i)
             return 0;
-        if (h->v[i].ev->time_ns != h->v[i].time_ns)
+        if (h->v[i].ev->time_ns != sim_heap_slot_time(&h->v[i]))
             return 0;
         if (i > 0 && less(&h->v[i], &h->v[(i - 1) / ARITY]))
             return 0;

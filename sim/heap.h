@@ -20,11 +20,21 @@
 
 struct sim_event;
 
+/* One entry. The time is kept as its bits with the sign bit flipped, so
+ * that (key, seq) compares as one unsigned 128-bit number in the order of
+ * (time, seq): sim_heap_slot_time() reads it back. */
 struct sim_heap_slot {
-    int64_t time_ns;
+    uint64_t key;
     uint64_t seq;
     struct sim_event *ev;
 };
+
+#define SIM_HEAP_SIGN (UINT64_C(1) << 63)
+
+static inline int64_t sim_heap_slot_time(const struct sim_heap_slot *s)
+{
+    return (int64_t)(s->key ^ SIM_HEAP_SIGN);
+}
 
 struct sim_heap {
     struct sim_heap_slot *v;

@@ -149,8 +149,8 @@ uint64_t sim_loop_run(struct sim_loop *loop, int64_t until_ns)
     loop->stop = 0;
     while (!loop->stop && loop->heap.n > 0) {
         struct sim_event *ev;
-        if (loop->heap.v[0].time_ns > until_ns ||
-            loop->heap.v[0].time_ns >= SIM_HORIZON_NS)
+        int64_t t = sim_heap_slot_time(&loop->heap.v[0]);
+        if (t > until_ns || t >= SIM_HORIZON_NS)
             break;
         /* The event leaves the queue, but its slot stays the root until
          * the handler returns: an event that reschedules itself (most
