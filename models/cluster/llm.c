@@ -1876,10 +1876,11 @@ static int ff_run(struct cl_llm_replica *e, int64_t now, int64_t *gap,
             peak = blocks;
         gpu_ns += (1 - 0.0) * (double)dt[++done] * gpus;
         start = t;
-        if (g != 0) {
-            kv_t[nk] = t;
-            kv[nk++] = has_cap ? (double)blocks / cap : 0;
-        }
+        /* Kept when it grew: no branch (growth follows the decoders'
+         * phases, which a predictor does not learn). */
+        kv_t[nk] = t;
+        kv[nk] = has_cap ? (double)blocks / cap : 0;
+        nk += g != 0;
     }
     *ngap = ng;
     *nkv = nk;
