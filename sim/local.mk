@@ -6,6 +6,7 @@ sim_libsim_la_SOURCES = \
 	sim/event.h \
 	sim/heap.c sim/heap.h \
 	sim/loop.c sim/loop.h \
+	sim/rng.c sim/rng.h \
 	sim/time.h
 
 DSEC_SIM_TEST_LIBS = sim/libsim.la base/libbase.la $(GSL_LIBS) \

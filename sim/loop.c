@@ -8,6 +8,7 @@
 #include "base/errors.h"
 #include "base/param.h"
 #include "sim/heap.h"
+#include "sim/rng.h"
 #include "sim/time.h"
 #include "base/xalloc.h"
 
@@ -241,7 +242,7 @@ gsl_rng *sim_loop_stream(struct sim_loop *loop, const char *name)
                              sizeof(*loop->streams));
     s = &loop->streams[loop->nstreams++];
     s->name = xstrdup(name);
-    s->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    s->rng = gsl_rng_alloc(&sim_rng_mt19937);
     if (s->rng == NULL)
         sim_fatal("cannot allocate random stream '%s'", name);
     /* gsl_rng_set takes an unsigned long; fold the 64-bit seed so that

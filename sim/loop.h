@@ -84,7 +84,8 @@ uint64_t sim_loop_events(const struct sim_loop *loop);
 size_t sim_loop_pending(const struct sim_loop *loop);
 
 /* Returns the random stream called name, creating it on first use. Each
- * stream is an independent gsl_rng (MT19937) seeded from a hash of the loop
+ * stream is an independent gsl_rng (MT19937: sim_rng_mt19937, GSL's
+ * gsl_rng_mt19937 stream read inline, sim/rng.h) seeded from a hash of the loop
  * seed and the name only, so adding, removing or reordering other streams
  * never changes it: this gives common random numbers across variants of a
  * scenario (changing the policy does not change the arrivals). The stream is

@@ -1,13 +1,18 @@
 /* Check suite for sim/loop.c: ordering, ties, past scheduling, cancel,
  * reschedule, run limits, two loops in one process, random streams, the
- * replace-top of a firing event, and the hook. */
+ * replace-top of a firing event, and the hook; and sim/rng.c: its
+ * generator and draws against GSL's, bit for bit. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/errors.h"
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
 #include "sim/loop.h"
+#include "sim/rng.h"
 #include "sim/time.h"
 
 struct rec {
@@ -365,6 +370,73 @@ START_TEST(test_llround_nonneg_matches_llround)
 }
 END_TEST
 
+/* Seeds for the generator checks: 0 (GSL takes 4357), 4357 itself, the
+ * largest, and two of the loop's folded stream seeds. */
+static const unsigned long rng_seeds[] = {0,         1,     4357, 0xfffffffful,
+                                          123456789, 0x5eed};
+
+/* sim_rng_mt19937 makes gsl_rng_mt19937's words and doubles, across many
+ * refills, through GSL's own calls and the inline one; a clone goes on
+ * alike. */
+START_TEST(test_sim_rng_matches_gsl_mt19937)
+{
+    for (size_t i = 0; i < sizeof rng_seeds / sizeof rng_seeds[0]; i++) {
+        gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+        gsl_rng *m = gsl_rng_alloc(&sim_rng_mt19937);
+        gsl_rng *c;
+        gsl_rng_set(g, rng_seeds[i]);
+        gsl_rng_set(m, rng_seeds[i]);
+        ck_assert_uint_eq(gsl_rng_max(m), gsl_rng_max(g));
+        ck_assert_uint_eq(gsl_rng_min(m), gsl_rng_min(g));
+        for (int k = 0; k < 5000; k++)
+            ck_assert_uint_eq(gsl_rng_get(m), gsl_rng_get(g));
+        for (int k = 0; k < 5000; k++) {
+            double a = gsl_rng_uniform(g);
+            ck_assert(k % 2 ? sim_rng_uniform(m) == a
+                            : gsl_rng_uniform(m) == a);
+        }
+        for (int k = 0; k < 2000; k++)
+            ck_assert_uint_eq(gsl_rng_uniform_int(m, 1000 + (unsigned long)k),
+                              gsl_rng_uniform_int(g, 1000 + (unsigned long)k));
+        c = gsl_rng_clone(m);
+        for (int k = 0; k < 1000; k++)
+            ck_assert_uint_eq(gsl_rng_get(c), gsl_rng_get(g));
+        gsl_rng_free(c);
+        gsl_rng_free(m);
+        gsl_rng_free(g);
+    }
+}
+END_TEST
+
+/* sim_ran_lognormal() and sim_ran_exponential() on sim_rng_mt19937 give
+ * gsl_ran_lognormal()'s and gsl_ran_exponential()'s values on GSL's
+ * mt19937, bit for bit, and leave the two streams in step. */
+START_TEST(test_sim_ran_matches_gsl)
+{
+    for (size_t i = 0; i < sizeof rng_seeds / sizeof rng_seeds[0]; i++) {
+        gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+        gsl_rng *m = gsl_rng_alloc(&sim_rng_mt19937);
+        gsl_rng_set(g, rng_seeds[i]);
+        gsl_rng_set(m, rng_seeds[i]);
+        for (int k = 0; k < 20000; k++) {
+            double zeta = 0.5 + (k % 7), sigma = 0.1 + 0.3 * (k % 5);
+            double mu = 1e-3 + (k % 11);
+            double a = sim_ran_lognormal(m, zeta, sigma);
+            double b = gsl_ran_lognormal(g, zeta, sigma);
+            ck_assert_msg(memcmp(&a, &b, sizeof a) == 0,
+                          "lognormal %d: %.17g != %.17g", k, a, b);
+            a = sim_ran_exponential(m, mu);
+            b = gsl_ran_exponential(g, mu);
+            ck_assert_msg(memcmp(&a, &b, sizeof a) == 0,
+                          "exponential %d: %.17g != %.17g", k, a, b);
+        }
+        ck_assert_uint_eq(gsl_rng_get(m), gsl_rng_get(g));
+        gsl_rng_free(m);
+        gsl_rng_free(g);
+    }
+}
+END_TEST
+
 static Suite *loop_suite(void)
 {
     Suite *s = suite_create("loop");
@@ -383,6 +455,10 @@ static Suite *loop_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("sim_time");
     tcase_add_test(tc, test_llround_nonneg_matches_llround);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("sim_rng");
+    tcase_add_test(tc, test_sim_rng_matches_gsl_mt19937);
+    tcase_add_test(tc, test_sim_ran_matches_gsl);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -6,6 +6,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "models/workload/source.h"
+#include "sim/rng.h"
 
 static int positive(double x)
 {
@@ -104,10 +105,10 @@ double wl_dist_draw(const struct wl_dist *wd, gsl_rng *rng)
         return wd->lo + (double)gsl_rng_uniform_int(
                             rng, (unsigned long)(wd->hi - wd->lo) + 1UL);
     case CL_DIST_LOGNORMAL:
-        x = gsl_ran_lognormal(rng, wd->a, wd->b);
+        x = sim_ran_lognormal(rng, wd->a, wd->b); /* gsl_ran_lognormal() */
         break;
     case CL_DIST_EXPONENTIAL:
-        x = gsl_ran_exponential(rng, wd->a);
+        x = sim_ran_exponential(rng, wd->a); /* gsl_ran_exponential() */
         break;
     default:
         x = gsl_ran_gamma(rng, wd->a, wd->b);

@@ -62,6 +62,7 @@
 #include "models/workload/dist.h"
 #include "models/workload/workload-int.h"
 #include "base/errors.h"
+#include "sim/rng.h"
 #include "sim/time.h"
 #include "base/xalloc.h"
 
@@ -385,7 +386,7 @@ static int next_operational(struct wl__synthetic *s)
     if (s->process == CL_ARR_GAMMA)
         gap_s = gsl_ran_gamma(s->arrivals, s->shape, s->scale_s);
     else
-        gap_s = gsl_ran_exponential(s->arrivals, 1.0 / s->rate_per_s);
+        gap_s = sim_ran_exponential(s->arrivals, 1.0 / s->rate_per_s);
     int64_t gap_ns = sim_s_to_ns(gap_s);
     if (gap_ns > SIM_TIME_MAX - s->op_ns)
         return SIM_EEOF;
