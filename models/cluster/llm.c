@@ -2102,12 +2102,8 @@ static int64_t ff_start(struct cl_llm_replica *e, const struct perf_batch *b,
         e->ff_dt = xrealloc(e->ff_dt, (size_t)e->ff_cap, sizeof(*e->ff_dt));
     }
     e->ff_dt[0] = dt;
-    perf_decode_steps(e->perf, &d, k - 1, e->memo, e->ff_dt + 1);
-    for (int64_t m = 1; m < k; m++) { /* no branch: a select and a store */
-        int64_t v = e->ff_dt[m] < 1 ? 1 : e->ff_dt[m];
-        e->ff_dt[m] = v;
-        total += v;
-    }
+    /* Each at least 1 ns, as kick() takes a step. */
+    total += perf_decode_steps(e->perf, &d, k - 1, e->memo, e->ff_dt + 1);
     e->ff_n = k;
     e->ff_done = 0;
     e->ff_pf = r != NULL;

@@ -1755,7 +1755,7 @@ static inline int64_t decode_ns_quick(const struct perf_replica *r,
 static int decode_steps_affine(const struct perf_replica *r,
                                const struct perf_step_terms *x,
                                const struct perf_batch *b, int64_t k,
-                               int64_t *ns)
+                               int64_t *ns, int64_t *total)
 {
     double c0 = (double)b->decode_ctx_tokens, s = (double)b->decode_seqs;
     double kf = x->k_fm + x->k_fc, kb = x->k_bm + x->k_bc, l = r->layers;
@@ -1781,11 +1781,14 @@ static int decode_steps_affine(const struct perf_replica *r,
         double sc = a_c + dm * b_c, sm = a_m + dm * b_m;
         double sum = sc > sm ? sc : sm;
         double near = (sum + 0x1.8p52) - 0x1.8p52;
-        ns[m] = fabs(sum - near) <= lim
-                    ? (int64_t)near + ov
-                    : decode_ns(
-                          r, x,
-                          (double)(b->decode_ctx_tokens + m * b->decode_seqs));
+        int64_t v = fabs(sum - near) <= lim
+                        ? (int64_t)near + ov
+                        : decode_ns(r, x,
+                                    (double)(b->decode_ctx_tokens +
+                                             m * b->decode_seqs));
+        v = v < 1 ? 1 : v; /* a select, as perf_decode_steps() says */
+        ns[m] = v;
+        *total += v;
     }
     return 1;
 }
@@ -1924,20 +1927,34 @@ int64_t perf_iteration_ns_memo(const struct perf_replica *r,
     return iterate(r, b, NULL, 1, memo);
 }
 
-void perf_decode_steps(const struct perf_replica *r, const struct perf_batch *b,
-                       int64_t k, struct perf_step_memo *memo, int64_t *ns)
+/* ns[0 .. k - 1] at least 1 each; returns their sum. */
+static int64_t at_least_1ns(int64_t *ns, int64_t k)
+{
+    int64_t total = 0;
+
+    for (int64_t m = 0; m < k; m++) {
+        ns[m] = ns[m] < 1 ? 1 : ns[m];
+        total += ns[m];
+    }
+    return total;
+}
+
+int64_t perf_decode_steps(const struct perf_replica *r,
+                          const struct perf_batch *b, int64_t k,
+                          struct perf_step_memo *memo, int64_t *ns)
 {
     struct perf_batch d = *b;
     const struct perf_step_terms *x = NULL;
-    int64_t m = 0;
+    int64_t m = 0, total = 0;
 
     if (k <= 0)
-        return;
+        return 0;
     if (memo != NULL && decode_only(b)) {
         memo_own(memo, r, 1);
         x = decode_entry(r, b, 1, memo);
-        if (x->fast && decode_steps_affine(r, x, b, k, ns))
-            return;
+        /* The common case clamps and sums as it prices. */
+        if (x->fast && decode_steps_affine(r, x, b, k, ns, &total))
+            return total;
         ns[m++] = iterate(r, b, NULL, 1, memo);
     }
     if (x != NULL && x->fast) {
@@ -1947,7 +1964,7 @@ void perf_decode_steps(const struct perf_replica *r, const struct perf_batch *b,
             if (ns[m] < 0)
                 ns[m] = decode_ns(r, x, ctx);
         }
-        return;
+        return at_least_1ns(ns, k);
     }
     /* iterate() itself, so that its parts stay inlined into it (a second
      * caller of total() made the compiler call it: 4.8 % more instructions
@@ -1956,6 +1973,7 @@ void perf_decode_steps(const struct perf_replica *r, const struct perf_batch *b,
         d.decode_ctx_tokens = b->decode_ctx_tokens + m * b->decode_seqs;
         ns[m] = iterate(r, &d, NULL, 1, memo);
     }
+    return at_least_1ns(ns, k);
 }
 
 int64_t perf_kv_capacity_tokens(const struct perf_replica *r)

@@ -487,10 +487,13 @@ int64_t perf_iteration_ns_memo(const struct perf_replica *r,
 
 /* The times of k steps of b's decoders one after another, ns[m] (ns) =
  * perf_iteration_ns_memo() of b with m * b->decode_seqs more context
- * tokens (each decoder one token longer a step), m = 0 .. k - 1. ns
- * holds k. */
-void perf_decode_steps(const struct perf_replica *r, const struct perf_batch *b,
-                       int64_t k, struct perf_step_memo *memo, int64_t *ns);
+ * tokens (each decoder one token longer a step), m = 0 .. k - 1, each
+ * taken as at least 1 ns (as the engine takes a step: only a fitted
+ * calibration's negative host term can make one shorter). ns holds k.
+ * Returns their sum. */
+int64_t perf_decode_steps(const struct perf_replica *r,
+                          const struct perf_batch *b, int64_t k,
+                          struct perf_step_memo *memo, int64_t *ns);
 
 /* Returns the replica's KV-cache capacity in tokens. */
 int64_t perf_kv_capacity_tokens(const struct perf_replica *r);
