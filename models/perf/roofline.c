@@ -1764,7 +1764,7 @@ static int decode_steps_affine(const struct perf_replica *r,
     double c_1 = a_c + (double)(k - 1) * b_c, m_1 = a_m + (double)(k - 1) * b_m;
     double lo_c = a_c < c_1 ? a_c : c_1, lo_m = a_m < m_1 ? a_m : m_1;
     double lo = lo_c > lo_m ? lo_c : lo_m, hi = a_c, lim, dm;
-    int64_t ov;
+    int64_t ov, all;
 
     hi = c_1 > hi ? c_1 : hi;
     hi = a_m > hi ? a_m : hi;
@@ -1776,6 +1776,7 @@ static int decode_steps_affine(const struct perf_replica *r,
      * the larger side as `>` writes it, one instruction (equal sides are
      * the same value); the overhead in a register (ns may alias x). */
     ov = x->overhead;
+    all = 0;
     dm = 0.0;
     for (int64_t m = 0; m < k; m++, dm += 1.0) {
         double sc = a_c + dm * b_c, sm = a_m + dm * b_m;
@@ -1788,8 +1789,9 @@ static int decode_steps_affine(const struct perf_replica *r,
                                              m * b->decode_seqs));
         v = v < 1 ? 1 : v; /* a select, as perf_decode_steps() says */
         ns[m] = v;
-        *total += v;
+        all += v;
     }
+    *total = all; /* in a register until now: ns may alias total */
     return 1;
 }
 
