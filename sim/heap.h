@@ -36,6 +36,14 @@ static inline int64_t sim_heap_slot_time(const struct sim_heap_slot *s)
     return (int64_t)(s->key ^ SIM_HEAP_SIGN);
 }
 
+/* Whether (time_ns, seq) comes before slot s. */
+static inline int sim_heap_slot_before(int64_t time_ns, uint64_t seq,
+                                       const struct sim_heap_slot *s)
+{
+    uint64_t key = (uint64_t)time_ns ^ SIM_HEAP_SIGN;
+    return key < s->key || (key == s->key && seq < s->seq);
+}
+
 struct sim_heap {
     struct sim_heap_slot *v;
     size_t n;

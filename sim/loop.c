@@ -23,8 +23,20 @@ struct sim_stream {
     gsl_rng *rng;
 };
 
+/* heap_index of the event in the loop's lane (struct sim_loop). */
+#define LANE (SIM_HEAP_NONE - 1)
+
 struct sim_loop {
     struct sim_heap heap;
+    /* One queued event beside the heap, NULL when none: the first event
+     * queued while it is empty, or one queued earlier than it holds (that
+     * one then goes to the heap). Events fire in (time, seq) order from
+     * the two together, so the lane changes no order; it saves the sifts
+     * of an event queued and fired soon (a request leaving the front end
+     * goes in at the bottom of the heap and out at its top). */
+    struct sim_event *lane;
+    int64_t lane_ns;
+    uint64_t lane_seq;
     /* The event whose handler runs, and whether its slot is still the
      * heap's root (replace-top: sim_heap_replace_root()). */
     struct sim_event *firing;
@@ -91,9 +103,30 @@ static void enqueue(struct sim_loop *loop, struct sim_event *ev, int64_t at_ns)
     if (ev == loop->firing && loop->firing_root) {
         loop->firing_root = 0;
         sim_heap_replace_root(&loop->heap, ev, at_ns, loop->seq++);
-    } else {
-        sim_heap_insert(&loop->heap, ev, at_ns, loop->seq++);
+        return;
     }
+    if (loop->lane != NULL && at_ns < loop->lane_ns) {
+        /* Earlier than the lane's: that one goes to the heap. */
+        struct sim_event *was = loop->lane;
+        sim_heap_insert(&loop->heap, was, loop->lane_ns, loop->lane_seq);
+        loop->lane = NULL;
+    }
+    if (loop->lane == NULL) {
+        loop->lane = ev;
+        loop->lane_ns = at_ns;
+        loop->lane_seq = loop->seq++;
+        ev->time_ns = at_ns;
+        ev->heap_index = LANE;
+        return;
+    }
+    sim_heap_insert(&loop->heap, ev, at_ns, loop->seq++);
+}
+
+/* Takes ev out of the lane. */
+static void lane_clear(struct sim_loop *loop, struct sim_event *ev)
+{
+    ev->heap_index = SIM_HEAP_NONE;
+    loop->lane = NULL;
 }
 
 int sim_loop_schedule(struct sim_loop *loop, struct sim_event *ev,
@@ -122,6 +155,8 @@ int sim_loop_reschedule(struct sim_loop *loop, struct sim_event *ev,
 {
     if (at_ns < loop->now_ns)
         return SIM_EPAST;
+    if (ev->heap_index == LANE)
+        lane_clear(loop, ev);
     if (ev->heap_index == SIM_HEAP_NONE)
         enqueue(loop, ev, at_ns);
     else
@@ -131,7 +166,9 @@ int sim_loop_reschedule(struct sim_loop *loop, struct sim_event *ev,
 
 void sim_loop_cancel(struct sim_loop *loop, struct sim_event *ev)
 {
-    if (ev->heap_index != SIM_HEAP_NONE)
+    if (ev->heap_index == LANE)
+        lane_clear(loop, ev);
+    else if (ev->heap_index != SIM_HEAP_NONE)
         sim_heap_remove(&loop->heap, ev);
 }
 
@@ -148,21 +185,32 @@ uint64_t sim_loop_run(struct sim_loop *loop, int64_t until_ns)
 {
     uint64_t fired = 0;
     loop->stop = 0;
-    while (!loop->stop && loop->heap.n > 0) {
+    while (!loop->stop && (loop->heap.n > 0 || loop->lane != NULL)) {
         struct sim_event *ev;
-        int64_t t = sim_heap_slot_time(&loop->heap.v[0]);
+        int from_lane = loop->lane != NULL &&
+                        (loop->heap.n == 0 ||
+                         sim_heap_slot_before(loop->lane_ns, loop->lane_seq,
+                                              &loop->heap.v[0]));
+        int64_t t =
+            from_lane ? loop->lane_ns : sim_heap_slot_time(&loop->heap.v[0]);
         if (t > until_ns || t >= SIM_HORIZON_NS)
             break;
-        /* The event leaves the queue, but its slot stays the root until
-         * the handler returns: an event that reschedules itself (most
-         * do) is then sifted down once instead of popped and pushed. */
-        ev = loop->heap.v[0].ev;
+        /* The event leaves the queue, but a heap event's slot stays the
+         * root until the handler returns: an event that reschedules
+         * itself (most do) is then sifted down once instead of popped and
+         * pushed. */
+        if (from_lane) {
+            ev = loop->lane;
+            loop->lane = NULL;
+        } else {
+            ev = loop->heap.v[0].ev;
+        }
         ev->heap_index = SIM_HEAP_NONE;
         assert(ev->time_ns >= loop->now_ns);
         loop->now_ns = ev->time_ns;
         fired++;
         loop->firing = ev;
-        loop->firing_root = 1;
+        loop->firing_root = !from_lane;
         if (loop->hook != NULL && !is_quiet(loop, ev->fn))
             loop->hook(loop, loop->hook_arg);
         ev->fn(loop, ev);
@@ -206,7 +254,7 @@ uint64_t sim_loop_events(const struct sim_loop *loop)
 
 size_t sim_loop_pending(const struct sim_loop *loop)
 {
-    return loop->heap.n - (size_t)loop->firing_root;
+    return loop->heap.n - (size_t)loop->firing_root + (loop->lane != NULL);
 }
 
 /* splitmix64 finaliser (Steele, Lea, Flood, "Fast splittable pseudorandom

@@ -437,6 +437,108 @@ START_TEST(test_sim_ran_matches_gsl)
 }
 END_TEST
 
+/* A model of the queue for the randomized test: per event whether it is
+ * pending, its time and its stamp (the order it was last queued in, as
+ * the loop's sequence numbers). */
+#define RAND_EVENTS 40
+struct rand_world {
+    struct sim_event ev[RAND_EVENTS];
+    int pending[RAND_EVENTS];
+    int64_t at[RAND_EVENTS];
+    uint64_t stamp[RAND_EVENTS];
+    uint64_t next_stamp;
+    gsl_rng *rng;
+    long fired;
+    long bad; /* disagreements with the model */
+};
+
+static void rand_queue(struct sim_loop *loop, struct rand_world *rw, int i,
+                       int64_t at)
+{
+    int rc = rw->pending[i] ? sim_loop_reschedule(loop, &rw->ev[i], at)
+                            : sim_loop_schedule(loop, &rw->ev[i], at);
+    if (rc != 0)
+        rw->bad++;
+    rw->pending[i] = 1;
+    rw->at[i] = at;
+    rw->stamp[i] = rw->next_stamp++;
+}
+
+static void rand_fire(struct sim_loop *loop, struct sim_event *ev)
+{
+    struct rand_world *rw = ev->arg;
+    int me = (int)(ev - rw->ev), ops;
+    int64_t now = sim_loop_now(loop);
+    size_t npend = 0;
+
+    /* It is the least pending (time, stamp) of the model. Plain tests,
+     * one check per failure: a passing ck_assert() costs a write. */
+    if (!rw->pending[me] || rw->at[me] != now || sim_event_pending(ev))
+        rw->bad++;
+    for (int i = 0; i < RAND_EVENTS; i++)
+        if (rw->pending[i] && i != me &&
+            (rw->at[i] < now ||
+             (rw->at[i] == now && rw->stamp[i] < rw->stamp[me])))
+            rw->bad++;
+    rw->pending[me] = 0;
+    if (++rw->fired > 100000)
+        return;
+    /* Then a few random operations: queue at now (after those queued),
+     * soon or late, reschedule, cancel, itself included. */
+    ops = (int)gsl_rng_uniform_int(rw->rng, 4);
+    for (int k = 0; k < ops; k++) {
+        int i = (int)gsl_rng_uniform_int(rw->rng, RAND_EVENTS);
+        unsigned long what = gsl_rng_uniform_int(rw->rng, 10);
+        if (what == 0) {
+            sim_loop_cancel(loop, &rw->ev[i]);
+            rw->pending[i] = 0;
+        } else {
+            int64_t d = what < 3 ? 0
+                        : what < 7
+                            ? (int64_t)gsl_rng_uniform_int(rw->rng, 50)
+                            : (int64_t)gsl_rng_uniform_int(rw->rng, 5000);
+            rand_queue(loop, rw, i, now + d);
+        }
+        if (sim_event_pending(&rw->ev[i]) != rw->pending[i])
+            rw->bad++;
+    }
+    if (!rw->pending[me] && gsl_rng_uniform_int(rw->rng, 2))
+        rand_queue(loop, rw, me,
+                   now + (int64_t)gsl_rng_uniform_int(rw->rng, 3000));
+    for (int i = 0; i < RAND_EVENTS; i++)
+        npend += (size_t)rw->pending[i];
+    if (sim_loop_pending(loop) != npend)
+        rw->bad++;
+}
+
+/* Random schedules, reschedules and cancels from inside handlers: every
+ * event fires in (time, order queued) order against the model, whichever
+ * of the heap, its root's replace-top or the lane holds it; the pending
+ * count agrees. */
+START_TEST(test_sim_loop_random_order)
+{
+    struct sim_loop *loop = sim_loop_new(1);
+    struct rand_world rw = {0};
+    size_t npend = 0;
+
+    rw.rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rw.rng, 42);
+    for (int i = 0; i < RAND_EVENTS; i++)
+        sim_event_init(&rw.ev[i], rand_fire, &rw);
+    for (int i = 0; i < RAND_EVENTS; i += 2)
+        rand_queue(loop, &rw, i, (int64_t)gsl_rng_uniform_int(rw.rng, 100));
+    sim_loop_run(loop, SIM_TIME_MAX);
+    for (int i = 0; i < RAND_EVENTS; i++)
+        npend += (size_t)rw.pending[i];
+    ck_assert_uint_eq(npend, 0);
+    ck_assert_uint_eq(sim_loop_pending(loop), 0);
+    ck_assert(rw.fired > 100000);
+    ck_assert_int_eq(rw.bad, 0);
+    gsl_rng_free(rw.rng);
+    sim_loop_free(loop);
+}
+END_TEST
+
 static Suite *loop_suite(void)
 {
     Suite *s = suite_create("loop");
@@ -449,6 +551,7 @@ static Suite *loop_suite(void)
     tcase_add_test(tc, test_sim_loop_stream_common_random_numbers);
     tcase_add_test(tc, test_sim_loop_replace_top);
     tcase_add_test(tc, test_sim_loop_hook);
+    tcase_add_test(tc, test_sim_loop_random_order);
     suite_add_tcase(s, tc);
     tc = tcase_create("sim_errors");
     tcase_add_test(tc, test_sim_strerror_names);
