@@ -28,17 +28,7 @@ void sim__mt_refill(struct sim_mt_state *s)
 
 static unsigned long mt_get(void *vs)
 {
-    struct sim_mt_state *s = vs;
-    uint32_t k;
-
-    if (s->mti >= SIM_MT_N)
-        sim__mt_refill(s);
-    k = s->mt[s->mti++];
-    k ^= k >> 11;
-    k ^= (k << 7) & UINT32_C(0x9d2c5680);
-    k ^= (k << 15) & UINT32_C(0xefc60000);
-    k ^= k >> 18;
-    return k;
+    return sim__mt_next(vs);
 }
 
 static double mt_get_double(void *vs)

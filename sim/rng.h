@@ -38,21 +38,26 @@ extern const gsl_rng_type sim_rng_mt19937;
 /* Refills the state's N words (mti past the end). */
 void sim__mt_refill(struct sim_mt_state *s);
 
+/* The next word of s, tempered. */
+static inline uint32_t sim__mt_next(struct sim_mt_state *s)
+{
+    uint32_t k;
+
+    if (s->mti >= SIM_MT_N)
+        sim__mt_refill(s);
+    k = s->mt[s->mti++];
+    k ^= k >> 11;
+    k ^= (k << 7) & UINT32_C(0x9d2c5680);
+    k ^= (k << 15) & UINT32_C(0xefc60000);
+    k ^= k >> 18;
+    return k;
+}
+
 /* gsl_rng_uniform(r): [0, 1). */
 static inline double sim_rng_uniform(const gsl_rng *r)
 {
-    if (r->type == &sim_rng_mt19937) {
-        struct sim_mt_state *s = r->state;
-        uint32_t k;
-        if (s->mti >= SIM_MT_N)
-            sim__mt_refill(s);
-        k = s->mt[s->mti++];
-        k ^= k >> 11;
-        k ^= (k << 7) & UINT32_C(0x9d2c5680);
-        k ^= (k << 15) & UINT32_C(0xefc60000);
-        k ^= k >> 18;
-        return k / 4294967296.0;
-    }
+    if (r->type == &sim_rng_mt19937)
+        return sim__mt_next(r->state) / 4294967296.0;
     return gsl_rng_uniform(r);
 }
 
