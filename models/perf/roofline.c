@@ -1755,7 +1755,7 @@ static inline int64_t decode_ns_quick(const struct perf_replica *r,
 static int decode_steps_affine(const struct perf_replica *r,
                                const struct perf_step_terms *x,
                                const struct perf_batch *b, int64_t k,
-                               int64_t *ns, int64_t *total)
+                               int64_t *ns, int64_t *sum_ns)
 {
     double c0 = (double)b->decode_ctx_tokens, s = (double)b->decode_seqs;
     double kf = x->k_fm + x->k_fc, kb = x->k_bm + x->k_bc, l = r->layers;
@@ -1791,7 +1791,7 @@ static int decode_steps_affine(const struct perf_replica *r,
         ns[m] = v;
         all += v;
     }
-    *total = all; /* in a register until now: ns may alias total */
+    *sum_ns = all; /* in a register until now: ns may alias sum_ns */
     return 1;
 }
 
@@ -1932,13 +1932,13 @@ int64_t perf_iteration_ns_memo(const struct perf_replica *r,
 /* ns[0 .. k - 1] at least 1 each; returns their sum. */
 static int64_t at_least_1ns(int64_t *ns, int64_t k)
 {
-    int64_t total = 0;
+    int64_t sum_ns = 0;
 
     for (int64_t m = 0; m < k; m++) {
         ns[m] = ns[m] < 1 ? 1 : ns[m];
-        total += ns[m];
+        sum_ns += ns[m];
     }
-    return total;
+    return sum_ns;
 }
 
 int64_t perf_decode_steps(const struct perf_replica *r,
@@ -1947,7 +1947,7 @@ int64_t perf_decode_steps(const struct perf_replica *r,
 {
     struct perf_batch d = *b;
     const struct perf_step_terms *x = NULL;
-    int64_t m = 0, total = 0;
+    int64_t m = 0, sum_ns = 0;
 
     if (k <= 0)
         return 0;
@@ -1955,8 +1955,8 @@ int64_t perf_decode_steps(const struct perf_replica *r,
         memo_own(memo, r, 1);
         x = decode_entry(r, b, 1, memo);
         /* The common case clamps and sums as it prices. */
-        if (x->fast && decode_steps_affine(r, x, b, k, ns, &total))
-            return total;
+        if (x->fast && decode_steps_affine(r, x, b, k, ns, &sum_ns))
+            return sum_ns;
         ns[m++] = iterate(r, b, NULL, 1, memo);
     }
     if (x != NULL && x->fast) {
