@@ -89,7 +89,7 @@ void sim_heap_insert(struct sim_heap *h, struct sim_event *ev, int64_t time_ns,
         h->cap = h->cap ? 2 * h->cap : 64;
         h->v = xrealloc(h->v, h->cap, sizeof(*h->v));
     }
-    h->v[h->n].key = (uint64_t)time_ns ^ SIM_HEAP_SIGN;
+    h->v[h->n].key = sim_heap_key(time_ns);
     h->v[h->n].seq = seq;
     h->v[h->n].ev = ev;
     ev->time_ns = time_ns;
@@ -118,7 +118,7 @@ void sim_heap_update(struct sim_heap *h, struct sim_event *ev, int64_t time_ns,
     struct sim_heap_slot old;
     assert(i < h->n && h->v[i].ev == ev);
     old = h->v[i];
-    h->v[i].key = (uint64_t)time_ns ^ SIM_HEAP_SIGN;
+    h->v[i].key = sim_heap_key(time_ns);
     h->v[i].seq = seq;
     ev->time_ns = time_ns;
     if (less(&h->v[i], &old))
@@ -144,7 +144,7 @@ struct sim_event *sim_heap_pop(struct sim_heap *h)
 void sim_heap_replace_root(struct sim_heap *h, struct sim_event *ev,
                            int64_t time_ns, uint64_t seq)
 {
-    h->v[0].key = (uint64_t)time_ns ^ SIM_HEAP_SIGN;
+    h->v[0].key = sim_heap_key(time_ns);
     h->v[0].seq = seq;
     h->v[0].ev = ev;
     ev->time_ns = time_ns;

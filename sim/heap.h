@@ -31,6 +31,12 @@ struct sim_heap_slot {
 
 #define SIM_HEAP_SIGN (UINT64_C(1) << 63)
 
+/* A slot's key for time_ns, and back. */
+static inline uint64_t sim_heap_key(int64_t time_ns)
+{
+    return (uint64_t)time_ns ^ SIM_HEAP_SIGN;
+}
+
 static inline int64_t sim_heap_slot_time(const struct sim_heap_slot *s)
 {
     return (int64_t)(s->key ^ SIM_HEAP_SIGN);
@@ -40,7 +46,7 @@ static inline int64_t sim_heap_slot_time(const struct sim_heap_slot *s)
 static inline int sim_heap_slot_before(int64_t time_ns, uint64_t seq,
                                        const struct sim_heap_slot *s)
 {
-    uint64_t key = (uint64_t)time_ns ^ SIM_HEAP_SIGN;
+    uint64_t key = sim_heap_key(time_ns);
     return key < s->key || (key == s->key && seq < s->seq);
 }
 
