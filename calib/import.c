@@ -311,8 +311,20 @@ static int parse_nccl(struct log *L)
             rc = SIM_EPARSE;
             break;
         }
-        if (num(tok[4], &root) != 0)
+        /* The root column: a rank, or "-1"/"none" for collectives
+         * without one. A number must be a whole rank an int can hold
+         * (the fuzzer's -4e74 was converted out of range). */
+        if (num(tok[4], &root) != 0) {
             root = -1;
+        } else if (root < -1 || root > INT_MAX || root != floor(root)) {
+            sim_diag_error(L->d, L->path, i + 1, 0,
+                           "nccl-tests row of size %s: root '%s' is "
+                           "neither a rank nor -1",
+                           tok[0], tok[4]);
+            free(c);
+            rc = SIM_EPARSE;
+            break;
+        }
         for (int h = 0; h < 2 && rc == 0; h++) {
             struct cal_point p;
             double t, a, b, w = -1;
@@ -787,6 +799,17 @@ static int parse_dsec(struct log *L)
                 sim_diag_error(L->d, L->path, i + 1, 0,
                                "dsec-calib %s row: column %s: expected a "
                                "non-negative number, got '%s'",
+                               kind, name, tok[j]);
+                rc = SIM_EPARSE;
+                break;
+            }
+            int is_index = strcmp(name, "src") == 0 ||
+                           strcmp(name, "dst") == 0 ||
+                           strcmp(name, "ranks") == 0;
+            if (is_index && (v > INT_MAX || v != floor(v))) {
+                sim_diag_error(L->d, L->path, i + 1, 0,
+                               "dsec-calib %s row: column %s: expected a "
+                               "whole number an int can hold, got '%s'",
                                kind, name, tok[j]);
                 rc = SIM_EPARSE;
                 break;

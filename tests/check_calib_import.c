@@ -275,6 +275,27 @@ START_TEST(test_cal_import_file_malformed)
     free(m);
     sim_diag_fini(&diag);
     sim_diag_init(&diag);
+    /* A root or an index out of an int's range (the fuzzers' -4e74 was
+     * converted to one). */
+    text = xasprintf("%s           8             2     float     sum  "
+                     "-4.4e74    38.35    0.00    0.00      0    37.8    "
+                     "0.00    0.00      0\n",
+                     hdr);
+    m = import_bad("all_reduce_perf.log", text);
+    ck_assert_str_eq(m, "all_reduce_perf.log:3: error: nccl-tests row of "
+                        "size 8: root '-4.4e74' is neither a rank nor -1");
+    free(m);
+    free(text);
+    sim_diag_fini(&diag);
+    sim_diag_init(&diag);
+    m = import_bad("p.log", "# dsec-calib p2p 1\n# columns: src dst bytes "
+                            "median_us\n0 1e60 1024 3.5\n");
+    ck_assert_str_eq(m, "p.log:3: error: dsec-calib p2p row: column dst: "
+                        "expected a whole number an int can hold, got "
+                        "'1e60'");
+    free(m);
+    sim_diag_fini(&diag);
+    sim_diag_init(&diag);
     m = import_bad("x.log", "hello\n");
     ck_assert_str_eq(m, "x.log:1: error: unrecognised log; expected the "
                         "output of nccl-tests, perftest (ib_write_bw, "
