@@ -20,6 +20,7 @@ tests_check_scn_fuzz_LDADD = $(DSEC_TEST_LIBS)
 EXTRA_DIST += tests/fuzz-scn.c tests/fuzz-scaler.c tests/fuzz-trace.c \
 	tests/fuzz-calib.c tests/fuzz.sh tests/fuzz-file.h
 FUZZ_SECONDS = 60
+FUZZ_SEED =
 if ENABLE_FUZZING
 FUZZ_TARGETS = tests/fuzz-scn tests/fuzz-scaler tests/fuzz-trace \
 	tests/fuzz-calib
@@ -43,7 +44,7 @@ tests_fuzz_calib_LDFLAGS = -fsanitize=fuzzer
 tests_fuzz_calib_LDADD = $(CALIB_LIBS)
 fuzz: $(FUZZ_TARGETS)
 	top_srcdir=$(top_srcdir) FUZZ_SECONDS=$(FUZZ_SECONDS) \
-	    sh $(top_srcdir)/tests/fuzz.sh $(FUZZ_TARGETS)
+	    FUZZ_SEED=$(FUZZ_SEED) sh $(top_srcdir)/tests/fuzz.sh $(FUZZ_TARGETS)
 else
 fuzz:
 	@echo "make fuzz: configure with CC=clang --enable-fuzzing first" \

@@ -2,12 +2,15 @@
 # Runs each libFuzzer target given (tests/fuzz-*) for FUZZ_SECONDS (default
 # 60) on a corpus in fuzz-corpus/NAME, seeded from the test data the first
 # time; `make fuzz` calls it (docs/build.md, Fuzzing). A target whose first
-# byte picks a parser gets each seed once per parser it fits. Exits 1 when a
-# target finds a crash, a leak or a time-out (the reproducer is left in
-# fuzz-corpus/NAME-crash-*).
+# byte picks a parser gets each seed once per parser it fits. FUZZ_SEED, when
+# set, fixes libFuzzer's random seed, so that a short run (CI's) tries the
+# same inputs every time, however many of them it reaches; unset, each run
+# explores anew. Exits 1 when a target finds a crash, a leak or a time-out
+# (the reproducer is left in fuzz-corpus/NAME-crash-*).
 set -u
 : "${top_srcdir:=.}"
 : "${FUZZ_SECONDS:=60}"
+: "${FUZZ_SEED:=}"
 d=$top_srcdir/tests/data
 failed=0
 
@@ -42,8 +45,9 @@ for t in "$@"; do
             seed "$dir" '\001' "$d"/calib-scenario/*.json ;;
         esac
     fi
-    echo "== $name: $FUZZ_SECONDS s on $(ls "$dir" | wc -l) seeds"
+    echo "== $name: $FUZZ_SECONDS s on $(ls "$dir" | wc -l) seeds${FUZZ_SEED:+, random seed $FUZZ_SEED}"
     if ! "$t" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
+        ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
         -print_final_stats=1 -artifact_prefix="fuzz-corpus/$name-" "$dir" \
         >"fuzz-corpus/$name.log" 2>&1; then
         tail -40 "fuzz-corpus/$name.log"
