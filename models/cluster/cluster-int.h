@@ -136,13 +136,17 @@ struct cl_req *cl__fifo_pop(struct cl_fifo *q);
 /* Unlinks r, which must be in q. O(1). */
 void cl__fifo_remove(struct cl_fifo *q, struct cl_req *r);
 
-/* A latency metric: batch means for the mean and its CI, a histogram for
- * quantiles over the run, and one for the current series interval
- * (cluster.c). */
+/* A latency metric (cluster.c): batch means for the mean and its CI, and
+ * histograms for quantiles. A sample goes to one histogram only: the
+ * current series interval's measured samples (iv_measured) or its others
+ * (iv_warmup, requests of the warm-up); the interval's quantiles read both,
+ * and as it closes its measured samples are added to the run's (all),
+ * bucket by bucket. */
 struct cl_metric {
     struct sim_bmeans bm;
     struct sim_hist all;
-    struct sim_hist interval;
+    struct sim_hist iv_measured;
+    struct sim_hist iv_warmup;
 };
 
 /* Cumulative counters a live system would scrape from a replica (or the

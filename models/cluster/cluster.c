@@ -164,22 +164,37 @@ static void metric_init(struct cl_metric *m, int batches)
     if (sim_bmeans_init(&m->bm, (size_t)batches) != 0)
         sim_bmeans_init(&m->bm, 32); /* the loader range-checks batches */
     sim_hist_init(&m->all);
-    sim_hist_init(&m->interval);
+    sim_hist_init(&m->iv_measured);
+    sim_hist_init(&m->iv_warmup);
 }
 
+/* One add a sample, not two: the run's histogram takes the interval's
+ * measured samples as it closes (metric_close()), which gives it the same
+ * counts. */
 static void metric_add(struct cl_metric *m, int64_t ns, int measured)
 {
     if (ns < 0)
         ns = 0;
-    sim_hist_add(&m->interval, ns);
-    if (!measured)
+    if (!measured) {
+        sim_hist_add(&m->iv_warmup, ns);
         return;
+    }
     sim_bmeans_add(&m->bm, sim_ns_to_ms(ns));
-    sim_hist_add(&m->all, ns);
+    sim_hist_add(&m->iv_measured, ns);
 }
 
-static void metric_result(const struct cl_metric *m, struct cl_latency *out)
+/* The series interval closes: its measured samples join the run's. */
+static void metric_close(struct cl_metric *m)
 {
+    sim_hist_merge(&m->all, &m->iv_measured);
+    sim_hist_reset(&m->iv_measured);
+    sim_hist_reset(&m->iv_warmup);
+}
+
+static void metric_result(struct cl_metric *m, struct cl_latency *out)
+{
+    sim_hist_merge(&m->all, &m->iv_measured); /* an interval left open */
+    sim_hist_reset(&m->iv_measured);
     out->n = sim_hist_count(&m->all);
     if (out->n == 0) {
         out->mean = out->ci95 = out->p50 = out->p90 = NAN;
@@ -194,11 +209,25 @@ static void metric_result(const struct cl_metric *m, struct cl_latency *out)
     out->max = (double)sim_hist_max(&m->all) * 1e-6;
 }
 
+/* The q quantile of the interval's samples, measured or not, in ms. */
 static double interval_q(const struct cl_metric *m, double q)
 {
-    if (sim_hist_count(&m->interval) == 0)
-        return NAN;
-    return sim_hist_quantile(&m->interval, q) * 1e-6;
+    const struct sim_hist *a = &m->iv_measured, *b = &m->iv_warmup;
+    struct sim_hist *both;
+    double v;
+
+    if (sim_hist_count(b) == 0)
+        return sim_hist_count(a) == 0 ? NAN : sim_hist_quantile(a, q) * 1e-6;
+    if (sim_hist_count(a) == 0)
+        return sim_hist_quantile(b, q) * 1e-6;
+    /* Around the end of the warm-up only. */
+    both = xmalloc(sizeof(*both));
+    sim_hist_init(both);
+    sim_hist_merge(both, a);
+    sim_hist_merge(both, b);
+    v = sim_hist_quantile(both, q) * 1e-6;
+    free(both);
+    return v;
 }
 
 /* Priority classes: cumulative normalised shares, one TTFT and E2E
@@ -672,10 +701,10 @@ static void close_interval(struct cl_world *w, int64_t end_ns, int last)
     sim_tavg_restart(&w->iv_running, end_ns);
     sim_tavg_restart(&w->iv_replicas, end_ns);
     sim_tavg_restart(&w->iv_gpus, end_ns);
-    sim_hist_reset(&w->ttft.interval);
-    sim_hist_reset(&w->tpot.interval);
-    sim_hist_reset(&w->e2e.interval);
-    sim_hist_reset(&w->queue_ms.interval);
+    metric_close(&w->ttft);
+    metric_close(&w->tpot);
+    metric_close(&w->e2e);
+    metric_close(&w->queue_ms);
 }
 
 static void on_interval(struct sim_loop *loop, struct sim_event *ev)
