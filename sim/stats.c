@@ -164,24 +164,36 @@ size_t sim_hist_runs(const int64_t *v, size_t n, struct sim_hist_run *run,
     size_t nrun = 0;
     int64_t lo = INT64_MAX, hi = -1;
 
+    /* The extremes first, with no branch: when they share a bucket, so
+     * does every value between them (bucket_of() never decreases), and
+     * the values are one run with no bucket computed for each. */
     for (size_t i = 0; i < n; i++) {
         int64_t value = v[i];
-        size_t b;
 
         assert(value >= 0);
         value = value < 0 ? 0 : value;
-        b = bucket_of((uint64_t)value);
+        lo = value < lo ? value : lo;
+        hi = value > hi ? value : hi;
+    }
+    *min = lo;
+    *max = hi;
+    if (n == 0)
+        return 0;
+    if (bucket_of((uint64_t)lo) == bucket_of((uint64_t)hi)) {
+        run[0].bucket = bucket_of((uint64_t)lo);
+        run[0].len = n;
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t b = bucket_of((uint64_t)(v[i] < 0 ? 0 : v[i]));
+
         if (nrun > 0 && run[nrun - 1].bucket == b) {
             run[nrun - 1].len++;
         } else {
             run[nrun].bucket = b;
             run[nrun++].len = 1;
         }
-        lo = value < lo ? value : lo;
-        hi = value > hi ? value : hi;
     }
-    *min = lo;
-    *max = hi;
     return nrun;
 }
 

@@ -326,6 +326,39 @@ START_TEST(test_sim_hist_add_runs_equals_add_n)
 }
 END_TEST
 
+/* Values in one bucket, in no order, are one run (found from their
+ * extremes alone); one value more in the next bucket makes two runs or
+ * three, as it falls. Each records what sim_hist_add_n() does. */
+START_TEST(test_sim_hist_runs_one_bucket)
+{
+    /* Bucket width 2^18 ns for values in [2^25, 2^26). */
+    int64_t v[65], lo, hi, base = INT64_C(1) << 25;
+    struct sim_hist_run run[65];
+    size_t nrun;
+
+    for (int i = 0; i < 64; i++)
+        v[i] = base + (int64_t)gsl_rng_uniform_int(rng, 1 << 18);
+    nrun = sim_hist_runs(v, 64, run, &lo, &hi);
+    ck_assert_uint_eq(nrun, 1);
+    ck_assert_uint_eq(run[0].len, 64);
+    sim_hist_add_runs(&ha, run, nrun, lo, hi, 5);
+    for (int i = 0; i < 64; i++)
+        sim_hist_add_n(&hb, v[i], 5);
+    v[64] = v[10];
+    v[10] = base + (1 << 18); /* the next bucket, mid-run */
+    nrun = sim_hist_runs(v, 65, run, &lo, &hi);
+    ck_assert_uint_eq(nrun, 3);
+    ck_assert_int_eq(hi, base + (1 << 18));
+    sim_hist_add_runs(&ha, run, nrun, lo, hi, 2);
+    for (int i = 0; i < 65; i++)
+        sim_hist_add_n(&hb, v[i], 2);
+    ck_assert_uint_eq(ha.n, hb.n);
+    ck_assert_int_eq(ha.min, hb.min);
+    ck_assert_int_eq(ha.max, hb.max);
+    ck_assert(memcmp(ha.counts, hb.counts, sizeof ha.counts) == 0);
+}
+END_TEST
+
 START_TEST(test_sim_hist_reset_empties)
 {
     for (int i = 0; i < 10000; i++)
@@ -600,6 +633,7 @@ static Suite *stats_suite(void)
     tcase_add_test(tc, test_sim_hist_add_huge);
     tcase_add_test(tc, test_sim_hist_add_n_equals_repeated);
     tcase_add_test(tc, test_sim_hist_add_runs_equals_add_n);
+    tcase_add_test(tc, test_sim_hist_runs_one_bucket);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("sim_hist_reset");
