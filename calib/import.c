@@ -301,30 +301,25 @@ static int parse_nccl(struct log *L)
             break;
         }
         double size, count, root;
-        if (num(tok[0], &size) != 0 || size < 0 || num(tok[1], &count) != 0 ||
-            count < 0) {
-            sim_diag_error(L->d, L->path, i + 1, 0,
-                           "nccl-tests row: size '%s' and count '%s' must "
-                           "be non-negative numbers",
-                           tok[0], tok[1]);
-            free(c);
-            rc = SIM_EPARSE;
-            break;
-        }
-        /* The root column: a rank, or "-1"/"none" for collectives
+        /* The root column: a rank, or -1 or "none" for collectives
          * without one. A number must be a whole rank an int can hold
          * (the fuzzer's -4e74 was converted out of range). */
-        if (num(tok[4], &root) != 0) {
-            root = -1;
-        } else if (root < -1 || root > INT_MAX || root != floor(root)) {
+        int root_num = num(tok[4], &root) == 0;
+        if (num(tok[0], &size) != 0 || size < 0 || num(tok[1], &count) != 0 ||
+            count < 0 ||
+            (root_num &&
+             (root < -1 || root > INT_MAX || root != floor(root)))) {
             sim_diag_error(L->d, L->path, i + 1, 0,
-                           "nccl-tests row of size %s: root '%s' is "
-                           "neither a rank nor -1",
-                           tok[0], tok[4]);
+                           "nccl-tests row: size '%s' and count '%s' must "
+                           "be non-negative numbers and root '%s' a rank, "
+                           "-1 or none",
+                           tok[0], tok[1], tok[4]);
             free(c);
             rc = SIM_EPARSE;
             break;
         }
+        if (!root_num)
+            root = -1;
         for (int h = 0; h < 2 && rc == 0; h++) {
             struct cal_point p;
             double t, a, b, w = -1;
@@ -795,22 +790,19 @@ static int parse_dsec(struct log *L)
                     p.dtype = tok[j];
                 continue;
             }
-            if (num(tok[j], &v) != 0 || v < 0) {
-                sim_diag_error(L->d, L->path, i + 1, 0,
-                               "dsec-calib %s row: column %s: expected a "
-                               "non-negative number, got '%s'",
-                               kind, name, tok[j]);
-                rc = SIM_EPARSE;
-                break;
-            }
+            /* src, dst and ranks are ints: whole and in range. */
             int is_index = strcmp(name, "src") == 0 ||
                            strcmp(name, "dst") == 0 ||
                            strcmp(name, "ranks") == 0;
-            if (is_index && (v > INT_MAX || v != floor(v))) {
+            if (num(tok[j], &v) != 0 || v < 0 ||
+                (is_index && (v > INT_MAX || v != floor(v)))) {
                 sim_diag_error(L->d, L->path, i + 1, 0,
                                "dsec-calib %s row: column %s: expected a "
-                               "whole number an int can hold, got '%s'",
-                               kind, name, tok[j]);
+                               "non-negative %s, got '%s'",
+                               kind, name,
+                               is_index ? "whole number an int can hold"
+                                        : "number",
+                               tok[j]);
                 rc = SIM_EPARSE;
                 break;
             }

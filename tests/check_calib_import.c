@@ -282,8 +282,9 @@ START_TEST(test_cal_import_file_malformed)
                      "0.00    0.00      0\n",
                      hdr);
     m = import_bad("all_reduce_perf.log", text);
-    ck_assert_str_eq(m, "all_reduce_perf.log:3: error: nccl-tests row of "
-                        "size 8: root '-4.4e74' is neither a rank nor -1");
+    ck_assert_str_eq(m, "all_reduce_perf.log:3: error: nccl-tests row: size "
+                        "'8' and count '2' must be non-negative numbers and "
+                        "root '-4.4e74' a rank, -1 or none");
     free(m);
     free(text);
     sim_diag_fini(&diag);
@@ -291,8 +292,8 @@ START_TEST(test_cal_import_file_malformed)
     m = import_bad("p.log", "# dsec-calib p2p 1\n# columns: src dst bytes "
                             "median_us\n0 1e60 1024 3.5\n");
     ck_assert_str_eq(m, "p.log:3: error: dsec-calib p2p row: column dst: "
-                        "expected a whole number an int can hold, got "
-                        "'1e60'");
+                        "expected a non-negative whole number an int can "
+                        "hold, got '1e60'");
     free(m);
     sim_diag_fini(&diag);
     sim_diag_init(&diag);
